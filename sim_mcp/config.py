@@ -1,0 +1,63 @@
+"""Settings, from flags and `SIM_MCP_*` environment variables (flags win)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sim_mcp.errors import ConfigError
+
+ENV_PREFIX = "SIM_MCP_"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    specs: list[Path] = Field(default_factory=lambda: [Path("tool_specs")], description="Spec files or folders.")
+    transport: Literal["stdio", "http"] = "http"
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    store: str = "memory"
+    token: str | None = Field(default=None, description="Bearer token required on HTTP routes but health.")
+    allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host headers to accept over HTTP.")
+
+    backend: str = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=2048, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=10, description="Tries per call before an honest error.")
+    backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
+    history_events: int = Field(default=8, ge=0, description="Recent events shown to the simulator.")
+    state_budget_chars: int = Field(default=24_000, gt=0, description="State larger than this is trimmed.")
+
+    seed: int = 0
+    max_sessions: int = Field(default=100_000, ge=1)
+    max_state_bytes: int = Field(default=1_000_000, gt=0)
+    max_argument_bytes: int = Field(default=256_000, gt=0)
+    default_session: str = Field(default="default", description="Session of modern-era HTTP calls naming none.")
+
+    @classmethod
+    def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+        """Defaults, then `SIM_MCP_*` variables, then `overrides` (flags); None values are ignored."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for name, field in cls.model_fields.items():
+            raw = environ.get(ENV_PREFIX + name.upper())
+            if raw is None or raw == "":
+                continue
+            origin = getattr(field.annotation, "__origin__", None)
+            values[name] = [part for part in raw.split(",") if part] if origin is list else raw
+        values.update({key: value for key, value in (overrides or {}).items() if value is not None})
+        try:
+            return cls.model_validate(values)
+        except ValidationError as e:
+            first = e.errors()[0]
+            name = str(first["loc"][0]) if first["loc"] else "?"
+            source = f"--{name.replace('_', '-')} / {ENV_PREFIX}{name.upper()}"
+            raise ConfigError(f"{source}: {first['msg']} (got {first.get('input')!r})") from e

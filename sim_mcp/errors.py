@@ -1,0 +1,69 @@
+"""Exceptions raised by sim-mcp.
+
+The tree::
+
+    SimMcpError                  root: catch this to catch anything of ours
+    ├── SpecError                a spec file that cannot be read (path, place inside it, reason)
+    ├── ConfigError              a bad setting (flag or SIM_MCP_* variable)
+    ├── BackendError             a simulator backend failed (backend, model, status)
+    ├── StoreError               a session store failed (which store, what operation)
+    └── SessionError             misuse of sessions
+        ├── SessionNotFound      no session with that id
+        └── SessionLimitExceeded a cap on sessions or on state size was reached
+
+Errors that reach an agent as a tool result are not exceptions: they are `is_error` results.
+"""
+
+from __future__ import annotations
+
+
+class SimMcpError(Exception):
+    """Root of every exception sim-mcp raises on purpose."""
+
+
+class SpecError(SimMcpError):
+    """A spec file (or an entry of one) that cannot be loaded.
+
+    Rendered as ``path: place: reason``, e.g.
+    ``tickets.yaml: tools[0].input_schema: expected an object, got a list``.
+    """
+
+    def __init__(self, path: str, reason: str, place: str = "") -> None:
+        self.path = path
+        self.place = place
+        self.reason = reason
+        super().__init__(f"{path}: {place}: {reason}" if place else f"{path}: {reason}")
+
+
+class ConfigError(SimMcpError):
+    """A setting with a value we cannot use; the message names the flag or variable."""
+
+
+class BackendError(SimMcpError):
+    """A simulator backend failed to produce an answer (transport, provider status, bad reply)."""
+
+    def __init__(self, backend: str, message: str, *, model: str | None = None, status: int | None = None) -> None:
+        self.backend = backend
+        self.model = model
+        self.status = status
+        where = f"{backend}:{model}" if model else backend
+        code = f" (HTTP {status})" if status is not None else ""
+        super().__init__(f"{where}{code}: {message}")
+
+
+class StoreError(SimMcpError):
+    """A session store could not complete an operation."""
+
+
+class SessionError(SimMcpError):
+    """Misuse of sessions."""
+
+
+class SessionNotFound(SessionError):
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"no session with id {session_id!r}")
+
+
+class SessionLimitExceeded(SessionError):
+    """A cap (number of sessions, size of one session's state) was reached."""

@@ -1,0 +1,63 @@
+"""The simulation contract: what a backend is given, and the outcome it must return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.state.session import Event, JsonPatch, TokenUsage
+
+# The JSON Schema of an outcome, as LLM backends ask for it (structured output / forced tool call).
+OUTCOME_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "result": {"description": "The tool's result, as the real tool would return it."},
+        "is_error": {"type": "boolean", "description": "True when the call fails (not found, not permitted...)."},
+        "state_patch": {
+            "type": "array",
+            "description": "RFC 6902 JSON Patch operations applied to the world state; [] for no change.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "op": {"type": "string", "enum": ["add", "remove", "replace", "move", "copy", "test"]},
+                    "path": {"type": "string"},
+                    "from": {"type": "string"},
+                    "value": {},
+                },
+                "required": ["op", "path"],
+            },
+        },
+    },
+    "required": ["result", "is_error", "state_patch"],
+}
+
+
+class Outcome(BaseModel):
+    """A backend's answer to one call."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    result: Any = None
+    is_error: bool = False
+    state_patch: JsonPatch = Field(default_factory=list)
+    # Not part of what the model writes: filled in by the backend.
+    note: str | None = Field(default=None, exclude=True)
+    usage: TokenUsage = Field(default_factory=TokenUsage, exclude=True)
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationRequest:
+    """Everything a backend may use to answer one call."""
+
+    environment: Environment
+    tool: ToolSpec
+    arguments: dict[str, Any]
+    state: Any
+    recent_events: list[Event]
+    session_id: str
+    seed: int = 0
+    # On a retry: what was wrong with the previous answer, for the backend to correct.
+    feedback: list[str] = field(default_factory=list)

@@ -1,0 +1,76 @@
+"""What a session is: its world state (one JSON document per environment it touched) and its events."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+JsonPatch = list[dict[str, Any]]
+
+
+class TokenUsage(BaseModel):
+    input: int = 0
+    output: int = 0
+    cached: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input=self.input + other.input, output=self.output + other.output, cached=self.cached + other.cached
+        )
+
+
+class Event(BaseModel):
+    """One entry of a session's log: a tool call and what it did."""
+
+    seq: int
+    at: float = Field(description="Unix time the call was committed.")
+    kind: Literal["tool_call"] = "tool_call"
+    environment: str
+    tool: str
+    arguments: dict[str, Any]
+    result: Any
+    is_error: bool
+    state_patch: JsonPatch = Field(default_factory=list, description="RFC 6902 ops, relative to the environment's state.")
+    backend: str
+    latency_ms: float = 0.0
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    note: str | None = None
+
+
+class SessionRecord(BaseModel):
+    """Everything about a session but its event log, which stores keep beside it."""
+
+    id: str
+    environment: str | None = Field(default=None, description="Bound to one environment, or None for all of them.")
+    seed: int = 0
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    worlds: dict[str, Any] = Field(default_factory=dict, description="Environment name -> its world state.")
+    initial_worlds: dict[str, Any] = Field(
+        default_factory=dict, description="States given at creation, which reset returns to (beside initial_state)."
+    )
+    snapshots: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    event_count: int = 0
+    error_count: int = 0
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "env": self.environment,
+            "seed": self.seed,
+            "created_at": self.created_at,
+            "last_used_at": self.updated_at,
+            "events": self.event_count,
+            "errors": self.error_count,
+            "tokens": self.tokens.model_dump(),
+            "snapshots": sorted(self.snapshots),
+        }
+
+
+def new_session_id() -> str:
+    """An unguessable id (128 bits of randomness, URL-safe)."""
+    return secrets.token_urlsafe(16)

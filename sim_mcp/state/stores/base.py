@@ -1,0 +1,40 @@
+"""The interface every session store implements (memory, SQLite, Redis)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from sim_mcp.state.session import Event, SessionRecord
+
+
+class SessionStore(Protocol):
+    """Durable home of session records and their event logs.
+
+    `lock(id)` serializes work on one session (across processes, for stores shared between
+    replicas); every read-modify-write of a session happens inside it. `commit` must be durable
+    before it returns: a call is acknowledged to the client only after it.
+    """
+
+    name: str
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]: ...
+
+    async def get(self, session_id: str) -> SessionRecord | None: ...
+
+    async def list(self) -> list[SessionRecord]: ...
+
+    async def count(self) -> int: ...
+
+    async def put(self, record: SessionRecord, events: list[Event] | None = None) -> None:
+        """Create or replace a record; with `events`, replace its event log too (reset, fork)."""
+
+    async def commit(self, record: SessionRecord, event: Event) -> None:
+        """Save the record and append its newest event, atomically."""
+
+    async def events(self, session_id: str, *, last: int | None = None) -> list[Event]:
+        """The event log in order, or only its `last` entries."""
+
+    async def delete(self, session_id: str) -> bool: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,63 @@
+"""Sessions kept in this process's memory: fast, and gone when it exits."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from weakref import WeakValueDictionary
+
+import anyio
+
+from sim_mcp.state.session import Event, SessionRecord
+
+
+class MemoryStore:
+    name = "memory"
+
+    def __init__(self) -> None:
+        self._records: dict[str, SessionRecord] = {}
+        self._events: dict[str, list[Event]] = {}
+        # Locks live only while someone holds or waits on them, so idle sessions cost no lock.
+        self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+
+    @asynccontextmanager
+    async def lock(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._locks.get(session_id)
+        if lock is None:
+            lock = self._locks[session_id] = anyio.Lock()
+        async with lock:
+            yield
+
+    async def get(self, session_id: str) -> SessionRecord | None:
+        record = self._records.get(session_id)
+        # Callers mutate what they get before committing; hand out copies so a failed call leaves no trace.
+        return record.model_copy(deep=True) if record is not None else None
+
+    async def list(self) -> list[SessionRecord]:
+        return list(self._records.values())
+
+    async def count(self) -> int:
+        return len(self._records)
+
+    async def put(self, record: SessionRecord, events: list[Event] | None = None) -> None:
+        self._records[record.id] = record
+        if events is not None or record.id not in self._events:
+            self._events[record.id] = list(events or [])
+
+    async def commit(self, record: SessionRecord, event: Event) -> None:
+        self._records[record.id] = record
+        self._events.setdefault(record.id, []).append(event)
+
+    async def events(self, session_id: str, *, last: int | None = None) -> list[Event]:
+        log = self._events.get(session_id, [])
+        if last is None:
+            return list(log)
+        return log[max(len(log) - last, 0) :] if last > 0 else []
+
+    async def delete(self, session_id: str) -> bool:
+        self._events.pop(session_id, None)
+        return self._records.pop(session_id, None) is not None
+
+    async def aclose(self) -> None:
+        self._records.clear()
+        self._events.clear()
