@@ -35,6 +35,10 @@ class Settings(BaseModel):
     backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
     history_events: int = Field(default=8, ge=0, description="Recent events shown to the simulator.")
     state_budget_chars: int = Field(default=24_000, gt=0, description="State larger than this is trimmed.")
+    provider_retries: int = Field(
+        default=3, ge=0, le=10, description="SDK retries (backoff, jitter) on 429, 5xx and connection errors."
+    )
+    response_cache: int = Field(default=0, ge=0, description="Entries of the response cache; 0 turns it off.")
 
     seed: int = 0
     max_sessions: int = Field(default=100_000, ge=1)

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from jsonschema.protocols import Validator
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim_mcp.errors import BackendError
+from sim_mcp.errors import BackendError
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.state.session import Event, JsonPatch, TokenUsage
 
@@ -59,5 +62,38 @@ class SimulationRequest:
     recent_events: list[Event]
     session_id: str
     seed: int = 0
+    # How many events the session had before this call (a clock for deterministic timestamps).
+    sequence: int = 0
+    # The tool's compiled output schema, when it has one (so backends need not compile it again).
+    output_validator: Validator | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
+
+
+class InvalidOutcome(BackendError):
+    """A reply that breaks the contract (not JSON, wrong keys or types): the simulator asks again,
+    feeding this message back to the backend."""
+
+    def __init__(self, backend: str, message: str, *, model: str | None = None) -> None:
+        super().__init__(backend, message, model=model)
+        self.reason = message
+
+
+class InvalidOutcome(BackendError):
+    """A reply that is not a usable outcome (not JSON, wrong keys or types): worth asking again.
+
+    `reason` is the bare explanation, meant to go back to the model as feedback; `usage` holds the
+    tokens the rejected reply cost, so they can still be accounted for.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        backend: str = "simulator",
+        model: str | None = None,
+        usage: TokenUsage | None = None,
+    ) -> None:
+        self.reason = reason
+        self.usage = usage if usage is not None else TokenUsage()
+        super().__init__(backend, reason, model=model)

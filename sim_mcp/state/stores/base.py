@@ -14,6 +14,9 @@ class SessionStore(Protocol):
     `lock(id)` serializes work on one session (across processes, for stores shared between
     replicas); every read-modify-write of a session happens inside it. `commit` must be durable
     before it returns: a call is acknowledged to the client only after it.
+
+    Records are values: callers never change a record they got in place, they `put` or `commit`
+    a new one (`model_copy(update=...)`), so a call that fails half-way leaves no trace.
     """
 
     name: str

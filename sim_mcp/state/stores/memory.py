@@ -29,9 +29,7 @@ class MemoryStore:
             yield
 
     async def get(self, session_id: str) -> SessionRecord | None:
-        record = self._records.get(session_id)
-        # Callers mutate what they get before committing; hand out copies so a failed call leaves no trace.
-        return record.model_copy(deep=True) if record is not None else None
+        return self._records.get(session_id)
 
     async def list(self) -> list[SessionRecord]:
         return list(self._records.values())

@@ -1,0 +1,146 @@
+"""The `sim-mcp` command: serve, check, call."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from sim_mcp import __version__
+from sim_mcp.config import Settings
+from sim_mcp.errors import ConfigError, SimMcpError
+from sim_mcp.specs.registry import Catalog, load_catalog
+
+logger = logging.getLogger("sim_mcp")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=getattr(args, "log_level", "INFO"), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        result: int = args.run(args)
+        return result
+    except SimMcpError as e:
+        print(f"sim-mcp: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    flags = {name: getattr(args, name, None) for name in Settings.model_fields}
+    return Settings.load(flags)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if settings.transport == "stdio":
+        from sim_mcp.server.stdio import serve_stdio
+
+        anyio.run(serve_stdio, settings, args.session)
+        return 0
+    import uvicorn
+
+    from sim_mcp.server.http import create_app
+
+    app = create_app(settings)
+    runtime = app.state.runtime
+    catalog: Catalog = runtime.catalog
+    print(
+        f"sim-mcp {__version__}: {len(catalog.tools)} tools from {len(catalog.environments)} environments "
+        f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}\n"
+        f"MCP endpoint: http://{_display_host(settings.host)}:{settings.port}/mcp",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=args.log_level.lower(), lifespan="on")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    paths = [Path(path) for path in args.paths] or _settings(args).specs
+    catalog = load_catalog(*paths)
+    for environment in catalog.environments.values():
+        names = ", ".join(tool.name for tool in environment.tools)
+        print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
+    for error in catalog.errors:
+        print(f"error {error}")
+    total = len(catalog.environments) + len(catalog.errors)
+    print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
+    return 1 if catalog.errors or not catalog.environments else 0
+
+
+def _call(args: argparse.Namespace) -> int:
+    try:
+        arguments: Any = json.loads(args.args)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"--args: invalid JSON: {e.msg} at column {e.colno}") from e
+    if not isinstance(arguments, dict):
+        raise ConfigError("--args: expected a JSON object of arguments, e.g. '{\"ticket_id\": \"T-1001\"}'")
+    settings = _settings(args)
+
+    async def run() -> int:
+        from sim_mcp.server.runtime import Runtime
+
+        async with Runtime(settings) as runtime:
+            outcome = await runtime.simulator.call(args.session or "cli", args.tool, arguments)
+        print(json.dumps({"result": outcome.result, "is_error": outcome.is_error,
+                          "state_patch": outcome.event.state_patch if outcome.event else []}, indent=2))
+        return 1 if outcome.is_error else 0
+
+    return anyio.run(run)
+
+
+def _display_host(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "::") else host
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sim-mcp", description="Serve any tool spec over MCP, simulated with per-session state.")
+    parser.add_argument("--version", action="version", version=f"sim-mcp {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--specs", action="append", type=Path, help="spec file or folder (repeatable; default tool_specs; SIM_MCP_SPECS)")
+        sub.add_argument("--backend", help="offline (default), anthropic or openai (SIM_MCP_BACKEND)")
+        sub.add_argument("--model", help="model name for LLM backends (SIM_MCP_MODEL)")
+        sub.add_argument("--base-url", dest="base_url", help="provider URL, e.g. an OpenAI-compatible server (SIM_MCP_BASE_URL)")
+        sub.add_argument("--store", help="memory (default), sqlite:///PATH or redis://HOST:PORT/DB (SIM_MCP_STORE)")
+        sub.add_argument("--seed", type=int, help="seed of new sessions (SIM_MCP_SEED)")
+        sub.add_argument("--max-attempts", dest="max_attempts", type=int, help="tries per call before an error result")
+        sub.add_argument("--log-level", dest="log_level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+
+    serve = commands.add_parser("serve", help="run the MCP server")
+    common(serve)
+    serve.add_argument("--transport", choices=["stdio", "http"], help="default http (SIM_MCP_TRANSPORT)")
+    serve.add_argument("--host", help="HTTP bind address (default 127.0.0.1; SIM_MCP_HOST)")
+    serve.add_argument("--port", type=int, help="HTTP port (default 8765; SIM_MCP_PORT)")
+    serve.add_argument("--token", help="bearer token required on HTTP routes (SIM_MCP_TOKEN)")
+    serve.add_argument("--allowed-hosts", dest="allowed_hosts", type=lambda text: text.split(","),
+                       help="comma-separated Host headers to accept besides loopback (SIM_MCP_ALLOWED_HOSTS)")
+    serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
+    serve.set_defaults(run=_serve)
+
+    check = commands.add_parser("check", help="validate spec files and print a summary")
+    check.add_argument("paths", nargs="*", help="spec files or folders (default: --specs / tool_specs)")
+    check.add_argument("--specs", action="append", type=Path, help=argparse.SUPPRESS)
+    check.set_defaults(run=_check)
+
+    call = commands.add_parser("call", help="make one call in process, to try a spec")
+    common(call)
+    call.add_argument("tool")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call.add_argument("--session", help="session name (default cli)")
+    call.set_defaults(run=_call)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

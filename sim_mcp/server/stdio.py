@@ -1,0 +1,18 @@
+"""MCP over stdio: the process is one session."""
+
+from __future__ import annotations
+
+from mcp.server.stdio import stdio_server
+
+from sim_mcp.config import Settings
+from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.server.runtime import Runtime
+from sim_mcp.state.session import new_session_id
+
+
+async def serve_stdio(settings: Settings, session: str | None = None) -> None:
+    runtime = Runtime(settings)
+    routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
+    server = build_mcp_server(runtime.simulator, routing)
+    async with runtime, stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,157 @@
+"""What a tool most likely does, read from its name: a CRUD action on a collection of the world state.
+
+`create_ticket` -> (CREATE, "ticket"); `listOrders` -> (LIST, "orders"); `cancel_booking` ->
+(SET_STATUS "cancelled", "booking"). Collections are found in the state by noun, singular or plural.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+
+class Action(Enum):
+    CREATE = "create"
+    GET = "get"
+    LIST = "list"
+    UPDATE = "update"
+    DELETE = "delete"
+    SET_STATUS = "set_status"
+    UNKNOWN = "unknown"
+
+
+_VERBS: dict[str, Action] = {
+    **dict.fromkeys(
+        ("create", "add", "book", "register", "new", "insert", "make", "schedule", "open", "submit", "post",
+         "place", "reserve", "enroll", "issue", "upload", "write", "save", "generate"),
+        Action.CREATE,
+    ),
+    **dict.fromkeys(("get", "read", "show", "fetch", "retrieve", "view", "describe", "lookup", "load", "inspect"), Action.GET),
+    **dict.fromkeys(("list", "search", "find", "query", "browse", "filter", "all"), Action.LIST),
+    **dict.fromkeys(
+        ("update", "modify", "set", "edit", "change", "patch", "rename", "reschedule", "assign", "move", "put", "mark"),
+        Action.UPDATE,
+    ),
+    **dict.fromkeys(("delete", "remove", "destroy", "erase", "purge", "drop", "unregister"), Action.DELETE),
+    **dict.fromkeys(
+        ("cancel", "close", "archive", "complete", "approve", "reject", "resolve", "finish", "suspend", "refund"),
+        Action.SET_STATUS,
+    ),
+}
+
+# The status a SET_STATUS verb leaves behind, in the spelling most APIs use.
+STATUS_OF_VERB = {
+    "cancel": "cancelled",
+    "close": "closed",
+    "archive": "archived",
+    "complete": "completed",
+    "approve": "approved",
+    "reject": "rejected",
+    "resolve": "resolved",
+    "finish": "finished",
+    "suspend": "suspended",
+    "refund": "refunded",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    action: Action
+    verb: str
+    noun: tuple[str, ...]
+
+    @property
+    def status(self) -> str | None:
+        return STATUS_OF_VERB.get(self.verb)
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """A set of records in the state: a mapping id -> record, or a list of records."""
+
+    path: tuple[str, ...]
+    records: dict[str, Any] | list[Any]
+    singular: str
+
+    @property
+    def pointer(self) -> str:
+        return "".join("/" + escape_pointer(part) for part in self.path)
+
+    @property
+    def key(self) -> str:
+        return self.path[-1]
+
+
+def read_intent(tool_name: str) -> Intent:
+    words = split_words(tool_name)
+    for index, word in enumerate(words):
+        if (action := _VERBS.get(word)) is not None:
+            noun = tuple(words[index + 1 :] or words[:index])
+            return Intent(action, word, noun)
+    return Intent(Action.UNKNOWN, "", tuple(words))
+
+
+def split_words(name: str) -> list[str]:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return [word.lower() for word in re.split(r"[\s_\-.:/]+", spaced) if word]
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def plural(word: str) -> str:
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "sh", "ch", "x")):
+        return word + "es"
+    return word + "s"
+
+
+def find_collection(state: Any, noun: tuple[str, ...]) -> Collection | None:
+    """The collection named by the noun: the whole noun first, then its last word, then its first."""
+    if not noun or not isinstance(state, dict):
+        return None
+    candidates = ["_".join(noun), "".join(noun), noun[-1], noun[0]]
+    wanted = [singular(candidate) for candidate in candidates]
+    found = {singular(_normal(path[-1])): (path, records) for path, records in collections_in(state)}
+    for name in wanted:
+        if name in found:
+            path, records = found[name]
+            return Collection(path, records, name)
+    return None
+
+
+def collections_in(state: dict[str, Any], depth: int = 2) -> list[tuple[tuple[str, ...], dict[str, Any] | list[Any]]]:
+    """Every mapping of records or list of records, at the top level or one level down."""
+    result: list[tuple[tuple[str, ...], dict[str, Any] | list[Any]]] = []
+    for key, value in state.items():
+        if is_collection(value):
+            result.append(((key,), value))
+        elif isinstance(value, dict) and depth > 1:
+            result.extend(((key, *path), records) for path, records in collections_in(value, depth - 1))
+    return result
+
+
+def is_collection(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(item, dict) for item in value.values())
+    if isinstance(value, list):
+        return all(isinstance(item, dict) for item in value)
+    return False
+
+
+def escape_pointer(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _normal(key: str) -> str:
+    return "_".join(split_words(key))

@@ -1,0 +1,211 @@
+"""One tool call, end to end: validate -> simulate (with bounded retries) -> check -> commit.
+
+Every failure before the commit leaves the session exactly as it was; an outcome is committed only
+when its result fits the tool's output schema and its patch applies to the state.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+import jsonpatch
+import jsonpointer
+
+from sim_mcp.config import Settings
+from sim_mcp.errors import BackendError, SessionLimitExceeded
+from sim_mcp.simulation.backends import Backend
+from sim_mcp.simulation.contract import InvalidOutcome, Outcome, SimulationRequest
+from sim_mcp.specs.registry import Catalog, Tool
+from sim_mcp.specs.schema import value_problem
+from sim_mcp.state.session import Event, SessionRecord, TokenUsage
+from sim_mcp.state.stores.base import SessionStore
+
+
+@dataclass(frozen=True, slots=True)
+class CallResult:
+    """What the server sends back for one call."""
+
+    result: Any
+    is_error: bool
+    # The result goes into `structured_content` only for tools with an output schema, and never for errors.
+    structured: bool = False
+    event: Event | None = None
+
+    @property
+    def text(self) -> str:
+        return self.result if isinstance(self.result, str) else json.dumps(self.result, ensure_ascii=False)
+
+
+class Simulator:
+    """Answers tool calls for any session, through one backend, keeping state in one store."""
+
+    def __init__(
+        self, catalog: Callable[[], Catalog], backend: Backend, store: SessionStore, settings: Settings
+    ) -> None:
+        self._catalog = catalog
+        self.backend = backend
+        self.store = store
+        self.settings = settings
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog()
+
+    async def call(
+        self, session_id: str, tool_name: str, arguments: dict[str, Any] | None, *, scope: str | None = None
+    ) -> CallResult:
+        """Answer one call in `session_id`; `scope` limits the tools to one environment."""
+        arguments = {} if arguments is None else arguments
+        tool = self.catalog.tool(tool_name, scope)
+        if tool is None:
+            return _refusal(self._unknown_tool_message(tool_name, scope))
+        if (problem := self._argument_problem(tool, arguments)) is not None:
+            return _refusal(f"invalid arguments for {tool_name}: {problem}")
+        async with self.store.lock(session_id):
+            record = await self.store.get(session_id)
+            if record is None:
+                record = await self._new_record(session_id, scope)
+            if record.environment is not None and record.environment != tool.environment.name:
+                return _refusal(
+                    f"unknown tool {tool_name!r} in this session: it belongs to environment "
+                    f"{tool.environment.name!r}, and the session to {record.environment!r}"
+                )
+            return await self._simulate_and_commit(record, tool, arguments)
+
+    def world_of(self, record: SessionRecord, environment: str) -> Any:
+        """The session's state of one environment, seeded from the spec the first time it is touched."""
+        if environment in record.worlds:
+            return record.worlds[environment]
+        if environment in record.initial_worlds:
+            return copy.deepcopy(record.initial_worlds[environment])
+        spec = self.catalog.environment(environment)
+        return copy.deepcopy(spec.initial_state) if spec is not None else {}
+
+    async def _new_record(self, session_id: str, scope: str | None) -> SessionRecord:
+        if await self.store.count() >= self.settings.max_sessions:
+            raise SessionLimitExceeded(
+                f"cannot open session {session_id!r}: the server holds its maximum of "
+                f"{self.settings.max_sessions} sessions (--max-sessions / SIM_MCP_MAX_SESSIONS); delete some first"
+            )
+        return SessionRecord(id=session_id, environment=scope, seed=self.settings.seed)
+
+    async def _simulate_and_commit(self, record: SessionRecord, tool: Tool, arguments: dict[str, Any]) -> CallResult:
+        environment = tool.environment
+        world = self.world_of(record, environment.name)
+        history = self.settings.history_events
+        recent = await self.store.events(record.id, last=history) if history else []
+        request = SimulationRequest(
+            environment=environment,
+            tool=tool.spec,
+            arguments=arguments,
+            state=world,
+            recent_events=recent,
+            session_id=record.id,
+            seed=record.seed,
+            sequence=record.event_count,
+            output_validator=tool.output_validator,
+        )
+        started = time.perf_counter()
+        usage = TokenUsage()
+        problems: list[str] = []
+        outcome: Outcome | None = None
+        new_world: Any = world
+        for _ in range(self.settings.max_attempts):
+            try:
+                candidate = await self.backend.simulate(request)
+            except InvalidOutcome as e:
+                problems.append(e.reason)
+            except BackendError as e:
+                problems.append(f"the backend failed: {e}")
+                break
+            else:
+                usage = usage + candidate.usage
+                checked = self._check(candidate, tool, world)
+                if isinstance(checked, str):
+                    problems.append(checked)
+                    self._forget(request)
+                else:
+                    outcome, new_world = candidate, checked
+                    break
+            request = replace(request, feedback=list(problems))
+        latency_ms = (time.perf_counter() - started) * 1000
+        if outcome is None:
+            message = f"the simulator could not produce a valid result: {problems[-1] if problems else 'no answer'}"
+            outcome = Outcome(result=message, is_error=True, note="; ".join(problems))
+            new_world = world
+        event = Event(
+            seq=record.event_count + 1,
+            at=time.time(),
+            environment=environment.name,
+            tool=tool.name,
+            arguments=arguments,
+            result=outcome.result,
+            is_error=outcome.is_error,
+            state_patch=outcome.state_patch,
+            backend=self.backend.name,
+            latency_ms=round(latency_ms, 3),
+            tokens=usage,
+            note=outcome.note,
+        )
+        updated = record.model_copy(
+            update={
+                "worlds": {**record.worlds, environment.name: new_world},
+                "updated_at": event.at,
+                "event_count": event.seq,
+                "error_count": record.error_count + int(outcome.is_error),
+                "tokens": record.tokens + usage,
+            }
+        )
+        # Once the outcome exists, committing it is not abandoned half-way by a cancelled client.
+        with anyio.CancelScope(shield=True):
+            await self.store.commit(updated, event)
+        structured = tool.spec.output_schema is not None and not outcome.is_error and isinstance(outcome.result, dict)
+        return CallResult(outcome.result, outcome.is_error, structured, event)
+
+    def _check(self, outcome: Outcome, tool: Tool, world: Any) -> Any:
+        """The state after the outcome's patch, or a message saying why the outcome is unusable."""
+        if not outcome.is_error and tool.output_validator is not None:
+            if (problem := value_problem(outcome.result, tool.output_validator, "result")) is not None:
+                return f"the result does not match the tool's output schema: {problem}"
+        try:
+            new_world = jsonpatch.apply_patch(world, outcome.state_patch, in_place=False) if outcome.state_patch else world
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as e:
+            return f"state_patch does not apply to the state: {e}"
+        size = len(json.dumps(new_world, separators=(",", ":"), default=str))
+        if size > self.settings.max_state_bytes:
+            return (
+                f"the state would grow to {size} bytes, over the limit of {self.settings.max_state_bytes} "
+                "(--max-state-bytes / SIM_MCP_MAX_STATE_BYTES)"
+            )
+        return new_world
+
+    def _forget(self, request: SimulationRequest) -> None:
+        forget = getattr(self.backend, "forget", None)
+        if callable(forget):
+            forget(request)
+
+    def _argument_problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
+        size = len(json.dumps(arguments, separators=(",", ":"), default=str))
+        if size > self.settings.max_argument_bytes:
+            return (
+                f"the arguments take {size} bytes, over the limit of {self.settings.max_argument_bytes} "
+                "(--max-argument-bytes / SIM_MCP_MAX_ARGUMENT_BYTES)"
+            )
+        return value_problem(arguments, tool.input_validator, "arguments")
+
+    def _unknown_tool_message(self, tool_name: str, scope: str | None) -> str:
+        names = sorted(tool.name for tool in self.catalog.tools_of(scope))
+        shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+        where = f" in environment {scope!r}" if scope else ""
+        return f"unknown tool {tool_name!r}{where}: expected one of {shown}" if names else f"unknown tool {tool_name!r}: no tools are loaded"
+
+
+def _refusal(message: str) -> CallResult:
+    return CallResult(message, is_error=True)
+
