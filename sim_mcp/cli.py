@@ -23,7 +23,9 @@ logger = logging.getLogger("sim_mcp")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=getattr(args, "log_level", "INFO"), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(args, "log_level", "INFO"), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         result: int = args.run(args)
         return result
@@ -83,7 +85,7 @@ def _call(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as e:
         raise ConfigError(f"--args: invalid JSON: {e.msg} at column {e.colno}") from e
     if not isinstance(arguments, dict):
-        raise ConfigError("--args: expected a JSON object of arguments, e.g. '{\"ticket_id\": \"T-1001\"}'")
+        raise ConfigError('--args: expected a JSON object of arguments, e.g. \'{"ticket_id": "T-1001"}\'')
     settings = _settings(args)
 
     async def run() -> int:
@@ -91,8 +93,16 @@ def _call(args: argparse.Namespace) -> int:
 
         async with Runtime(settings) as runtime:
             outcome = await runtime.simulator.call(args.session or "cli", args.tool, arguments)
-        print(json.dumps({"result": outcome.result, "is_error": outcome.is_error,
-                          "state_patch": outcome.event.state_patch if outcome.event else []}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "result": outcome.result,
+                    "is_error": outcome.is_error,
+                    "state_patch": outcome.event.state_patch if outcome.event else [],
+                },
+                indent=2,
+            )
+        )
         return 1 if outcome.is_error else 0
 
     return anyio.run(run)
@@ -103,15 +113,24 @@ def _display_host(host: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sim-mcp", description="Serve any tool spec over MCP, simulated with per-session state.")
+    parser = argparse.ArgumentParser(
+        prog="sim-mcp", description="Serve any tool spec over MCP, simulated with per-session state."
+    )
     parser.add_argument("--version", action="version", version=f"sim-mcp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--specs", action="append", type=Path, help="spec file or folder (repeatable; default tool_specs; SIM_MCP_SPECS)")
+        sub.add_argument(
+            "--specs",
+            action="append",
+            type=Path,
+            help="spec file or folder (repeatable; default tool_specs; SIM_MCP_SPECS)",
+        )
         sub.add_argument("--backend", help="offline (default), anthropic or openai (SIM_MCP_BACKEND)")
         sub.add_argument("--model", help="model name for LLM backends (SIM_MCP_MODEL)")
-        sub.add_argument("--base-url", dest="base_url", help="provider URL, e.g. an OpenAI-compatible server (SIM_MCP_BASE_URL)")
+        sub.add_argument(
+            "--base-url", dest="base_url", help="provider URL, e.g. an OpenAI-compatible server (SIM_MCP_BASE_URL)"
+        )
         sub.add_argument("--store", help="memory (default), sqlite:///PATH or redis://HOST:PORT/DB (SIM_MCP_STORE)")
         sub.add_argument("--seed", type=int, help="seed of new sessions (SIM_MCP_SEED)")
         sub.add_argument("--max-attempts", dest="max_attempts", type=int, help="tries per call before an error result")
@@ -123,9 +142,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="HTTP bind address (default 127.0.0.1; SIM_MCP_HOST)")
     serve.add_argument("--port", type=int, help="HTTP port (default 8765; SIM_MCP_PORT)")
     serve.add_argument("--token", help="bearer token required on HTTP routes (SIM_MCP_TOKEN)")
-    serve.add_argument("--allowed-hosts", dest="allowed_hosts", type=lambda text: text.split(","),
-                       help="comma-separated Host headers to accept besides loopback (SIM_MCP_ALLOWED_HOSTS)")
+    serve.add_argument(
+        "--allowed-hosts",
+        dest="allowed_hosts",
+        type=lambda text: text.split(","),
+        help="comma-separated Host headers to accept besides loopback (SIM_MCP_ALLOWED_HOSTS)",
+    )
     serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
+    serve.add_argument(
+        "--default-session",
+        dest="default_session",
+        help="HTTP: session of 2026-07-28 clients that name none (default 'default'; SIM_MCP_DEFAULT_SESSION)",
+    )
     serve.set_defaults(run=_serve)
 
     check = commands.add_parser("check", help="validate spec files and print a summary")

@@ -72,9 +72,7 @@ class _KnownEnvironment:
         env = scope.get("path_params", {}).get("env")
         if self.runtime.catalog.environment(env) is None:
             known = sorted(self.runtime.catalog.environments)
-            response = JSONResponse(
-                {"error": f"unknown environment {env!r}", "expected": known}, status_code=404
-            )
+            response = JSONResponse({"error": f"unknown environment {env!r}", "expected": known}, status_code=404)
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)

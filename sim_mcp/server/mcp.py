@@ -56,7 +56,9 @@ class InvalidSessionName(ValueError):
 def build_mcp_server(simulator: Simulator, routing: SessionRouting) -> Server[Any]:
     listing = _Listing()
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         scope = scope_of(ctx)
         try:
             session_id = session_for(ctx, routing)
@@ -110,7 +112,9 @@ def scope_of(ctx: ServerRequestContext[Any]) -> str | None:
 def to_mcp_tool(tool: Tool) -> types.Tool:
     spec = tool.spec
     annotations = (
-        types.ToolAnnotations(**spec.annotations.model_dump(exclude_none=True)) if spec.annotations is not None else None
+        types.ToolAnnotations(**spec.annotations.model_dump(exclude_none=True))
+        if spec.annotations is not None
+        else None
     )
     return types.Tool(
         name=spec.name,

@@ -24,11 +24,32 @@ class Action(Enum):
 
 _VERBS: dict[str, Action] = {
     **dict.fromkeys(
-        ("create", "add", "book", "register", "new", "insert", "make", "schedule", "open", "submit", "post",
-         "place", "reserve", "enroll", "issue", "upload", "write", "save", "generate"),
+        (
+            "create",
+            "add",
+            "book",
+            "register",
+            "new",
+            "insert",
+            "make",
+            "schedule",
+            "open",
+            "submit",
+            "post",
+            "place",
+            "reserve",
+            "enroll",
+            "issue",
+            "upload",
+            "write",
+            "save",
+            "generate",
+        ),
         Action.CREATE,
     ),
-    **dict.fromkeys(("get", "read", "show", "fetch", "retrieve", "view", "describe", "lookup", "load", "inspect"), Action.GET),
+    **dict.fromkeys(
+        ("get", "read", "show", "fetch", "retrieve", "view", "describe", "lookup", "load", "inspect"), Action.GET
+    ),
     **dict.fromkeys(("list", "search", "find", "query", "browse", "filter", "all"), Action.LIST),
     **dict.fromkeys(
         ("update", "modify", "set", "edit", "change", "patch", "rename", "reschedule", "assign", "move", "put", "mark"),

@@ -8,6 +8,10 @@ result to a tool's output schema. Handles `$ref` (local), `allOf`, `anyOf`/`oneO
 from __future__ import annotations
 
 import random
+import re
+
+# The stdlib's own regex parser (public as sre_parse before 3.11, which now warns on import).
+from re import _parser as re_parser  # type: ignore[attr-defined]
 from typing import Any
 
 from sim_mcp.specs.schema import compile_schema
@@ -41,7 +45,7 @@ class SchemaDataGenerator:
             return None if depth > _MAX_DEPTH else "value"
         if "const" in schema:
             return schema["const"]
-        if "enum" in schema and schema["enum"]:
+        if schema.get("enum"):
             return schema["enum"][0]
         if "allOf" in schema:
             return self.generate(merge_all_of(schema, self._resolve), depth, name)
@@ -95,6 +99,9 @@ class SchemaDataGenerator:
     def _string(self, schema: dict[str, Any], name: str) -> str:
         if (sample := _FORMAT_SAMPLES.get(schema.get("format", ""))) is not None:
             return sample
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and (matching := string_matching(pattern, self._rng)) is not None:
+            return matching
         lowered = name.lower()
         if lowered == "id" or lowered.endswith("_id") or lowered.endswith("id"):
             text = f"{lowered.removesuffix('_id')[:3] or 'id'}_{self._rng.randint(1000, 9999)}"
@@ -141,6 +148,60 @@ class SchemaDataGenerator:
             schema = resolve_ref(self._root, schema["$ref"])
             seen += 1
         return schema
+
+
+def string_matching(pattern: str, rng: random.Random) -> str | None:
+    """A string that `re.search(pattern)` accepts, for the simple patterns ids and codes use
+    (literals, classes, repeats, groups, alternatives); None when the pattern is beyond that."""
+    try:
+        parsed = re_parser.parse(pattern)
+        text = _from_parsed(list(parsed), rng)
+    except (re.error, _Unsupported, RecursionError):
+        return None
+    return text if re.search(pattern, text) else None
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _from_parsed(items: list[tuple[Any, Any]], rng: random.Random) -> str:
+    out: list[str] = []
+    for op, value in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(value))
+        elif name == "IN":
+            out.append(_from_class(value, rng))
+        elif name == "ANY":
+            out.append("x")
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, body = value
+            count = max(low, min(high, low + 2)) if high != re_parser.MAXREPEAT else low + 2
+            out.extend(_from_parsed(list(body), rng) for _ in range(count))
+        elif name == "SUBPATTERN":
+            out.append(_from_parsed(list(value[-1]), rng))
+        elif name == "BRANCH":
+            out.append(_from_parsed(list(value[1][0]), rng))
+        elif name in ("AT", "GROUPREF_EXISTS"):
+            continue
+        else:
+            raise _Unsupported(name)
+    return "".join(out)
+
+
+def _from_class(items: list[tuple[Any, Any]], rng: random.Random) -> str:
+    for op, value in items:
+        name = str(op)
+        if name == "NEGATE":
+            raise _Unsupported(name)
+        if name == "LITERAL":
+            return chr(value)
+        if name == "RANGE":
+            return chr(rng.randint(value[0], value[1]))
+        if name == "CATEGORY":
+            return {"CATEGORY_DIGIT": str(rng.randint(0, 9)), "CATEGORY_SPACE": " "}.get(str(value), "a")
+    raise _Unsupported("empty class")
 
 
 def resolve_ref(root: dict[str, Any], ref: str) -> Any:

@@ -170,11 +170,13 @@ class Simulator:
 
     def _check(self, outcome: Outcome, tool: Tool, world: Any) -> Any:
         """The state after the outcome's patch, or a message saying why the outcome is unusable."""
-        if not outcome.is_error and tool.output_validator is not None:
-            if (problem := value_problem(outcome.result, tool.output_validator, "result")) is not None:
-                return f"the result does not match the tool's output schema: {problem}"
+        validator = None if outcome.is_error else tool.output_validator
+        if validator is not None and (problem := value_problem(outcome.result, validator, "result")) is not None:
+            return f"the result does not match the tool's output schema: {problem}"
         try:
-            new_world = jsonpatch.apply_patch(world, outcome.state_patch, in_place=False) if outcome.state_patch else world
+            new_world = (
+                jsonpatch.apply_patch(world, outcome.state_patch, in_place=False) if outcome.state_patch else world
+            )
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as e:
             return f"state_patch does not apply to the state: {e}"
         size = len(json.dumps(new_world, separators=(",", ":"), default=str))
@@ -203,9 +205,12 @@ class Simulator:
         names = sorted(tool.name for tool in self.catalog.tools_of(scope))
         shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
         where = f" in environment {scope!r}" if scope else ""
-        return f"unknown tool {tool_name!r}{where}: expected one of {shown}" if names else f"unknown tool {tool_name!r}: no tools are loaded"
+        return (
+            f"unknown tool {tool_name!r}{where}: expected one of {shown}"
+            if names
+            else f"unknown tool {tool_name!r}: no tools are loaded"
+        )
 
 
 def _refusal(message: str) -> CallResult:
     return CallResult(message, is_error=True)
-

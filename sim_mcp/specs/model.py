@@ -7,7 +7,7 @@ import json
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 JsonObject = dict[str, Any]
 
@@ -41,8 +41,14 @@ class ToolSpec(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
     title: str | None = None
     description: str = ""
-    input_schema: JsonObject = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    output_schema: JsonObject | None = None
+    # camelCase accepted too, as MCP writes it.
+    input_schema: JsonObject = Field(
+        default_factory=lambda: {"type": "object", "properties": {}},
+        validation_alias=AliasChoices("input_schema", "inputSchema"),
+    )
+    output_schema: JsonObject | None = Field(
+        default=None, validation_alias=AliasChoices("output_schema", "outputSchema")
+    )
     examples: list[ToolExample] = Field(default_factory=list)
     annotations: ToolAnnotations | None = None
 

@@ -3,4 +3,13 @@
 from sim_mcp.state.session import Event, JsonPatch, SessionRecord, TokenUsage, new_session_id
 from sim_mcp.state.stores import MemoryStore, SessionStore, open_store
 
-__all__ = ["Event", "JsonPatch", "MemoryStore", "SessionRecord", "SessionStore", "TokenUsage", "new_session_id", "open_store"]
+__all__ = [
+    "Event",
+    "JsonPatch",
+    "MemoryStore",
+    "SessionRecord",
+    "SessionStore",
+    "TokenUsage",
+    "new_session_id",
+    "open_store",
+]

@@ -33,7 +33,9 @@ class Event(BaseModel):
     arguments: dict[str, Any]
     result: Any
     is_error: bool
-    state_patch: JsonPatch = Field(default_factory=list, description="RFC 6902 ops, relative to the environment's state.")
+    state_patch: JsonPatch = Field(
+        default_factory=list, description="RFC 6902 ops, relative to the environment's state."
+    )
     backend: str
     latency_ms: float = 0.0
     tokens: TokenUsage = Field(default_factory=TokenUsage)

@@ -66,8 +66,11 @@ class _Call:
         self.state = request.state if isinstance(request.state, dict) else {}
         self.intent = read_intent(request.tool.name)
         digest = hashlib.sha256(
-            json.dumps([request.seed, request.environment.name, request.tool.name, request.arguments], sort_keys=True,
-                       default=str).encode()
+            json.dumps(
+                [request.seed, request.environment.name, request.tool.name, request.arguments],
+                sort_keys=True,
+                default=str,
+            ).encode()
         ).hexdigest()
         self.rng = random.Random(digest)
         self.output_schema = request.tool.output_schema
@@ -116,7 +119,9 @@ class _Call:
         else:
             new_id, patch = self._next_id(collection, id_field)
         record: dict[str, Any] = {id_field: new_id}
-        record.update({key: value for key, value in self.arguments.items() if key != id_field and key not in _PAGING_ARGS})
+        record.update(
+            {key: value for key, value in self.arguments.items() if key != id_field and key not in _PAGING_ARGS}
+        )
         sample = _sample_record(collection)
         for field in sample.keys() - record.keys():
             if field in _TIMESTAMP_FIELDS or field in _UPDATED_FIELDS:
@@ -150,8 +155,9 @@ class _Call:
         if limit is not None and limit >= 0:
             records = records[:limit]
         natural = {collection.key: records, "count": len(records), "total": total}
-        result = self._shape([natural, {"items": records, "count": len(records)}, {"results": records}], natural,
-                             records=records)
+        result = self._shape(
+            [natural, {"items": records, "count": len(records)}, {"results": records}], natural, records=records
+        )
         return Outcome(result=result, note=f"offline: listed {len(records)} of {collection.pointer}")
 
     def _update(self, collection: Collection) -> Outcome:
@@ -180,8 +186,9 @@ class _Call:
         record_id = record.get(_id_field(collection), key)
         natural = {"id": record_id, "deleted": True}
         result = self._shape([natural, {**natural, collection.singular: record}, record], natural)
-        return Outcome(result=result, state_patch=[{"op": "remove", "path": pointer}],
-                       note=f"offline: removed {pointer}")
+        return Outcome(
+            result=result, state_patch=[{"op": "remove", "path": pointer}], note=f"offline: removed {pointer}"
+        )
 
     def _set_status(self, collection: Collection) -> Outcome:
         key, record = self._target(collection)
@@ -191,12 +198,17 @@ class _Call:
         if record["status"] == status:
             raise _Failure("invalid_state", f"{collection.singular} {key!r} is already {status}")
         pointer = self._record_pointer(collection, key)
-        extra = {name: value for name, value in self.arguments.items()
-                 if name in record and name != "status" and name not in self._id_argument_names(collection)}
+        extra = {
+            name: value
+            for name, value in self.arguments.items()
+            if name in record and name != "status" and name not in self._id_argument_names(collection)
+        }
         updated = {**record, **extra, "status": status}
         patch = [{"op": "replace", "path": f"{pointer}/status", "value": status}]
-        patch += [{"op": "replace", "path": f"{pointer}/{escape_pointer(name)}", "value": value}
-                  for name, value in extra.items()]
+        patch += [
+            {"op": "replace", "path": f"{pointer}/{escape_pointer(name)}", "value": value}
+            for name, value in extra.items()
+        ]
         result = self._shape([updated, {collection.singular: updated}], updated)
         return Outcome(result=result, state_patch=patch, note=f"offline: set {pointer}/status to {status}")
 
@@ -247,9 +259,9 @@ class _Call:
 
     def _any_argument_naming_a_record(self, collection: Collection) -> Any:
         for name, value in self.arguments.items():
-            if (name.endswith("_id") or name.endswith("Id")) and isinstance(value, str | int):
-                if _locate(collection, value) is not None:
-                    return value
+            named_like_an_id = name.endswith("_id") or name.endswith("Id")
+            if named_like_an_id and isinstance(value, str | int) and _locate(collection, value) is not None:
+                return value
         return None
 
     def _record_pointer(self, collection: Collection, key: str) -> str:
@@ -334,7 +346,11 @@ class _Call:
         value: dict[str, Any] = dict(generated) if isinstance(generated, dict) else {}
         source = natural if isinstance(natural, dict) else {}
         for name, sub_schema in properties.items():
-            sub = resolve_ref(schema, sub_schema["$ref"]) if isinstance(sub_schema, dict) and "$ref" in sub_schema else sub_schema
+            sub = (
+                resolve_ref(schema, sub_schema["$ref"])
+                if isinstance(sub_schema, dict) and "$ref" in sub_schema
+                else sub_schema
+            )
             checker = compile_schema(sub) if isinstance(sub, dict) else None
             options: list[Any] = []
             if name in source:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -25,17 +26,17 @@ class SessionStore(Protocol):
 
     async def get(self, session_id: str) -> SessionRecord | None: ...
 
-    async def list(self) -> list[SessionRecord]: ...
+    async def list(self) -> builtins.list[SessionRecord]: ...
 
     async def count(self) -> int: ...
 
-    async def put(self, record: SessionRecord, events: list[Event] | None = None) -> None:
+    async def put(self, record: SessionRecord, events: builtins.list[Event] | None = None) -> None:
         """Create or replace a record; with `events`, replace its event log too (reset, fork)."""
 
     async def commit(self, record: SessionRecord, event: Event) -> None:
         """Save the record and append its newest event, atomically."""
 
-    async def events(self, session_id: str, *, last: int | None = None) -> list[Event]:
+    async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         """The event log in order, or only its `last` entries."""
 
     async def delete(self, session_id: str) -> bool: ...

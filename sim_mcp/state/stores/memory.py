@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from weakref import WeakValueDictionary
@@ -16,7 +17,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._records: dict[str, SessionRecord] = {}
-        self._events: dict[str, list[Event]] = {}
+        self._events: dict[str, builtins.list[Event]] = {}
         # Locks live only while someone holds or waits on them, so idle sessions cost no lock.
         self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
 
@@ -31,13 +32,13 @@ class MemoryStore:
     async def get(self, session_id: str) -> SessionRecord | None:
         return self._records.get(session_id)
 
-    async def list(self) -> list[SessionRecord]:
+    async def list(self) -> builtins.list[SessionRecord]:
         return list(self._records.values())
 
     async def count(self) -> int:
         return len(self._records)
 
-    async def put(self, record: SessionRecord, events: list[Event] | None = None) -> None:
+    async def put(self, record: SessionRecord, events: builtins.list[Event] | None = None) -> None:
         self._records[record.id] = record
         if events is not None or record.id not in self._events:
             self._events[record.id] = list(events or [])
@@ -46,7 +47,7 @@ class MemoryStore:
         self._records[record.id] = record
         self._events.setdefault(record.id, []).append(event)
 
-    async def events(self, session_id: str, *, last: int | None = None) -> list[Event]:
+    async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         log = self._events.get(session_id, [])
         if last is None:
             return list(log)

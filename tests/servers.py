@@ -1,0 +1,90 @@
+"""Real servers for tests: `sim-mcp serve` subprocesses on 127.0.0.1, and stdio parameters."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from mcp import StdioServerParameters
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED_SPECS = REPO / "tool_specs"
+CORPUS = REPO.parent / "shared" / "specs-corpus"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sim_mcp.cli", "serve", *args]
+
+
+def stdio_parameters(*args: str, specs: Path = BUNDLED_SPECS) -> StdioServerParameters:
+    command = serve_command("--transport", "stdio", "--specs", str(specs), "--log-level", "WARNING", *args)
+    return StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ), cwd=str(REPO))
+
+
+class ServerProcess:
+    """A `sim-mcp serve --transport http` subprocess; `url` is its base URL."""
+
+    def __init__(self, args: Sequence[str], port: int, log: Path) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = log
+        command = serve_command("--transport", "http", "--host", "127.0.0.1", "--port", str(port), *args)
+        self._log_file = log.open("w")
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=self._log_file, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log.read_text()}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"server not ready after {timeout}s:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log_file.close()
+
+    def kill(self) -> None:
+        """kill -9: no shutdown code runs."""
+        self.process.kill()
+        self.process.wait()
+        self._log_file.close()
+
+
+@contextmanager
+def running_server(tmp_path: Path, *args: str, specs: Path = BUNDLED_SPECS) -> Iterator[ServerProcess]:
+    server = ServerProcess(
+        ["--specs", str(specs), "--log-level", "WARNING", *args],
+        free_port(),
+        tmp_path / f"server-{time.monotonic_ns()}.log",
+    )
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,138 @@
+"""Loading spec folders: good files are served, broken ones are reported precisely and skipped."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim_mcp.specs.registry import load_catalog
+from tests.servers import BUNDLED_SPECS, REPO
+
+GOOD = """
+name: notes
+description: Personal notes.
+initial_state: {notes: {}}
+tools:
+  - name: create_note
+    input_schema: {type: object, properties: {text: {type: string}}, required: [text]}
+"""
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def only_error(folder: Path) -> str:
+    catalog = load_catalog(folder)
+    assert len(catalog.errors) == 1, catalog.errors
+    return str(catalog.errors[0])
+
+
+def test_bundled_specs_load_without_errors() -> None:
+    catalog = load_catalog(BUNDLED_SPECS)
+    assert catalog.errors == ()
+    assert len(catalog.environments) >= 3
+    for environment in catalog.environments.values():
+        assert len(environment.tools) >= 5, environment.name
+        assert environment.initial_state, environment.name
+
+
+def test_good_file_is_served_beside_a_broken_one(tmp_path: Path) -> None:
+    write(tmp_path, "notes.yaml", GOOD)
+    broken = write(tmp_path, "broken.yaml", "name: x\ntools: [\n")
+    catalog = load_catalog(tmp_path)
+    assert list(catalog.environments) == ["notes"]
+    assert catalog.tool("create_note") is not None
+    (error,) = catalog.errors
+    assert str(error).startswith(f"{broken}: line ")
+    assert "invalid YAML" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("name: x\ntools:\n  - description: no name\n", "tools[0].name: is required"),
+        (
+            "name: x\ntools:\n  - name: t\n    input_schema: [1, 2]\n",
+            "tools[0].input_schema: Input should be a valid dictionary",
+        ),
+        (
+            "name: x\ntools:\n  - name: t\n    input_schema: {type: string}\n",
+            'tools[0].input_schema.type: expected "type": "object"',
+        ),
+        (
+            "name: x\ntools:\n  - name: t\n    input_schema: {type: object, properties: {a: {type: 12}}}\n",
+            "tools[0].input_schema: not a valid JSON Schema",
+        ),
+        (
+            "name: x\ntools:\n  - name: t\n    output_schema: {type: object, required: yes}\n",
+            "tools[0].output_schema: not a valid JSON Schema",
+        ),
+        ("name: x\ntools:\n  - name: t\n    inputSchema: {}\n    colour: red\n", "tools[0].colour: unknown field"),
+        ("name: 'has spaces'\ntools: []\n", "name: String should match pattern"),
+        ("name: x\ntools:\n  - name: t\n  - name: t\n", "tools[1].name: tool 't' is defined twice in this file"),
+        ("- just\n- a list\n", "unrecognised spec format"),
+        ("", "the file is empty"),
+    ],
+)
+def test_broken_files_are_reported_with_place_and_reason(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path, "env.yaml", text)
+    message = only_error(tmp_path)
+    assert message.startswith(str(path))
+    assert expected in message
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    write(tmp_path, "env.json", '{"name": "x",\n "tools": [}')
+    assert "env.json: line 2, column" in only_error(tmp_path)
+
+
+def test_a_tool_name_in_two_files_names_both(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.yaml", GOOD)
+    second = write(tmp_path, "b.yaml", GOOD.replace("name: notes", "name: journal"))
+    catalog = load_catalog(tmp_path)
+    assert list(catalog.environments) == ["notes"]
+    message = str(catalog.errors[0])
+    assert str(first) in message
+    assert str(second) in message
+    assert "tool 'create_note' is also defined in" in message
+
+
+def test_missing_folder_is_an_error(tmp_path: Path) -> None:
+    assert "no such file or folder" in only_error(tmp_path / "absent")
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sim_mcp.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_check_command_accepts_the_bundled_specs() -> None:
+    result = run_cli("check", str(BUNDLED_SPECS))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "environment 'tickets'" in result.stdout
+    assert "0 of" not in result.stdout
+
+
+def test_check_command_rejects_a_broken_file(tmp_path: Path) -> None:
+    write(tmp_path, "good.yaml", GOOD)
+    broken = write(tmp_path, "bad.yaml", "name: x\ntools:\n  - name: t\n    input_schema: {type: string}\n")
+    result = run_cli("check", str(tmp_path))
+    assert result.returncode == 1
+    assert f"error {broken}: tools[0].input_schema.type" in result.stdout
+    assert "1 of 2 files valid" in result.stdout
+
+
+def test_call_command_answers_in_process() -> None:
+    result = run_cli("call", "get_ticket", "--args", '{"ticket_id": "T-1001"}', "--specs", str(BUNDLED_SPECS))
+    assert result.returncode == 0, result.stderr
+    assert '"id": "T-1001"' in result.stdout
+    bad = run_cli("call", "get_ticket", "--args", "[1]", "--specs", str(BUNDLED_SPECS))
+    assert bad.returncode == 2
+    assert "--args: expected a JSON object" in bad.stderr
