@@ -38,13 +38,14 @@ def stdio_parameters(*args: str, specs: Path = BUNDLED_SPECS) -> StdioServerPara
 class ServerProcess:
     """A `sim-mcp serve --transport http` subprocess; `url` is its base URL."""
 
-    def __init__(self, args: Sequence[str], port: int, log: Path) -> None:
+    def __init__(
+        self, command: Sequence[str], port: int, log: Path, env: dict[str, str] | None = None, cwd: Path = REPO
+    ) -> None:
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
-        command = serve_command("--transport", "http", "--host", "127.0.0.1", "--port", str(port), *args)
         self._log_file = log.open("w")
-        self.process = subprocess.Popen(command, cwd=REPO, stdout=self._log_file, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
@@ -78,11 +79,10 @@ class ServerProcess:
 
 @contextmanager
 def running_server(tmp_path: Path, *args: str, specs: Path = BUNDLED_SPECS) -> Iterator[ServerProcess]:
-    server = ServerProcess(
-        ["--specs", str(specs), "--log-level", "WARNING", *args],
-        free_port(),
-        tmp_path / f"server-{time.monotonic_ns()}.log",
-    )
+    port = free_port()
+    command = serve_command("--transport", "http", "--host", "127.0.0.1", "--port", str(port))
+    command += ["--specs", str(specs), "--log-level", "WARNING", *args]
+    server = ServerProcess(command, port, tmp_path / f"server-{time.monotonic_ns()}.log")
     try:
         server.wait_ready()
         yield server
