@@ -9,7 +9,8 @@ from typing import Any
 from jsonschema.protocols import Validator
 
 from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats import SPEC_SUFFIXES, read_spec_file
+from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document, read_document
+from sim_mcp.specs.formats.native import tools_from_paths
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import compile_schema
 
@@ -62,9 +63,8 @@ class Catalog:
         tools: dict[str, Tool] = {}
         for environment in environments:
             if (other := by_name.get(environment.name)) is not None:
-                problems.append(
-                    SpecError(environment.source, f"environment {environment.name!r} is already defined in {other.source}", "name")
-                )
+                reason = f"environment {environment.name!r} is already defined in {other.source}"
+                problems.append(SpecError(environment.source, reason, "name"))
                 continue
             clash = next((tool.name for tool in environment.tools if tool.name in tools), None)
             if clash is not None:
@@ -103,8 +103,12 @@ def spec_files(folder: Path) -> list[Path]:
 
 
 def load_catalog(*paths: Path) -> Catalog:
-    """Load every spec file under `paths`; files that fail are reported in `Catalog.errors` and skipped."""
-    environments: list[Environment] = []
+    """Load every spec file under `paths`; files that fail are reported in `Catalog.errors` and skipped.
+
+    A file that a native file names in its `tools_from` is read as part of that environment, not as an
+    environment of its own (its tools would otherwise be defined twice).
+    """
+    parsed: list[tuple[Path, Any]] = []
     errors: list[SpecError] = []
     for root in paths:
         if not root.exists():
@@ -112,7 +116,24 @@ def load_catalog(*paths: Path) -> Catalog:
             continue
         for path in spec_files(root):
             try:
-                environments.append(read_spec_file(path))
+                parsed.append((path, parse_document(path)))
             except SpecError as e:
-                errors.append(e)
+                parsed.append((path, e))
+    included = {
+        included.resolve()
+        for path, document in parsed
+        if not isinstance(document, SpecError)
+        for included in tools_from_paths(document, str(path))
+    }
+    environments: list[Environment] = []
+    for path, document in parsed:
+        if path.resolve() in included:
+            continue  # its errors, if any, are reported by the file that includes it
+        if isinstance(document, SpecError):
+            errors.append(document)
+            continue
+        try:
+            environments.append(read_document(document, str(path)))
+        except SpecError as e:
+            errors.append(e)
     return Catalog.build(environments, errors)

@@ -1,7 +1,9 @@
 """Readers that turn a spec file, whatever its format, into `Environment`s.
 
 Each reader is a function `(document, source) -> Environment`. `read_spec_file` parses the file
-(YAML, JSON or JSON Lines), detects the format from the content, and calls the reader.
+(YAML, JSON or JSON Lines), detects the format from the content (or takes the one it is given), and calls
+the reader. Formats: `native` (ours), `openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `tools/list` results),
+`openai` and `anthropic` (function-calling tools of those APIs) and `bfcl` (BFCL function docs).
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ from typing import Any
 import yaml
 
 from sim_mcp.errors import SpecError
+from sim_mcp.specs.formats.anthropic import looks_anthropic, read_anthropic
+from sim_mcp.specs.formats.bfcl import looks_bfcl, read_bfcl
+from sim_mcp.specs.formats.mcp import looks_mcp, read_mcp
 from sim_mcp.specs.formats.native import looks_native, read_native
+from sim_mcp.specs.formats.openai import looks_openai, read_openai
+from sim_mcp.specs.formats.openapi import looks_openapi, read_openapi
 from sim_mcp.specs.model import Environment
 
 Reader = Callable[[Any, str], Environment]
@@ -22,18 +29,35 @@ Reader = Callable[[Any, str], Environment]
 SPEC_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".jsonl"})
 
 
-def read_spec_file(path: Path) -> Environment:
-    """Read one spec file into an environment; raises `SpecError` naming the file, place and reason."""
+def read_spec_file(path: Path, format: str | None = None) -> Environment:
+    """Read one spec file into an environment; raises `SpecError` naming the file, place and reason.
+
+    `format` (one of `FORMATS`) skips detection, for files whose content is ambiguous.
+    """
     source = str(path)
     document = parse_document(path)
-    return read_document(document, source)
+    return read_document(document, source, format)
 
 
-def read_document(document: Any, source: str) -> Environment:
-    for name, detect, reader in _READERS:
+def read_document(document: Any, source: str, format: str | None = None) -> Environment:
+    if format is not None:
+        for name, _detect, reader in _READERS:
+            if name == format:
+                return reader(document, source)
+        raise SpecError(source, f"unknown spec format {format!r}: expected one of {', '.join(FORMATS)}")
+    for _name, detect, reader in _READERS:
         if detect(document):
             return reader(document, source)
-    raise SpecError(source, "unrecognised spec format: expected a native environment (a mapping with name and tools)")
+    reason = (
+        "unrecognised spec format: expected a native environment (a mapping with name and tools), an OpenAPI "
+        "document, or a list of MCP, OpenAI, Anthropic or BFCL tools"
+    )
+    raise SpecError(source, reason)
+
+
+def detect_format(document: Any) -> str | None:
+    """The name of the format `document` is in, or None when no reader recognises it."""
+    return next((name for name, detect, _reader in _READERS if detect(document)), None)
 
 
 def parse_document(path: Path) -> Any:
@@ -79,6 +103,16 @@ def _parse_json_lines(text: str, source: str) -> list[Any]:
     return items
 
 
+# In detection order. The detectors look for shapes that do not overlap, so none takes another's files:
+# native files are mappings with `name` and `tools`/`initial_state`; OpenAPI ones have `openapi`; MCP
+# tools have camelCase `inputSchema`; OpenAI tools have `type: function`; Anthropic ones snake_case
+# `input_schema` (and none of the other formats' keys); BFCL functions have `parameters` and no `type`.
 _READERS: tuple[tuple[str, Callable[[Any], bool], Reader], ...] = (
     ("native", looks_native, read_native),
+    ("openapi", looks_openapi, read_openapi),
+    ("mcp", looks_mcp, read_mcp),
+    ("openai", looks_openai, read_openai),
+    ("anthropic", looks_anthropic, read_anthropic),
+    ("bfcl", looks_bfcl, read_bfcl),
 )
+FORMATS = tuple(name for name, _detect, _reader in _READERS)

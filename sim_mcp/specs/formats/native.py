@@ -1,14 +1,34 @@
-"""The native format: one environment per YAML or JSON file (see README, "Spec format")."""
+"""The native format: one environment per YAML or JSON file (see README, "Spec format").
+
+A native file may also take tools from files in any other format, to add `instructions` and an
+`initial_state` to tools written by someone else::
+
+    name: petstore
+    instructions: Pets have unique names.
+    initial_state: {pets: []}
+    tools_from: [petstore_openapi.yaml, {path: tools.json, format: bfcl}]
+
+Paths are relative to the native file. Their tools come after the file's own `tools`. The registry does
+not load a file named in a `tools_from` as an environment of its own. A file named there cannot have a
+`tools_from` itself (no chains, hence no cycles).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from sim_mcp.errors import SpecError
-from sim_mcp.specs.model import Environment
-from sim_mcp.specs.schema import json_path, schema_problem, type_name
+from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason
+from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.specs.schema import json_path, type_name
+
+TOOLS_FROM = "tools_from"
+
+__all__ = ["TOOLS_FROM", "check_tool_schemas", "looks_native", "read_native", "tools_from_paths"]
 
 
 def looks_native(document: Any) -> bool:
@@ -18,39 +38,79 @@ def looks_native(document: Any) -> bool:
 def read_native(document: Any, source: str) -> Environment:
     if not isinstance(document, dict):
         raise SpecError(source, f"expected an environment (a mapping with name and tools), got {type_name(document)}")
+    # `tools_from` is how the file is read, not part of the environment: keep it out of the model.
+    fields = {key: value for key, value in document.items() if key != TOOLS_FROM}
     try:
-        environment = Environment.model_validate({**document, "source": source})
+        environment = Environment.model_validate({**fields, "source": source})
     except ValidationError as e:
         first = e.errors()[0]
         place = json_path(first["loc"])
-        raise SpecError(source, _pydantic_reason(first), place) from e
+        raise SpecError(source, pydantic_reason(first), place) from e
     check_tool_schemas(environment, source)
+    if TOOLS_FROM in document:
+        environment = _with_tools_from(environment, _includes(document[TOOLS_FROM], source), source)
     return environment
 
 
-def check_tool_schemas(environment: Environment, source: str) -> None:
-    """Each schema must be valid JSON Schema; MCP also needs input schemas to be objects."""
-    seen: set[str] = set()
-    for index, tool in enumerate(environment.tools):
-        place = f"tools[{index}]"
-        if tool.name in seen:
-            raise SpecError(source, f"tool {tool.name!r} is defined twice in this file", f"{place}.name")
-        seen.add(tool.name)
-        if problem := schema_problem(tool.input_schema):
-            raise SpecError(source, problem, f"{place}.input_schema")
-        if tool.input_schema.get("type") != "object":
-            raise SpecError(
-                source, f'expected "type": "object" (MCP tools take an object of arguments), '
-                f"got {tool.input_schema.get('type')!r}", f"{place}.input_schema.type"
-            )
-        if tool.output_schema is not None and (problem := schema_problem(tool.output_schema)):
-            raise SpecError(source, problem, f"{place}.output_schema")
+def tools_from_paths(document: Any, source: str) -> list[Path]:
+    """The files a native document takes tools from, so the registry does not also load them on their own.
+
+    Lenient: malformed entries are skipped here; `read_native` reports them.
+    """
+    if not looks_native(document):
+        return []
+    try:
+        return [include.path for include in _includes(document.get(TOOLS_FROM, []), source)]
+    except SpecError:
+        return []
 
 
-def _pydantic_reason(error: Any) -> str:
-    kind = error["type"]
-    if kind == "missing":
-        return "is required"
-    if kind == "extra_forbidden":
-        return f"unknown field (got {error['input']!r:.60})"
-    return f"{error['msg']} (got {error['input']!r:.60})"
+@dataclass(frozen=True)
+class _Include:
+    path: Path
+    format: str | None
+    place: str
+
+
+def _includes(value: Any, source: str) -> list[_Include]:
+    folder = Path(source).parent
+    items = [value] if isinstance(value, (str, dict)) else value
+    if not isinstance(items, list):
+        raise SpecError(source, f"expected a list of file paths, got {type_name(value)}", TOOLS_FROM)
+    includes = []
+    for index, item in enumerate(items):
+        place = f"{TOOLS_FROM}[{index}]"
+        path, format_ = (item.get("path"), item.get("format")) if isinstance(item, dict) else (item, None)
+        if isinstance(item, dict) and (extra := set(item) - {"path", "format"}):
+            raise SpecError(source, f"unknown field {sorted(extra)[0]!r} (expected path and format)", place)
+        if not isinstance(path, str) or not path:
+            raise SpecError(source, f"expected a file path (or {{path, format}}), got {type_name(item)}", place)
+        if format_ is not None and not isinstance(format_, str):
+            raise SpecError(source, f"expected a format name, got {type_name(format_)}", f"{place}.format")
+        includes.append(_Include(folder / path, format_, place))
+    return includes
+
+
+def _with_tools_from(environment: Environment, includes: list[_Include], source: str) -> Environment:
+    # Imported here: the formats package imports this module to register the native reader.
+    from sim_mcp.specs.formats import parse_document, read_document
+
+    tools: list[ToolSpec] = list(environment.tools)
+    origins = {tool.name: f"tools[{index}]" for index, tool in enumerate(tools)}
+    for include in includes:
+        if not include.path.is_file():
+            raise SpecError(source, f"no such file: {include.path}", include.place)
+        try:
+            document = parse_document(include.path)
+            if isinstance(document, dict) and TOOLS_FROM in document and include.format in (None, "native"):
+                raise SpecError(str(include.path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
+            included = read_document(document, str(include.path), include.format)
+        except SpecError as e:
+            raise SpecError(source, f"cannot take tools from {e}", include.place) from e
+        for tool in included.tools:
+            if (first := origins.get(tool.name)) is not None:
+                reason = f"tool {tool.name!r} from {include.path} is already defined at {first}"
+                raise SpecError(source, reason, include.place)
+            origins[tool.name] = f"{include.place} ({include.path.name})"
+            tools.append(tool)
+    return environment.model_copy(update={"tools": tools})

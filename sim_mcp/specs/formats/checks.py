@@ -1,0 +1,50 @@
+"""What every tool must satisfy once read, whatever format it came from, and how problems are worded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim_mcp.errors import SpecError
+from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.specs.schema import schema_problem
+
+
+def tool_schema_problem(tool: ToolSpec) -> tuple[str, str] | None:
+    """`(field, reason)` when a schema of `tool` is unusable, else None.
+
+    Schemas must be valid JSON Schema, and MCP needs input schemas to be objects. Returning the field
+    (rather than raising) lets each reader name the place in its own file format.
+    """
+    if problem := schema_problem(tool.input_schema):
+        return "input_schema", problem
+    if tool.input_schema.get("type") != "object":
+        reason = (
+            f'expected "type": "object" (MCP tools take an object of arguments), got {tool.input_schema.get("type")!r}'
+        )
+        return "input_schema.type", reason
+    if tool.output_schema is not None and (problem := schema_problem(tool.output_schema)):
+        return "output_schema", problem
+    return None
+
+
+def check_tool_schemas(environment: Environment, source: str) -> None:
+    """Each schema must be valid JSON Schema; MCP also needs input schemas to be objects."""
+    seen: set[str] = set()
+    for index, tool in enumerate(environment.tools):
+        place = f"tools[{index}]"
+        if tool.name in seen:
+            raise SpecError(source, f"tool {tool.name!r} is defined twice in this file", f"{place}.name")
+        seen.add(tool.name)
+        if found := tool_schema_problem(tool):
+            field, reason = found
+            raise SpecError(source, reason, f"{place}.{field}")
+
+
+def pydantic_reason(error: Any) -> str:
+    """One pydantic error dict as a short reason (the place is reported separately)."""
+    kind = error["type"]
+    if kind == "missing":
+        return "is required"
+    if kind == "extra_forbidden":
+        return f"unknown field (got {error['input']!r:.60})"
+    return f"{error['msg']} (got {error['input']!r:.60})"
