@@ -72,6 +72,8 @@ def _check(args: argparse.Namespace) -> int:
     for environment in catalog.environments.values():
         names = ", ".join(tool.name for tool in environment.tools)
         print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
+    for name, sources in catalog.shared_tool_names().items():
+        print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
     for error in catalog.errors:
         print(f"error {error}")
     total = len(catalog.environments) + len(catalog.errors)
@@ -148,6 +150,12 @@ def _parser() -> argparse.ArgumentParser:
         type=lambda text: text.split(","),
         help="comma-separated Host headers to accept besides loopback (SIM_MCP_ALLOWED_HOSTS)",
     )
+    serve.add_argument("--session-ttl", dest="session_ttl", type=float,
+                       help="delete sessions idle for this many seconds; 0 keeps them (default 0; SIM_MCP_SESSION_TTL)")
+    serve.add_argument("--max-sessions", dest="max_sessions", type=int,
+                       help="most sessions held at once (default 100000; SIM_MCP_MAX_SESSIONS)")
+    serve.add_argument("--max-state-bytes", dest="max_state_bytes", type=int,
+                       help="largest world state of one session, as JSON (default 1000000; SIM_MCP_MAX_STATE_BYTES)")
     serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
     serve.add_argument(
         "--default-session",

@@ -92,15 +92,37 @@ def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
     assert "env.json: line 2, column" in only_error(tmp_path)
 
 
-def test_a_tool_name_in_two_files_names_both(tmp_path: Path) -> None:
+def test_a_tool_name_in_two_environments_is_namespaced_on_the_shared_endpoint(tmp_path: Path) -> None:
     first = write(tmp_path, "a.yaml", GOOD)
     second = write(tmp_path, "b.yaml", GOOD.replace("name: notes", "name: journal"))
     catalog = load_catalog(tmp_path)
-    assert list(catalog.environments) == ["notes"]
-    message = str(catalog.errors[0])
-    assert str(first) in message
-    assert str(second) in message
-    assert "tool 'create_note' is also defined in" in message
+    assert catalog.errors == ()
+    assert sorted(catalog.tools) == ["journal__create_note", "notes__create_note"]
+    notes_tool = catalog.tool("notes__create_note")
+    assert notes_tool is not None
+    assert notes_tool.environment.name == "notes"
+    assert catalog.tool("create_note") is None
+    assert catalog.tool("create_note", "journal") is catalog.tool("journal__create_note")
+    assert catalog.shared_tool_names() == {"create_note": [str(first), str(second)]}
+
+
+def test_an_environment_name_in_two_files_names_both(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.yaml", GOOD)
+    second = write(tmp_path, "b.yaml", GOOD)
+    message = only_error(tmp_path)
+    assert message.startswith(f"{second}: name: environment 'notes' is already defined in {first}")
+
+
+def test_a_broken_edit_keeps_the_last_good_version_served(tmp_path: Path) -> None:
+    path = write(tmp_path, "notes.yaml", GOOD)
+    good = load_catalog(tmp_path)
+    path.write_text(GOOD + "  - name: [broken\n")
+    reloaded = load_catalog(tmp_path, previous=good)
+    assert reloaded.environments == good.environments
+    (error,) = reloaded.errors
+    assert str(error).startswith(str(path))
+    path.unlink()
+    assert load_catalog(tmp_path, previous=reloaded).environments == {}
 
 
 def test_missing_folder_is_an_error(tmp_path: Path) -> None:

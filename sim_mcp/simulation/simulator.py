@@ -63,6 +63,12 @@ class Simulator:
         """Answer one call in `session_id`; `scope` limits the tools to one environment."""
         arguments = {} if arguments is None else arguments
         tool = self.catalog.tool(tool_name, scope)
+        if tool is None and scope is None:
+            # A session bound to one environment knows its tools by their plain names, even on `/mcp`.
+            record = await self.store.get(session_id)
+            if record is not None and record.environment is not None:
+                scope = record.environment
+                tool = self.catalog.tool(tool_name, scope)
         if tool is None:
             return _refusal(self._unknown_tool_message(tool_name, scope))
         if (problem := self._argument_problem(tool, arguments)) is not None:
@@ -202,7 +208,7 @@ class Simulator:
         return value_problem(arguments, tool.input_validator, "arguments")
 
     def _unknown_tool_message(self, tool_name: str, scope: str | None) -> str:
-        names = sorted(tool.name for tool in self.catalog.tools_of(scope))
+        names = sorted(tool.served_name(scope) for tool in self.catalog.tools_of(scope))
         shown = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
         where = f" in environment {scope!r}" if scope else ""
         return (

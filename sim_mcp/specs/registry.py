@@ -15,23 +15,33 @@ from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import compile_schema
 
 
+# Where two environments define a tool of the same name, `/mcp` serves each as `{env}__{tool}`;
+# `/mcp/{env}` always serves plain names. (`__` rather than `.`: OpenAI function names forbid dots.)
+NAMESPACE_SEPARATOR = "__"
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
-    """A tool as served: its spec, its environment and its compiled schemas."""
+    """A tool as served: its spec, its environment, its compiled schemas, and its name on `/mcp`."""
 
     spec: ToolSpec
     environment: Environment
     input_validator: Validator
     output_validator: Validator | None
+    qualified_name: str
 
     @property
     def name(self) -> str:
         return self.spec.name
 
+    def served_name(self, scope: str | None) -> str:
+        """The name clients see: plain inside one environment, possibly namespaced across all of them."""
+        return self.spec.name if scope is not None else self.qualified_name
+
     @classmethod
-    def compile(cls, spec: ToolSpec, environment: Environment) -> Tool:
+    def compile(cls, spec: ToolSpec, environment: Environment, qualified_name: str | None = None) -> Tool:
         output = compile_schema(spec.output_schema) if spec.output_schema is not None else None
-        return cls(spec, environment, compile_schema(spec.input_schema), output)
+        return cls(spec, environment, compile_schema(spec.input_schema), output, qualified_name or spec.name)
 
 
 @dataclass(frozen=True)
@@ -39,48 +49,59 @@ class Catalog:
     """An immutable snapshot of everything loaded; a reload builds a new one."""
 
     environments: dict[str, Environment] = field(default_factory=dict)
-    tools: dict[str, Tool] = field(default_factory=dict)
+    tools: dict[str, Tool] = field(default_factory=dict, metadata={"doc": "by name on /mcp"})
     errors: tuple[SpecError, ...] = ()
+    by_environment: dict[str, dict[str, Tool]] = field(default_factory=dict)
 
     def environment(self, name: str) -> Environment | None:
         return self.environments.get(name)
 
     def tools_of(self, environment: str | None = None) -> list[Tool]:
         """Every tool, or those of one environment, in load order."""
-        return [tool for tool in self.tools.values() if environment is None or tool.environment.name == environment]
+        if environment is None:
+            return list(self.tools.values())
+        return list(self.by_environment.get(environment, {}).values())
 
     def tool(self, name: str, environment: str | None = None) -> Tool | None:
-        tool = self.tools.get(name)
-        if tool is None or (environment is not None and tool.environment.name != environment):
-            return None
-        return tool
+        """A tool by the name a client uses: on `/mcp` (no environment) or on `/mcp/{environment}`."""
+        if environment is None:
+            return self.tools.get(name)
+        return self.by_environment.get(environment, {}).get(name)
 
     @classmethod
     def build(cls, environments: list[Environment], errors: list[SpecError] | None = None) -> Catalog:
-        """Index environments, rejecting (as errors) any whose name or tool names are already taken."""
+        """Index environments (an environment name defined twice is an error); tool names that several
+        environments share are namespaced on `/mcp` as `{env}__{tool}`."""
         problems = list(errors or [])
         by_name: dict[str, Environment] = {}
-        tools: dict[str, Tool] = {}
         for environment in environments:
             if (other := by_name.get(environment.name)) is not None:
                 reason = f"environment {environment.name!r} is already defined in {other.source}"
                 problems.append(SpecError(environment.source, reason, "name"))
                 continue
-            clash = next((tool.name for tool in environment.tools if tool.name in tools), None)
-            if clash is not None:
-                first = tools[clash].environment.source
-                problems.append(
-                    SpecError(
-                        environment.source,
-                        f"tool {clash!r} is also defined in {first}; tool names must be unique across files",
-                        "tools",
-                    )
-                )
-                continue
             by_name[environment.name] = environment
+        owners: dict[str, int] = {}
+        for environment in by_name.values():
             for spec in environment.tools:
-                tools[spec.name] = Tool.compile(spec, environment)
-        return cls(by_name, tools, tuple(problems))
+                owners[spec.name] = owners.get(spec.name, 0) + 1
+        tools: dict[str, Tool] = {}
+        by_environment: dict[str, dict[str, Tool]] = {}
+        for environment in by_name.values():
+            scoped = by_environment.setdefault(environment.name, {})
+            for spec in environment.tools:
+                shared = owners[spec.name] > 1
+                qualified = f"{environment.name}{NAMESPACE_SEPARATOR}{spec.name}" if shared else spec.name
+                tool = Tool.compile(spec, environment, qualified)
+                scoped[spec.name] = tool
+                tools[qualified] = tool
+        return cls(by_name, tools, tuple(problems), by_environment)
+
+    def shared_tool_names(self) -> dict[str, list[str]]:
+        """Tool names defined by several environments -> the files defining them (served namespaced)."""
+        files: dict[str, list[str]] = {}
+        for tool in self.tools.values():
+            files.setdefault(tool.name, []).append(tool.environment.source)
+        return {name: sources for name, sources in files.items() if len(sources) > 1}
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -102,8 +123,11 @@ def spec_files(folder: Path) -> list[Path]:
     )
 
 
-def load_catalog(*paths: Path) -> Catalog:
+def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:
     """Load every spec file under `paths`; files that fail are reported in `Catalog.errors` and skipped.
+
+    With `previous` (a reload), a file that fails now but loaded before keeps its last good version
+    served, and its error is still reported.
 
     A file that a native file names in its `tools_from` is read as part of that environment, not as an
     environment of its own (its tools would otherwise be defined twice).
@@ -129,11 +153,18 @@ def load_catalog(*paths: Path) -> Catalog:
     for path, document in parsed:
         if path.resolve() in included:
             continue  # its errors, if any, are reported by the file that includes it
-        if isinstance(document, SpecError):
-            errors.append(document)
-            continue
         try:
+            if isinstance(document, SpecError):
+                raise document
             environments.append(read_document(document, str(path)))
         except SpecError as e:
             errors.append(e)
+            if (last_good := _environment_from(previous, path)) is not None:
+                environments.append(last_good)
     return Catalog.build(environments, errors)
+
+
+def _environment_from(catalog: Catalog | None, path: Path) -> Environment | None:
+    if catalog is None:
+        return None
+    return next((env for env in catalog.environments.values() if env.source == str(path)), None)

@@ -1,0 +1,43 @@
+"""Hot reload: watch the spec folders and swap in a new catalog when a spec file changes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+from watchfiles import Change, awatch
+
+from sim_mcp.server.runtime import Runtime
+from sim_mcp.specs.formats import SPEC_SUFFIXES
+from sim_mcp.specs.registry import Catalog
+
+logger = logging.getLogger("sim_mcp")
+
+OnReload = Callable[[Catalog, Catalog], Awaitable[None]]
+
+
+def is_spec_change(change: Change, path: str) -> bool:
+    name = Path(path).name
+    return Path(path).suffix in SPEC_SUFFIXES and not name.startswith(".")
+
+
+async def watch_specs(runtime: Runtime, on_reload: OnReload, *, stop: anyio.Event | None = None) -> None:
+    """Reload on every batch of spec-file changes; `on_reload(old, new)` then tells clients.
+
+    Runs until cancelled (or `stop` is set). Paths that don't exist yet are watched from their parent."""
+    roots = [str(path if path.exists() else path.parent) for path in runtime.settings.specs]
+    async for changes in awatch(*roots, watch_filter=is_spec_change, debounce=200, step=50, stop_event=stop):
+        old = runtime.catalog
+        new = runtime.reload()
+        logger.info(
+            "specs changed (%s): %d environments, %d tools",
+            ", ".join(sorted({Path(path).name for _, path in changes})),
+            len(new.environments),
+            len(new.tools),
+        )
+        try:
+            await on_reload(old, new)
+        except Exception:  # a failed notification must not stop the watcher
+            logger.exception("could not notify clients of the reload")
