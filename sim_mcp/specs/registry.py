@@ -14,7 +14,6 @@ from sim_mcp.specs.formats.native import tools_from_paths
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import compile_schema
 
-
 # Where two environments define a tool of the same name, `/mcp` serves each as `{env}__{tool}`;
 # `/mcp/{env}` always serves plain names. (`__` rather than `.`: OpenAI function names forbid dots.)
 NAMESPACE_SEPARATOR = "__"
