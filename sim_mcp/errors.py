@@ -9,6 +9,8 @@ The tree::
     ├── StoreError               a session store failed (which store, what operation)
     └── SessionError             misuse of sessions
         ├── SessionNotFound      no session with that id
+        ├── SessionExists        a session id asked for is already taken
+        ├── InvalidSessionInput  a session operation got a value it cannot use (names the field)
         └── SessionLimitExceeded a cap on sessions or on state size was reached
 
 Errors that reach an agent as a tool result are not exceptions: they are `is_error` results.
@@ -63,6 +65,21 @@ class SessionNotFound(SessionError):
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         super().__init__(f"no session with id {session_id!r}")
+
+
+class SessionExists(SessionError):
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"a session with id {session_id!r} already exists: choose another id, or omit it for one")
+
+
+class InvalidSessionInput(SessionError):
+    """A value given to a session operation that cannot be used; `field` names it (e.g. ``state.tickets``)."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
 
 
 class SessionLimitExceeded(SessionError):

@@ -1,15 +1,23 @@
 """The HTTP app: MCP over Streamable HTTP at `/mcp` (every environment) and `/mcp/{env}` (one), beside
-health and the session control API."""
+health and the session control API (`/sessions`, see `server/control.py`).
+
+With a token, every route but `/healthz` needs `Authorization: Bearer <token>`. With a session TTL, a
+task in the lifespan deletes idle sessions every TTL/4 (at most every minute), so a session lives
+between TTL and TTL plus that interval after its last use.
+"""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -17,8 +25,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sim_mcp import __version__
 from sim_mcp.config import Settings
+from sim_mcp.errors import SimMcpError
+from sim_mcp.server.auth import BearerTokenMiddleware
+from sim_mcp.server.control import control_routes
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.runtime import Runtime
+
+logger = logging.getLogger("sim_mcp")
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -27,7 +40,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     """The whole HTTP server as one Starlette app; its lifespan opens and closes the runtime."""
     runtime = runtime if runtime is not None else Runtime(settings)
     routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
-    server = build_mcp_server(runtime.simulator, routing)
+    server = build_mcp_server(runtime.simulator, routing, runtime.changes)
     manager = StreamableHTTPSessionManager(app=server, security_settings=transport_security(settings))
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 
@@ -36,17 +49,38 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Runtime]]:
-        async with runtime, manager.run():
+        async with runtime, manager.run(), anyio.create_task_group() as tasks:
+            if settings.session_ttl > 0:
+                tasks.start_soon(expire_idle_sessions, runtime, settings.session_ttl)
             yield {"runtime": runtime}
+            tasks.cancel_scope.cancel()
 
     routes = [
         Route("/mcp", mcp_endpoint),
         Route("/mcp/{env}", _KnownEnvironment(mcp_endpoint, runtime)),
         Route("/healthz", healthz, methods=["GET"]),
+        *control_routes(runtime),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(BearerTokenMiddleware, token=settings.token)] if settings.token else []
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.runtime = runtime
     return app
+
+
+async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:
+    """Delete sessions idle for over `ttl` seconds, every `ttl / 4` seconds (at most every minute), forever."""
+    interval = min(max(ttl / 4, 0.05), 60.0)
+    while True:
+        await anyio.sleep(interval)
+        try:
+            expired = await runtime.sessions.expire_idle(ttl)
+        except SimMcpError as e:  # a store hiccup: try again next round
+            logger.warning("expiring idle sessions failed: %s", e)
+            continue
+        for session_id in expired:
+            runtime.changes.forget(session_id)
+        if expired:
+            logger.info("expired %d idle sessions (--session-ttl %gs)", len(expired), ttl)
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings | None:

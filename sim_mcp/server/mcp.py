@@ -7,7 +7,6 @@ process's own session.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,12 +17,13 @@ from starlette.requests import Request
 
 from sim_mcp import __version__
 from sim_mcp.errors import SessionLimitExceeded
+from sim_mcp.server.resources import SessionChanges, resource_handlers
+from sim_mcp.simulation.sessions import SESSION_ID_PATTERN, SessionService
 from sim_mcp.simulation.simulator import CallResult, Simulator
 from sim_mcp.specs.registry import Catalog, Tool
 
 SESSION_QUERY_PARAM = "session"
 SESSION_HEADER = "sim-mcp-session"
-_SESSION_NAME = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
 
 
 @dataclass
@@ -45,7 +45,7 @@ class _Listing:
         if catalog is not self.catalog:
             self.catalog, self.by_scope = catalog, {}
         if scope not in self.by_scope:
-            self.by_scope[scope] = [to_mcp_tool(tool) for tool in catalog.tools_of(scope)]
+            self.by_scope[scope] = [to_mcp_tool(tool, tool.served_name(scope)) for tool in catalog.tools_of(scope)]
         return self.by_scope[scope]
 
 
@@ -53,8 +53,16 @@ class InvalidSessionName(ValueError):
     pass
 
 
-def build_mcp_server(simulator: Simulator, routing: SessionRouting) -> Server[Any]:
+def build_mcp_server(
+    simulator: Simulator, routing: SessionRouting, changes: SessionChanges | None = None
+) -> Server[Any]:
+    """The MCP server: tools from the catalog, and the session resources (`server/resources.py`).
+
+    `changes` is shared with whatever else changes sessions (the control API), so that their
+    subscribers hear about it; without one, the server keeps its own.
+    """
     listing = _Listing()
+    changes = changes if changes is not None else SessionChanges()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -75,14 +83,28 @@ def build_mcp_server(simulator: Simulator, routing: SessionRouting) -> Server[An
             outcome = await simulator.call(session_id, params.name, params.arguments, scope=scope_of(ctx))
         except (InvalidSessionName, SessionLimitExceeded) as e:
             outcome = CallResult(str(e), is_error=True)
+        if outcome.event is not None:  # committed: the session's resources changed
+            await changes.changed(session_id)
         return to_call_tool_result(outcome)
 
+    resources = resource_handlers(
+        SessionService(simulator),
+        changes,
+        session_of=lambda ctx: session_for(ctx, routing),
+        scope_of=scope_of,
+        connection_of=lambda ctx: connection_of(ctx, routing),
+    )
     return Server(
         "sim-mcp",
         version=__version__,
         instructions="Simulated tools: every call is answered by a simulator that keeps this session's world state.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=resources.list_resources,
+        on_read_resource=resources.read_resource,
+        on_subscribe_resource=resources.subscribe,
+        on_unsubscribe_resource=resources.unsubscribe,
+        on_subscriptions_listen=resources.listen,
     )
 
 
@@ -92,12 +114,20 @@ def session_for(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:
         return routing.process_session
     named = request.query_params.get(SESSION_QUERY_PARAM) or request.headers.get(SESSION_HEADER)
     if named is not None:
-        if not _SESSION_NAME.match(named):
+        if not SESSION_ID_PATTERN.match(named):
             raise InvalidSessionName(
                 f"invalid session name {named[:40]!r}: expected 1-128 characters of letters, digits and _ . : -"
             )
         return named
     return request.headers.get("mcp-session-id") or routing.default_session
+
+
+def connection_of(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:
+    """The client connection a request came on: its Mcp-Session-Id over HTTP, the process otherwise."""
+    request = ctx.request
+    if isinstance(request, Request):
+        return request.headers.get("mcp-session-id") or "no-session-id"
+    return routing.process_session
 
 
 def scope_of(ctx: ServerRequestContext[Any]) -> str | None:
@@ -109,7 +139,7 @@ def scope_of(ctx: ServerRequestContext[Any]) -> str | None:
     return None
 
 
-def to_mcp_tool(tool: Tool) -> types.Tool:
+def to_mcp_tool(tool: Tool, name: str) -> types.Tool:
     spec = tool.spec
     annotations = (
         types.ToolAnnotations(**spec.annotations.model_dump(exclude_none=True))
@@ -117,7 +147,7 @@ def to_mcp_tool(tool: Tool) -> types.Tool:
         else None
     )
     return types.Tool(
-        name=spec.name,
+        name=name,
         title=spec.title,
         description=spec.description or None,
         input_schema=spec.input_schema,

@@ -13,6 +13,6 @@ from sim_mcp.state.session import new_session_id
 async def serve_stdio(settings: Settings, session: str | None = None) -> None:
     runtime = Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
-    server = build_mcp_server(runtime.simulator, routing)
+    server = build_mcp_server(runtime.simulator, routing, runtime.changes)
     async with runtime, stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

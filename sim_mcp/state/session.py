@@ -54,7 +54,10 @@ class SessionRecord(BaseModel):
     initial_worlds: dict[str, Any] = Field(
         default_factory=dict, description="States given at creation, which reset returns to (beside initial_state)."
     )
-    snapshots: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    snapshots: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Name -> saved worlds, counters and event log (see Snapshot)."
+    )
+    forked_from: str | None = Field(default=None, description="The session this one was forked from.")
     event_count: int = 0
     error_count: int = 0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
@@ -70,7 +73,24 @@ class SessionRecord(BaseModel):
             "errors": self.error_count,
             "tokens": self.tokens.model_dump(),
             "snapshots": sorted(self.snapshots),
+            "forked_from": self.forked_from,
         }
+
+
+class Snapshot(BaseModel):
+    """A named copy of a session's worlds, counters and event log, which reset can return to.
+
+    Kept inside the record (as `snapshots[name]`, dumped to JSON) so that every store saves it with the
+    record, atomically; the event log is copied in so that a restore is exact even after the session's
+    own log was cleared by a reset.
+    """
+
+    taken_at: float = Field(default_factory=time.time)
+    worlds: dict[str, Any] = Field(default_factory=dict)
+    event_count: int = 0
+    error_count: int = 0
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    events: list[Event] = Field(default_factory=list)
 
 
 def new_session_id() -> str:

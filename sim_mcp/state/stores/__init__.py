@@ -2,15 +2,49 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from sim_mcp.errors import ConfigError
 from sim_mcp.state.stores.base import SessionStore
 from sim_mcp.state.stores.memory import MemoryStore
 
 __all__ = ["MemoryStore", "SessionStore", "open_store"]
 
+_EXPECTED = (
+    "expected 'memory', 'sqlite:///PATH' (relative; 'sqlite:////abs/path' for an absolute one) "
+    "or 'redis://HOST:PORT/DB' (--store / SIM_MCP_STORE)"
+)
+
 
 def open_store(url: str) -> SessionStore:
-    """A store for `url`; stores other than memory are imported only when asked for."""
+    """A store for `url`; stores other than memory are imported only when asked for.
+
+    Nothing connects here: `await store.start()` (which `Runtime` does) opens files and connections.
+    """
     if url in ("", "memory", "memory://"):
         return MemoryStore()
-    raise ConfigError(f"unsupported store {url!r}: expected 'memory' (SIM_MCP_STORE / --store)")
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme == "sqlite":
+        # As in SQLAlchemy: sqlite:///data/sessions.db is relative, sqlite:////var/lib/sessions.db absolute.
+        prefix = "sqlite:///"
+        path = url[len(prefix) :] if url.lower().startswith(prefix) else ""
+        if not path or "?" in path:
+            raise ConfigError(f"bad store URL {url!r}: sqlite needs a file path and no options; {_EXPECTED}")
+        from sim_mcp.state.stores.sqlite import SqliteStore
+
+        return SqliteStore(path)
+    if scheme in ("redis", "rediss"):
+        parts = urlsplit(url)
+        try:
+            port = parts.port
+        except ValueError as e:
+            raise ConfigError(f"bad store URL {url!r}: {e}; {_EXPECTED}") from e
+        database = parts.path.strip("/")
+        if not parts.hostname or (database and not database.isdigit()) or port == 0:
+            raise ConfigError(
+                f"bad store URL {url!r}: need a host, an optional port and a database number; {_EXPECTED}"
+            )
+        from sim_mcp.state.stores.redis import RedisStore
+
+        return RedisStore(url)
+    raise ConfigError(f"unsupported store {url!r}: {_EXPECTED}")

@@ -22,6 +22,9 @@ class SessionStore(Protocol):
 
     name: str
 
+    async def start(self) -> None:
+        """Connect or open files; raises `StoreError` naming the store when it cannot. Idempotent."""
+
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]: ...
 
     async def get(self, session_id: str) -> SessionRecord | None: ...

@@ -21,6 +21,9 @@ class MemoryStore:
         # Locks live only while someone holds or waits on them, so idle sessions cost no lock.
         self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
 
+    async def start(self) -> None:
+        return None
+
     @asynccontextmanager
     async def lock(self, session_id: str) -> AsyncIterator[None]:
         lock = self._locks.get(session_id)

@@ -1,0 +1,209 @@
+"""The session control API: JSON over HTTP beside `/mcp`, for harnesses; never part of the MCP tool list.
+
+    POST   /sessions                  {"env"?, "seed"?, "state"?, "state_mode"?, "id"?} -> 201 session
+    GET    /sessions                  -> {"sessions": [session...], "count"}
+    GET    /sessions/{id}             -> session + {"state"}
+    GET    /sessions/{id}/events      ?last=N -> {"id", "events": [...], "count"}
+    POST   /sessions/{id}/reset       {"snapshot"?} -> session + {"state"}
+    POST   /sessions/{id}/snapshots   {"name"} -> 201 session
+    POST   /sessions/{id}/fork        {"id"?} -> 201 session (the copy)
+    DELETE /sessions/{id}             -> 204
+
+A session is its summary plus `mcp_url`, the absolute URL of its MCP endpoint. Errors are JSON objects
+with an `error` message: 404 unknown id, 409 id taken, 422 bad body (with `field`), 429 too many
+sessions, 503 store failure. The rules behind each operation are in `simulation/sessions.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExceeded, SessionNotFound, StoreError
+from sim_mcp.server.runtime import Runtime
+from sim_mcp.simulation.sessions import SESSION_ID_PATTERN
+from sim_mcp.state.session import SessionRecord
+
+logger = logging.getLogger("sim_mcp")
+
+_Body = TypeVar("_Body", bound=BaseModel)
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _id_field() -> Any:
+    return Field(default=None, pattern=SESSION_ID_PATTERN.pattern, description="Choose the id (else one is generated).")
+
+
+class CreateSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    env: str | None = Field(default=None, description="Bind the session to one environment.")
+    seed: int | None = Field(default=None, strict=True)
+    state: Any = Field(default=None, description="Creation state: see state_mode.")
+    state_mode: Literal["merge", "replace"] = "merge"
+    id: str | None = _id_field()
+
+
+class ResetSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    snapshot: str | None = Field(default=None, description="Return to this snapshot, else to the creation state.")
+
+
+class TakeSnapshot(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=128)
+
+
+class ForkSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = _id_field()
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": message, **extra}
+
+
+def control_routes(runtime: Runtime) -> list[Route]:
+    api = _ControlApi(runtime)
+    return [
+        Route("/sessions", _json_errors(api.create), methods=["POST"]),
+        Route("/sessions", _json_errors(api.list), methods=["GET"]),
+        Route("/sessions/{id}", _json_errors(api.get), methods=["GET"]),
+        Route("/sessions/{id}", _json_errors(api.delete), methods=["DELETE"]),
+        Route("/sessions/{id}/events", _json_errors(api.events), methods=["GET"]),
+        Route("/sessions/{id}/reset", _json_errors(api.reset), methods=["POST"]),
+        Route("/sessions/{id}/snapshots", _json_errors(api.snapshot), methods=["POST"]),
+        Route("/sessions/{id}/fork", _json_errors(api.fork), methods=["POST"]),
+    ]
+
+
+class _ControlApi:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.sessions = runtime.sessions
+
+    async def create(self, request: Request) -> Response:
+        body = await _body(request, CreateSession)
+        record = await self.sessions.create(
+            env=body.env, seed=body.seed, state=body.state, state_mode=body.state_mode, session_id=body.id
+        )
+        view = _session_view(request, record)
+        return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
+
+    async def list(self, request: Request) -> Response:
+        records = await self.sessions.list()
+        return JSONResponse({"sessions": [_session_view(request, record) for record in records], "count": len(records)})
+
+    async def get(self, request: Request) -> Response:
+        record = await self.sessions.get(_id(request))
+        return JSONResponse({**_session_view(request, record), "state": self.sessions.state_of(record)})
+
+    async def events(self, request: Request) -> Response:
+        raw = request.query_params.get("last")
+        last: int | None = None
+        if raw is not None:
+            if not raw.isdigit():
+                raise _ApiError(422, f"last: expected a whole number of events, got {raw!r}", field="last")
+            last = int(raw)
+        session_id = _id(request)
+        events = await self.sessions.events(session_id, last=last)
+        dumped = [event.model_dump(mode="json") for event in events]
+        return JSONResponse({"id": session_id, "events": dumped, "count": len(dumped)})
+
+    async def reset(self, request: Request) -> Response:
+        body = await _body(request, ResetSession)
+        record = await self.sessions.reset(_id(request), snapshot=body.snapshot)
+        await self.runtime.changes.changed(record.id)
+        return JSONResponse({**_session_view(request, record), "state": self.sessions.state_of(record)})
+
+    async def snapshot(self, request: Request) -> Response:
+        body = await _body(request, TakeSnapshot)
+        record = await self.sessions.snapshot(_id(request), body.name)
+        return JSONResponse({**_session_view(request, record), "snapshot": body.name}, status_code=201)
+
+    async def fork(self, request: Request) -> Response:
+        body = await _body(request, ForkSession)
+        record = await self.sessions.fork(_id(request), new_id=body.id)
+        view = _session_view(request, record)
+        return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
+
+    async def delete(self, request: Request) -> Response:
+        session_id = _id(request)
+        await self.sessions.delete(session_id)
+        await self.runtime.changes.changed(session_id)
+        self.runtime.changes.forget(session_id)
+        return Response(status_code=204)
+
+
+def mcp_url(request: Request, record: SessionRecord) -> str:
+    """The session's MCP endpoint, absolute, from the URL the request came to."""
+    base = str(request.base_url).rstrip("/")
+    path = f"/mcp/{quote(record.environment, safe='')}" if record.environment is not None else "/mcp"
+    return f"{base}{path}?session={quote(record.id, safe='')}"
+
+
+def _session_view(request: Request, record: SessionRecord) -> dict[str, Any]:
+    return {**record.summary(), "mcp_url": mcp_url(request, record)}
+
+
+def _id(request: Request) -> str:
+    return str(request.path_params["id"])
+
+
+async def _body(request: Request, model: type[_Body]) -> _Body:
+    """The request's JSON body as `model`; an empty body counts as `{}`."""
+    raw = await request.body()
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise _ApiError(422, f"invalid JSON body: {e}", field=None) from e
+    if not isinstance(data, dict):
+        raise _ApiError(422, f"expected a JSON object as the body, got {type(data).__name__}", field=None)
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        problems = [
+            {"field": ".".join(str(part) for part in error["loc"]), "error": error["msg"]} for error in e.errors()
+        ]
+        got = f" (got {json.dumps(first['input'], default=str)[:80]})" if "input" in first and field else ""
+        message = f"{field}: {first['msg']}{got}" if field else str(first["msg"])
+        raise _ApiError(422, message, field=field, errors=problems) from e
+
+
+def _json_errors(handler: Endpoint) -> Endpoint:
+    """Turn the errors of session operations into JSON responses with the status that fits."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except _ApiError as e:
+            return JSONResponse(e.body, status_code=e.status)
+        except SessionNotFound as e:
+            return JSONResponse({"error": str(e), "id": e.session_id}, status_code=404)
+        except SessionExists as e:
+            return JSONResponse({"error": str(e), "id": e.session_id}, status_code=409)
+        except InvalidSessionInput as e:
+            return JSONResponse({"error": str(e), "field": e.field}, status_code=422)
+        except SessionLimitExceeded as e:
+            return JSONResponse({"error": str(e)}, status_code=429)
+        except StoreError as e:
+            logger.error("control API: %s", e)
+            return JSONResponse({"error": str(e)}, status_code=503)
+
+    return endpoint

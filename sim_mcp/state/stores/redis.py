@@ -1,0 +1,239 @@
+"""Sessions in Redis, shared by every `sim-mcp serve` process pointed at the same server and database.
+
+Keys (under a prefix, `sim-mcp` by default): `session:{id}` holds the record as JSON, `events:{id}` the
+event log as a list of JSON strings, `sessions` the set of ids, `lock:{id}` the session's lock.
+
+Calls to one session are serialized across processes by a lock with a lease: `SET lock NX PX` with a
+random token, kept alive by its holder while held, released by a compare-and-delete script; a process
+that dies holding it loses it after one lease. Writes made under the lock are fenced: they run in
+MULTI/EXEC after WATCHing the lock key and checking the token, so a holder whose lease ran out can
+never overwrite the work of the next one. Within one process, a local lock queues callers first so
+that only one of them polls Redis per session.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+from weakref import WeakValueDictionary
+
+import anyio
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
+
+from sim_mcp.errors import StoreError
+from sim_mcp.state.session import Event, SessionRecord
+
+logger = logging.getLogger("sim_mcp")
+
+_T = TypeVar("_T")
+
+# KEYS[1] lock key; ARGV[1] token. Delete the lock only if we still hold it.
+_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
+# KEYS[1] lock key; ARGV[1] token, ARGV[2] lease in ms. Extend the lease only if we still hold it.
+_EXTEND = (
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
+)
+
+
+class RedisStore:
+    name = "redis"
+
+    def __init__(self, url: str, *, prefix: str = "sim-mcp", lease_s: float = 30.0, wait_s: float = 600.0) -> None:
+        """`lease_s`: how long a lock outlives a holder that died; `wait_s`: how long a call waits for one."""
+        self.url = url
+        self.prefix = prefix
+        self.lease_s = lease_s
+        self.wait_s = wait_s
+        # Constructing the client does not connect; `start` checks that the server answers.
+        self._redis: Redis = Redis.from_url(url, socket_connect_timeout=5.0, health_check_interval=30)
+        self._local: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+        # Tokens of the locks this process holds; the local lock makes the holder of a session unique here.
+        self._held: dict[str, bytes] = {}
+
+    @property
+    def where(self) -> str:
+        """The URL without its password, for messages."""
+        return redacted(self.url)
+
+    async def start(self) -> None:
+        try:
+            await self._redis.ping()
+        except (redis_errors.RedisError, OSError) as e:
+            raise StoreError(f"redis store {self.where}: cannot reach the server (--store / SIM_MCP_STORE): {e}") from e
+
+    def _key(self, kind: str, session_id: str = "") -> str:
+        return f"{self.prefix}:{kind}:{session_id}" if session_id else f"{self.prefix}:{kind}"
+
+    async def _io(self, operation: str, awaitable: Awaitable[_T]) -> _T:
+        try:
+            return await awaitable
+        except redis_errors.RedisError as e:
+            raise StoreError(f"redis store {self.where}: {operation} failed: {e}") from e
+
+    @asynccontextmanager
+    async def lock(self, session_id: str) -> AsyncIterator[None]:
+        local = self._local.get(session_id)
+        if local is None:
+            local = self._local[session_id] = anyio.Lock()
+        async with local:
+            key = self._key("lock", session_id)
+            token = await self._acquire(key, session_id)
+            self._held[session_id] = token
+            try:
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(self._keep_alive, key, token, session_id)
+                    try:
+                        yield
+                    finally:
+                        tasks.cancel_scope.cancel()
+            except BaseExceptionGroup as group:
+                # The keep-alive task never raises, so the group only wraps what the caller's block raised.
+                if len(group.exceptions) == 1:
+                    raise group.exceptions[0] from None
+                raise
+            finally:
+                self._held.pop(session_id, None)
+                with anyio.CancelScope(shield=True):
+                    try:
+                        await self._redis.eval(_RELEASE, 1, key, token)
+                    except redis_errors.RedisError as e:
+                        # The lease frees it anyway; the next caller waits at most that long.
+                        logger.warning("redis store %s: releasing the lock of %r failed: %s", self.where, session_id, e)
+
+    async def _acquire(self, key: str, session_id: str) -> bytes:
+        token = secrets.token_hex(16).encode()
+        lease_ms = int(self.lease_s * 1000)
+        deadline = anyio.current_time() + self.wait_s
+        delay = 0.002
+        while True:
+            if await self._io(f"locking session {session_id!r}", self._redis.set(key, token, nx=True, px=lease_ms)):
+                return token
+            if anyio.current_time() >= deadline:
+                raise StoreError(
+                    f"redis store {self.where}: session {session_id!r} stayed locked by another call for "
+                    f"{self.wait_s:g}s; gave up waiting"
+                )
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    async def _keep_alive(self, key: str, token: bytes, session_id: str) -> None:
+        lease_ms = int(self.lease_s * 1000)
+        while True:
+            await anyio.sleep(self.lease_s / 3)
+            try:
+                held = await self._redis.eval(_EXTEND, 1, key, token, lease_ms)
+            except redis_errors.RedisError as e:
+                logger.warning("redis store %s: extending the lock of %r failed: %s", self.where, session_id, e)
+                continue
+            if not held:
+                # Writes are fenced, so a holder that lost its lease fails its commit instead of clobbering.
+                logger.warning("redis store %s: lost the lock of session %r (lease expired)", self.where, session_id)
+                return
+
+    async def _write(self, session_id: str, operation: str, build: Callable[[Pipeline], None]) -> builtins.list[Any]:
+        """Run `build`'s commands in one MULTI/EXEC, fenced by this process's lock token when it holds one."""
+        token = self._held.get(session_id)
+        lock_key = self._key("lock", session_id)
+        for _ in range(10):
+            try:
+                async with self._redis.pipeline(transaction=True) as pipe:
+                    if token is not None:
+                        await pipe.watch(lock_key)
+                        if await pipe.get(lock_key) != token:
+                            raise StoreError(
+                                f"redis store {self.where}: {operation} refused: the lock of session "
+                                f"{session_id!r} expired while held (the call took over {self.lease_s:g}s)"
+                            )
+                        pipe.multi()  # type: ignore[no-untyped-call]
+                    build(pipe)
+                    result: list[Any] = await pipe.execute()
+                    return result
+            except redis_errors.WatchError:
+                continue  # the keep-alive touched the lock key between WATCH and EXEC: check again
+            except redis_errors.RedisError as e:
+                raise StoreError(f"redis store {self.where}: {operation} failed: {e}") from e
+        raise StoreError(f"redis store {self.where}: {operation} failed: the lock key kept changing")
+
+    async def get(self, session_id: str) -> SessionRecord | None:
+        body = await self._io(f"reading session {session_id!r}", self._redis.get(self._key("session", session_id)))
+        return None if body is None else SessionRecord.model_validate_json(body)
+
+    async def list(self) -> builtins.list[SessionRecord]:
+        ids = sorted(await self._io("listing sessions", self._redis.smembers(self._key("sessions"))))
+        records: list[SessionRecord] = []
+        for start in range(0, len(ids), 500):
+            keys = [self._key("session", _text(raw)) for raw in ids[start : start + 500]]
+            bodies = await self._io("listing sessions", self._redis.mget(keys))
+            # An id whose record is gone (deleted between the two reads) is skipped.
+            records += [SessionRecord.model_validate_json(body) for body in bodies if body is not None]
+        return records
+
+    async def count(self) -> int:
+        return int(await self._io("counting sessions", self._redis.scard(self._key("sessions"))))
+
+    async def put(self, record: SessionRecord, events: builtins.list[Event] | None = None) -> None:
+        body = record.model_dump_json()
+        bodies = None if events is None else [event.model_dump_json() for event in events]
+
+        def build(pipe: Pipeline) -> None:
+            pipe.set(self._key("session", record.id), body)
+            pipe.sadd(self._key("sessions"), record.id)
+            if bodies is not None:
+                pipe.delete(self._key("events", record.id))
+                if bodies:
+                    pipe.rpush(self._key("events", record.id), *bodies)
+
+        await self._write(record.id, f"saving session {record.id!r}", build)
+
+    async def commit(self, record: SessionRecord, event: Event) -> None:
+        body, event_body = record.model_dump_json(), event.model_dump_json()
+
+        def build(pipe: Pipeline) -> None:
+            pipe.set(self._key("session", record.id), body)
+            pipe.rpush(self._key("events", record.id), event_body)
+            pipe.sadd(self._key("sessions"), record.id)
+
+        await self._write(record.id, f"committing event {event.seq} of session {record.id!r}", build)
+
+    async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
+        if last is not None and last <= 0:
+            return []
+        start = 0 if last is None else -last
+        bodies = await self._io(
+            f"reading the events of session {session_id!r}",
+            self._redis.lrange(self._key("events", session_id), start, -1),
+        )
+        return [Event.model_validate_json(body) for body in bodies]
+
+    async def delete(self, session_id: str) -> bool:
+        def build(pipe: Pipeline) -> None:
+            pipe.delete(self._key("session", session_id))
+            pipe.delete(self._key("events", session_id))
+            pipe.srem(self._key("sessions"), session_id)
+
+        results = await self._write(session_id, f"deleting session {session_id!r}", build)
+        return bool(results[0])
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def redacted(url: str) -> str:
+    """`url` with any password replaced by `***`."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))

@@ -1,0 +1,111 @@
+"""Servers and clients for the session tests: the app under uvicorn in a thread, `redis-server`, MCP clients."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from sim_mcp.config import Settings
+from sim_mcp.server.http import create_app
+from tests.servers import BUNDLED_SPECS, free_port
+
+ERAS = ["legacy", "auto"]
+NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
+
+
+def ticket(n: int) -> dict[str, str]:
+    return {"title": f"Issue {n}", "description": f"Something broke ({n}).", "customer_email": f"c{n}@acme.example"}
+
+
+def payload(result: Any) -> Any:
+    return json.loads(result.content[0].text)
+
+
+@contextmanager
+def app_server(**overrides: Any) -> Iterator[str]:
+    """`create_app(Settings(...))` served by uvicorn on 127.0.0.1 in a thread; yields the base URL."""
+    port = free_port()
+    settings = Settings(specs=[BUNDLED_SPECS], port=port, **overrides)
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"the test server on port {port} did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+
+
+@asynccontextmanager
+async def mcp_client(url: str, mode: str = "auto", token: str | None = None, **kwargs: Any) -> AsyncIterator[Client]:
+    """An SDK client for `url`, sending `Authorization: Bearer <token>` when given one."""
+    if token is None:
+        client = Client(url, mode=mode, **kwargs)
+    else:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        client = Client(streamable_http_client(url, http_client=http), mode=mode, **kwargs)
+    async with client:
+        yield client
+
+
+class RedisServer:
+    """A throwaway `redis-server` on a free port, no persistence."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        binary = shutil.which("redis-server")
+        assert binary is not None
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log = tmp_path / f"redis-{self.port}.log"
+        self._log_file = self.log.open("w")
+        command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(command, cwd=tmp_path, stdout=self._log_file, stderr=subprocess.STDOUT)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited:\n{self.log.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.02)
+        raise RuntimeError(f"redis-server not ready:\n{self.log.read_text()}")
+
+    def flush(self) -> None:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
+            sock.sendall(b"FLUSHALL\r\n")
+            sock.recv(64)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._log_file.close()
