@@ -52,6 +52,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     from sim_mcp.server.http import create_app
 
+    # Fail with a plain message, not a lifespan traceback, when the store cannot be opened or reached.
+    anyio.run(_check_store, settings.store)
     app = create_app(settings)
     runtime = app.state.runtime
     catalog: Catalog = runtime.catalog
@@ -64,6 +66,16 @@ def _serve(args: argparse.Namespace) -> int:
     )
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=args.log_level.lower(), lifespan="on")
     return 0
+
+
+async def _check_store(url: str) -> None:
+    from sim_mcp.state.stores import open_store
+
+    store = open_store(url)
+    try:
+        await store.start()
+    finally:
+        await store.aclose()
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -110,6 +122,72 @@ def _call(args: argparse.Namespace) -> int:
     return anyio.run(run)
 
 
+def _import(args: argparse.Namespace) -> int:
+    from sim_mcp.specs.formats import read_spec_file
+    from sim_mcp.specs.writer import environment_yaml
+
+    name = _environment_name(args.name)
+    environment = read_spec_file(Path(args.file), args.format)
+    if name is not None:
+        environment = environment.model_copy(update={"name": name})
+    header = f"Imported from {Path(args.file).name} by sim-mcp import."
+    return _write_spec(environment_yaml(environment, header=header), args.output, f"{len(environment.tools)} tools")
+
+
+def _capture(args: argparse.Namespace) -> int:
+    import os
+
+    from sim_mcp.capture import HttpServer, LiveServer, StdioServer, capture
+    from sim_mcp.specs.writer import environment_yaml
+
+    if bool(args.url) == bool(args.server_command):
+        raise ConfigError("capture: expected either --url URL or -- COMMAND ARGS... (exactly one of them)")
+    if args.server_command and args.header:
+        raise ConfigError("--header: only used with --url (a stdio command takes no HTTP headers)")
+    server: LiveServer = (
+        HttpServer(args.url, dict(_header(text) for text in args.header))
+        if args.url
+        else StdioServer(tuple(args.server_command), env=dict(os.environ))
+    )
+    name = _environment_name(args.name)
+    environment = anyio.run(lambda: capture(server, name=name, timeout=args.timeout))
+    header = f"Captured from {server.target} by sim-mcp capture: fill in initial_state and instructions."
+    return _write_spec(environment_yaml(environment, header=header), args.output, f"{len(environment.tools)} tools")
+
+
+def _environment_name(name: str | None) -> str | None:
+    """`--name`, checked against the environment name rule."""
+    from pydantic import ValidationError
+
+    from sim_mcp.specs.model import Environment
+
+    if name is not None:
+        try:
+            Environment(name=name)
+        except ValidationError as e:
+            raise ConfigError(f"--name: {name!r} is not an environment name: expected 1-64 of A-Z a-z 0-9 _ -") from e
+    return name
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip():
+        raise ConfigError(f"--header: expected 'Name: value', got {text!r}")
+    return name.strip(), value.strip()
+
+
+def _write_spec(text: str, output: Path | None, summary: str) -> int:
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"-o/--output: cannot write {output}: {e.strerror or e}") from e
+    print(f"wrote {output}: {summary}", file=sys.stderr)
+    return 0
+
+
 def _display_host(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "::") else host
 
@@ -150,12 +228,24 @@ def _parser() -> argparse.ArgumentParser:
         type=lambda text: text.split(","),
         help="comma-separated Host headers to accept besides loopback (SIM_MCP_ALLOWED_HOSTS)",
     )
-    serve.add_argument("--session-ttl", dest="session_ttl", type=float,
-                       help="delete sessions idle for this many seconds; 0 keeps them (default 0; SIM_MCP_SESSION_TTL)")
-    serve.add_argument("--max-sessions", dest="max_sessions", type=int,
-                       help="most sessions held at once (default 100000; SIM_MCP_MAX_SESSIONS)")
-    serve.add_argument("--max-state-bytes", dest="max_state_bytes", type=int,
-                       help="largest world state of one session, as JSON (default 1000000; SIM_MCP_MAX_STATE_BYTES)")
+    serve.add_argument(
+        "--session-ttl",
+        dest="session_ttl",
+        type=float,
+        help="delete sessions idle for this many seconds; 0 keeps them (default 0; SIM_MCP_SESSION_TTL)",
+    )
+    serve.add_argument(
+        "--max-sessions",
+        dest="max_sessions",
+        type=int,
+        help="most sessions held at once (default 100000; SIM_MCP_MAX_SESSIONS)",
+    )
+    serve.add_argument(
+        "--max-state-bytes",
+        dest="max_state_bytes",
+        type=int,
+        help="largest world state of one session, as JSON (default 1000000; SIM_MCP_MAX_STATE_BYTES)",
+    )
     serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
     serve.add_argument(
         "--default-session",
@@ -175,6 +265,31 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
     call.add_argument("--session", help="session name (default cli)")
     call.set_defaults(run=_call)
+
+    import_ = commands.add_parser("import", help="convert a spec file of any format to native YAML, for editing")
+    import_.add_argument("file", help="spec file: native, OpenAPI, MCP, OpenAI, Anthropic or BFCL")
+    import_.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    import_.add_argument("--format", help="the file's format, when detection guesses wrong")
+    import_.add_argument("--name", help="environment name (default: from the file)")
+    import_.set_defaults(run=_import)
+
+    capture = commands.add_parser(
+        "capture",
+        help="save a live MCP server's tools as a native spec",
+        usage="sim-mcp capture (--url URL | -- COMMAND [ARGS...]) [-o OUT] [--name NAME] [--header 'N: V'] ...",
+    )
+    capture.add_argument("--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8000/mcp")
+    capture.add_argument("server_command", nargs="*", metavar="COMMAND", help="after --: a stdio server's command")
+    capture.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    capture.add_argument("--name", help="environment name (default: the server's name)")
+    capture.add_argument(
+        "--header", action="append", default=[], help="HTTP header 'Name: value' for --url (repeatable)"
+    )
+    capture.add_argument("--timeout", type=float, default=30.0, help="seconds to connect and list tools (default 30)")
+    capture.add_argument(
+        "--log-level", dest="log_level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    capture.set_defaults(run=_capture)
     return parser
 
 

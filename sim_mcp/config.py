@@ -42,6 +42,9 @@ class Settings(BaseModel):
 
     seed: int = 0
     max_sessions: int = Field(default=100_000, ge=1)
+    session_ttl: float = Field(
+        default=0, ge=0, description="Seconds without calls after which a session is deleted; 0 keeps them."
+    )
     max_state_bytes: int = Field(default=1_000_000, gt=0)
     max_argument_bytes: int = Field(default=256_000, gt=0)
     default_session: str = Field(default="default", description="Session of modern-era HTTP calls naming none.")
