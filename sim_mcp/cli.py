@@ -246,6 +246,9 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         help="largest world state of one session, as JSON (default 1000000; SIM_MCP_MAX_STATE_BYTES)",
     )
+    serve.add_argument(
+        "--no-watch", dest="watch", action="store_false", default=None, help="don't reload specs when files change"
+    )
     serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
     serve.add_argument(
         "--default-session",

@@ -40,6 +40,8 @@ class Settings(BaseModel):
     )
     response_cache: int = Field(default=0, ge=0, description="Entries of the response cache; 0 turns it off.")
 
+    watch: bool = Field(default=True, description="Reload spec files when they change (hot reload).")
+
     seed: int = 0
     max_sessions: int = Field(default=100_000, ge=1)
     session_ttl: float = Field(

@@ -29,6 +29,7 @@ from sim_mcp.errors import SimMcpError
 from sim_mcp.server.auth import BearerTokenMiddleware
 from sim_mcp.server.control import control_routes
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.runtime import Runtime
 
 logger = logging.getLogger("sim_mcp")
@@ -52,6 +53,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         async with runtime, manager.run(), anyio.create_task_group() as tasks:
             if settings.session_ttl > 0:
                 tasks.start_soon(expire_idle_sessions, runtime, settings.session_ttl)
+            if settings.watch:
+                tasks.start_soon(hot_reload, runtime)
             yield {"runtime": runtime}
             tasks.cancel_scope.cancel()
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from sim_mcp import __version__
@@ -72,6 +74,8 @@ def build_mcp_server(
             session_id = session_for(ctx, routing)
         except InvalidSessionName:
             return types.ListToolsResult(tools=listing.tools(simulator.catalog, scope))
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            changes.watch_tools(connection_of(ctx, routing), ctx.session)
         record = await simulator.store.get(session_id)
         if record is not None and record.environment is not None and scope is None:
             scope = record.environment
@@ -87,6 +91,17 @@ def build_mcp_server(
             await changes.changed(session_id)
         return to_call_tool_result(outcome)
 
+    def input_schema_of(name: str) -> dict[str, Any] | None:
+        # The SDK checks a 2026-07-28 call's `Mcp-Param-*` headers against the tool's input schema; without
+        # this lookup it runs (and serializes) the whole tools/list on every call: 60% of a call's CPU.
+        catalog = simulator.catalog
+        tool = catalog.tool(name)
+        if tool is not None:
+            return tool.spec.input_schema
+        schemas = [tools[name].spec.input_schema for tools in catalog.by_environment.values() if name in tools]
+        # A plain name that several environments share (on /mcp/{env}): their schema if they agree, else none.
+        return schemas[0] if schemas and all(schema == schemas[0] for schema in schemas) else None
+
     resources = resource_handlers(
         SessionService(simulator),
         changes,
@@ -94,10 +109,11 @@ def build_mcp_server(
         scope_of=scope_of,
         connection_of=lambda ctx: connection_of(ctx, routing),
     )
-    return Server(
+    return _SimServer(
         "sim-mcp",
         version=__version__,
         instructions="Simulated tools: every call is answered by a simulator that keeps this session's world state.",
+        get_tool_input_schema=input_schema_of,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=resources.list_resources,
@@ -106,6 +122,20 @@ def build_mcp_server(
         on_unsubscribe_resource=resources.unsubscribe,
         on_subscriptions_listen=resources.listen,
     )
+
+
+class _SimServer(Server[Any]):
+    """The SDK server, advertising `listChanged` for tools and resources in the handshake era too (the
+    SDK asks for them at initialization; a hot reload and each committed call do change them)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
 def session_for(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:

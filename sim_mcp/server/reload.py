@@ -19,6 +19,7 @@ OnReload = Callable[[Catalog, Catalog], Awaitable[None]]
 
 
 def is_spec_change(change: Change, path: str) -> bool:
+    """watchfiles filter: spec files only (editors' hidden swap files ignored)."""
     name = Path(path).name
     return Path(path).suffix in SPEC_SUFFIXES and not name.startswith(".")
 
@@ -41,3 +42,17 @@ async def watch_specs(runtime: Runtime, on_reload: OnReload, *, stop: anyio.Even
             await on_reload(old, new)
         except Exception:  # a failed notification must not stop the watcher
             logger.exception("could not notify clients of the reload")
+
+
+async def hot_reload(runtime: Runtime, *, stop: anyio.Event | None = None) -> None:
+    """Watch the specs; when the tools clients see change, tell every listening client."""
+
+    async def notify(old: Catalog, new: Catalog) -> None:
+        if _listing(old) != _listing(new):
+            await runtime.changes.tools_changed()
+
+    await watch_specs(runtime, notify, stop=stop)
+
+
+def _listing(catalog: Catalog) -> dict[str, object]:
+    return {name: tool.spec for name, tool in catalog.tools.items()}

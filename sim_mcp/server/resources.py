@@ -23,7 +23,13 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated, ServerEvent
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 
 from sim_mcp.simulation.sessions import SessionService
@@ -53,11 +59,35 @@ class SessionChanges:
     session; resource events go only to the streams of the session that changed.
     """
 
-    def __init__(self, *, max_subscribers_per_session: int = 64) -> None:
+    def __init__(self, *, max_subscribers_per_session: int = 64, max_tool_watchers: int = 4096) -> None:
         self.bus = InMemorySubscriptionBus()
         self.max_subscribers_per_session = max_subscribers_per_session
+        self.max_tool_watchers = max_tool_watchers
         self._session_buses: dict[str, tuple[InMemorySubscriptionBus, int]] = {}
         self._subscribers: dict[str, dict[str, _Subscriber]] = {}
+        # Handshake-era connections that listed tools: told when the tool list changes (hot reload).
+        self._tool_watchers: dict[str, ServerSession] = {}
+
+    def watch_tools(self, connection: str, session: ServerSession) -> None:
+        """Handshake era: `connection` has listed tools, so it hears `notifications/tools/list_changed`."""
+        self._tool_watchers.pop(connection, None)
+        self._tool_watchers[connection] = session
+        while len(self._tool_watchers) > self.max_tool_watchers:
+            del self._tool_watchers[next(iter(self._tool_watchers))]  # the oldest goes first
+
+    async def tools_changed(self) -> None:
+        """The tool list changed: every 2026-07-28 listen stream and every handshake-era connection hears it."""
+        await self.bus.publish(ToolsListChanged())
+        for connection, session in list(self._tool_watchers.items()):
+            delivered = False
+            with anyio.move_on_after(_SEND_TIMEOUT_S):
+                try:
+                    await session.send_tool_list_changed()
+                    delivered = True
+                except Exception as e:  # fan-out boundary: a closed connection must not stop the others
+                    logger.debug("dropped tool-list watcher %s: %s", connection, e)
+            if not delivered:
+                self._tool_watchers.pop(connection, None)
 
     def listen_handler(self, session_id: str) -> ListenHandler:
         """Serves one `subscriptions/listen` stream of `session_id`."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import anyio
 from mcp.server.stdio import stdio_server
 
 from sim_mcp.config import Settings
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.runtime import Runtime
 from sim_mcp.state.session import new_session_id
 
@@ -14,5 +16,8 @@ async def serve_stdio(settings: Settings, session: str | None = None) -> None:
     runtime = Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
     server = build_mcp_server(runtime.simulator, routing, runtime.changes)
-    async with runtime, stdio_server() as (read_stream, write_stream):
+    async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
+        if settings.watch:
+            tasks.start_soon(hot_reload, runtime)
         await server.run(read_stream, write_stream, server.create_initialization_options())
+        tasks.cancel_scope.cancel()
