@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,8 +14,9 @@ from typing import Any
 import anyio
 
 from sim_mcp import __version__
-from sim_mcp.config import Settings
+from sim_mcp.config import ENV_PREFIX, Settings
 from sim_mcp.errors import ConfigError, SimMcpError
+from sim_mcp.logs import configure_logging
 from sim_mcp.specs.registry import Catalog, load_catalog
 
 logger = logging.getLogger("sim_mcp")
@@ -23,9 +25,7 @@ logger = logging.getLogger("sim_mcp")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=getattr(args, "log_level", "INFO"), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(getattr(args, "log_level", "INFO"), "json" if _log_format(args) == "json" else "text")
     try:
         result: int = args.run(args)
         return result
@@ -34,6 +34,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _log_format(args: argparse.Namespace) -> str | None:
+    flag: str | None = getattr(args, "log_format", None)
+    return flag or os.environ.get(ENV_PREFIX + "LOG_FORMAT")
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -64,7 +69,17 @@ def _serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=args.log_level.lower(), lifespan="on")
+    # On SIGTERM uvicorn stops accepting, lets in-flight calls finish (up to 30 s), then the lifespan
+    # closes the store; a call's commit is shielded from cancellation, so none is left half-written.
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=args.log_level.lower(),
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=30,
+    )
     return 0
 
 
@@ -246,6 +261,9 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         help="largest world state of one session, as JSON (default 1000000; SIM_MCP_MAX_STATE_BYTES)",
     )
+    serve.add_argument("--log-format", dest="log_format", choices=["text", "json"], help="SIM_MCP_LOG_FORMAT")
+    serve.add_argument("--rate-limit", dest="rate_limit", type=float, help="tool calls/s per session (0: none)")
+    serve.add_argument("--max-request-bytes", dest="max_request_bytes", type=int, help="largest HTTP body")
     serve.add_argument(
         "--no-watch", dest="watch", action="store_false", default=None, help="don't reload specs when files change"
     )

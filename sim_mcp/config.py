@@ -48,6 +48,9 @@ class Settings(BaseModel):
         default=0, ge=0, description="Seconds without calls after which a session is deleted; 0 keeps them."
     )
     max_state_bytes: int = Field(default=1_000_000, gt=0)
+    max_request_bytes: int = Field(default=4 * 1024 * 1024, gt=0, description="Largest HTTP request body accepted.")
+    rate_limit: float = Field(default=0, ge=0, description="Tool calls per second per session; 0 for no limit.")
+    log_format: Literal["text", "json"] = "text"
     max_argument_bytes: int = Field(default=256_000, gt=0)
     default_session: str = Field(default="default", description="Session of modern-era HTTP calls naming none.")
 

@@ -38,7 +38,7 @@ def payload(result: Any) -> Any:
 def app_server(**overrides: Any) -> Iterator[str]:
     """`create_app(Settings(...))` served by uvicorn on 127.0.0.1 in a thread; yields the base URL."""
     port = free_port()
-    settings = Settings(specs=[BUNDLED_SPECS], port=port, **overrides)
+    settings = Settings(**{"specs": [BUNDLED_SPECS], "port": port, **overrides})
     config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)

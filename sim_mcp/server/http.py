@@ -28,6 +28,7 @@ from sim_mcp.config import Settings
 from sim_mcp.errors import SimMcpError
 from sim_mcp.server.auth import BearerTokenMiddleware
 from sim_mcp.server.control import control_routes
+from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.runtime import Runtime
@@ -41,12 +42,44 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     """The whole HTTP server as one Starlette app; its lifespan opens and closes the runtime."""
     runtime = runtime if runtime is not None else Runtime(settings)
     routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
-    server = build_mcp_server(runtime.simulator, routing, runtime.changes)
-    manager = StreamableHTTPSessionManager(app=server, security_settings=transport_security(settings))
+    server = build_mcp_server(
+        runtime.simulator, routing, runtime.changes, metrics=runtime.metrics, limiter=runtime.limiter
+    )
+    manager = StreamableHTTPSessionManager(
+        app=server, security_settings=transport_security(settings), max_request_body_size=settings.max_request_bytes
+    )
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 
     async def healthz(request: Request) -> Response:
+        """The process is up."""
         return JSONResponse({"status": "ok", "version": __version__})
+
+    async def readyz(request: Request) -> Response:
+        """Ready to serve: specs loaded (at least one environment) and the store answering."""
+        catalog = runtime.catalog
+        problems = [] if catalog.environments else ["no environment is loaded (check --specs and the spec errors)"]
+        try:
+            with anyio.fail_after(5):
+                sessions = await runtime.store.count()
+        except (SimMcpError, TimeoutError, OSError) as e:
+            problems.append(f"the store ({settings.store}) does not answer: {type(e).__name__}")
+            sessions = None
+        body = {
+            "status": "not ready" if problems else "ready",
+            "problems": problems,
+            "environments": sorted(catalog.environments),
+            "tools": len(catalog.tools),
+            "sessions": sessions,
+            "spec_errors": [str(error) for error in catalog.errors],
+        }
+        return JSONResponse(body, status_code=503 if problems else 200)
+
+    async def metrics(request: Request) -> Response:
+        try:
+            sessions: int | None = await runtime.store.count()
+        except SimMcpError:
+            sessions = None
+        return Response(runtime.metrics.exposition(sessions), media_type=runtime.metrics.content_type)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Runtime]]:
@@ -62,9 +95,13 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         Route("/mcp", mcp_endpoint),
         Route("/mcp/{env}", _KnownEnvironment(mcp_endpoint, runtime)),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
         *control_routes(runtime),
     ]
-    middleware = [Middleware(BearerTokenMiddleware, token=settings.token)] if settings.token else []
+    middleware = [Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)]
+    if settings.token:
+        middleware.append(Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz")))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.runtime = runtime
     return app

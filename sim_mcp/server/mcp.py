@@ -19,9 +19,11 @@ from starlette.requests import Request
 
 from sim_mcp import __version__
 from sim_mcp.errors import SessionLimitExceeded
+from sim_mcp.server.limits import RateLimiter
+from sim_mcp.server.metrics import Metrics
 from sim_mcp.server.resources import SessionChanges, resource_handlers
 from sim_mcp.simulation.sessions import SESSION_ID_PATTERN, SessionService
-from sim_mcp.simulation.simulator import CallResult, Simulator
+from sim_mcp.simulation.simulator import CallResult, Simulator, refusal
 from sim_mcp.specs.registry import Catalog, Tool
 
 SESSION_QUERY_PARAM = "session"
@@ -56,7 +58,12 @@ class InvalidSessionName(ValueError):
 
 
 def build_mcp_server(
-    simulator: Simulator, routing: SessionRouting, changes: SessionChanges | None = None
+    simulator: Simulator,
+    routing: SessionRouting,
+    changes: SessionChanges | None = None,
+    *,
+    metrics: Metrics | None = None,
+    limiter: RateLimiter | None = None,
 ) -> Server[Any]:
     """The MCP server: tools from the catalog, and the session resources (`server/resources.py`).
 
@@ -84,9 +91,20 @@ def build_mcp_server(
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             session_id = session_for(ctx, routing)
-            outcome = await simulator.call(session_id, params.name, params.arguments, scope=scope_of(ctx))
-        except (InvalidSessionName, SessionLimitExceeded) as e:
-            outcome = CallResult(str(e), is_error=True)
+            if limiter is not None and not limiter.allow(session_id):
+                outcome = refusal(
+                    "rate_limited",
+                    f"rate limit exceeded: at most {limiter.rate:g} calls per second per session "
+                    "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
+                )
+            else:
+                outcome = await simulator.call(session_id, params.name, params.arguments, scope=scope_of(ctx))
+        except InvalidSessionName as e:
+            outcome = refusal("invalid_session", str(e))
+        except SessionLimitExceeded as e:
+            outcome = refusal("session_limit", str(e))
+        if metrics is not None:
+            metrics.observe(params.name, outcome)
         if outcome.event is not None:  # committed: the session's resources changed
             await changes.changed(session_id)
         return to_call_tool_result(outcome)

@@ -6,6 +6,8 @@ import logging
 from types import TracebackType
 
 from sim_mcp.config import Settings
+from sim_mcp.server.limits import RateLimiter
+from sim_mcp.server.metrics import Metrics
 from sim_mcp.server.resources import SessionChanges
 from sim_mcp.simulation.backends import Backend, load_backend
 from sim_mcp.simulation.sessions import SessionService
@@ -35,6 +37,8 @@ class Runtime:
         self.sessions = SessionService(self.simulator)
         # Subscribers to session resources, shared by the MCP server and the control API.
         self.changes = SessionChanges()
+        self.metrics = Metrics()
+        self.limiter = RateLimiter(settings.rate_limit)
         for error in self.catalog.errors:
             logger.warning("skipped spec: %s", error)
 
@@ -42,6 +46,7 @@ class Runtime:
         """Load the spec folders again; the new catalog serves from the next request on. A file that
         broke keeps its last good version served; sessions keep their state."""
         self.catalog = load_catalog(*self.settings.specs, previous=self.catalog)
+        self.metrics.reloads.inc()
         for error in self.catalog.errors:
             logger.warning("spec not (re)loaded: %s", error)
         return self.catalog

@@ -15,7 +15,9 @@ from sim_mcp.state.session import new_session_id
 async def serve_stdio(settings: Settings, session: str | None = None) -> None:
     runtime = Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
-    server = build_mcp_server(runtime.simulator, routing, runtime.changes)
+    server = build_mcp_server(
+        runtime.simulator, routing, runtime.changes, metrics=runtime.metrics, limiter=runtime.limiter
+    )
     async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
         if settings.watch:
             tasks.start_soon(hot_reload, runtime)

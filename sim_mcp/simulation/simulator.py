@@ -36,6 +36,9 @@ class CallResult:
     # The result goes into `structured_content` only for tools with an output schema, and never for errors.
     structured: bool = False
     event: Event | None = None
+    # "ok", "error" (a simulated failure such as not found), "failed" (no valid outcome could be had), or why
+    # the call was refused before simulation: "unknown_tool", "invalid_arguments", "wrong_environment", ...
+    kind: str = "ok"
 
     @property
     def text(self) -> str:
@@ -70,17 +73,18 @@ class Simulator:
                 scope = record.environment
                 tool = self.catalog.tool(tool_name, scope)
         if tool is None:
-            return _refusal(self._unknown_tool_message(tool_name, scope))
+            return refusal("unknown_tool", self._unknown_tool_message(tool_name, scope))
         if (problem := self._argument_problem(tool, arguments)) is not None:
-            return _refusal(f"invalid arguments for {tool_name}: {problem}")
+            return refusal("invalid_arguments", f"invalid arguments for {tool_name}: {problem}")
         async with self.store.lock(session_id):
             record = await self.store.get(session_id)
             if record is None:
                 record = await self._new_record(session_id, scope)
             if record.environment is not None and record.environment != tool.environment.name:
-                return _refusal(
+                return refusal(
+                    "wrong_environment",
                     f"unknown tool {tool_name!r} in this session: it belongs to environment "
-                    f"{tool.environment.name!r}, and the session to {record.environment!r}"
+                    f"{tool.environment.name!r}, and the session to {record.environment!r}",
                 )
             return await self._simulate_and_commit(record, tool, arguments)
 
@@ -141,7 +145,9 @@ class Simulator:
                     break
             request = replace(request, feedback=list(problems))
         latency_ms = (time.perf_counter() - started) * 1000
+        kind = "ok" if outcome is not None and not outcome.is_error else "error"
         if outcome is None:
+            kind = "failed"
             message = f"the simulator could not produce a valid result: {problems[-1] if problems else 'no answer'}"
             outcome = Outcome(result=message, is_error=True, note="; ".join(problems))
             new_world = world
@@ -172,7 +178,7 @@ class Simulator:
         with anyio.CancelScope(shield=True):
             await self.store.commit(updated, event)
         structured = tool.spec.output_schema is not None and not outcome.is_error and isinstance(outcome.result, dict)
-        return CallResult(outcome.result, outcome.is_error, structured, event)
+        return CallResult(outcome.result, outcome.is_error, structured, event, kind)
 
     def _check(self, outcome: Outcome, tool: Tool, world: Any) -> Any:
         """The state after the outcome's patch, or a message saying why the outcome is unusable."""
@@ -218,5 +224,6 @@ class Simulator:
         )
 
 
-def _refusal(message: str) -> CallResult:
-    return CallResult(message, is_error=True)
+def refusal(kind: str, message: str) -> CallResult:
+    """A call turned away before simulation: an error result, no event, the session untouched."""
+    return CallResult(message, is_error=True, kind=kind)
