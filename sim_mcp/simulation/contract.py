@@ -9,7 +9,6 @@ from jsonschema.protocols import Validator
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim_mcp.errors import BackendError
-from sim_mcp.errors import BackendError
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.state.session import Event, JsonPatch, TokenUsage
 
@@ -72,28 +71,11 @@ class SimulationRequest:
 
 class InvalidOutcome(BackendError):
     """A reply that breaks the contract (not JSON, wrong keys or types): the simulator asks again,
-    feeding this message back to the backend."""
-
-    def __init__(self, backend: str, message: str, *, model: str | None = None) -> None:
-        super().__init__(backend, message, model=model)
-        self.reason = message
-
-
-class InvalidOutcome(BackendError):
-    """A reply that is not a usable outcome (not JSON, wrong keys or types): worth asking again.
-
-    `reason` is the bare explanation, meant to go back to the model as feedback; `usage` holds the
-    tokens the rejected reply cost, so they can still be accounted for.
-    """
+    feeding `reason` back to the backend. `usage` holds the tokens the rejected reply cost."""
 
     def __init__(
-        self,
-        reason: str,
-        *,
-        backend: str = "simulator",
-        model: str | None = None,
-        usage: TokenUsage | None = None,
+        self, backend: str, message: str, *, model: str | None = None, usage: TokenUsage | None = None
     ) -> None:
-        self.reason = reason
+        super().__init__(backend, message, model=model)
+        self.reason = message
         self.usage = usage if usage is not None else TokenUsage()
-        super().__init__(backend, reason, model=model)

@@ -130,6 +130,7 @@ class Simulator:
             try:
                 candidate = await self.backend.simulate(request)
             except InvalidOutcome as e:
+                usage = usage + e.usage  # a rejected reply still cost its tokens
                 problems.append(e.reason)
             except BackendError as e:
                 problems.append(f"the backend failed: {e}")
@@ -139,7 +140,7 @@ class Simulator:
                 checked = self._check(candidate, tool, world)
                 if isinstance(checked, str):
                     problems.append(checked)
-                    self._forget(request)
+                    self.backend.forget(request)  # a cached outcome that failed the checks must not come back
                 else:
                     outcome, new_world = candidate, checked
                     break
@@ -198,11 +199,6 @@ class Simulator:
                 "(--max-state-bytes / SIM_MCP_MAX_STATE_BYTES)"
             )
         return new_world
-
-    def _forget(self, request: SimulationRequest) -> None:
-        forget = getattr(self.backend, "forget", None)
-        if callable(forget):
-            forget(request)
 
     def _argument_problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         size = len(json.dumps(arguments, separators=(",", ":"), default=str))

@@ -30,22 +30,42 @@ class Backend(ABC):
 
     async def start(self) -> None:
         """Check that the backend can work (keys present, URL reachable); raise `ConfigError` if not."""
+        return None
+
+    def forget(self, request: SimulationRequest) -> None:
+        """The outcome given for `request` failed the simulator's checks: don't give it again (caches)."""
+        return None
 
     async def aclose(self) -> None:
         """Release clients and connections."""
+        return None
 
 
 def load_backend(settings: Settings) -> Backend:
     """The backend named by `settings.backend`, imported only when asked for."""
     from sim_mcp.errors import ConfigError
 
+    backend: Backend
     match settings.backend:
         case "offline":
             from sim_mcp.simulation.backends.offline import OfflineBackend
 
             return OfflineBackend()
+        case "openai":
+            from sim_mcp.simulation.backends.openai import OpenAIBackend
+
+            backend = OpenAIBackend(settings)
+        case "anthropic":
+            from sim_mcp.simulation.backends.anthropic import AnthropicBackend
+
+            backend = AnthropicBackend(settings)
         case _:
             raise ConfigError(
                 f"unknown backend {settings.backend!r} (--backend / SIM_MCP_BACKEND): expected one of "
                 + ", ".join(BACKEND_NAMES)
             )
+    if settings.response_cache > 0:
+        from sim_mcp.simulation.cache import CachingBackend
+
+        backend = CachingBackend(backend, settings.response_cache)
+    return backend

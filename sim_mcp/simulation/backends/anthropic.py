@@ -1,0 +1,198 @@
+"""The `anthropic` backend: Claude through the Messages API.
+
+The static part of the prompt is a system block marked `cache_control: ephemeral`, so calls of one
+environment share a cached prefix. The outcome comes as the input of a forced tool call whose input
+schema is the contract; a reply without that tool call is parsed as text. The Messages API (SDK 2.x)
+takes no temperature: `--temperature` and an environment's `temperature` do not apply here. Retries on 429, 5xx, 529
+and connection errors are the SDK's own (exponential backoff with jitter, `Retry-After` honoured).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+import anyio
+from anthropic import AnthropicError, APIConnectionError, APIStatusError, APITimeoutError, AsyncAnthropic
+
+from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.simulation.backends import Backend
+from sim_mcp.simulation.contract import OUTCOME_SCHEMA, InvalidOutcome, Outcome, SimulationRequest
+from sim_mcp.simulation.parse import outcome_from_object, parse_outcome
+from sim_mcp.simulation.prompt import build_prompt
+from sim_mcp.state.session import TokenUsage
+
+if TYPE_CHECKING:
+    from anthropic.types import Message, ToolChoiceToolParam, ToolParam
+
+    from sim_mcp.config import Settings
+
+__all__ = ["AnthropicBackend"]
+
+_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+_TOKEN_VARIABLE = "ANTHROPIC_AUTH_TOKEN"
+_URL_VARIABLE = "ANTHROPIC_BASE_URL"
+# A gateway or test server may need no key, but requests must carry one.
+_PLACEHOLDER_KEY = "sim-mcp-no-key"
+_START_TIMEOUT_S = 5.0
+_TOOL_NAME = "simulate_outcome"
+_TOOL: ToolParam = {
+    "name": _TOOL_NAME,
+    "description": "Report the simulated tool call's outcome: its result, whether it failed, and the state patch.",
+    "input_schema": OUTCOME_SCHEMA,
+}
+_TOOL_CHOICE: ToolChoiceToolParam = {"type": "tool", "name": _TOOL_NAME}
+_SECRET = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
+_MESSAGE_CHARS = 500
+
+
+class AnthropicBackend(Backend):
+    """Simulates calls with a Claude model (`--backend anthropic`, `--base-url` or `ANTHROPIC_BASE_URL`)."""
+
+    name = "anthropic"
+
+    def __init__(self, settings: Settings, *, api_key: str | None = None) -> None:
+        self._settings = settings
+        self._base_url = settings.base_url or os.environ.get(_URL_VARIABLE) or None
+        self._api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
+        auth_token = os.environ.get(_TOKEN_VARIABLE) or None
+        self.model = settings.model
+        self._limiter = anyio.CapacityLimiter(settings.backend_concurrency)
+        self._client: AsyncAnthropic | None = None
+        if self._api_key is not None or auth_token is not None or self._base_url is not None:
+            self._client = AsyncAnthropic(
+                api_key=self._api_key or (None if auth_token else _PLACEHOLDER_KEY),
+                auth_token=auth_token,
+                base_url=self._base_url,
+                timeout=settings.timeout_s,
+                max_retries=settings.provider_retries,
+            )
+
+    async def start(self) -> None:
+        if self._client is None:
+            raise ConfigError(
+                f"backend anthropic needs an API key: set {_KEY_VARIABLE} (or {_TOKEN_VARIABLE}), or give "
+                f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
+            )
+        if self.model is None:
+            raise ConfigError("backend anthropic needs a model: give --model / SIM_MCP_MODEL")
+        if self._base_url is None:
+            return
+        try:
+            await self._client.with_options(max_retries=0, timeout=_START_TIMEOUT_S).models.list()
+        except APIStatusError:
+            pass  # It answered: the URL is right even if it has no /v1/models or wants a key there.
+        except APIConnectionError as e:
+            raise ConfigError(
+                f"cannot reach the Anthropic API at {self._base_url} (--base-url / SIM_MCP_BASE_URL / "
+                f"{_URL_VARIABLE}): {_cause(e)}"
+            ) from e
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+    async def simulate(self, request: SimulationRequest) -> Outcome:
+        model = self._model_for(request)
+        if self._client is None:
+            raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
+        prompt = build_prompt(
+            request,
+            history_events=self._settings.history_events,
+            state_budget_chars=self._settings.state_budget_chars,
+        )
+        max_tokens = self._max_tokens_for(request)
+        async with self._limiter:
+            try:
+                message = await self._client.messages.create(
+                    model=model,
+                    max_tokens=max_tokens,
+                    system=[{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
+                    messages=[{"role": "user", "content": prompt.user}],
+                    tools=[_TOOL],
+                    tool_choice=_TOOL_CHOICE,
+                )
+            except AnthropicError as e:
+                raise self._error(e, model) from e
+        return self._process_response(message, model, max_tokens)
+
+    def _process_response(self, message: Message, model: str, max_tokens: int) -> Outcome:
+        usage = _usage(message)
+        if message.stop_reason == "max_tokens":
+            raise InvalidOutcome(
+                self.name,
+                f"the reply was cut off at {max_tokens} tokens; answer with a shorter result",
+                model=model,
+                usage=usage,
+            )
+        tool_input = next(
+            (block.input for block in message.content if block.type == "tool_use" and block.name == _TOOL_NAME),
+            None,
+        )
+        try:
+            if tool_input is not None:
+                outcome = outcome_from_object(tool_input)
+            else:
+                outcome = parse_outcome("".join(block.text for block in message.content if block.type == "text"))
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
+        outcome.usage = usage
+        return outcome
+
+    def _model_for(self, request: SimulationRequest) -> str:
+        settings = request.environment.model_settings
+        model = (settings.model if settings is not None else None) or self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        return model
+
+    def _max_tokens_for(self, request: SimulationRequest) -> int:
+        settings = request.environment.model_settings
+        if settings is not None and settings.max_tokens is not None:
+            return settings.max_tokens
+        return self._settings.max_tokens
+
+    def _error(self, error: AnthropicError, model: str) -> BackendError:
+        """The one place SDK errors become ours; messages never carry the key."""
+        if isinstance(error, APITimeoutError):
+            message = f"no reply within {self._settings.timeout_s:g}s"
+            status = None
+        elif isinstance(error, APIConnectionError):
+            message = f"cannot reach {self._base_url or 'the Anthropic API'}: {_cause(error)}"
+            status = None
+        elif isinstance(error, APIStatusError):
+            message = _status_message(error)
+            status = error.status_code
+        else:
+            message = str(error)
+            status = None
+        return BackendError(self.name, self._redact(message), model=model, status=status)
+
+    def _redact(self, message: str) -> str:
+        if self._api_key:
+            message = message.replace(self._api_key, "***")
+        return _SECRET.sub(r"\1***", message)[:_MESSAGE_CHARS]
+
+
+def _usage(message: Message) -> TokenUsage:
+    # Anthropic counts cached and cache-writing input apart from `input_tokens`; ours is the total, like OpenAI's.
+    usage = message.usage
+    read = usage.cache_read_input_tokens or 0
+    written = usage.cache_creation_input_tokens or 0
+    return TokenUsage(input=usage.input_tokens + read + written, output=usage.output_tokens, cached=read)
+
+
+def _status_message(error: APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        detail = inner.get("message") if isinstance(inner, dict) else inner
+        if detail:
+            return str(detail)
+    return error.message
+
+
+def _cause(error: BaseException) -> str:
+    cause = error.__cause__ or error.__context__
+    return f"{error} ({cause})" if cause is not None and str(cause) else str(error)

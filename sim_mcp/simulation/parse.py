@@ -1,0 +1,130 @@
+"""Tolerant parsing of a model's reply into an `Outcome`.
+
+Models with structured output return the object itself; others wrap it in code fences or prose.
+Anything that still isn't an outcome raises `InvalidOutcome`, whose reason is written for the model
+to read on the next attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sim_mcp.simulation.contract import InvalidOutcome, Outcome
+
+__all__ = ["outcome_from_object", "parse_outcome"]
+
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)```", re.DOTALL)
+_OPS = ("add", "remove", "replace", "move", "copy", "test")
+_PREVIEW_CHARS = 200
+# Backends re-raise with their own name, model and token usage.
+_SOURCE = "reply"
+
+
+def parse_outcome(text: str) -> Outcome:
+    """The outcome in `text`: plain JSON, JSON in code fences, or the outermost JSON object in prose."""
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidOutcome(_SOURCE, "the reply was empty; expected one JSON object")
+    return outcome_from_object(_find_object(stripped))
+
+
+def outcome_from_object(value: object) -> Outcome:
+    """Check a decoded reply (e.g. a forced tool call's input) against the contract's keys and types."""
+    if not isinstance(value, dict):
+        raise InvalidOutcome(
+            _SOURCE, f"expected a JSON object with result, is_error and state_patch; got {_kind(value)}"
+        )
+    if "result" not in value:
+        raise InvalidOutcome(_SOURCE, f"the object has no 'result' key (keys: {', '.join(map(repr, value)) or 'none'})")
+    is_error = value.get("is_error", False)
+    if not isinstance(is_error, bool):
+        raise InvalidOutcome(_SOURCE, f"'is_error' must be true or false, got {_kind(is_error)}")
+    patch = value.get("state_patch")
+    if isinstance(patch, str):
+        # Some models send nested arrays of a tool call's input as JSON text.
+        try:
+            patch = json.loads(patch)
+        except json.JSONDecodeError:
+            raise InvalidOutcome(
+                _SOURCE, "'state_patch' must be an array of JSON Patch operations, got a string"
+            ) from None
+    return Outcome(result=value["result"], is_error=is_error, state_patch=_check_patch([] if patch is None else patch))
+
+
+def _find_object(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        error = e
+    for block in _FENCE.findall(text):
+        try:
+            return json.loads(block)
+        except json.JSONDecodeError as e:
+            error = e
+    found = _outermost_object(text)
+    if found is None:
+        raise InvalidOutcome(
+            _SOURCE,
+            f"the reply is not a JSON object with result, is_error and state_patch "
+            f"(JSON error: {error.msg} at line {error.lineno} column {error.colno}): {_preview(text)}",
+        )
+    return found
+
+
+def _outermost_object(text: str) -> dict[str, Any] | None:
+    """The first complete JSON object in `text` that has the contract's keys, if any."""
+    decoder = json.JSONDecoder()
+    index = text.find("{")
+    while index != -1:
+        try:
+            value, end = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            index = text.find("{", index + 1)
+            continue
+        if isinstance(value, dict) and ("result" in value or "state_patch" in value):
+            return value
+        # Objects nested in this one start before `end`: skipping them keeps the outermost.
+        index = text.find("{", end)
+    return None
+
+
+def _check_patch(patch: object) -> list[dict[str, Any]]:
+    if not isinstance(patch, list):
+        raise InvalidOutcome(_SOURCE, f"'state_patch' must be an array of JSON Patch operations, got {_kind(patch)}")
+    for index, op in enumerate(patch):
+        where = f"state_patch[{index}]"
+        if not isinstance(op, dict):
+            raise InvalidOutcome(_SOURCE, f"{where} must be an object like {{'op': 'add', 'path': ..., 'value': ...}}")
+        if op.get("op") not in _OPS:
+            raise InvalidOutcome(_SOURCE, f"{where}.op must be one of {', '.join(_OPS)}; got {op.get('op')!r}")
+        if not isinstance(op.get("path"), str):
+            raise InvalidOutcome(_SOURCE, f"{where}.path must be a JSON Pointer string, got {_kind(op.get('path'))}")
+        if op["op"] in ("add", "replace", "test") and "value" not in op:
+            raise InvalidOutcome(_SOURCE, f"{where}: a {op['op']!r} operation needs a 'value'")
+        if op["op"] in ("move", "copy") and not isinstance(op.get("from"), str):
+            raise InvalidOutcome(_SOURCE, f"{where}: a {op['op']!r} operation needs a 'from' JSON Pointer string")
+    return patch
+
+
+def _kind(value: object) -> str:
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "a boolean"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a string"
+        case list():
+            return "an array"
+        case dict():
+            return "an object"
+        case _:
+            return type(value).__name__
+
+
+def _preview(text: str) -> str:
+    return json.dumps(text[:_PREVIEW_CHARS] + ("..." if len(text) > _PREVIEW_CHARS else ""))
