@@ -57,8 +57,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     from sim_mcp.server.http import create_app
 
-    # Fail with a plain message, not a lifespan traceback, when the store cannot be opened or reached.
+    # Fail with a plain message, not a lifespan traceback, when the store or the backend can't work.
     anyio.run(_check_store, settings.store)
+    anyio.run(_check_backend, settings)
     app = create_app(settings)
     runtime = app.state.runtime
     catalog: Catalog = runtime.catalog
@@ -91,6 +92,17 @@ async def _check_store(url: str) -> None:
         await store.start()
     finally:
         await store.aclose()
+
+
+async def _check_backend(settings: Settings) -> None:
+    """Keys present, base URL reachable: said plainly before serving, not as a lifespan traceback."""
+    from sim_mcp.simulation.backends import load_backend
+
+    backend = load_backend(settings)
+    try:
+        await backend.start()
+    finally:
+        await backend.aclose()
 
 
 def _check(args: argparse.Namespace) -> int:
