@@ -1,4 +1,4 @@
-"""The `sim-mcp` command: serve, check, call."""
+"""The `sim-mcp` command: serve, check, call, export, import, capture."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from sim_mcp.server.http import create_app
+    from sim_mcp.server.live import ShutdownAwareServer
 
     # Fail with a plain message, not a lifespan traceback, when the store or the backend can't work.
     anyio.run(_check_store, settings.store)
@@ -66,13 +67,15 @@ def _serve(args: argparse.Namespace) -> int:
     print(
         f"sim-mcp {__version__}: {len(catalog.tools)} tools from {len(catalog.environments)} environments "
         f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}\n"
-        f"MCP endpoint: http://{_display_host(settings.host)}:{settings.port}/mcp",
+        f"MCP endpoint: http://{_display_host(settings.host)}:{settings.port}/mcp\n"
+        f"Web UI: http://{_display_host(settings.host)}:{settings.port}/ui",
         file=sys.stderr,
         flush=True,
     )
-    # On SIGTERM uvicorn stops accepting, lets in-flight calls finish (up to 30 s), then the lifespan
-    # closes the store; a call's commit is shielded from cancellation, so none is left half-written.
-    uvicorn.run(
+    # On SIGTERM uvicorn stops accepting, ends the web UI's event streams, lets in-flight calls finish
+    # (up to 30 s), then the lifespan closes the store; a call's commit is shielded from cancellation, so
+    # none is left half-written.
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -81,6 +84,7 @@ def _serve(args: argparse.Namespace) -> int:
         lifespan="on",
         timeout_graceful_shutdown=30,
     )
+    ShutdownAwareServer(config, on_shutdown=runtime.changes.live.close).run()
     return 0
 
 
@@ -116,8 +120,43 @@ def _check(args: argparse.Namespace) -> int:
     for error in catalog.errors:
         print(f"error {error}")
     total = len(catalog.environments) + len(catalog.errors)
-    print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
-    return 1 if catalog.errors or not catalog.environments else 0
+    tasks, task_errors = _check_tasks(paths, catalog)
+    if total or not tasks + task_errors:
+        print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
+    if tasks + task_errors:
+        print(f"{tasks} of {tasks + task_errors} tasks valid")
+    return 1 if catalog.errors or task_errors or not (catalog.environments or tasks) else 0
+
+
+def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
+    """Check the task files under `paths` (folders named `tasks`): their fields, their environment, and
+    the places their checks name. Prints a line per task; returns (valid tasks, invalid ones)."""
+    from sim_mcp.simulation.rewards import validate_task
+    from sim_mcp.specs.registry import TASKS_FOLDER
+    from sim_mcp.specs.tasks import load_tasks
+
+    tasks, errors = load_tasks(*paths)
+    beside: dict[Path, Catalog] = {}
+    valid, invalid = 0, len(errors)
+    for task in tasks.values():
+        environments = catalog
+        if catalog.environment(task.env) is None:
+            # A task file checked on its own: its environments are the specs beside its `tasks` folder.
+            folder = next((p.parent for p in Path(task.source).parents if p.name == TASKS_FOLDER), None)
+            if folder is not None:
+                environments = beside.setdefault(folder, load_catalog(folder))
+        problems, notes = validate_task(task, environments)
+        errors += problems
+        invalid += bool(problems)
+        if not problems:
+            valid += 1
+            judge = ", judge" if task.judge is not None else ""
+            print(f"ok    {task.source}: task {task.name!r} (env {task.env}, {len(task.checks)} checks{judge})")
+        for note in notes:
+            print(f"note  {note}")
+    for error in errors:
+        print(f"error {error}")
+    return valid, invalid
 
 
 def _call(args: argparse.Namespace) -> int:
@@ -147,6 +186,55 @@ def _call(args: argparse.Namespace) -> int:
         return 1 if outcome.is_error else 0
 
     return anyio.run(run)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from sim_mcp.export import export_from_server, export_from_store
+
+    if bool(args.url) == bool(args.store):
+        raise ConfigError("export: expected either --url URL (a running server) or --store STORE (exactly one)")
+    if bool(args.sessions) == bool(args.all):
+        raise ConfigError("export: name sessions with --session ID (repeatable), or give --all (exactly one)")
+    sessions = None if args.all else list(args.sessions)
+    if args.url:
+        token = args.token or os.environ.get(ENV_PREFIX + "TOKEN") or None
+        text, count = export_from_server(args.url, sessions, args.format, token=token)
+    else:
+        specs = Settings.load({"specs": args.specs}).specs
+        text, count = anyio.run(lambda: export_from_store(args.store, sessions, args.format, specs))
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(f"-o/--output: cannot write {args.output}: {e.strerror or e}") from e
+    lines = text.count("\n")
+    where = args.output or "standard output"
+    print(f"exported {count} session(s), {lines} line(s), {args.format} format, to {where}", file=sys.stderr)
+    return 0
+
+
+def _bench_fidelity(args: argparse.Namespace) -> int:
+    """Run fidelity scenarios through the chosen backend; print the table (and write --json). Exit 0
+    whatever the score: the score is the output."""
+    from sim_mcp.fidelity import load_scenarios, render_report, run_benchmark
+
+    paths = [Path(path) for path in args.scenarios] or [Path("benchmarks/fidelity")]
+    scenarios, errors = load_scenarios(*paths)
+    if errors:
+        raise ConfigError("invalid scenario files:\n" + "\n".join(f"  {error}" for error in errors))
+    if not scenarios:
+        raise ConfigError(f"no scenario files in {', '.join(map(str, paths))}")
+    settings = _settings(args)
+    report = anyio.run(lambda: run_benchmark(settings, scenarios, rules=args.rules))
+    print(render_report(report))
+    if args.json is not None:
+        try:
+            args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(f"--json: cannot write {args.json}: {e.strerror or e}") from e
+    return 0
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -233,7 +321,7 @@ def _parser() -> argparse.ArgumentParser:
             type=Path,
             help="spec file or folder (repeatable; default tool_specs; SIM_MCP_SPECS)",
         )
-        sub.add_argument("--backend", help="offline (default), anthropic or openai (SIM_MCP_BACKEND)")
+        sub.add_argument("--backend", help="offline (default), anthropic, openai or replay (SIM_MCP_BACKEND)")
         sub.add_argument("--model", help="model name for LLM backends (SIM_MCP_MODEL)")
         sub.add_argument(
             "--base-url", dest="base_url", help="provider URL, e.g. an OpenAI-compatible server (SIM_MCP_BASE_URL)"
@@ -241,6 +329,16 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--store", help="memory (default), sqlite:///PATH or redis://HOST:PORT/DB (SIM_MCP_STORE)")
         sub.add_argument("--seed", type=int, help="seed of new sessions (SIM_MCP_SEED)")
         sub.add_argument("--max-attempts", dest="max_attempts", type=int, help="tries per call before an error result")
+        sub.add_argument(
+            "--cassette", type=Path, metavar="FILE", help="replay backend: the file --record wrote (SIM_MCP_CASSETTE)"
+        )
+        sub.add_argument(
+            "--replay-fallback",
+            dest="replay_fallback",
+            metavar="BACKEND",
+            help="replay backend: simulate calls the cassette lacks with this backend, e.g. openai "
+            "(default: an error result; SIM_MCP_REPLAY_FALLBACK)",
+        )
         sub.add_argument("--log-level", dest="log_level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
 
     serve = commands.add_parser("serve", help="run the MCP server")
@@ -280,6 +378,49 @@ def _parser() -> argparse.ArgumentParser:
         "--no-watch", dest="watch", action="store_false", default=None, help="don't reload specs when files change"
     )
     serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
+    training = serve.add_argument_group("training and evaluation (docs/training.md)")
+    training.add_argument(
+        "--trajectories",
+        type=Path,
+        metavar="DIR",
+        help="folder: each session's events as DIR/<session>.jsonl, written per call",
+    )
+    training.add_argument(
+        "--record", type=Path, metavar="FILE", help="append every checked outcome to this cassette file"
+    )
+    training.add_argument(
+        "--fault-error-rate", dest="fault_error_rate", type=float, metavar="RATE", help="share of calls failing (0-1)"
+    )
+    training.add_argument(
+        "--fault-timeout-rate",
+        dest="fault_timeout_rate",
+        type=float,
+        metavar="RATE",
+        help="share of calls timing out (0-1)",
+    )
+    training.add_argument(
+        "--fault-timeout-ms",
+        dest="fault_timeout_ms",
+        type=float,
+        metavar="MS",
+        help="how long a timed-out call takes (10000)",
+    )
+    training.add_argument(
+        "--fault-malformed-rate",
+        dest="fault_malformed_rate",
+        type=float,
+        metavar="RATE",
+        help="share of truncated results (0-1)",
+    )
+    training.add_argument(
+        "--fault-latency-ms",
+        dest="fault_latency_ms",
+        metavar="LATENCY",
+        help="added latency: MS, uniform:MIN:MAX, normal:MEAN:STDDEV or exponential:MEAN",
+    )
+    training.add_argument(
+        "--fault-seed", dest="fault_seed", type=int, metavar="N", help="seed of the fault draws (default 0)"
+    )
     serve.add_argument(
         "--default-session",
         dest="default_session",
@@ -287,8 +428,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=_serve)
 
-    check = commands.add_parser("check", help="validate spec files and print a summary")
-    check.add_argument("paths", nargs="*", help="spec files or folders (default: --specs / tool_specs)")
+    check = commands.add_parser("check", help="validate spec and task files and print a summary")
+    check.add_argument(
+        "paths", nargs="*", help="spec files or folders, task files in their tasks/ folders (default: tool_specs)"
+    )
     check.add_argument("--specs", action="append", type=Path, help=argparse.SUPPRESS)
     check.set_defaults(run=_check)
 
@@ -298,6 +441,45 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
     call.add_argument("--session", help="session name (default cli)")
     call.set_defaults(run=_call)
+
+    export = commands.add_parser(
+        "export",
+        help="write sessions' trajectories as JSON Lines (events, or OpenAI chat messages for SFT)",
+        usage="sim-mcp export (--url URL [--token T] | --store STORE [--specs DIR]) (--session ID ... | --all) "
+        "[--format events|openai] [-o OUT]",
+    )
+    export.add_argument("--url", help="a running server's base URL, e.g. http://127.0.0.1:8765 (its control API)")
+    export.add_argument("--token", help="the server's bearer token (SIM_MCP_TOKEN)")
+    export.add_argument("--store", help="read a store directly instead, e.g. sqlite:///runs.db (server stopped)")
+    export.add_argument(
+        "--specs", action="append", type=Path, help="with --store: the spec folders, for the openai format's tools"
+    )
+    export.add_argument(
+        "--session", dest="sessions", action="append", default=[], metavar="ID", help="a session id (repeatable)"
+    )
+    export.add_argument("--all", action="store_true", help="every session, oldest first")
+    export.add_argument("--format", choices=["events", "openai"], default="events", help="default events")
+    export.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    export.add_argument(
+        "--log-level", dest="log_level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    export.set_defaults(run=_export)
+
+    bench = commands.add_parser(
+        "bench-fidelity", help="score a backend's consistency on scripted call sequences (docs/rewards.md)"
+    )
+    common(bench)
+    bench.add_argument(
+        "scenarios", nargs="*", help="scenario files or folders (default: benchmarks/fidelity)", metavar="SCENARIOS"
+    )
+    bench.add_argument(
+        "--rules",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="count the expectations that follow from the instructions: auto (backends with a model), always, never",
+    )
+    bench.add_argument("--json", type=Path, help="also write the full report, every expectation missed, as JSON")
+    bench.set_defaults(run=_bench_fidelity, log_level="WARNING")
 
     import_ = commands.add_parser("import", help="convert a spec file of any format to native YAML, for editing")
     import_.add_argument("file", help="spec file: native, OpenAPI, MCP, OpenAI, Anthropic or BFCL")

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sim_mcp.errors import ConfigError
+from sim_mcp.specs.model import Latency
 
 ENV_PREFIX = "SIM_MCP_"
 
@@ -54,6 +55,23 @@ class Settings(BaseModel):
     max_argument_bytes: int = Field(default=256_000, gt=0)
     default_session: str = Field(default="default", description="Session of modern-era HTTP calls naming none.")
 
+    # Training and evaluation (docs/training.md).
+    trajectories: Path | None = Field(default=None, description="Folder of per-session event logs (JSON Lines).")
+    record: Path | None = Field(default=None, description="Cassette file that checked outcomes are appended to.")
+    cassette: Path | None = Field(default=None, description="Cassette the replay backend answers from.")
+    replay_fallback: str | None = Field(default=None, description="Backend for calls the cassette lacks.")
+    fault_error_rate: float | None = Field(default=None, ge=0, le=1, description="Share of calls failing.")
+    fault_timeout_rate: float | None = Field(default=None, ge=0, le=1, description="Share of calls timing out.")
+    fault_timeout_ms: float | None = Field(default=None, ge=0, description="How long a timed-out call takes.")
+    fault_malformed_rate: float | None = Field(default=None, ge=0, le=1, description="Share of truncated results.")
+    fault_latency_ms: float | Latency | None = Field(default=None, description="Added latency, fixed or drawn.")
+    fault_seed: int | None = Field(default=None, description="Seed of the fault draws.")
+
+    @field_validator("fault_latency_ms", mode="before")
+    @classmethod
+    def _latency(cls, value: Any) -> float | Latency | None:
+        return None if value is None else Latency.of(value)
+
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
         """Defaults, then `SIM_MCP_*` variables, then `overrides` (flags); None values are ignored."""
@@ -72,4 +90,5 @@ class Settings(BaseModel):
             first = e.errors()[0]
             name = str(first["loc"][0]) if first["loc"] else "?"
             source = f"--{name.replace('_', '-')} / {ENV_PREFIX}{name.upper()}"
-            raise ConfigError(f"{source}: {first['msg']} (got {first.get('input')!r})") from e
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ConfigError(f"{source}: {message} (got {first.get('input')!r})") from e

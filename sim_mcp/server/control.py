@@ -4,14 +4,19 @@
     GET    /sessions                  -> {"sessions": [session...], "count"}
     GET    /sessions/{id}             -> session + {"state"}
     GET    /sessions/{id}/events      ?last=N -> {"id", "events": [...], "count"}
+    GET    /sessions/{id}/trajectory  ?format=events|openai -> JSON Lines (application/x-ndjson)
     POST   /sessions/{id}/reset       {"snapshot"?} -> session + {"state"}
     POST   /sessions/{id}/snapshots   {"name"} -> 201 session
     POST   /sessions/{id}/fork        {"id"?} -> 201 session (the copy)
     DELETE /sessions/{id}             -> 204
+    POST   /sessions/{id}/evaluate    {"task"?: NAME or {...}} -> the Evaluation (docs/rewards.md)
+    GET    /tasks                     -> {"tasks": [{name, env, difficulty, description, ...}], "count", "errors"}
+    GET    /tasks/{name}              -> the task
 
 A session is its summary plus `mcp_url`, the absolute URL of its MCP endpoint. Errors are JSON objects
 with an `error` message: 404 unknown id, 409 id taken, 422 bad body (with `field`), 429 too many
-sessions, 503 store failure. The rules behind each operation are in `simulation/sessions.py`.
+sessions, 502 the judge's provider failed, 503 store failure. The rules behind each operation are in
+`simulation/sessions.py` (and `simulation/rewards.py` for evaluations).
 """
 
 from __future__ import annotations
@@ -27,9 +32,26 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExceeded, SessionNotFound, StoreError
+from sim_mcp.errors import (
+    BackendError,
+    InvalidSessionInput,
+    SessionExists,
+    SessionLimitExceeded,
+    SessionNotFound,
+    SpecError,
+    StoreError,
+)
 from sim_mcp.server.runtime import Runtime
+from sim_mcp.simulation.rewards import evaluate_session
 from sim_mcp.simulation.sessions import SESSION_ID_PATTERN
+from sim_mcp.simulation.trajectory import (
+    TRAJECTORY_FORMATS,
+    agent_tools,
+    to_jsonl,
+    trajectory_format,
+    trajectory_lines,
+)
+from sim_mcp.specs.tasks import Task, parse_task
 from sim_mcp.state.session import SessionRecord
 
 logger = logging.getLogger("sim_mcp")
@@ -50,6 +72,15 @@ class CreateSession(BaseModel):
     state: Any = Field(default=None, description="Creation state: see state_mode.")
     state_mode: Literal["merge", "replace"] = "merge"
     id: str | None = _id_field()
+    task: str | None = Field(default=None, description="Start from this task: its env and its initial state.")
+
+
+class EvaluateSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: str | dict[str, Any] | None = Field(
+        default=None, description="A task's name, or a task inline; default: the task the session was created for."
+    )
 
 
 class ResetSession(BaseModel):
@@ -85,9 +116,13 @@ def control_routes(runtime: Runtime) -> list[Route]:
         Route("/sessions/{id}", _json_errors(api.get), methods=["GET"]),
         Route("/sessions/{id}", _json_errors(api.delete), methods=["DELETE"]),
         Route("/sessions/{id}/events", _json_errors(api.events), methods=["GET"]),
+        Route("/sessions/{id}/trajectory", _json_errors(api.trajectory), methods=["GET"]),
         Route("/sessions/{id}/reset", _json_errors(api.reset), methods=["POST"]),
         Route("/sessions/{id}/snapshots", _json_errors(api.snapshot), methods=["POST"]),
         Route("/sessions/{id}/fork", _json_errors(api.fork), methods=["POST"]),
+        Route("/sessions/{id}/evaluate", _json_errors(api.evaluate), methods=["POST"]),
+        Route("/tasks", _json_errors(api.tasks), methods=["GET"]),
+        Route("/tasks/{name}", _json_errors(api.task), methods=["GET"]),
     ]
 
 
@@ -98,9 +133,24 @@ class _ControlApi:
 
     async def create(self, request: Request) -> Response:
         body = await _body(request, CreateSession)
+        env, state, state_mode = body.env, body.state, body.state_mode
+        task = self._task(body.task) if body.task is not None else None
+        if task is not None:
+            if env is not None and env != task.env:
+                raise _ApiError(422, f"env: task {task.name!r} runs in {task.env!r}, not {env!r}", field="env")
+            if state is not None:
+                message = "state: the task brings its own initial state: give task or state, not both"
+                raise _ApiError(422, message, field="state")
+            env, state, state_mode = task.env, task.initial_state, task.state_mode
         record = await self.sessions.create(
-            env=body.env, seed=body.seed, state=body.state, state_mode=body.state_mode, session_id=body.id
+            env=env,
+            seed=body.seed,
+            state=state,
+            state_mode=state_mode,
+            session_id=body.id,
+            task=task.name if task is not None else None,
         )
+        self.runtime.changes.touched(record.id)
         view = _session_view(request, record)
         return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
 
@@ -124,6 +174,20 @@ class _ControlApi:
         dumped = [event.model_dump(mode="json") for event in events]
         return JSONResponse({"id": session_id, "events": dumped, "count": len(dumped)})
 
+    async def trajectory(self, request: Request) -> Response:
+        """The session as JSON Lines: its events, or one OpenAI chat episode (see `simulation/trajectory.py`)."""
+        raw = request.query_params.get("format", "events")
+        format = trajectory_format(raw)
+        if format is None:
+            expected = ", ".join(TRAJECTORY_FORMATS)
+            raise _ApiError(422, f"format: expected one of {expected}, got {raw!r}", field="format")
+        session_id = _id(request)
+        record = await self.sessions.get(session_id)
+        events = await self.sessions.events(session_id)
+        tools = agent_tools(self.runtime.catalog, record.environment)
+        body = to_jsonl(trajectory_lines(format, session_id, events, tools))
+        return Response(body, media_type="application/x-ndjson")
+
     async def reset(self, request: Request) -> Response:
         body = await _body(request, ResetSession)
         record = await self.sessions.reset(_id(request), snapshot=body.snapshot)
@@ -133,13 +197,54 @@ class _ControlApi:
     async def snapshot(self, request: Request) -> Response:
         body = await _body(request, TakeSnapshot)
         record = await self.sessions.snapshot(_id(request), body.name)
+        self.runtime.changes.touched(record.id)
         return JSONResponse({**_session_view(request, record), "snapshot": body.name}, status_code=201)
 
     async def fork(self, request: Request) -> Response:
         body = await _body(request, ForkSession)
         record = await self.sessions.fork(_id(request), new_id=body.id)
+        self.runtime.changes.touched(record.id)
         view = _session_view(request, record)
         return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
+
+    async def evaluate(self, request: Request) -> Response:
+        body = await _body(request, EvaluateSession)
+        session_id = _id(request)
+        given = body.task
+        if given is None:
+            given = (await self.sessions.get(session_id)).task
+            if given is None:
+                message = "task: expected a task name or a task inline (this session was not created for a task)"
+                raise _ApiError(422, message, field="task")
+        task = self._task(given)
+        evaluation = await evaluate_session(self.sessions, session_id, task, self.runtime.judge)
+        self.runtime.changes.touched(session_id)  # the web UI shows the new reward
+        return JSONResponse(evaluation.model_dump(mode="json"))
+
+    async def tasks(self, request: Request) -> Response:
+        tasks = [task.summary() for task in sorted(self.runtime.tasks.values(), key=lambda task: task.name)]
+        errors = [str(error) for error in self.runtime.task_errors]
+        return JSONResponse({"tasks": tasks, "count": len(tasks), "errors": errors})
+
+    async def task(self, request: Request) -> Response:
+        name = str(request.path_params["name"])
+        task = self.runtime.tasks.get(name)
+        if task is None:
+            return JSONResponse({"error": f"no task named {name!r}", "name": name}, status_code=404)
+        return JSONResponse(task.model_dump(mode="json", exclude_unset=True))  # as written in its file
+
+    def _task(self, given: str | dict[str, Any]) -> Task:
+        """A task by name (from the task files), or one given inline, checked like a task file."""
+        if isinstance(given, str):
+            task = self.runtime.tasks.get(given)
+            if task is None:
+                known = ", ".join(sorted(self.runtime.tasks)) or "none loaded"
+                raise _ApiError(422, f"task: unknown task {given!r}: expected one of {known}", field="task")
+            return task
+        try:
+            return parse_task(given, "task", default_name="inline", place="task")
+        except SpecError as e:
+            raise _ApiError(422, f"{e.place}: {e.reason}", field=e.place) from e
 
     async def delete(self, request: Request) -> Response:
         session_id = _id(request)
@@ -205,5 +310,8 @@ def _json_errors(handler: Endpoint) -> Endpoint:
         except StoreError as e:
             logger.error("control API: %s", e)
             return JSONResponse({"error": str(e)}, status_code=503)
+        except BackendError as e:  # the judge's provider (an evaluation)
+            logger.error("control API: %s", e)
+            return JSONResponse({"error": str(e)}, status_code=502)
 
     return endpoint

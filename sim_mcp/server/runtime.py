@@ -6,13 +6,18 @@ import logging
 from types import TracebackType
 
 from sim_mcp.config import Settings
+from sim_mcp.errors import SpecError
 from sim_mcp.server.limits import RateLimiter
 from sim_mcp.server.metrics import Metrics
 from sim_mcp.server.resources import SessionChanges
 from sim_mcp.simulation.backends import Backend, load_backend
+from sim_mcp.simulation.cassette import CassetteRecorder
+from sim_mcp.simulation.rewards import Judge, judge_for
 from sim_mcp.simulation.sessions import SessionService
-from sim_mcp.simulation.simulator import Simulator
+from sim_mcp.simulation.simulator import CommitHook, Simulator
+from sim_mcp.simulation.trajectory_writer import TrajectoryWriter
 from sim_mcp.specs.registry import Catalog, load_catalog
+from sim_mcp.specs.tasks import Task, load_tasks
 from sim_mcp.state.stores import SessionStore, open_store
 
 logger = logging.getLogger("sim_mcp")
@@ -33,7 +38,16 @@ class Runtime:
         self.catalog = catalog if catalog is not None else load_catalog(*settings.specs)
         self.backend = backend if backend is not None else load_backend(settings)
         self.store = store if store is not None else open_store(settings.store)
-        self.simulator = Simulator(lambda: self.catalog, self.backend, self.store, settings)
+        # After-commit hooks: `--trajectories DIR` and `--record FILE` (docs/training.md); checked here, so a
+        # folder or file that cannot be written fails at start, naming the flag.
+        self.trajectories = TrajectoryWriter(settings.trajectories) if settings.trajectories is not None else None
+        self.recorder = CassetteRecorder(settings.record) if settings.record is not None else None
+        hooks: list[CommitHook] = []
+        for hook in (self.trajectories, self.recorder):
+            if hook is not None:
+                hook.check()
+                hooks.append(hook)
+        self.simulator = Simulator(lambda: self.catalog, self.backend, self.store, settings, on_commit=hooks)
         self.sessions = SessionService(self.simulator)
         # Subscribers to session resources, shared by the MCP server and the control API.
         self.changes = SessionChanges()
@@ -41,11 +55,26 @@ class Runtime:
         self.limiter = RateLimiter(settings.rate_limit)
         for error in self.catalog.errors:
             logger.warning("skipped spec: %s", error)
+        # Tasks (the `tasks` folders beside the specs) and the judge of those with a rubric (None: offline).
+        self.tasks: dict[str, Task] = {}
+        self.task_errors: list[SpecError] = []
+        self.load_tasks()
+        self.judge: Judge | None = judge_for(
+            self.backend, max_attempts=settings.max_attempts, state_budget_chars=settings.state_budget_chars
+        )
+
+    def load_tasks(self) -> dict[str, Task]:
+        """Read the task files again (at start and on reload); files that fail are logged and skipped."""
+        self.tasks, self.task_errors = load_tasks(*self.settings.specs)
+        for error in self.task_errors:
+            logger.warning("skipped task: %s", error)
+        return self.tasks
 
     def reload(self) -> Catalog:
         """Load the spec folders again; the new catalog serves from the next request on. A file that
         broke keeps its last good version served; sessions keep their state."""
         self.catalog = load_catalog(*self.settings.specs, previous=self.catalog)
+        self.load_tasks()
         self.metrics.reloads.inc()
         for error in self.catalog.errors:
             logger.warning("spec not (re)loaded: %s", error)

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from typing import Any
 
 from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import Outcome, SimulationRequest
+from sim_mcp.simulation.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.state.session import TokenUsage
 
 __all__ = ["CachingBackend", "cache_key"]
@@ -55,6 +55,12 @@ class CachingBackend(Backend):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def can_complete(self) -> bool:
+        return self.inner.can_complete()
+
+    async def complete_json(self, request: JsonRequest) -> JsonReply:
+        return await self.inner.complete_json(request)  # not cached: only simulated outcomes are
 
     async def start(self) -> None:
         await self.inner.start()

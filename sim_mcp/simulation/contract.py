@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,31 @@ class SimulationRequest:
     output_validator: Validator | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class JsonRequest:
+    """A free-form request to a backend's model for one JSON object (the reward judge uses it)."""
+
+    system: str
+    user: str
+    # The JSON Schema the object must fit; `name` names it (a structured-output schema, a forced tool).
+    schema: dict[str, Any]
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class JsonReply:
+    """The object a model answered with, and what it cost."""
+
+    value: dict[str, Any]
+    usage: TokenUsage = field(default_factory=TokenUsage)
+
+
+def result_text(result: Any) -> str:
+    """A result as the text an MCP client gets: strings as they are, anything else as JSON."""
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
 class InvalidOutcome(BackendError):

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sim_mcp.simulation.contract import InvalidOutcome, Outcome
 
-__all__ = ["outcome_from_object", "parse_outcome"]
+__all__ = ["outcome_from_object", "parse_json_object", "parse_outcome"]
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)```", re.DOTALL)
 _OPS = ("add", "remove", "replace", "move", "copy", "test")
@@ -27,7 +28,30 @@ def parse_outcome(text: str) -> Outcome:
     stripped = text.strip()
     if not stripped:
         raise InvalidOutcome(_SOURCE, "the reply was empty; expected one JSON object")
-    return outcome_from_object(_find_object(stripped))
+    return outcome_from_object(
+        _find_object(stripped, _is_outcome, "a JSON object with result, is_error and state_patch")
+    )
+
+
+def parse_json_object(text: str, required: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON object in `text` (plain, in code fences, or the outermost object in prose) that has every
+    key of `required`; `InvalidOutcome` with a reason written for the model otherwise."""
+    stripped = text.strip()
+    wanted = f"a JSON object with {', '.join(required)}" if required else "a JSON object"
+    if not stripped:
+        raise InvalidOutcome(_SOURCE, f"the reply was empty; expected {wanted}")
+
+    def accept(value: dict[str, Any]) -> bool:
+        return all(key in value for key in required)
+
+    found = _find_object(stripped, accept, wanted)
+    if not isinstance(found, dict):
+        raise InvalidOutcome(_SOURCE, f"expected {wanted}; got {_kind(found)}")
+    missing = [key for key in required if key not in found]
+    if missing:
+        keys = ", ".join(map(repr, found)) or "none"
+        raise InvalidOutcome(_SOURCE, f"the object has no {', '.join(map(repr, missing))} (keys: {keys})")
+    return found
 
 
 def outcome_from_object(value: object) -> Outcome:
@@ -53,7 +77,11 @@ def outcome_from_object(value: object) -> Outcome:
     return Outcome(result=value["result"], is_error=is_error, state_patch=_check_patch([] if patch is None else patch))
 
 
-def _find_object(text: str) -> Any:
+def _is_outcome(value: dict[str, Any]) -> bool:
+    return "result" in value or "state_patch" in value
+
+
+def _find_object(text: str, accept: Callable[[dict[str, Any]], bool], wanted: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
@@ -63,18 +91,18 @@ def _find_object(text: str) -> Any:
             return json.loads(block)
         except json.JSONDecodeError as e:
             error = e
-    found = _outermost_object(text)
+    found = _outermost_object(text, accept)
     if found is None:
         raise InvalidOutcome(
             _SOURCE,
-            f"the reply is not a JSON object with result, is_error and state_patch "
+            f"the reply is not {wanted} "
             f"(JSON error: {error.msg} at line {error.lineno} column {error.colno}): {_preview(text)}",
         )
     return found
 
 
-def _outermost_object(text: str) -> dict[str, Any] | None:
-    """The first complete JSON object in `text` that has the contract's keys, if any."""
+def _outermost_object(text: str, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The first complete JSON object in `text` that `accept`s, if any."""
     decoder = json.JSONDecoder()
     index = text.find("{")
     while index != -1:
@@ -83,7 +111,7 @@ def _outermost_object(text: str) -> dict[str, Any] | None:
         except json.JSONDecodeError:
             index = text.find("{", index + 1)
             continue
-        if isinstance(value, dict) and ("result" in value or "state_patch" in value):
+        if isinstance(value, dict) and accept(value):
             return value
         # Objects nested in this one start before `end`: skipping them keeps the outermost.
         index = text.find("{", end)

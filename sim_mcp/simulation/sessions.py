@@ -10,9 +10,10 @@ Rules:
   replaces); with `"replace"` it is the whole state. For a session bound to an environment, `state` is
   that environment's state; for an unbound one, an object keyed by environment name. The result is
   the session's *creation state*, which reset returns to.
-- **Reset** to the creation state clears the event log and the counters (events, errors, tokens); the
-  session keeps its id, environment, seed and snapshots. **Reset to a snapshot** restores the worlds,
-  counters and event log saved in it, so the next call is event `n + 1` for a snapshot taken after `n`.
+- **Reset** to the creation state clears the event log, the counters (events, errors, tokens) and the
+  latest evaluation; the session keeps its id, environment, seed, task and snapshots. **Reset to a
+  snapshot** restores the worlds, counters and event log saved in it, so the next call is event
+  `n + 1` for a snapshot taken after `n`.
 - **Snapshot** saves the worlds, counters and event log under a name; a name taken is overwritten.
 - **Fork** copies everything (worlds, creation state, snapshots, event log) under a new id; the copy
   then lives on its own: calls to either never touch the other.
@@ -53,8 +54,10 @@ class SessionService:
         state: Any = None,
         state_mode: StateMode = "merge",
         session_id: str | None = None,
+        task: str | None = None,
     ) -> SessionRecord:
-        """A new, empty session; `session_id` names it (else an unguessable id is generated)."""
+        """A new, empty session; `session_id` names it (else an unguessable id is generated); `task` records
+        the task it runs (its env and state are given by the caller: see `rewards.task_session_arguments`)."""
         catalog = self.simulator.catalog
         if env is not None and catalog.environment(env) is None:
             raise InvalidSessionInput(
@@ -77,6 +80,7 @@ class SessionService:
                 created_at=now,
                 updated_at=now,
                 initial_worlds=initial,
+                task=task,
             )
             await self.simulator.store.put(record, [])
         return record
@@ -118,6 +122,7 @@ class SessionService:
                         "error_count": 0,
                         "tokens": TokenUsage(),
                         "updated_at": now,
+                        "evaluation": None,
                     }
                 )
                 await self.simulator.store.put(updated, [])
@@ -136,6 +141,7 @@ class SessionService:
                     "error_count": saved.error_count,
                     "tokens": saved.tokens,
                     "updated_at": now,
+                    "evaluation": None,
                 }
             )
             await self.simulator.store.put(updated, saved.events)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,11 +21,14 @@ import jsonpointer
 from sim_mcp.config import Settings
 from sim_mcp.errors import BackendError, SessionLimitExceeded
 from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import InvalidOutcome, Outcome, SimulationRequest
+from sim_mcp.simulation.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
+from sim_mcp.simulation.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
+
+logger = logging.getLogger("sim_mcp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,19 +46,45 @@ class CallResult:
 
     @property
     def text(self) -> str:
-        return self.result if isinstance(self.result, str) else json.dumps(self.result, ensure_ascii=False)
+        return result_text(self.result)
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A call just committed, as `on_commit` hooks see it."""
+
+    record: SessionRecord  # the session after the call
+    event: Event
+    # What the backend was (or would have been) asked: the state before the call; None for an event that is
+    # no tool call (a message of the conversation with the simulated user).
+    request: SimulationRequest | None
+    # The backend's outcome that passed the checks; None when the simulator answered by itself (no valid
+    # outcome could be had, or an error or timeout fault), and for messages.
+    outcome: Outcome | None
+
+
+CommitHook = Callable[[Commit], Awaitable[None]]
+"""Called after each commit, under the session's lock (so in commit order per session); its errors are logged."""
 
 
 class Simulator:
     """Answers tool calls for any session, through one backend, keeping state in one store."""
 
     def __init__(
-        self, catalog: Callable[[], Catalog], backend: Backend, store: SessionStore, settings: Settings
+        self,
+        catalog: Callable[[], Catalog],
+        backend: Backend,
+        store: SessionStore,
+        settings: Settings,
+        *,
+        on_commit: Sequence[CommitHook] = (),
     ) -> None:
         self._catalog = catalog
         self.backend = backend
         self.store = store
         self.settings = settings
+        self.on_commit = list(on_commit)
+        self._faults = server_faults(settings)
 
     @property
     def catalog(self) -> Catalog:
@@ -110,6 +140,9 @@ class Simulator:
         world = self.world_of(record, environment.name)
         history = self.settings.history_events
         recent = await self.store.events(record.id, last=history) if history else []
+        # Injected faults are the simulator's doing, not the world's: the backend is not shown them; nor the
+        # conversation with the simulated user, which is no call.
+        recent = [event for event in recent if event.fault is None and event.kind == "tool_call"]
         request = SimulationRequest(
             environment=environment,
             tool=tool.spec,
@@ -122,11 +155,15 @@ class Simulator:
             output_validator=tool.output_validator,
         )
         started = time.perf_counter()
+        fault = self._fault(record, tool)
+        if fault.delay_ms > 0:
+            await anyio.sleep(fault.delay_ms / 1000)
         usage = TokenUsage()
         problems: list[str] = []
         outcome: Outcome | None = None
         new_world: Any = world
-        for _ in range(self.settings.max_attempts):
+        attempts = 0 if fault.kind in ("error", "timeout") else self.settings.max_attempts
+        for _ in range(attempts):
             try:
                 candidate = await self.backend.simulate(request)
             except InvalidOutcome as e:
@@ -146,12 +183,25 @@ class Simulator:
                     break
             request = replace(request, feedback=list(problems))
         latency_ms = (time.perf_counter() - started) * 1000
+        checked = outcome
         kind = "ok" if outcome is not None and not outcome.is_error else "error"
-        if outcome is None:
+        if fault.kind in ("error", "timeout"):
+            kind = "fault"
+            outcome = Outcome(result=fault.message, is_error=True, note=f"injected fault: {fault.kind}")
+        elif outcome is None:
             kind = "failed"
             message = f"the simulator could not produce a valid result: {problems[-1] if problems else 'no answer'}"
             outcome = Outcome(result=message, is_error=True, note="; ".join(problems))
             new_world = world
+        elif fault.kind == "malformed":
+            kind = "fault"
+            full = result_text(outcome.result)
+            cut = truncated(full, fault.keep)
+            note = (
+                f"injected fault: malformed (the result arrived cut off after {len(cut)} of {len(full)} characters; "
+                "the call itself was carried out)"
+            )
+            outcome = outcome.model_copy(update={"result": cut, "is_error": False, "note": note})
         event = Event(
             seq=record.event_count + 1,
             at=time.time(),
@@ -165,6 +215,7 @@ class Simulator:
             latency_ms=round(latency_ms, 3),
             tokens=usage,
             note=outcome.note,
+            fault=fault.kind if kind == "fault" else None,
         )
         updated = record.model_copy(
             update={
@@ -178,8 +229,63 @@ class Simulator:
         # Once the outcome exists, committing it is not abandoned half-way by a cancelled client.
         with anyio.CancelScope(shield=True):
             await self.store.commit(updated, event)
-        structured = tool.spec.output_schema is not None and not outcome.is_error and isinstance(outcome.result, dict)
+            await self._committed(Commit(updated, event, request, checked))
+        structured = (
+            tool.spec.output_schema is not None
+            and not outcome.is_error
+            and isinstance(outcome.result, dict)
+            and event.fault is None
+        )
         return CallResult(outcome.result, outcome.is_error, structured, event, kind)
+
+    async def commit_events(self, record: SessionRecord, events: Sequence[Event]) -> SessionRecord:
+        """Append events that are no tool calls (the conversation with the simulated user) to a session, as
+        `call` commits a call: numbered after its log, counted, each followed by the `on_commit` hooks.
+        The caller holds the session's lock and has read `record` under it; returns the record after them."""
+        updated = record
+        with anyio.CancelScope(shield=True):
+            for given in events:
+                event = given.model_copy(update={"seq": updated.event_count + 1})
+                updated = updated.model_copy(
+                    update={
+                        "updated_at": event.at,
+                        "event_count": event.seq,
+                        "error_count": updated.error_count + int(event.is_error),
+                        "tokens": updated.tokens + event.tokens,
+                    }
+                )
+                await self.store.commit(updated, event)
+                await self._committed(Commit(updated, event, None, None))
+        return updated
+
+    def _fault(self, record: SessionRecord, tool: Tool) -> FaultDecision:
+        """The injected faults of this call: from flags, the environment's block and the tool's."""
+        faults = combined_faults(self._faults, tool.environment.faults, tool.spec.faults)
+        if faults is None or not active(faults):
+            return NO_FAULT
+        seq = record.event_count + 1
+        return decide(
+            faults,
+            session_id=record.id,
+            session_seed=record.seed,
+            seq=seq,
+            environment=tool.environment.name,
+            tool=tool.name,
+        )
+
+    async def _committed(self, commit: Commit) -> None:
+        for hook in self.on_commit:
+            try:
+                await hook(commit)
+            except Exception as e:  # the call is committed: report, and let the other hooks run
+                logger.error(
+                    "after-commit hook %s failed for session %r, event %d: %s: %s",
+                    getattr(hook, "__qualname__", type(hook).__name__),
+                    commit.record.id,
+                    commit.event.seq,
+                    type(e).__name__,
+                    e,
+                )
 
     def _check(self, outcome: Outcome, tool: Tool, world: Any) -> Any:
         """The state after the outcome's patch, or a message saying why the outcome is unusable."""

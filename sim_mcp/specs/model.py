@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 JsonObject = dict[str, Any]
 
@@ -35,6 +45,135 @@ class ToolExample(BaseModel):
     description: str | None = None
 
 
+class Latency(BaseModel):
+    """Added latency drawn from a distribution, in milliseconds (draws below 0 count as 0):
+    `{distribution: uniform, min: 100, max: 500}`, `{distribution: normal, mean: 200, stddev: 50}` or
+    `{distribution: exponential, mean: 200}`. A fixed latency is a plain number instead."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    distribution: Literal["uniform", "normal", "exponential"]
+    mean: float | None = Field(default=None, ge=0)
+    stddev: float | None = Field(default=None, ge=0)
+    min: float | None = Field(default=None, ge=0)
+    max: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _parameters(self) -> Latency:
+        needed = latency_parameters(self.distribution)
+        for name in ("mean", "stddev", "min", "max"):
+            given = getattr(self, name) is not None
+            if given != (name in needed):
+                wrong = f"missing {name}" if not given else f"{name} does not apply"
+                raise ValueError(f"a {self.distribution} latency takes {' and '.join(needed)} (ms): {wrong}")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"uniform latency: min ({self.min:g}) is over max ({self.max:g})")
+        return self
+
+    @classmethod
+    def parse(cls, text: str) -> float | Latency:
+        """The flag form: `200` (fixed), `uniform:100:500`, `normal:200:50`, `exponential:200`."""
+        name, _, rest = text.strip().partition(":")
+        expected = (
+            "expected milliseconds (e.g. 200) or DISTRIBUTION:PARAMS (uniform:MIN:MAX, normal:MEAN:STDDEV, "
+            f"exponential:MEAN), got {text!r}"
+        )
+        try:
+            numbers = [float(part) for part in (rest.split(":") if rest else [name])]
+        except ValueError:
+            raise ValueError(expected) from None
+        if not all(math.isfinite(number) and number >= 0 for number in numbers):
+            raise ValueError(f"expected milliseconds of 0 or more, got {text!r}")
+        if not rest:
+            return numbers[0]
+        if name not in ("uniform", "normal", "exponential"):
+            raise ValueError(f"unknown latency distribution {name!r}: {expected}")
+        needed = latency_parameters(name)
+        if len(numbers) != len(needed):
+            raise ValueError(f"{name} latency takes {name}:{':'.join(part.upper() for part in needed)}, got {text!r}")
+        return cls.of({"distribution": name, **dict(zip(needed, numbers, strict=True))})
+
+    @classmethod
+    def of(cls, value: Any) -> float | Latency:
+        """A fixed latency (a number), a distribution (a mapping) or the flag form (text); ValueError if none."""
+        if isinstance(value, Latency):
+            return value
+        if isinstance(value, str):
+            return cls.parse(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
+            raise ValueError(
+                "expected milliseconds or {distribution: uniform|normal|exponential, ...}, "
+                f"got {type(value).__name__}"
+            )
+        if not isinstance(value, dict):
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"expected milliseconds of 0 or more, got {value!r}")
+            return float(value)
+        try:
+            return cls.model_validate(value)
+        except ValidationError as e:
+            first = e.errors()[0]
+            place = ".".join(str(part) for part in first["loc"])
+            raise ValueError(
+                f"{place}: {first['msg']}" if place else first["msg"].removeprefix("Value error, ")
+            ) from None
+
+
+def latency_parameters(distribution: str) -> tuple[str, ...]:
+    """The parameters a latency distribution takes, in the order the flag form gives them."""
+    match distribution:
+        case "uniform":
+            return ("min", "max")
+        case "normal":
+            return ("mean", "stddev")
+        case _:
+            return ("mean",)
+
+
+class Faults(BaseModel):
+    """Injected faults, for agents that must cope with flaky tools (see docs/training.md).
+
+    Each call draws at most one of: an error result (`error_rate`), a timeout (`timeout_rate`: the call
+    takes `timeout_ms`, then fails), a malformed result (`malformed_rate`: the call happens, its result
+    arrives truncated); and, unless it timed out, `latency_ms` of added delay. Draws are seeded by
+    `seed` with the session, its event number and the tool, so a run is reproducible. Blocks combine
+    field by field: flags, then the environment's block, then the tool's.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    error_rate: float = Field(default=0.0, ge=0, le=1)
+    timeout_rate: float = Field(default=0.0, ge=0, le=1)
+    timeout_ms: float = Field(default=10_000.0, ge=0)
+    malformed_rate: float = Field(default=0.0, ge=0, le=1)
+    latency_ms: float | Latency | None = Field(default=None)
+    seed: int | None = None
+
+    @field_validator("latency_ms", mode="before")
+    @classmethod
+    def _latency(cls, value: Any) -> float | Latency | None:
+        return None if value is None else Latency.of(value)
+
+    @model_validator(mode="after")
+    def _rates(self, info: ValidationInfo) -> Faults:
+        total = self.error_rate + self.timeout_rate + self.malformed_rate
+        # Each block holds its rates to at most 1; combined blocks may go over, and then the faults drawn
+        # first (error, then timeout, then malformed) take precedence.
+        combined = isinstance(info.context, dict) and info.context.get("combined") is True
+        if total > 1 + 1e-9 and not combined:
+            raise ValueError(
+                f"error_rate + timeout_rate + malformed_rate is {total:g}: expected at most 1 (one fault per call)"
+            )
+        return self
+
+    def over(self, base: Faults | None) -> Faults:
+        """This block's fields, over `base`'s where this block leaves them unset."""
+        if base is None:
+            return self
+        merged = {**base.model_dump(exclude_unset=True), **self.model_dump(exclude_unset=True)}
+        return Faults.model_validate(merged, context={"combined": True})
+
+
 class ToolSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -51,6 +190,7 @@ class ToolSpec(BaseModel):
     )
     examples: list[ToolExample] = Field(default_factory=list)
     annotations: ToolAnnotations | None = None
+    faults: Faults | None = Field(default=None, description="Injected faults for this tool (over the environment's).")
 
 
 class ModelSettings(BaseModel):
@@ -74,6 +214,10 @@ class Environment(BaseModel):
     initial_state: JsonObject = Field(default_factory=dict)
     tools: list[ToolSpec] = Field(default_factory=list)
     model_settings: ModelSettings | None = None
+    faults: Faults | None = Field(default=None, description="Injected faults for every tool of this environment.")
+    user_tool: bool = Field(
+        default=False, description="Offer every session the simulated user as the MCP tool ask_user (docs/users.md)."
+    )
     source: str = Field(default="", exclude=True, description="The file this environment was read from.")
 
     def tool(self, name: str) -> ToolSpec | None:
@@ -81,6 +225,8 @@ class Environment(BaseModel):
 
     @cached_property
     def version(self) -> str:
-        """A short content hash: changes whenever the spec changes (keys caches and recordings)."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """A short content hash: changes whenever the spec changes (keys caches and recordings). Faults are
+        left out: they are the simulator's doing, not the world's, so changing them keeps recordings valid."""
+        dumped = self.model_dump(mode="json", exclude={"faults": True, "tools": {"__all__": {"faults"}}})
+        canonical = json.dumps(dumped, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]

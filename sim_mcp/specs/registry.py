@@ -17,6 +17,8 @@ from sim_mcp.specs.schema import compile_schema
 # Where two environments define a tool of the same name, `/mcp` serves each as `{env}__{tool}`;
 # `/mcp/{env}` always serves plain names. (`__` rather than `.`: OpenAI function names forbid dots.)
 NAMESPACE_SEPARATOR = "__"
+# Folders of this name hold task files (see `specs.tasks`): never read as environments.
+TASKS_FOLDER = "tasks"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,16 +112,24 @@ class Catalog:
 
 
 def spec_files(folder: Path) -> list[Path]:
-    """The spec files of a folder, recursively, in a stable order; hidden files and folders are skipped."""
+    """The spec files of a folder, recursively, in a stable order; hidden files and folders are skipped,
+    and so are folders named `tasks` (task files, read by `specs.tasks`, not environments)."""
     if folder.is_file():
-        return [folder]
+        return [] if folder.parent.name == TASKS_FOLDER else [folder]
     return sorted(
         path
         for path in folder.rglob("*")
         if path.is_file()
         and path.suffix in SPEC_SUFFIXES
         and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+        and not in_tasks_folder(folder, path)
     )
+
+
+def in_tasks_folder(root: Path, path: Path) -> bool:
+    """Whether `path` (a file under the folder `root`) lies in a folder named `tasks`, `root` included."""
+    folders = path.relative_to(root).parts[:-1]
+    return root.name == TASKS_FOLDER or TASKS_FOLDER in folders
 
 
 def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:

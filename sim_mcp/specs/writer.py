@@ -1,11 +1,11 @@
 """Write an `Environment` as a native YAML spec file, for people to read and edit.
 
 The output reads back (`read_spec_file`) as an equal environment. Keys come in the documented order
-(name, description, instructions, initial_state, tools; each tool's name, title, description,
-input_schema, output_schema, annotations, examples); unset fields are left out rather than written as
-`null`; annotation hints keep MCP's camelCase (`readOnlyHint`); text keeps its unicode; text with line
-breaks is written as a `|` block and long one-line text as a folded `>` block. Schemas and state keep
-their own key order.
+(name, description, instructions, initial_state, model_settings, faults, tools; each tool's name, title,
+description, input_schema, output_schema, annotations, examples, faults); unset fields are left out
+rather than written as `null`; annotation hints keep MCP's camelCase (`readOnlyHint`); text keeps its
+unicode; text with line breaks is written as a `|` block and long one-line text as a folded `>` block.
+Schemas and state keep their own key order.
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ def environment_document(environment: Environment) -> dict[str, Any]:
     document["initial_state"] = environment.initial_state
     if environment.model_settings is not None:
         document["model_settings"] = environment.model_settings.model_dump(mode="json", exclude_none=True)
+    if environment.faults is not None:
+        document["faults"] = environment.faults.model_dump(mode="json", exclude_unset=True)
+    if environment.user_tool:
+        document["user_tool"] = True
     document["tools"] = [_tool_document(tool) for tool in environment.tools]
     return document
 
@@ -73,6 +77,8 @@ def _tool_document(tool: ToolSpec) -> dict[str, Any]:
         document["annotations"] = tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
     if tool.examples:
         document["examples"] = [_example_document(example) for example in tool.examples]
+    if tool.faults is not None:
+        document["faults"] = tool.faults.model_dump(mode="json", exclude_unset=True)
     return document
 
 

@@ -22,12 +22,17 @@ class TokenUsage(BaseModel):
         )
 
 
+EventKind = Literal["tool_call", "agent_message", "user_message"]
+ConversationEnd = Literal["goal_met", "abandoned"]
+
+
 class Event(BaseModel):
-    """One entry of a session's log: a tool call and what it did."""
+    """One entry of a session's log: a tool call and what it did, or a message of the conversation
+    between the agent and the simulated user (`agent_message`, `user_message`: the text in `result`)."""
 
     seq: int
     at: float = Field(description="Unix time the call was committed.")
-    kind: Literal["tool_call"] = "tool_call"
+    kind: EventKind = "tool_call"
     environment: str
     tool: str
     arguments: dict[str, Any]
@@ -40,6 +45,12 @@ class Event(BaseModel):
     latency_ms: float = 0.0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
     note: str | None = None
+    fault: Literal["error", "timeout", "malformed"] | None = Field(
+        default=None, description="An injected fault (see Faults): the result is the fault's, not the simulation's."
+    )
+    end: ConversationEnd | None = Field(
+        default=None, description="A user_message that ended the conversation, and why (goal met, or abandoned)."
+    )
 
 
 class SessionRecord(BaseModel):
@@ -58,6 +69,10 @@ class SessionRecord(BaseModel):
         default_factory=dict, description="Name -> saved worlds, counters and event log (see Snapshot)."
     )
     forked_from: str | None = Field(default=None, description="The session this one was forked from.")
+    task: str | None = Field(default=None, description="The task the session was created for, if any.")
+    evaluation: dict[str, Any] | None = Field(
+        default=None, description="The latest evaluation (POST /sessions/{id}/evaluate); cleared by reset."
+    )
     event_count: int = 0
     error_count: int = 0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
@@ -74,6 +89,8 @@ class SessionRecord(BaseModel):
             "tokens": self.tokens.model_dump(),
             "snapshots": sorted(self.snapshots),
             "forked_from": self.forked_from,
+            "task": self.task,
+            "reward": self.evaluation.get("reward") if self.evaluation is not None else None,
         }
 
 

@@ -1,7 +1,8 @@
 """Simulator backends: one module each, behind one interface.
 
 `offline` (deterministic, no network; the default), `anthropic`, `openai` (also any
-OpenAI-compatible server), `function` (a Python callable: for tests and scripted outcomes).
+OpenAI-compatible server), `replay` (answers from a cassette recorded by `--record`), `function`
+(a Python callable: for tests and scripted outcomes).
 """
 
 from __future__ import annotations
@@ -9,14 +10,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from sim_mcp.simulation.contract import Outcome, SimulationRequest
+from sim_mcp.errors import BackendError
+from sim_mcp.simulation.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 
 if TYPE_CHECKING:
     from sim_mcp.config import Settings
 
 __all__ = ["BACKEND_NAMES", "Backend", "load_backend"]
 
-BACKEND_NAMES = ("offline", "anthropic", "openai")
+BACKEND_NAMES = ("offline", "anthropic", "openai", "replay")
 
 
 class Backend(ABC):
@@ -40,12 +42,28 @@ class Backend(ABC):
         """Release clients and connections."""
         return None
 
+    def can_complete(self) -> bool:
+        """Whether `complete_json` works: the backend has a model to ask (the LLM backends do)."""
+        return False
+
+    async def complete_json(self, request: JsonRequest) -> JsonReply:
+        """Ask the backend's model for one JSON object fitting `request.schema` (the reward judge uses it).
+        Raises `InvalidOutcome` for a reply that is not such an object, `BackendError` when the provider fails."""
+        raise BackendError(self.name, "this backend has no model to ask: use an LLM backend (openai or anthropic)")
+
 
 def load_backend(settings: Settings) -> Backend:
     """The backend named by `settings.backend`, imported only when asked for."""
     from sim_mcp.errors import ConfigError
 
     backend: Backend
+    if settings.backend != "replay":
+        for value, flag in ((settings.cassette, "--cassette"), (settings.replay_fallback, "--replay-fallback")):
+            if value is not None:
+                raise ConfigError(
+                    f"{flag} is only read by --backend replay (SIM_MCP_BACKEND=replay), "
+                    f"but the backend is {settings.backend!r}"
+                )
     match settings.backend:
         case "offline":
             from sim_mcp.simulation.backends.offline import OfflineBackend
@@ -59,6 +77,8 @@ def load_backend(settings: Settings) -> Backend:
             from sim_mcp.simulation.backends.anthropic import AnthropicBackend
 
             backend = AnthropicBackend(settings)
+        case "replay":
+            return _replay_backend(settings)
         case _:
             raise ConfigError(
                 f"unknown backend {settings.backend!r} (--backend / SIM_MCP_BACKEND): expected one of "
@@ -69,3 +89,24 @@ def load_backend(settings: Settings) -> Backend:
 
         backend = CachingBackend(backend, settings.response_cache)
     return backend
+
+
+def _replay_backend(settings: Settings) -> Backend:
+    from sim_mcp.errors import ConfigError
+    from sim_mcp.simulation.backends.replay import ReplayBackend
+
+    if settings.cassette is None:
+        raise ConfigError(
+            "backend replay needs a cassette: give --cassette FILE (SIM_MCP_CASSETTE), a file written by --record"
+        )
+    fallback: Backend | None = None
+    if settings.replay_fallback is not None:
+        if settings.replay_fallback == "replay":
+            raise ConfigError(
+                "--replay-fallback: expected another backend to simulate what the cassette lacks "
+                f"({', '.join(name for name in BACKEND_NAMES if name != 'replay')}), got 'replay'"
+            )
+        fallback = load_backend(
+            settings.model_copy(update={"backend": settings.replay_fallback, "cassette": None, "replay_fallback": None})
+        )
+    return ReplayBackend(settings.cassette, fallback)

@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anthropic import AnthropicError, APIConnectionError, APIStatusError, APITimeoutError, AsyncAnthropic
 
 from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import OUTCOME_SCHEMA, InvalidOutcome, Outcome, SimulationRequest
-from sim_mcp.simulation.parse import outcome_from_object, parse_outcome
+from sim_mcp.simulation.contract import (
+    OUTCOME_SCHEMA,
+    InvalidOutcome,
+    JsonReply,
+    JsonRequest,
+    Outcome,
+    SimulationRequest,
+)
+from sim_mcp.simulation.parse import outcome_from_object, parse_json_object, parse_outcome
 from sim_mcp.simulation.prompt import build_prompt
 from sim_mcp.state.session import TokenUsage
 
@@ -117,8 +124,47 @@ class AnthropicBackend(Backend):
                 raise self._error(e, model) from e
         return self._process_response(message, model, max_tokens)
 
-    def _process_response(self, message: Message, model: str, max_tokens: int) -> Outcome:
+    def can_complete(self) -> bool:
+        return True
+
+    async def complete_json(self, request: JsonRequest) -> JsonReply:
+        model = self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        if self._client is None:
+            raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
+        tool: ToolParam = {
+            "name": request.name,
+            "description": request.description or f"Report the answer as {request.name}.",
+            "input_schema": request.schema,
+        }
+        max_tokens = self._settings.max_tokens
+        async with self._limiter:
+            try:
+                message = await self._client.messages.create(
+                    model=model,
+                    max_tokens=max_tokens,
+                    system=request.system,
+                    messages=[{"role": "user", "content": request.user}],
+                    tools=[tool],
+                    tool_choice={"type": "tool", "name": request.name},
+                )
+            except AnthropicError as e:
+                raise self._error(e, model) from e
         usage = _usage(message)
+        self._check_complete(message, model, max_tokens, usage)
+        tool_input = _tool_input(message, request.name)
+        required = request.schema.get("required", ())
+        try:
+            if isinstance(tool_input, dict) and all(key in tool_input for key in required):
+                value: dict[str, Any] = tool_input
+            else:
+                value = parse_json_object(_text(message), required)
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
+        return JsonReply(value, usage)
+
+    def _check_complete(self, message: Message, model: str, max_tokens: int, usage: TokenUsage) -> None:
         if message.stop_reason == "max_tokens":
             raise InvalidOutcome(
                 self.name,
@@ -126,15 +172,13 @@ class AnthropicBackend(Backend):
                 model=model,
                 usage=usage,
             )
-        tool_input = next(
-            (block.input for block in message.content if block.type == "tool_use" and block.name == _TOOL_NAME),
-            None,
-        )
+
+    def _process_response(self, message: Message, model: str, max_tokens: int) -> Outcome:
+        usage = _usage(message)
+        self._check_complete(message, model, max_tokens, usage)
+        tool_input = _tool_input(message, _TOOL_NAME)
         try:
-            if tool_input is not None:
-                outcome = outcome_from_object(tool_input)
-            else:
-                outcome = parse_outcome("".join(block.text for block in message.content if block.type == "text"))
+            outcome = outcome_from_object(tool_input) if tool_input is not None else parse_outcome(_text(message))
         except InvalidOutcome as e:
             raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
         outcome.usage = usage
@@ -173,6 +217,15 @@ class AnthropicBackend(Backend):
         if self._api_key:
             message = message.replace(self._api_key, "***")
         return _SECRET.sub(r"\1***", message)[:_MESSAGE_CHARS]
+
+
+def _tool_input(message: Message, name: str) -> object:
+    """The input of the reply's call to the tool `name`, or None when it made none."""
+    return next((block.input for block in message.content if block.type == "tool_use" and block.name == name), None)
+
+
+def _text(message: Message) -> str:
+    return "".join(block.text for block in message.content if block.type == "text")
 
 
 def _usage(message: Message) -> TokenUsage:

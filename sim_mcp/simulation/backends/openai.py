@@ -24,8 +24,15 @@ from openai import (
 
 from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import OUTCOME_SCHEMA, InvalidOutcome, Outcome, SimulationRequest
-from sim_mcp.simulation.parse import parse_outcome
+from sim_mcp.simulation.contract import (
+    OUTCOME_SCHEMA,
+    InvalidOutcome,
+    JsonReply,
+    JsonRequest,
+    Outcome,
+    SimulationRequest,
+)
+from sim_mcp.simulation.parse import parse_json_object, parse_outcome
 from sim_mcp.simulation.prompt import build_prompt
 from sim_mcp.state.session import TokenUsage
 
@@ -109,24 +116,51 @@ class OpenAIBackend(Backend):
             "seed": request.seed,
         }
         max_tokens = self._max_tokens_for(request)
+        params.update(self._token_limit(max_tokens))
         if self._base_url is None:
-            # OpenAI's own API: `max_tokens` is refused by reasoning models; a stable key helps its prompt cache.
-            params["max_completion_tokens"] = max_tokens
+            # OpenAI's own API: a stable key helps its prompt cache.
             params["prompt_cache_key"] = f"sim-mcp-{request.environment.name}-{request.environment.version}"
-        else:
-            params["max_tokens"] = max_tokens
         async with self._limiter:
-            completion = await self._create(params, model)
+            completion = await self._create(params, model, "outcome", OUTCOME_SCHEMA)
         return self._process_response(completion, model, max_tokens)
 
-    async def _create(self, params: dict[str, Any], model: str) -> ChatCompletion:
+    def can_complete(self) -> bool:
+        return True
+
+    async def complete_json(self, request: JsonRequest) -> JsonReply:
+        model = self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        if self._client is None:
+            raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
+        max_tokens = self._settings.max_tokens
+        params: dict[str, Any] = {
+            "model": model,
+            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
+            "temperature": self._settings.temperature,
+            **self._token_limit(max_tokens),
+        }
+        async with self._limiter:
+            completion = await self._create(params, model, request.name, request.schema)
+        content, usage = self._content(completion, model, max_tokens)
+        try:
+            value = parse_json_object(content, request.schema.get("required", ()))
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
+        return JsonReply(value, usage)
+
+    def _token_limit(self, max_tokens: int) -> dict[str, int]:
+        # OpenAI's own API refuses `max_tokens` for reasoning models; compatible servers may know only it.
+        return {"max_completion_tokens" if self._base_url is None else "max_tokens": max_tokens}
+
+    async def _create(self, params: dict[str, Any], model: str, name: str, schema: dict[str, Any]) -> ChatCompletion:
         """One completion, stepping down the response formats while the server rejects them."""
         client = cast(AsyncOpenAI, self._client)
         index = self._mode_index
         while True:
             try:
                 completion: ChatCompletion = await client.chat.completions.create(
-                    **params, **_response_format(_MODES[index])
+                    **params, **_response_format(_MODES[index], name, schema)
                 )
             except OpenAIError as e:
                 if index + 1 < len(_MODES) and _format_rejected(e):
@@ -138,6 +172,16 @@ class OpenAIBackend(Backend):
             return completion
 
     def _process_response(self, completion: ChatCompletion, model: str, max_tokens: int) -> Outcome:
+        content, usage = self._content(completion, model, max_tokens)
+        try:
+            outcome = parse_outcome(content)
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
+        outcome.usage = usage
+        return outcome
+
+    def _content(self, completion: ChatCompletion, model: str, max_tokens: int) -> tuple[str, TokenUsage]:
+        """The reply's text and usage; `InvalidOutcome` for a reply cut off, refused or empty."""
         usage = _usage(completion)
         if not completion.choices:
             raise InvalidOutcome(self.name, "the reply had no choices", model=model, usage=usage)
@@ -154,12 +198,7 @@ class OpenAIBackend(Backend):
             refusal = choice.message.refusal
             reason = f"the model refused: {refusal}" if refusal else "the reply had no content"
             raise InvalidOutcome(self.name, reason, model=model, usage=usage)
-        try:
-            outcome = parse_outcome(content)
-        except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
-        outcome.usage = usage
-        return outcome
+        return content, usage
 
     def _model_for(self, request: SimulationRequest) -> str:
         settings = request.environment.model_settings
@@ -202,14 +241,12 @@ class OpenAIBackend(Backend):
         return _SECRET.sub(r"\1***", message)[:_MESSAGE_CHARS]
 
 
-def _response_format(mode: _ResponseMode) -> dict[str, Any]:
+def _response_format(mode: _ResponseMode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     match mode:
         case "json_schema":
-            return {
-                "response_format": {"type": "json_schema", "json_schema": {"name": "outcome", "schema": OUTCOME_SCHEMA}}
-            }
+            return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
         case "json_object_schema":
-            return {"response_format": {"type": "json_object", "schema": OUTCOME_SCHEMA}}
+            return {"response_format": {"type": "json_object", "schema": schema}}
         case "json_object":
             return {"response_format": {"type": "json_object"}}
         case "text":

@@ -1,0 +1,545 @@
+"""The fidelity benchmark: scripted call sequences whose later results must agree with earlier ones.
+
+A scenario file (YAML or JSON) names an environment and a list of steps; each step calls a tool and
+states what the outcome must be::
+
+    name: tickets-lifecycle
+    env: tickets
+    state: {...}                        # optional: a merge patch over initial_state
+    steps:
+      - id: create                      # optional: lets later steps use this step's outcome
+        call: create_ticket
+        args: {title: VPN drops, description: Every hour., customer_email: ops@acme.example}
+        expect:
+          is_error: false               # or `found: true` (found: false is is_error: true)
+          result: {status: open}        # the result holds these keys with these values (a subset)
+          checks:                       # checks on the result (see tasks): JSON Pointer or JSONPath
+            - {path: /id, equals: T-1006}
+          state:                        # checks on the environment's state after the call
+            - {path: "/tickets/{{steps.create.result.id}}/title", equals: VPN drops}
+        rules:                          # expectations that follow from the environment's instructions
+          result: {assignee: null}      # (counted only for backends with a model: see below)
+      - call: get_ticket
+        args: {ticket_id: "{{steps.create.result.id}}"}
+        expect: {found: true, result: {id: "{{steps.create.result.id}}", title: VPN drops}}
+
+Templates: `{{steps.ID.result.PATH}}`, `{{steps.ID.is_error}}` and `{{steps.ID.args.PATH}}` (PATH:
+keys and list indexes joined by dots, e.g. `result.tickets.0.id`) in args and expectations. A string
+that is only a template takes the value's JSON type; inside a longer string the value is written as text.
+
+Scoring: each expectation counts one (each key of an expected `result`, each check); a scenario's score
+is the share met. `expect` holds what state consistency alone implies (created records are found,
+updates are visible, cancelled ones stay cancelled, ids increase, unknown ids are not found); `rules`
+holds what only a simulator that reads the environment's instructions gets right (balances, stock,
+permissions). Rules are counted for backends with a model and skipped for the offline backend (which
+does not read instructions), unless `--rules always` or `never` says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sim_mcp.config import Settings
+from sim_mcp.errors import ConfigError, SpecError
+from sim_mcp.server.runtime import Runtime
+from sim_mcp.simulation.rewards import json_matches, run_check
+from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document
+from sim_mcp.specs.formats.checks import pydantic_reason
+from sim_mcp.specs.registry import Catalog
+from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.specs.tasks import Check
+from sim_mcp.state.session import TokenUsage
+
+__all__ = [
+    "BenchmarkReport",
+    "Expectation",
+    "Scenario",
+    "ScenarioReport",
+    "load_scenarios",
+    "render_report",
+    "run_benchmark",
+]
+
+RulesMode = Literal["auto", "always", "never"]
+_TEMPLATE = re.compile(r"\{\{\s*steps\.([A-Za-z0-9_\-]+)\.(result|is_error|args)((?:\.[^.{}\s]+)*)\s*\}\}")
+_FAILURES_SHOWN = 40
+
+
+class Expectation(BaseModel):
+    """What a step's outcome must be."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    is_error: bool | None = None
+    found: bool | None = Field(default=None, description="found: true is is_error: false; found: false the opposite.")
+    result: Any = Field(default=None, description="A subset of the result (objects: the keys given), or its value.")
+    checks: list[Check] = Field(default_factory=list, description="Checks on the result.")
+    state: list[Check] = Field(default_factory=list, description="Checks on the environment's state after the call.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Expectation:
+        if self.is_error is not None and self.found is not None and self.is_error == self.found:
+            raise ValueError("is_error and found contradict each other: give one of them")
+        return self
+
+    def count(self) -> int:
+        results = len(self.result) if isinstance(self.result, dict) else int("result" in self.model_fields_set)
+        flags = int(self.is_error is not None or self.found is not None)
+        return flags + results + len(self.checks) + len(self.state)
+
+
+class Step(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_\-]{1,64}$")
+    call: str = Field(min_length=1, description="The tool to call (its plain name in the environment).")
+    args: dict[str, Any] = Field(default_factory=dict)
+    expect: Expectation = Field(default_factory=Expectation)
+    rules: Expectation | None = None
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
+    env: str = Field(min_length=1)
+    description: str = ""
+    state: dict[str, Any] | None = Field(default=None, description="A merge patch over the initial state.")
+    steps: list[Step] = Field(min_length=1)
+    source: str = Field(default="", exclude=True)
+
+    @model_validator(mode="after")
+    def _references(self) -> Scenario:
+        # Arguments may use earlier steps' outcomes; expectations also the step's own.
+        seen: set[str] = set()
+        for index, step in enumerate(self.steps):
+            for template_id in _references(step.args):
+                if template_id not in seen:
+                    raise ValueError(f"steps[{index}].args: {template_id!r} is not the id of an earlier step")
+            if step.id is not None:
+                if step.id in seen:
+                    raise ValueError(f"steps[{index}].id: {step.id!r} is already the id of an earlier step")
+                seen.add(step.id)
+            expectations = step.model_dump(mode="json", include={"expect", "rules"})
+            for template_id in _references(expectations):
+                if template_id not in seen:
+                    raise ValueError(f"steps[{index}]: {template_id!r} is not the id of this step or an earlier one")
+        return self
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+
+def scenario_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    return sorted(
+        path
+        for path in root.rglob("*")
+        if path.is_file()
+        and path.suffix in SPEC_SUFFIXES
+        and not any(part.startswith(".") for part in path.relative_to(root).parts)
+    )
+
+
+def load_scenarios(*paths: Path) -> tuple[list[Scenario], list[SpecError]]:
+    """The scenarios in `paths` (files or folders), and the errors of those that could not be read."""
+    scenarios: list[Scenario] = []
+    errors: list[SpecError] = []
+    names: dict[str, str] = {}
+    for root in paths:
+        if not root.exists():
+            errors.append(SpecError(str(root), "no such file or folder"))
+            continue
+        for path in scenario_files(root):
+            try:
+                scenario = _read_scenario(path)
+            except SpecError as e:
+                errors.append(e)
+                continue
+            if scenario.name in names:
+                reason = f"scenario {scenario.name!r} is already defined in {names[scenario.name]}"
+                errors.append(SpecError(str(path), reason, "name"))
+                continue
+            names[scenario.name] = str(path)
+            scenarios.append(scenario)
+    return scenarios, errors
+
+
+def _read_scenario(path: Path) -> Scenario:
+    source = str(path)
+    document = parse_document(path)
+    if not isinstance(document, dict):
+        raise SpecError(source, f"expected a scenario (a mapping with env and steps), got {type_name(document)}")
+    fields = {"name": path.stem, **document, "source": source}
+    try:
+        return Scenario.model_validate(fields)
+    except ValidationError as e:
+        first = e.errors()[0]
+        reason = pydantic_reason(first) if first["type"] != "value_error" else str(first["msg"])
+        raise SpecError(source, reason.removeprefix("Value error, "), json_path(first["loc"])) from e
+
+
+def check_scenarios(scenarios: Sequence[Scenario], catalog: Catalog) -> list[SpecError]:
+    """Each scenario's environment is loaded, and each step calls one of its tools."""
+    errors: list[SpecError] = []
+    for scenario in scenarios:
+        environment = catalog.environment(scenario.env)
+        if environment is None:
+            known = ", ".join(sorted(catalog.environments)) or "none loaded"
+            errors.append(SpecError(scenario.source, f"unknown environment {scenario.env!r}: expected one of {known}"))
+            continue
+        tools = [tool.name for tool in environment.tools]
+        for index, step in enumerate(scenario.steps):
+            if step.call not in tools:
+                reason = (
+                    f"unknown tool {step.call!r} in environment {scenario.env!r}: expected one of {', '.join(tools)}"
+                )
+                errors.append(SpecError(scenario.source, reason, f"steps[{index}].call"))
+    return errors
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectationResult:
+    step: int
+    call: str
+    name: str
+    passed: bool
+    detail: str
+    rule: bool = False
+
+
+@dataclass(slots=True)
+class ScenarioReport:
+    name: str
+    env: str
+    source: str
+    steps: int = 0
+    results: list[ExpectationResult] = field(default_factory=list)
+    skipped_rules: int = 0
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    latencies_ms: list[float] = field(default_factory=list)
+    failed_calls: int = 0
+
+    @property
+    def total(self) -> int:
+        return len(self.results)
+
+    @property
+    def met(self) -> int:
+        return sum(result.passed for result in self.results)
+
+    @property
+    def score(self) -> float:
+        return self.met / self.total if self.total else 1.0
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        return sum(self.latencies_ms) / len(self.latencies_ms) if self.latencies_ms else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "env": self.env,
+            "source": self.source,
+            "steps": self.steps,
+            "expectations": self.total,
+            "met": self.met,
+            "score": round(self.score, 6),
+            "skipped_rules": self.skipped_rules,
+            "failed_calls": self.failed_calls,
+            "tokens": self.tokens.model_dump(),
+            "mean_latency_ms": self.mean_latency_ms,
+            "failures": [
+                {"step": r.step, "call": r.call, "expectation": r.name, "detail": r.detail, "rule": r.rule}
+                for r in self.results
+                if not r.passed
+            ],
+        }
+
+
+@dataclass(slots=True)
+class BenchmarkReport:
+    backend: str
+    model: str | None
+    rules: bool
+    scenarios: list[ScenarioReport] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(report.total for report in self.scenarios)
+
+    @property
+    def met(self) -> int:
+        return sum(report.met for report in self.scenarios)
+
+    @property
+    def score(self) -> float:
+        return self.met / self.total if self.total else 1.0
+
+    @property
+    def tokens(self) -> TokenUsage:
+        total = TokenUsage()
+        for report in self.scenarios:
+            total = total + report.tokens
+        return total
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        latencies = [latency for report in self.scenarios for latency in report.latencies_ms]
+        return sum(latencies) / len(latencies) if latencies else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "rules": self.rules,
+            "expectations": self.total,
+            "met": self.met,
+            "score": round(self.score, 6),
+            "tokens": self.tokens.model_dump(),
+            "mean_latency_ms": self.mean_latency_ms,
+            "scenarios": [report.to_json() for report in self.scenarios],
+        }
+
+
+async def run_benchmark(
+    settings: Settings, scenarios: Sequence[Scenario], *, rules: RulesMode = "auto"
+) -> BenchmarkReport:
+    """Run every scenario, each in a fresh session, through the simulator and the backend of `settings`."""
+    async with Runtime(settings) as runtime:
+        errors = check_scenarios(scenarios, runtime.catalog)
+        if errors:
+            raise ConfigError("invalid scenarios:\n" + "\n".join(f"  {error}" for error in errors))
+        with_rules = rules == "always" or (rules == "auto" and runtime.backend.can_complete())
+        report = BenchmarkReport(runtime.backend.name, runtime.backend.model, with_rules)
+        for scenario in scenarios:
+            report.scenarios.append(await run_scenario(runtime, scenario, rules=with_rules))
+    return report
+
+
+async def run_scenario(runtime: Runtime, scenario: Scenario, *, rules: bool) -> ScenarioReport:
+    """One scenario in a new session of its environment (deleted afterwards)."""
+    report = ScenarioReport(scenario.name, scenario.env, scenario.source, steps=len(scenario.steps))
+    session_id = f"fidelity-{scenario.name}-{secrets.token_hex(4)}"[:128]
+    await runtime.sessions.create(env=scenario.env, state=scenario.state, session_id=session_id)
+    outcomes: dict[str, dict[str, Any]] = {}
+    try:
+        for index, step in enumerate(scenario.steps):
+            expectations = [(step.expect, False)]
+            if step.rules is not None:
+                if rules:
+                    expectations.append((step.rules, True))
+                else:
+                    report.skipped_rules += step.rules.count()
+            try:
+                arguments = _render(step.args, outcomes)
+            except _Unresolved as e:
+                for expectation, rule in expectations:
+                    report.results += _not_run(index, step.call, expectation, rule, f"not called: {e}")
+                continue
+            called = await runtime.simulator.call(session_id, step.call, arguments, scope=scenario.env)
+            if called.event is not None:
+                report.tokens = report.tokens + called.event.tokens
+                report.latencies_ms.append(called.event.latency_ms)
+            if called.kind not in ("ok", "error"):
+                report.failed_calls += 1
+            outcome = {"result": called.result, "is_error": called.is_error, "args": arguments}
+            if step.id is not None:
+                outcomes[step.id] = outcome
+            state = runtime.sessions.state_of(await runtime.sessions.get(session_id))
+            for expectation, rule in expectations:
+                report.results += _judge_step(index, step.call, expectation, rule, outcome, state, outcomes)
+    finally:
+        await runtime.sessions.delete(session_id)
+    return report
+
+
+def _judge_step(
+    index: int,
+    call: str,
+    expectation: Expectation,
+    rule: bool,
+    outcome: dict[str, Any],
+    state: Any,
+    outcomes: dict[str, dict[str, Any]],
+) -> list[ExpectationResult]:
+    def result(name: str, passed: bool, detail: str) -> ExpectationResult:
+        return ExpectationResult(index, call, name, passed, detail, rule)
+
+    try:
+        rendered = Expectation.model_validate(
+            _render(expectation.model_dump(mode="json", exclude_unset=True), outcomes)
+        )
+    except _Unresolved as e:
+        return _not_run(index, call, expectation, rule, f"cannot check: {e}")
+    except ValidationError as e:
+        return _not_run(index, call, expectation, rule, f"the expectation became invalid once filled in: {e}")
+    results: list[ExpectationResult] = []
+    actual, is_error = outcome["result"], outcome["is_error"]
+    want_error = rendered.is_error if rendered.is_error is not None else _negate(rendered.found)
+    if want_error is not None:
+        name = "is_error" if rendered.is_error is not None else "found"
+        wanted = "an error" if want_error else "a success"
+        got = f"an error: {_show(actual)}" if is_error else "a success"
+        results.append(result(name, is_error == want_error, f"expected {wanted}, got {got}"))
+    if "result" in rendered.model_fields_set:
+        expected = rendered.result
+        if isinstance(expected, dict):
+            for key, value in expected.items():
+                if not isinstance(actual, dict) or key not in actual:
+                    results.append(result(f"result.{key}", False, f"no {key!r} in the result {_show(actual)}"))
+                    continue
+                passed = json_matches(actual[key], value)
+                results.append(result(f"result.{key}", passed, f"found {_show(actual[key])}, expected {_show(value)}"))
+        else:
+            passed = json_matches(actual, expected)
+            results.append(result("result", passed, f"found {_show(actual)}, expected {_show(expected)}"))
+    for check in rendered.checks:
+        checked = run_check(check, actual)
+        results.append(result(f"result {checked.name}", checked.passed, checked.detail))
+    for check in rendered.state:
+        checked = run_check(check, state)
+        results.append(result(f"state {checked.name}", checked.passed, checked.detail))
+    return results
+
+
+def _not_run(index: int, call: str, expectation: Expectation, rule: bool, why: str) -> list[ExpectationResult]:
+    return [ExpectationResult(index, call, "step", False, why, rule) for _ in range(expectation.count())]
+
+
+def _negate(value: bool | None) -> bool | None:
+    return None if value is None else not value
+
+
+# --- templates ---------------------------------------------------------------------------------
+
+
+class _Unresolved(Exception):
+    """A template naming something the earlier steps did not produce."""
+
+
+def _references(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [match.group(1) for match in _TEMPLATE.finditer(value)]
+    if isinstance(value, dict):
+        return [ref for item in value.values() for ref in _references(item)]
+    if isinstance(value, list):
+        return [ref for item in value for ref in _references(item)]
+    return []
+
+
+def _render(value: Any, outcomes: dict[str, dict[str, Any]]) -> Any:
+    if isinstance(value, str):
+        whole = _TEMPLATE.fullmatch(value.strip())
+        if whole is not None:
+            return _lookup(whole, outcomes)
+        return _TEMPLATE.sub(lambda match: _as_text(_lookup(match, outcomes)), value)
+    if isinstance(value, dict):
+        return {key: _render(item, outcomes) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_render(item, outcomes) for item in value]
+    return value
+
+
+def _lookup(match: re.Match[str], outcomes: dict[str, dict[str, Any]]) -> Any:
+    step_id, part, rest = match.group(1), match.group(2), match.group(3)
+    if step_id not in outcomes:
+        raise _Unresolved(f"{match.group(0)}: step {step_id!r} has no outcome")
+    node = outcomes[step_id][part]
+    walked = f"steps.{step_id}.{part}"
+    for key in [key for key in rest.split(".") if key]:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            raise _Unresolved(f"{match.group(0)}: {walked} has no {key!r} (it is {_show(node)})")
+        walked += f".{key}"
+    return node
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def render_report(report: BenchmarkReport, *, failures: bool = True) -> str:
+    """The report as a table, then the expectations that were not met."""
+    model = f" ({report.model})" if report.model else ""
+    rules = "counted" if report.rules else "skipped (the backend has no model to read instructions)"
+    header = ["scenario", "env", "steps", "expectations", "met", "score", "rules skipped", "tokens in/out", "latency"]
+    rows = [header]
+    for item in report.scenarios:
+        rows.append(
+            [
+                item.name,
+                item.env,
+                str(item.steps),
+                str(item.total),
+                str(item.met),
+                f"{item.score:.1%}",
+                str(item.skipped_rules),
+                f"{item.tokens.input}/{item.tokens.output}",
+                _latency(item.mean_latency_ms),
+            ]
+        )
+    tokens = report.tokens
+    rows.append(
+        [
+            "overall",
+            "",
+            str(sum(item.steps for item in report.scenarios)),
+            str(report.total),
+            str(report.met),
+            f"{report.score:.1%}",
+            str(sum(item.skipped_rules for item in report.scenarios)),
+            f"{tokens.input}/{tokens.output}",
+            _latency(report.mean_latency_ms),
+        ]
+    )
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    numeric = set(range(2, len(header)))
+
+    def line(row: list[str]) -> str:
+        cells = [
+            cell.rjust(width) if i in numeric else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        return "  ".join(cells).rstrip()
+
+    lines = [f"fidelity of backend {report.backend}{model}; rules: {rules}", ""]
+    lines += [line(rows[0]), line(["-" * width for width in widths])]
+    lines += [line(row) for row in rows[1:-1]]
+    lines += [line(["-" * width for width in widths]), line(rows[-1])]
+    missed = [(item, result) for item in report.scenarios for result in item.results if not result.passed]
+    if failures and missed:
+        lines += ["", f"not met ({len(missed)}):"]
+        for item, result in missed[:_FAILURES_SHOWN]:
+            tag = " [rule]" if result.rule else ""
+            lines.append(f"  {item.name} step {result.step + 1} {result.call}{tag}: {result.name}: {result.detail}")
+        if len(missed) > _FAILURES_SHOWN:
+            lines.append(f"  ... and {len(missed) - _FAILURES_SHOWN} more (--json FILE has them all)")
+    return "\n".join(lines)
+
+
+def _latency(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} ms"
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

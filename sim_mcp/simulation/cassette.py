@@ -1,0 +1,115 @@
+"""Cassettes: recorded outcomes, so an evaluation can be run again with no LLM (`--record`, `--backend replay`).
+
+A cassette is a JSON Lines file, one checked outcome per line::
+
+    {"key": "9f2c…", "environment": "tickets", "version": "3a1e…", "tool": "get_ticket",
+     "arguments": {"ticket_id": "T-1001"}, "session": "episode-1",
+     "outcome": {"result": {...}, "is_error": false, "state_patch": []}}
+
+`key` is `cache_key(request)`: the sha256 of (environment version, tool, canonical arguments, canonical
+state before the call), so an entry answers exactly the situation it was recorded in. Only outcomes
+that passed the simulator's checks and were committed are recorded (an `on_commit` hook: rejected
+replies, failures and injected error or timeout faults never reach it). Every commit is appended, so a
+situation met several times keeps each answer, in order; `ReplayBackend` gives them back in that order
+within a session. One process writes a cassette at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sim_mcp.errors import ConfigError
+from sim_mcp.simulation.cache import cache_key
+from sim_mcp.simulation.contract import Outcome
+
+if TYPE_CHECKING:
+    from sim_mcp.simulation.simulator import Commit
+
+__all__ = ["CassetteEntry", "CassetteRecorder", "read_cassette"]
+
+
+class CassetteEntry(BaseModel):
+    """One recorded outcome and the situation it answers."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: str
+    environment: str
+    version: str
+    tool: str
+    arguments: dict[str, Any]
+    session: str | None = None
+    outcome: Outcome
+
+
+def read_cassette(path: Path) -> list[CassetteEntry]:
+    """Every entry of a cassette, in file order; `ConfigError` naming the file and line of a bad one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"--cassette {path}: no such file (make one with sim-mcp serve --record FILE)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"--cassette {path}: cannot read it: {e}") from e
+    entries: list[CassetteEntry] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(CassetteEntry.model_validate_json(line))
+        except ValidationError as e:
+            first = e.errors()[0]
+            place = ".".join(str(part) for part in first["loc"])
+            reason = f"{place}: {first['msg']}" if place else str(first["msg"])
+            raise ConfigError(
+                f"--cassette {path}: line {number}: {reason} (expected a JSON object with key, environment, "
+                "version, tool, arguments and outcome, as --record writes)"
+            ) from e
+    return entries
+
+
+class CassetteRecorder:
+    """An `on_commit` hook appending each committed backend outcome to a cassette (`--record FILE`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.recorded = 0
+        self._lock = anyio.Lock()
+
+    def check(self) -> None:
+        """Make sure the file can be appended to (its folder is created); `ConfigError` if not."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8"):
+                pass
+        except OSError as e:
+            raise ConfigError(f"--record {self.path}: cannot write it: {e.strerror or e}") from e
+
+    async def __call__(self, commit: Commit) -> None:
+        request = commit.request
+        if commit.outcome is None or request is None:
+            return
+        entry = CassetteEntry(
+            key=cache_key(request),
+            environment=request.environment.name,
+            version=request.environment.version,
+            tool=request.tool.name,
+            arguments=request.arguments,
+            session=commit.record.id,
+            outcome=commit.outcome,
+        )
+        line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")) + "\n"
+        async with self._lock:  # sessions commit concurrently; their lines must not interleave
+            await anyio.to_thread.run_sync(_append, self.path, line)
+            self.recorded += 1
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as file:
+        file.write(text)
+        file.flush()

@@ -1,0 +1,532 @@
+"""Rewards: a task's checks run on an environment's final state, optionally blended with an LLM judge.
+
+- **Checks** read values at a JSON Pointer (one value, or none) or a JSONPath (every match):
+  `equals` (the same JSON value; numbers compare with a 1e-9 tolerance, `true` is not `1`), `contains`
+  (a substring, case-insensitive; an item of an array; an object's subset or key), `count` (the number of
+  JSONPath matches, or the number of items of the array or object at a JSON Pointer, 0 when absent),
+  `exists` and `absent`. With a JSONPath, `equals` and `contains` need at least one match and hold for
+  every match (`match: all`, the default) or for one (`match: any`).
+- **Reward** is the weighted share of checks passed; a judge's score (0..1) counts with its own weight.
+  `passed` means every check passed and the judge (when it ran) scored at least its `pass_score`.
+- **Judge**: the task's rubric, the final state (trimmed to the state budget) and the environment's last
+  events go to the backend's model (`Backend.complete_json`), which answers `{score, reasons}`. A backend
+  without a model (offline) skips the judge, and the evaluation says so; a task whose reward would then
+  rest on nothing is an error.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from sim_mcp.errors import InvalidSessionInput, SpecError
+from sim_mcp.simulation.backends import Backend
+from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
+from sim_mcp.simulation.sessions import SessionService, merge_patch
+from sim_mcp.specs.registry import Catalog
+from sim_mcp.specs.tasks import Check, CountBounds, Task
+from sim_mcp.state.session import Event, TokenUsage
+
+__all__ = [
+    "CheckResult",
+    "Evaluation",
+    "Judge",
+    "JudgeResult",
+    "LlmJudge",
+    "evaluate",
+    "evaluate_session",
+    "json_equal",
+    "json_matches",
+    "judge_for",
+    "resolve_pointer",
+    "run_check",
+    "start_state",
+    "validate_task",
+]
+
+# The judge sees at most this many of the environment's latest events, each value cut to this many characters.
+JUDGE_EVENTS = 30
+_JUDGE_VALUE_CHARS = 400
+_FIRST_KEY = re.compile(r"^\$(?:\.([A-Za-z_][A-Za-z0-9_\-]*)|\[\s*['\"]([^'\"]+)['\"]\s*\])")
+
+
+class CheckResult(BaseModel):
+    name: str
+    passed: bool
+    detail: str = Field(description="What was found, against what was expected.")
+    weight: float = 1.0
+
+
+class JudgeResult(BaseModel):
+    score: float | None = Field(default=None, description="0..1; None when the judge was skipped.")
+    reasons: str = ""
+    weight: float = 1.0
+    passed: bool | None = None
+    skipped: str | None = Field(default=None, description="Why the judge did not run.")
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+
+
+class Evaluation(BaseModel):
+    task: str
+    env: str
+    reward: float = Field(ge=0, le=1)
+    passed: bool
+    checks: list[CheckResult]
+    judge: JudgeResult | None = None
+    events: int = Field(default=0, description="The session's event count when it was evaluated.")
+    evaluated_at: float = Field(default_factory=time.time)
+
+
+class Judge(Protocol):
+    """Scores a task's outcome against its rubric."""
+
+    async def judge(self, task: Task, state: Any, events: Sequence[Event]) -> JudgeResult: ...
+
+
+# --- checks ------------------------------------------------------------------------------------
+
+
+def run_check(check: Check, document: Any) -> CheckResult:
+    """One check on `document` (a final state, or a result)."""
+    passed, detail = _run(check, document)
+    return CheckResult(name=check.label, passed=passed, detail=detail, weight=check.weight)
+
+
+def _run(check: Check, document: Any) -> tuple[bool, str]:
+    values, missing = _values_at(check, document)
+    kind = check.kind
+    if kind in ("exists", "absent"):
+        want_present = check.exists if kind == "exists" else not check.absent
+        present = bool(values)
+        found = _describe_found(check, values) if present else (missing or "nothing found")
+        return present == want_present, found
+    if kind == "count":
+        bounds = check.count or CountBounds(min=0)  # a count check always has bounds
+        number = _count(check, values)
+        if isinstance(number, str):
+            return False, number
+        ok = (
+            (bounds.equals is None or number == bounds.equals)
+            and (bounds.min is None or number >= bounds.min)
+            and (bounds.max is None or number <= bounds.max)
+        )
+        return ok, f"counted {number}, expected {bounds.describe()}"
+    expected = check.equals if kind == "equals" else check.contains
+    if not values:
+        return False, f"{missing or 'nothing found'}; expected a value that {kind} {_show(expected)}"
+
+    def test(value: Any) -> bool:
+        return json_equal(value, expected) if kind == "equals" else _contains(value, expected)
+
+    verb = "equal" if kind == "equals" else "contain"
+    if check.jsonpath is None:
+        value = values[0]
+        if test(value):
+            return True, f"found {_show(value)}"
+        return False, f"found {_show(value)}, expected a value that {kind} {_show(expected)}"
+    failing = [value for value in values if not test(value)]
+    if check.match == "any":
+        if len(failing) < len(values):
+            return True, f"{len(values) - len(failing)} of {len(values)} values {verb} {_show(expected)}"
+        return False, f"none of {len(values)} values {verb} {_show(expected)}, e.g. found {_show(values[0])}"
+    if not failing:
+        return True, f"all {len(values)} values {verb} {_show(expected)}"
+    return False, (
+        f"{len(failing)} of {len(values)} values do not {verb} {_show(expected)}, e.g. found {_show(failing[0])}"
+    )
+
+
+def _values_at(check: Check, document: Any) -> tuple[list[Any], str | None]:
+    """The values at the check's path, and (when there are none) why."""
+    if check.jsonpath is not None:
+        values = [match.value for match in check.jsonpath.find(document)]
+        return values, None if values else f"nothing matches {check.path}"
+    found, value, missing = resolve_pointer(document, check.path)
+    return ([value], None) if found else ([], missing)
+
+
+def _count(check: Check, values: list[Any]) -> int | str:
+    if check.jsonpath is not None:
+        return len(values)
+    if not values:
+        return 0
+    value = values[0]
+    if isinstance(value, dict | list):
+        return len(value)
+    return f"found {_show(value)} at {check.path or '/'}, expected an array or object to count"
+
+
+def _describe_found(check: Check, values: list[Any]) -> str:
+    if check.jsonpath is not None:
+        return f"{len(values)} match{'es' if len(values) != 1 else ''}, e.g. {_show(values[0])}"
+    return f"found {_show(values[0])}"
+
+
+def resolve_pointer(document: Any, pointer: str) -> tuple[bool, Any, str]:
+    """(found, value, why not) for an RFC 6901 JSON Pointer."""
+    node = document
+    walked = ""
+    for part in pointer_parts(pointer):
+        here = f"{walked}/{_escape(part)}"
+        if isinstance(node, dict):
+            if part not in node:
+                return False, None, f"no {part!r} in {walked or 'the state'} ({_keys(node)})"
+            node = node[part]
+        elif isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                return False, None, f"no item {part!r} in {walked or 'the state'} (an array of {len(node)})"
+            node = node[int(part)]
+        else:
+            return False, None, f"nothing at {here}: {walked or 'the state'} is {_kind(node)}, not an object or array"
+        walked = here
+    return True, node, ""
+
+
+def pointer_parts(pointer: str) -> list[str]:
+    if pointer == "":
+        return []
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
+
+
+def json_equal(actual: Any, expected: Any) -> bool:
+    """JSON equality: `true` is not `1`, numbers agree within 1e-9 (so 2418.37 - 100 equals 2318.37)."""
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(actual, int | float) and isinstance(expected, int | float):
+        return math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-9)
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        return actual.keys() == expected.keys() and all(json_equal(actual[key], expected[key]) for key in actual)
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(map(json_equal, actual, expected))
+    return type(actual) is type(expected) and bool(actual == expected)
+
+
+def json_matches(actual: Any, expected: Any) -> bool:
+    """`expected` is a subset of `actual`: objects match on the keys `expected` names (recursively),
+    arrays item by item, anything else by `json_equal`."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and json_matches(actual[key], value) for key, value in expected.items()
+        )
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(actual) == len(expected) and all(map(json_matches, actual, expected))
+    return json_equal(actual, expected)
+
+
+def _contains(value: Any, expected: Any) -> bool:
+    if isinstance(value, str):
+        return isinstance(expected, str) and expected.casefold() in value.casefold()
+    if isinstance(value, list):
+        return any(json_matches(item, expected) for item in value)
+    if isinstance(value, dict):
+        return expected in value if isinstance(expected, str) else json_matches(value, expected)
+    return False
+
+
+# --- the judge ---------------------------------------------------------------------------------
+
+_JUDGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "0: not met at all; 1: fully met."},
+        "reasons": {"type": "string", "description": "Why, in a few sentences, citing the state or the calls."},
+    },
+    "required": ["score", "reasons"],
+}
+
+_JUDGE_SYSTEM = """\
+You judge one episode of an agent working in a simulated environment. The agent called the
+environment's tools to carry out a task; you see the task, a rubric, the environment's final state and
+the tool calls it made. Score how well the outcome meets the rubric, from 0 (not at all) to 1 (fully),
+judging only from what the state and the calls show. Answer with one JSON object:
+{"score": <number from 0 to 1>, "reasons": "<a few sentences>"}."""
+
+
+@dataclass(frozen=True, slots=True)
+class LlmJudge:
+    """A judge that asks the backend's model (`Backend.complete_json`), retrying unusable answers."""
+
+    backend: Backend
+    max_attempts: int = 3
+    state_budget_chars: int = 24_000
+
+    async def judge(self, task: Task, state: Any, events: Sequence[Event]) -> JudgeResult:
+        spec = task.judge
+        if spec is None:
+            raise ValueError(f"task {task.name!r} has no judge")
+        system, user = judge_prompt(task, state, events, state_budget_chars=self.state_budget_chars)
+        usage = TokenUsage()
+        problems: list[str] = []
+        for _ in range(self.max_attempts):
+            feedback = (
+                f"\n\nYour previous answer was unusable: {problems[-1]}. Answer again with one JSON object."
+                if problems
+                else ""
+            )
+            request = JsonRequest(
+                system=system,
+                user=user + feedback,
+                schema=_JUDGE_SCHEMA,
+                name="verdict",
+                description="Report the score (0..1) and the reasons for it.",
+            )
+            try:
+                reply = await self.backend.complete_json(request)
+            except InvalidOutcome as e:
+                usage = usage + e.usage
+                problems.append(e.reason)
+                continue
+            usage = usage + reply.usage
+            verdict = _verdict(reply.value)
+            if isinstance(verdict, str):
+                problems.append(verdict)
+                continue
+            score, reasons = verdict
+            return JudgeResult(
+                score=score, reasons=reasons, weight=spec.weight, passed=score >= spec.pass_score, tokens=usage
+            )
+        raise InvalidOutcome(
+            self.backend.name,
+            f"the judge gave no usable verdict in {self.max_attempts} attempts: {problems[-1]}",
+            model=self.backend.model,
+            usage=usage,
+        )
+
+
+def judge_for(backend: Backend, *, max_attempts: int = 3, state_budget_chars: int = 24_000) -> LlmJudge | None:
+    """A judge on the backend's model, or None when the backend has none (offline)."""
+    if not backend.can_complete():
+        return None
+    return LlmJudge(backend, max_attempts=max_attempts, state_budget_chars=state_budget_chars)
+
+
+def judge_prompt(
+    task: Task, state: Any, events: Sequence[Event], *, state_budget_chars: int = 24_000
+) -> tuple[str, str]:
+    """(system, user) for the judge: task, rubric, the final state (trimmed), the latest events."""
+    rubric = task.judge.rubric if task.judge is not None else ""
+    state_text = json.dumps(state, ensure_ascii=False, indent=1, default=str)
+    if len(state_text) > state_budget_chars:
+        cut = len(state_text) - state_budget_chars
+        state_text = state_text[:state_budget_chars] + f"\n... ({cut} more characters not shown)"
+    shown = list(events)[-JUDGE_EVENTS:]
+    lines = [_judge_line(event) for event in shown]
+    calls = "\n".join(lines) if lines else "(no tool calls)"
+    header = f"{len(shown)} of {len(events)}, oldest first" if len(events) > len(shown) else "oldest first"
+    # The conversation with the simulated user, when there was one, is among the calls, in order.
+    heading = "Tool calls and messages" if any(event.kind != "tool_call" for event in shown) else "Tool calls"
+    user = (
+        f"## Task: {task.name}\n{task.description or '(no description)'}\n\n"
+        f"## Rubric\n{rubric}\n\n"
+        f"## Final state of the environment {task.env!r}\n```json\n{state_text}\n```\n\n"
+        f"## {heading} ({header})\n{calls}\n"
+    )
+    return _JUDGE_SYSTEM, user
+
+
+def _judge_line(event: Event) -> str:
+    if event.kind == "agent_message":
+        return f"{event.seq}. the agent said to the user: {_clip(event.result)}"
+    if event.kind == "user_message":
+        return f"{event.seq}. the user said: {_clip(event.result)}"
+    error = "ERROR " if event.is_error else ""
+    return f"{event.seq}. {event.tool}({_clip(event.arguments)}) -> {error}{_clip(event.result)}"
+
+
+def _verdict(value: dict[str, Any]) -> tuple[float, str] | str:
+    score = value.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
+        return f"'score' must be a number from 0 to 1, got {_show(score)}"
+    reasons = value.get("reasons", "")
+    return float(score), reasons if isinstance(reasons, str) else json.dumps(reasons, ensure_ascii=False)
+
+
+# --- evaluation --------------------------------------------------------------------------------
+
+
+async def evaluate(task: Task, state: Any, events: Sequence[Event], judge: Judge | None = None) -> Evaluation:
+    """The task's checks on `state` (the final state of `task.env`), and its judge when it has one.
+
+    With a judge in the task but none given (a backend without a model), the judge is skipped and the
+    reward rests on the checks; `InvalidSessionInput` (field `task`) when nothing would be left to score.
+    """
+    checks = [run_check(check, state) for check in task.checks]
+    verdict: JudgeResult | None = None
+    if task.judge is not None:
+        if judge is None:
+            verdict = JudgeResult(
+                weight=task.judge.weight,
+                skipped="the backend has no model to judge with: run with --backend openai or anthropic",
+            )
+        else:
+            verdict = await judge.judge(task, state, events)
+    weights = sum(result.weight for result in checks)
+    score = sum(result.weight for result in checks if result.passed)
+    if verdict is not None and verdict.score is not None:
+        weights += verdict.weight
+        score += verdict.weight * verdict.score
+    if weights <= 0:
+        raise InvalidSessionInput(
+            "task",
+            f"task {task.name!r} cannot be scored here: its reward rests on its judge, which needs an LLM backend "
+            "(--backend openai or anthropic)",
+        )
+    passed = all(result.passed for result in checks) and (verdict is None or verdict.passed is not False)
+    return Evaluation(
+        task=task.name,
+        env=task.env,
+        reward=round(min(1.0, max(0.0, score / weights)), 6),
+        passed=passed,
+        checks=checks,
+        judge=verdict,
+        events=len(events),
+    )
+
+
+async def evaluate_session(
+    sessions: SessionService, session_id: str, task: Task, judge: Judge | None = None
+) -> Evaluation:
+    """Evaluate a session's state of `task.env` and store the result as the session's latest evaluation.
+
+    The state is read under the session's lock, judged outside it (a judge may take seconds), and the
+    evaluation saved under the lock again, on the record as it is then.
+    """
+    store = sessions.simulator.store
+    async with store.lock(session_id):
+        record = await sessions.get(session_id)
+        if record.environment is not None and record.environment != task.env:
+            raise InvalidSessionInput(
+                "task",
+                f"task {task.name!r} runs in environment {task.env!r}, but session {session_id!r} is bound to "
+                f"{record.environment!r}",
+            )
+        if sessions.simulator.catalog.environment(task.env) is None and task.env not in record.worlds:
+            raise InvalidSessionInput(
+                "task", f"task {task.name!r} runs in environment {task.env!r}, which is not loaded"
+            )
+        state = copy.deepcopy(sessions.simulator.world_of(record, task.env))
+        events = (
+            [event for event in await store.events(session_id, last=JUDGE_EVENTS * 4) if event.environment == task.env]
+            if task.judge is not None and judge is not None
+            else []
+        )
+        count = record.event_count
+    evaluation = await evaluate(task, state, events, judge)
+    evaluation = evaluation.model_copy(update={"events": count})
+    async with store.lock(session_id):
+        current = await store.get(session_id)
+        if current is not None:  # deleted meanwhile: nothing to keep it on
+            await store.put(current.model_copy(update={"evaluation": evaluation.model_dump(mode="json")}))
+    return evaluation
+
+
+# --- validating tasks against the environments -------------------------------------------------
+
+
+def start_state(task: Task, initial_state: Any) -> Any:
+    """The state a session for `task` starts with, from its environment's `initial_state`."""
+    if task.initial_state is None:
+        return copy.deepcopy(initial_state)
+    if task.state_mode == "replace":
+        return copy.deepcopy(task.initial_state)
+    return merge_patch(initial_state, task.initial_state)
+
+
+def validate_task(task: Task, catalog: Catalog) -> tuple[list[SpecError], list[str]]:
+    """Errors (the environment is unknown, a check's path leaves the state's collections) and notes
+    (a check names a record that is not in the starting state: fine if the agent is to create it)."""
+    environment = catalog.environment(task.env)
+    if environment is None:
+        known = ", ".join(sorted(catalog.environments)) or "none loaded"
+        return [SpecError(task.source, f"unknown environment {task.env!r}: expected one of {known}", "env")], []
+    state = start_state(task, environment.initial_state)
+    errors: list[SpecError] = []
+    notes: list[str] = []
+    for index, check in enumerate(task.checks):
+        place = f"checks[{index}].path"
+        if check.jsonpath is not None:
+            match = _FIRST_KEY.match(check.path)
+            key = (match.group(1) or match.group(2)) if match else None
+            if key is not None and isinstance(state, dict) and key not in state:
+                reason = f"{key!r} is not in the starting state of {task.env!r} ({_keys(state)})"
+                errors.append(SpecError(task.source, reason, place))
+            continue
+        problem = _pointer_problem(state, check, task.env)
+        if problem is None:
+            continue
+        fatal, reason = problem
+        if fatal:
+            errors.append(SpecError(task.source, reason, place))
+        else:
+            notes.append(f"{task.source}: {place}: {reason} (fine if the agent is to create it)")
+    return errors, notes
+
+
+def _pointer_problem(state: Any, check: Check, env: str) -> tuple[bool, str] | None:
+    """(fatal, reason) when the pointer leaves the starting state: fatal when more than the last two
+    steps are missing (a collection, not just a record and its field), or it runs into a scalar."""
+    parts = pointer_parts(check.path)
+    node = state
+    for depth, part in enumerate(parts):
+        walked = "".join(f"/{_escape(p)}" for p in parts[: depth + 1])
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            continue
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+            continue
+        if not isinstance(node, dict | list):
+            return True, f"{walked} goes into {_kind(node)} in the starting state of {env!r}"
+        context = f" ({_keys(node)})" if isinstance(node, dict) else f" (an array of {len(node)})"
+        reason = f"{walked} is not in the starting state of {env!r}{context}"
+        if depth < len(parts) - 2:
+            return True, reason
+        negative = check.kind == "absent" or (check.kind == "exists" and check.exists is False)
+        return None if negative else (False, reason)
+    return None
+
+
+# --- text helpers ------------------------------------------------------------------------------
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _keys(node: dict[str, Any]) -> str:
+    keys = sorted(map(str, node))
+    if not keys:
+        return "it is empty"
+    shown = ", ".join(keys[:8]) + (f" and {len(keys) - 8} more" if len(keys) > 8 else "")
+    return f"it has {shown}"
+
+
+def _kind(value: Any) -> str:
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "a boolean"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a string"
+        case _:
+            return type(value).__name__
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _clip(value: Any) -> str:
+    return _show(value, _JUDGE_VALUE_CHARS)
