@@ -20,6 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
+from sim_mcp.server.live import ShutdownAwareServer
 from tests.servers import BUNDLED_SPECS, free_port
 
 ERAS = ["legacy", "auto"]
@@ -39,8 +40,10 @@ def app_server(**overrides: Any) -> Iterator[str]:
     """`create_app(Settings(...))` served by uvicorn on 127.0.0.1 in a thread; yields the base URL."""
     port = free_port()
     settings = Settings(**{"specs": [BUNDLED_SPECS], "port": port, **overrides})
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
+    app = create_app(settings)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    # As `sim-mcp serve` runs it: open event streams of the web UI end when the server shuts down.
+    server = ShutdownAwareServer(config, on_shutdown=app.state.runtime.changes.live.close)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

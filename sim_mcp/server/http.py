@@ -26,12 +26,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sim_mcp import __version__
 from sim_mcp.config import Settings
 from sim_mcp.errors import SimMcpError
-from sim_mcp.server.auth import BearerTokenMiddleware
+from sim_mcp.server.auth import BearerTokenMiddleware, BrowserTokenMiddleware
 from sim_mcp.server.control import control_routes
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.runtime import Runtime
+from sim_mcp.server.ui import static_paths, ui_routes
 
 logger = logging.getLogger("sim_mcp")
 
@@ -83,12 +84,18 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Runtime]]:
+        # The watcher's thread polls this, so shutdown needn't wait out its timeout.
+        stop_watching = anyio.Event()
         async with runtime, manager.run(), anyio.create_task_group() as tasks:
             if settings.session_ttl > 0:
                 tasks.start_soon(expire_idle_sessions, runtime, settings.session_ttl)
             if settings.watch:
-                tasks.start_soon(hot_reload, runtime)
-            yield {"runtime": runtime}
+                tasks.start_soon(lambda: hot_reload(runtime, stop=stop_watching))
+            try:
+                yield {"runtime": runtime}
+            finally:
+                runtime.changes.live.close()  # end the web UI's event streams
+                stop_watching.set()
             tasks.cancel_scope.cancel()
 
     routes = [
@@ -98,10 +105,15 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *control_routes(runtime),
+        *ui_routes(runtime),
     ]
     middleware = [Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)]
     if settings.token:
-        middleware.append(Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz")))
+        ui_open = ("/ui/login", *static_paths())
+        middleware.append(Middleware(BrowserTokenMiddleware, token=settings.token, open_paths=ui_open))
+        middleware.append(
+            Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz", *ui_open))
+        )
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.runtime = runtime
     return app
@@ -119,6 +131,7 @@ async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:
             continue
         for session_id in expired:
             runtime.changes.forget(session_id)
+            runtime.changes.touched(session_id)
         if expired:
             logger.info("expired %d idle sessions (--session-ttl %gs)", len(expired), ttl)
 

@@ -32,6 +32,7 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 
+from sim_mcp.server.live import LiveFeed
 from sim_mcp.simulation.sessions import SessionService
 
 logger = logging.getLogger("sim_mcp")
@@ -67,6 +68,8 @@ class SessionChanges:
         self._subscribers: dict[str, dict[str, _Subscriber]] = {}
         # Handshake-era connections that listed tools: told when the tool list changes (hot reload).
         self._tool_watchers: dict[str, ServerSession] = {}
+        # Watchers of the session list (the web UI's event stream): told of every change, of any session.
+        self.live = LiveFeed()
 
     def watch_tools(self, connection: str, session: ServerSession) -> None:
         """Handshake era: `connection` has listed tools, so it hears `notifications/tools/list_changed`."""
@@ -118,8 +121,14 @@ class SessionChanges:
         """Drop the handshake-era subscriptions of a session that is gone."""
         self._subscribers.pop(session_id, None)
 
+    def touched(self, session_id: str) -> None:
+        """The session changed in a way only watchers of the session list care about (created, snapshot
+        taken, forked, expired): tell the live feed, not the resource subscribers."""
+        self.live.publish(session_id)
+
     async def changed(self, session_id: str) -> None:
         """The session's state and events changed: notify whoever listens, here."""
+        self.live.publish(session_id)
         for uri in RESOURCE_URIS:
             await self.publish(session_id, ResourceUpdated(uri=uri))
         subscribers = self._subscribers.get(session_id, {})

@@ -19,7 +19,9 @@ async def serve_stdio(settings: Settings, session: str | None = None) -> None:
         runtime.simulator, routing, runtime.changes, metrics=runtime.metrics, limiter=runtime.limiter
     )
     async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
+        stop_watching = anyio.Event()  # polled by the watcher's thread: a prompt exit
         if settings.watch:
-            tasks.start_soon(hot_reload, runtime)
+            tasks.start_soon(lambda: hot_reload(runtime, stop=stop_watching))
         await server.run(read_stream, write_stream, server.create_initialization_options())
+        stop_watching.set()
         tasks.cancel_scope.cancel()
