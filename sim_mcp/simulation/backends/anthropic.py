@@ -18,6 +18,12 @@ from anthropic import AnthropicError, APIConnectionError, APIStatusError, APITim
 
 from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.simulation.backends import Backend
+from sim_mcp.simulation.backends._provider import (
+    ErrorTranslator,
+    describe_cause,
+    max_tokens_for,
+    model_for,
+)
 from sim_mcp.simulation.contract import (
     OUTCOME_SCHEMA,
     InvalidOutcome,
@@ -42,6 +48,8 @@ _TOKEN_VARIABLE = "ANTHROPIC_AUTH_TOKEN"
 _URL_VARIABLE = "ANTHROPIC_BASE_URL"
 # A gateway or test server may need no key, but requests must carry one.
 _PLACEHOLDER_KEY = "sim-mcp-no-key"
+# What an Anthropic key looks like, so an echo of one in an error body is cut out too.
+_SECRET = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
 _START_TIMEOUT_S = 5.0
 _TOOL_NAME = "simulate_outcome"
 _TOOL: ToolParam = {
@@ -50,8 +58,6 @@ _TOOL: ToolParam = {
     "input_schema": OUTCOME_SCHEMA,
 }
 _TOOL_CHOICE: ToolChoiceToolParam = {"type": "tool", "name": _TOOL_NAME}
-_SECRET = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
-_MESSAGE_CHARS = 500
 
 
 class AnthropicBackend(Backend):
@@ -65,6 +71,9 @@ class AnthropicBackend(Backend):
         self._api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
         auth_token = os.environ.get(_TOKEN_VARIABLE) or None
         self.model = settings.model
+        self._translate = ErrorTranslator(
+            self.name, "the Anthropic API", APITimeoutError, APIConnectionError, APIStatusError, _SECRET
+        )
         self._limiter = anyio.CapacityLimiter(settings.backend_concurrency)
         self._client: AsyncAnthropic | None = None
         if self._api_key is not None or auth_token is not None or self._base_url is not None:
@@ -93,7 +102,7 @@ class AnthropicBackend(Backend):
         except APIConnectionError as e:
             raise ConfigError(
                 f"cannot reach the Anthropic API at {self._base_url} (--base-url / SIM_MCP_BASE_URL / "
-                f"{_URL_VARIABLE}): {_cause(e)}"
+                f"{_URL_VARIABLE}): {describe_cause(e)}"
             ) from e
 
     async def aclose(self) -> None:
@@ -101,7 +110,7 @@ class AnthropicBackend(Backend):
             await self._client.close()
 
     async def simulate(self, request: SimulationRequest) -> Outcome:
-        model = self._model_for(request)
+        model = model_for(request, self.model, self.name)
         if self._client is None:
             raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
         prompt = build_prompt(
@@ -109,7 +118,7 @@ class AnthropicBackend(Backend):
             history_events=self._settings.history_events,
             state_budget_chars=self._settings.state_budget_chars,
         )
-        max_tokens = self._max_tokens_for(request)
+        max_tokens = max_tokens_for(request, self._settings.max_tokens)
         async with self._limiter:
             try:
                 message = await self._client.messages.create(
@@ -121,7 +130,9 @@ class AnthropicBackend(Backend):
                     tool_choice=_TOOL_CHOICE,
                 )
             except AnthropicError as e:
-                raise self._error(e, model) from e
+                raise self._translate(
+                    e, model=model, base_url=self._base_url, timeout_s=self._settings.timeout_s, api_key=self._api_key
+                ) from e
         return self._process_response(message, model, max_tokens)
 
     def can_complete(self) -> bool:
@@ -150,7 +161,9 @@ class AnthropicBackend(Backend):
                     tool_choice={"type": "tool", "name": request.name},
                 )
             except AnthropicError as e:
-                raise self._error(e, model) from e
+                raise self._translate(
+                    e, model=model, base_url=self._base_url, timeout_s=self._settings.timeout_s, api_key=self._api_key
+                ) from e
         usage = _usage(message)
         self._check_complete(message, model, max_tokens, usage)
         tool_input = _tool_input(message, request.name)
@@ -184,40 +197,6 @@ class AnthropicBackend(Backend):
         outcome.usage = usage
         return outcome
 
-    def _model_for(self, request: SimulationRequest) -> str:
-        settings = request.environment.model_settings
-        model = (settings.model if settings is not None else None) or self.model
-        if model is None:
-            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
-        return model
-
-    def _max_tokens_for(self, request: SimulationRequest) -> int:
-        settings = request.environment.model_settings
-        if settings is not None and settings.max_tokens is not None:
-            return settings.max_tokens
-        return self._settings.max_tokens
-
-    def _error(self, error: AnthropicError, model: str) -> BackendError:
-        """The one place SDK errors become ours; messages never carry the key."""
-        if isinstance(error, APITimeoutError):
-            message = f"no reply within {self._settings.timeout_s:g}s"
-            status = None
-        elif isinstance(error, APIConnectionError):
-            message = f"cannot reach {self._base_url or 'the Anthropic API'}: {_cause(error)}"
-            status = None
-        elif isinstance(error, APIStatusError):
-            message = _status_message(error)
-            status = error.status_code
-        else:
-            message = str(error)
-            status = None
-        return BackendError(self.name, self._redact(message), model=model, status=status)
-
-    def _redact(self, message: str) -> str:
-        if self._api_key:
-            message = message.replace(self._api_key, "***")
-        return _SECRET.sub(r"\1***", message)[:_MESSAGE_CHARS]
-
 
 def _tool_input(message: Message, name: str) -> object:
     """The input of the reply's call to the tool `name`, or None when it made none."""
@@ -234,18 +213,3 @@ def _usage(message: Message) -> TokenUsage:
     read = usage.cache_read_input_tokens or 0
     written = usage.cache_creation_input_tokens or 0
     return TokenUsage(input=usage.input_tokens + read + written, output=usage.output_tokens, cached=read)
-
-
-def _status_message(error: APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        detail = inner.get("message") if isinstance(inner, dict) else inner
-        if detail:
-            return str(detail)
-    return error.message
-
-
-def _cause(error: BaseException) -> str:
-    cause = error.__cause__ or error.__context__
-    return f"{error} ({cause})" if cause is not None and str(cause) else str(error)

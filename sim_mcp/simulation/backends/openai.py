@@ -24,6 +24,13 @@ from openai import (
 
 from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.simulation.backends import Backend
+from sim_mcp.simulation.backends._provider import (
+    ErrorTranslator,
+    describe_cause,
+    max_tokens_for,
+    model_for,
+    temperature_for,
+)
 from sim_mcp.simulation.contract import (
     OUTCOME_SCHEMA,
     InvalidOutcome,
@@ -47,11 +54,11 @@ _KEY_VARIABLE = "OPENAI_API_KEY"
 _URL_VARIABLE = "OPENAI_BASE_URL"
 # Local servers need no key, but the SDK insists on one.
 _PLACEHOLDER_KEY = "sim-mcp-no-key"
+# What an OpenAI key looks like, so an echo of one in an error body is cut out too.
+_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-*]{8,}")
 _START_TIMEOUT_S = 5.0
 _ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "text"]
 _MODES: tuple[_ResponseMode, ...] = ("json_schema", "json_object_schema", "json_object", "text")
-_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-*]{8,}")
-_MESSAGE_CHARS = 500
 
 
 class OpenAIBackend(Backend):
@@ -64,6 +71,9 @@ class OpenAIBackend(Backend):
         self._base_url = settings.base_url or os.environ.get(_URL_VARIABLE) or None
         self._api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
         self.model = settings.model
+        self._translate = ErrorTranslator(
+            self.name, "the OpenAI API", APITimeoutError, APIConnectionError, APIStatusError, _SECRET
+        )
         self._limiter = anyio.CapacityLimiter(settings.backend_concurrency)
         self._mode_index = 0
         self._client: AsyncOpenAI | None = None
@@ -92,7 +102,7 @@ class OpenAIBackend(Backend):
         except APIConnectionError as e:
             raise ConfigError(
                 f"cannot reach the OpenAI-compatible server at {self._base_url} (--base-url / SIM_MCP_BASE_URL): "
-                f"{_cause(e)}"
+                f"{describe_cause(e)}"
             ) from e
 
     async def aclose(self) -> None:
@@ -100,7 +110,7 @@ class OpenAIBackend(Backend):
             await self._client.close()
 
     async def simulate(self, request: SimulationRequest) -> Outcome:
-        model = self._model_for(request)
+        model = model_for(request, self.model, self.name)
         if self._client is None:
             raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
         prompt = build_prompt(
@@ -112,10 +122,10 @@ class OpenAIBackend(Backend):
         params: dict[str, Any] = {
             "model": model,
             "messages": messages,
-            "temperature": self._temperature_for(request),
+            "temperature": temperature_for(request, self._settings.temperature),
             "seed": request.seed,
         }
-        max_tokens = self._max_tokens_for(request)
+        max_tokens = max_tokens_for(request, self._settings.max_tokens)
         params.update(self._token_limit(max_tokens))
         if self._base_url is None:
             # OpenAI's own API: a stable key helps its prompt cache.
@@ -166,7 +176,9 @@ class OpenAIBackend(Backend):
                 if index + 1 < len(_MODES) and _format_rejected(e):
                     index += 1
                     continue
-                raise self._error(e, model) from e
+                raise self._translate(
+                    e, model=model, base_url=self._base_url, timeout_s=self._settings.timeout_s, api_key=self._api_key
+                ) from e
             # Later calls start from the form that worked.
             self._mode_index = index
             return completion
@@ -200,46 +212,6 @@ class OpenAIBackend(Backend):
             raise InvalidOutcome(self.name, reason, model=model, usage=usage)
         return content, usage
 
-    def _model_for(self, request: SimulationRequest) -> str:
-        settings = request.environment.model_settings
-        model = (settings.model if settings is not None else None) or self.model
-        if model is None:
-            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
-        return model
-
-    def _temperature_for(self, request: SimulationRequest) -> float:
-        settings = request.environment.model_settings
-        if settings is not None and settings.temperature is not None:
-            return settings.temperature
-        return self._settings.temperature
-
-    def _max_tokens_for(self, request: SimulationRequest) -> int:
-        settings = request.environment.model_settings
-        if settings is not None and settings.max_tokens is not None:
-            return settings.max_tokens
-        return self._settings.max_tokens
-
-    def _error(self, error: OpenAIError, model: str) -> BackendError:
-        """The one place SDK errors become ours; messages never carry the key."""
-        if isinstance(error, APITimeoutError):
-            message = f"no reply within {self._settings.timeout_s:g}s"
-            status = None
-        elif isinstance(error, APIConnectionError):
-            message = f"cannot reach {self._base_url or 'the OpenAI API'}: {_cause(error)}"
-            status = None
-        elif isinstance(error, APIStatusError):
-            message = _status_message(error)
-            status = error.status_code
-        else:
-            message = str(error)
-            status = None
-        return BackendError(self.name, self._redact(message), model=model, status=status)
-
-    def _redact(self, message: str) -> str:
-        if self._api_key:
-            message = message.replace(self._api_key, "***")
-        return _SECRET.sub(r"\1***", message)[:_MESSAGE_CHARS]
-
 
 def _response_format(mode: _ResponseMode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     match mode:
@@ -272,18 +244,3 @@ def _usage(completion: ChatCompletion) -> TokenUsage:
     details = usage.prompt_tokens_details
     cached = details.cached_tokens if details is not None and details.cached_tokens is not None else 0
     return TokenUsage(input=usage.prompt_tokens, output=usage.completion_tokens, cached=cached)
-
-
-def _status_message(error: APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        detail = inner.get("message") if isinstance(inner, dict) else inner
-        if detail:
-            return str(detail)
-    return error.message
-
-
-def _cause(error: BaseException) -> str:
-    cause = error.__cause__ or error.__context__
-    return f"{error} ({cause})" if cause is not None and str(cause) else str(error)
