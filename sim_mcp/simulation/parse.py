@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sim_mcp.simulation.contract import InvalidOutcome, Outcome
+from sim_mcp.specs.schema import type_name
 
 __all__ = ["outcome_from_object", "parse_json_object", "parse_outcome"]
 
@@ -46,7 +47,7 @@ def parse_json_object(text: str, required: Sequence[str] = ()) -> dict[str, Any]
 
     found = _find_object(stripped, accept, wanted)
     if not isinstance(found, dict):
-        raise InvalidOutcome(_SOURCE, f"expected {wanted}; got {_kind(found)}")
+        raise InvalidOutcome(_SOURCE, f"expected {wanted}; got {type_name(found)}")
     missing = [key for key in required if key not in found]
     if missing:
         keys = ", ".join(map(repr, found)) or "none"
@@ -58,13 +59,13 @@ def outcome_from_object(value: object) -> Outcome:
     """Check a decoded reply (e.g. a forced tool call's input) against the contract's keys and types."""
     if not isinstance(value, dict):
         raise InvalidOutcome(
-            _SOURCE, f"expected a JSON object with result, is_error and state_patch; got {_kind(value)}"
+            _SOURCE, f"expected a JSON object with result, is_error and state_patch; got {type_name(value)}"
         )
     if "result" not in value:
         raise InvalidOutcome(_SOURCE, f"the object has no 'result' key (keys: {', '.join(map(repr, value)) or 'none'})")
     is_error = value.get("is_error", False)
     if not isinstance(is_error, bool):
-        raise InvalidOutcome(_SOURCE, f"'is_error' must be true or false, got {_kind(is_error)}")
+        raise InvalidOutcome(_SOURCE, f"'is_error' must be true or false, got {type_name(is_error)}")
     patch = value.get("state_patch")
     if isinstance(patch, str):
         # Some models send nested arrays of a tool call's input as JSON text.
@@ -120,7 +121,8 @@ def _outermost_object(text: str, accept: Callable[[dict[str, Any]], bool]) -> di
 
 def _check_patch(patch: object) -> list[dict[str, Any]]:
     if not isinstance(patch, list):
-        raise InvalidOutcome(_SOURCE, f"'state_patch' must be an array of JSON Patch operations, got {_kind(patch)}")
+        found = type_name(patch)
+        raise InvalidOutcome(_SOURCE, f"'state_patch' must be an array of JSON Patch operations, got {found}")
     for index, op in enumerate(patch):
         where = f"state_patch[{index}]"
         if not isinstance(op, dict):
@@ -128,30 +130,13 @@ def _check_patch(patch: object) -> list[dict[str, Any]]:
         if op.get("op") not in _OPS:
             raise InvalidOutcome(_SOURCE, f"{where}.op must be one of {', '.join(_OPS)}; got {op.get('op')!r}")
         if not isinstance(op.get("path"), str):
-            raise InvalidOutcome(_SOURCE, f"{where}.path must be a JSON Pointer string, got {_kind(op.get('path'))}")
+            found = type_name(op.get("path"))
+            raise InvalidOutcome(_SOURCE, f"{where}.path must be a JSON Pointer string, got {found}")
         if op["op"] in ("add", "replace", "test") and "value" not in op:
             raise InvalidOutcome(_SOURCE, f"{where}: a {op['op']!r} operation needs a 'value'")
         if op["op"] in ("move", "copy") and not isinstance(op.get("from"), str):
             raise InvalidOutcome(_SOURCE, f"{where}: a {op['op']!r} operation needs a 'from' JSON Pointer string")
     return patch
-
-
-def _kind(value: object) -> str:
-    match value:
-        case None:
-            return "null"
-        case bool():
-            return "a boolean"
-        case int() | float():
-            return "a number"
-        case str():
-            return "a string"
-        case list():
-            return "an array"
-        case dict():
-            return "an object"
-        case _:
-            return type(value).__name__
 
 
 def _preview(text: str) -> str:

@@ -59,7 +59,7 @@ def json_path(parts: Iterable[str | int], root: str = "") -> str:
 def type_name(value: Any) -> str:
     return {
         dict: "an object",
-        list: "a list",
+        list: "an array",
         str: "a string",
         bool: "a boolean",
         int: "an integer",
