@@ -25,6 +25,7 @@ from sim_mcp.simulation.contract import InvalidOutcome, Outcome, SimulationReque
 from sim_mcp.simulation.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
+from sim_mcp.state.patch import apply_patch
 from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
 
@@ -292,11 +293,11 @@ class Simulator:
         validator = None if outcome.is_error else tool.output_validator
         if validator is not None and (problem := value_problem(outcome.result, validator, "result")) is not None:
             return f"the result does not match the tool's output schema: {problem}"
+        if not outcome.state_patch:
+            return world  # unchanged, so no bigger than it was
         try:
-            new_world = (
-                jsonpatch.apply_patch(world, outcome.state_patch, in_place=False) if outcome.state_patch else world
-            )
-        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError) as e:
+            new_world = apply_patch(world, outcome.state_patch)
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError, IndexError) as e:
             return f"state_patch does not apply to the state: {e}"
         size = len(json.dumps(new_world, separators=(",", ":"), default=str))
         if size > self.settings.max_state_bytes:
