@@ -288,6 +288,27 @@ async def test_redis_writes_are_fenced_by_the_lock(redis_url: str) -> None:
         await store.aclose()
 
 
+async def test_redis_sessions_beyond_the_connection_pool_wait_for_a_connection(redis_url: str) -> None:
+    """More sessions at once than the pool has connections: they queue for one, none fails."""
+    store = RedisStore(redis_url, max_connections=4)
+    try:
+
+        async def work(n: int) -> None:
+            async with store.lock(f"crowd-{n}"):
+                await store.put(SessionRecord(id=f"crowd-{n}"), [])
+                await store.commit(SessionRecord(id=f"crowd-{n}", event_count=1), event(1))
+
+        async with anyio.create_task_group() as tasks:
+            for n in range(40):
+                tasks.start_soon(work, n)
+        for n in range(40):
+            assert len(await store.events(f"crowd-{n}")) == 1
+    finally:
+        for n in range(40):
+            await store.delete(f"crowd-{n}")
+        await store.aclose()
+
+
 async def test_two_replicas_on_redis_share_sessions_and_serialize_calls(tmp_path: Path, redis_url: str) -> None:
     replicas: list[ServerProcess] = []
     try:

@@ -1,7 +1,8 @@
 """Sessions in Redis, shared by every `sim-mcp serve` process pointed at the same server and database.
 
 Keys (under a prefix, `sim-mcp` by default): `session:{id}` holds the record as JSON, `events:{id}` the
-event log as a list of JSON strings, `sessions` the set of ids, `lock:{id}` the session's lock.
+event log as a list of JSON strings, `sessions` the set of ids, `lock:{id}` the session's lock, `meta:{key}`
+a meta document (the curriculum's state).
 
 Calls to one session are serialized across processes by a lock with a lease: `SET lock NX PX` with a
 random token, kept alive by its holder while held, released by a compare-and-delete script; a process
@@ -14,6 +15,7 @@ that only one of them polls Redis per session.
 from __future__ import annotations
 
 import builtins
+import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,7 +26,7 @@ from weakref import WeakValueDictionary
 
 import anyio
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.client import Pipeline
 
 from sim_mcp.errors import StoreError
@@ -45,14 +47,27 @@ _EXTEND = (
 class RedisStore:
     name = "redis"
 
-    def __init__(self, url: str, *, prefix: str = "sim-mcp", lease_s: float = 30.0, wait_s: float = 600.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "sim-mcp",
+        lease_s: float = 30.0,
+        wait_s: float = 600.0,
+        max_connections: int = 64,
+    ) -> None:
         """`lease_s`: how long a lock outlives a holder that died; `wait_s`: how long a call waits for one."""
         self.url = url
         self.prefix = prefix
         self.lease_s = lease_s
         self.wait_s = wait_s
-        # Constructing the client does not connect; `start` checks that the server answers.
-        self._redis: Redis = Redis.from_url(url, socket_connect_timeout=5.0, health_check_interval=30)
+        # Constructing the client does not connect; `start` checks that the server answers. A blocking pool:
+        # a thousand sessions at once wait for one of its connections rather than fail (the default pool
+        # raises past its maximum).
+        pool = BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=wait_s, socket_connect_timeout=5.0, health_check_interval=30
+        )
+        self._redis: Redis = Redis.from_pool(pool)
         self._local: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
         # Tokens of the locks this process holds; the local lock makes the holder of a session unique here.
         self._held: dict[str, bytes] = {}
@@ -220,6 +235,17 @@ class RedisStore:
 
         results = await self._write(session_id, f"deleting session {session_id!r}", build)
         return bool(results[0])
+
+    async def get_meta(self, key: str) -> dict[str, Any] | None:
+        body = await self._io(f"reading meta {key!r}", self._redis.get(self._key("meta", key)))
+        if body is None:
+            return None
+        value = json.loads(body)
+        return value if isinstance(value, dict) else None
+
+    async def put_meta(self, key: str, value: dict[str, Any]) -> None:
+        body = json.dumps(value, separators=(",", ":"))
+        await self._io(f"saving meta {key!r}", self._redis.set(self._key("meta", key), body))
 
     async def aclose(self) -> None:
         await self._redis.aclose()
