@@ -67,6 +67,12 @@ class Settings(BaseModel):
     fault_latency_ms: float | Latency | None = Field(default=None, description="Added latency, fixed or drawn.")
     fault_seed: int | None = Field(default=None, description="Seed of the fault draws.")
 
+    # The adaptive curriculum (docs/users.md): after `window` rewards at a level, up at a mean of `up` or more,
+    # down at a mean of `down` or less (TRUSTEE's thresholds).
+    curriculum_window: int = Field(default=5, ge=1, le=10_000, description="Episodes per difficulty decision.")
+    curriculum_up: float = Field(default=0.5, description="Mean reward at or above which difficulty goes up.")
+    curriculum_down: float = Field(default=0.0, description="Mean reward at or below which difficulty goes down.")
+
     @field_validator("fault_latency_ms", mode="before")
     @classmethod
     def _latency(cls, value: Any) -> float | Latency | None:

@@ -11,7 +11,8 @@ The tree::
         ├── SessionNotFound      no session with that id
         ├── SessionExists        a session id asked for is already taken
         ├── InvalidSessionInput  a session operation got a value it cannot use (names the field)
-        └── SessionLimitExceeded a cap on sessions or on state size was reached
+        ├── SessionLimitExceeded a cap on sessions or on state size was reached
+        └── ConversationOver     the simulated user has ended the conversation (goal met, or abandoned)
 
 Errors that reach an agent as a tool result are not exceptions: they are `is_error` results.
 """
@@ -27,7 +28,7 @@ class SpecError(SimMcpError):
     """A spec file (or an entry of one) that cannot be loaded.
 
     Rendered as ``path: place: reason``, e.g.
-    ``tickets.yaml: tools[0].input_schema: expected an object, got a list``.
+    ``tickets.yaml: tools[0].input_schema: expected an object, got an array``.
     """
 
     def __init__(self, path: str, reason: str, place: str = "") -> None:
@@ -84,3 +85,15 @@ class InvalidSessionInput(SessionError):
 
 class SessionLimitExceeded(SessionError):
     """A cap (number of sessions, size of one session's state) was reached."""
+
+
+class ConversationOver(SessionError):
+    """The session's simulated user ended the conversation; `reason` is `goal_met` or `abandoned`."""
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        self.session_id = session_id
+        self.reason = reason
+        super().__init__(
+            f"the user of session {session_id!r} has ended the conversation ({reason}): evaluate the session, "
+            "or reset it to start the episode over"
+        )

@@ -17,6 +17,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -73,6 +74,9 @@ class FakeProvider:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._replies: deque[Reply] = deque()
+        # Answers a request (its JSON body) when no scripted reply is left: a provider whose reply depends on
+        # the prompt (e.g. one that repeats a secret whenever the prompt holds it).
+        self.responder: Callable[[Any], Reply] | None = None
         self._ids = itertools.count(1)
         self.requests: list[Recorded] = []
         # Response-format types the OpenAI endpoint refuses with 400 (as servers without them do).
@@ -96,6 +100,7 @@ class FakeProvider:
         with self._lock:
             self._replies.clear()
             self.requests.clear()
+            self.responder = None
             self.reject_response_formats = set()
             self.reject_status = 400
             self.disconnected.clear()
@@ -182,7 +187,11 @@ class FakeProvider:
 
     async def _answer(self, request: Request, body: Any, render: Any) -> Response:
         with self._lock:
+            responder = self.responder
             reply = self._replies.popleft() if self._replies else None
+        if reply is None and responder is not None:
+            reply = responder(body)
+        with self._lock:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:

@@ -230,7 +230,7 @@ def test_tasks_load_from_tasks_folders_and_the_registry_skips_them(tmp_path: Pat
             {
                 "env": "tickets",
                 "checks": [{"path": "/tickets", "count": 5}],
-                "user": {"persona": "terse", "facts": ["x"]},
+                "user": {"persona": "terse", "goal": "A closed ticket.", "known": ["It is T-1001."]},
             }
         ),
     )
@@ -240,7 +240,8 @@ def test_tasks_load_from_tasks_folders_and_the_registry_skips_them(tmp_path: Pat
     tasks, errors = load_tasks(tmp_path)
     assert errors == []
     assert sorted(tasks) == ["a", "b", "close", "deep"]  # a single task is named after its file
-    assert tasks["deep"].user == {"persona": "terse", "facts": ["x"]}  # kept as given, for simulated users
+    assert tasks["deep"].user is not None
+    assert tasks["deep"].user.known == ["It is T-1001."]  # the simulated user's block, typed
     # A tasks folder or a task file given directly loads as well; the registry reads neither as a spec.
     assert sorted(load_tasks(tmp_path / "tasks")[0]) == ["a", "b", "close"]
     assert list(load_tasks(tmp_path / "tasks" / "close.yaml")[0]) == ["close"]
@@ -300,7 +301,7 @@ def test_bundled_tasks_are_valid() -> None:
 def test_cli_check_validates_task_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(BUNDLED_SPECS)]) == 0
     out = capsys.readouterr().out
-    assert "task 'tickets-close-sso' (env tickets, 4 checks, judge)" in out
+    assert "task 'tickets-close-sso' (env tickets, 4 checks, judge, user as ask_user, 2-step solution)" in out
     assert "8 of 8 tasks valid" in out
     # A task file on its own is checked against the specs beside its tasks folder.
     assert main(["check", str(BUNDLED_SPECS / "tasks" / "bank-cancel-rent.yaml")]) == 0
@@ -340,6 +341,7 @@ async def test_tasks_are_listed(http: httpx.AsyncClient) -> None:
         "description": names["tickets-triage-billing"]["description"],
         "checks": 4,
         "judge": False,
+        "user": True,
     }
     full = (await http.get("/tasks/bank-cancel-rent")).json()
     assert full["checks"][0] == {"path": "/transfers/TRF-9003/status", "equals": "cancelled"}

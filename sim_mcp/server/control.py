@@ -9,14 +9,20 @@
     POST   /sessions/{id}/snapshots   {"name"} -> 201 session
     POST   /sessions/{id}/fork        {"id"?} -> 201 session (the copy)
     DELETE /sessions/{id}             -> 204
-    POST   /sessions/{id}/evaluate    {"task"?: NAME or {...}} -> the Evaluation (docs/rewards.md)
+    POST   /sessions/{id}/evaluate    {"task"?: NAME or {...}, "curriculum"?} -> the Evaluation (docs/rewards.md)
+    POST   /sessions/{id}/user        {"message"} -> {"message", "done", "turn", "reason"?} (docs/users.md)
     GET    /tasks                     -> {"tasks": [{name, env, difficulty, description, ...}], "count", "errors"}
     GET    /tasks/{name}              -> the task
+    GET    /curriculum                ?env=NAME -> {"policy", "envs": {env: progress}}
+    GET    /curriculum/next           ?env=NAME -> {"task", "env", "level", "levels", ...}
+    POST   /curriculum/report         {"task", "reward"} -> the environment's progress, and the move if any
+    POST   /curriculum/reset          {"env"?} -> {"policy", "envs"}
 
 A session is its summary plus `mcp_url`, the absolute URL of its MCP endpoint. Errors are JSON objects
-with an `error` message: 404 unknown id, 409 id taken, 422 bad body (with `field`), 429 too many
-sessions, 502 the judge's provider failed, 503 store failure. The rules behind each operation are in
-`simulation/sessions.py` (and `simulation/rewards.py` for evaluations).
+with an `error` message: 404 unknown id, 409 id taken or conversation over, 422 bad body (with `field`),
+429 too many sessions, 502 the judge's (or the simulated user's) provider failed, 503 store failure. The
+rules behind each operation are in `simulation/sessions.py` (`rewards.py` for evaluations, `user.py` for
+the simulated user, `curriculum.py` for the curriculum).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from starlette.routing import Route
 
 from sim_mcp.errors import (
     BackendError,
+    ConversationOver,
     InvalidSessionInput,
     SessionExists,
     SessionLimitExceeded,
@@ -81,6 +88,28 @@ class EvaluateSession(BaseModel):
     task: str | dict[str, Any] | None = Field(
         default=None, description="A task's name, or a task inline; default: the task the session was created for."
     )
+    curriculum: bool = Field(
+        default=True, description="Feed the reward to the curriculum (the first evaluation of a task's session)."
+    )
+
+
+class UserMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(description="What the agent says to the simulated user.")
+
+
+class CurriculumReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(min_length=1, description="The task the episode ran.")
+    reward: float = Field(description="The episode's reward (0..1 for rewards from /evaluate).")
+
+
+class CurriculumReset(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    env: str | None = Field(default=None, description="Reset one environment; default: all of them.")
 
 
 class ResetSession(BaseModel):
@@ -121,8 +150,13 @@ def control_routes(runtime: Runtime) -> list[Route]:
         Route("/sessions/{id}/snapshots", _json_errors(api.snapshot), methods=["POST"]),
         Route("/sessions/{id}/fork", _json_errors(api.fork), methods=["POST"]),
         Route("/sessions/{id}/evaluate", _json_errors(api.evaluate), methods=["POST"]),
+        Route("/sessions/{id}/user", _json_errors(api.user), methods=["POST"]),
         Route("/tasks", _json_errors(api.tasks), methods=["GET"]),
         Route("/tasks/{name}", _json_errors(api.task), methods=["GET"]),
+        Route("/curriculum", _json_errors(api.curriculum), methods=["GET"]),
+        Route("/curriculum/next", _json_errors(api.curriculum_next), methods=["GET"]),
+        Route("/curriculum/report", _json_errors(api.curriculum_report), methods=["POST"]),
+        Route("/curriculum/reset", _json_errors(api.curriculum_reset), methods=["POST"]),
     ]
 
 
@@ -210,16 +244,54 @@ class _ControlApi:
     async def evaluate(self, request: Request) -> Response:
         body = await _body(request, EvaluateSession)
         session_id = _id(request)
+        record = await self.sessions.get(session_id)
         given = body.task
         if given is None:
-            given = (await self.sessions.get(session_id)).task
+            given = record.task
             if given is None:
                 message = "task: expected a task name or a task inline (this session was not created for a task)"
                 raise _ApiError(422, message, field="task")
         task = self._task(given)
         evaluation = await evaluate_session(self.sessions, session_id, task, self.runtime.judge)
         self.runtime.changes.touched(session_id)  # the web UI shows the new reward
-        return JSONResponse(evaluation.model_dump(mode="json"))
+        # The first evaluation of an episode of a task's session feeds the curriculum (a reset starts another).
+        fed: dict[str, Any] | None = None
+        if (
+            body.curriculum
+            and record.task == task.name
+            and record.evaluation is None
+            and task.name in self.runtime.tasks
+        ):
+            fed = await self.runtime.curriculum.report(task.name, evaluation.reward)
+        return JSONResponse({**evaluation.model_dump(mode="json"), "curriculum": fed})
+
+    async def user(self, request: Request) -> Response:
+        """The simulated user's reply to the agent's message (see `simulation/user.py`)."""
+        body = await _body(request, UserMessage)
+        session_id = _id(request)
+        turn = await self.runtime.users.reply(session_id, body.message)
+        await self.runtime.changes.changed(session_id)
+        return JSONResponse(turn.to_json())
+
+    async def curriculum(self, request: Request) -> Response:
+        env = request.query_params.get("env") or None
+        return JSONResponse(await self.runtime.curriculum.view(env))
+
+    async def curriculum_next(self, request: Request) -> Response:
+        env = request.query_params.get("env")
+        if not env:
+            having = sorted({task.env for task in self.runtime.tasks.values()})
+            message = f"env: expected ?env=NAME, an environment with tasks (one of {', '.join(having) or 'none'})"
+            raise _ApiError(422, message, field="env")
+        return JSONResponse(await self.runtime.curriculum.next(env))
+
+    async def curriculum_report(self, request: Request) -> Response:
+        body = await _body(request, CurriculumReport)
+        return JSONResponse(await self.runtime.curriculum.report(body.task, body.reward))
+
+    async def curriculum_reset(self, request: Request) -> Response:
+        body = await _body(request, CurriculumReset)
+        return JSONResponse(await self.runtime.curriculum.reset(body.env))
 
     async def tasks(self, request: Request) -> Response:
         tasks = [task.summary() for task in sorted(self.runtime.tasks.values(), key=lambda task: task.name)]
@@ -303,6 +375,8 @@ def _json_errors(handler: Endpoint) -> Endpoint:
             return JSONResponse({"error": str(e), "id": e.session_id}, status_code=404)
         except SessionExists as e:
             return JSONResponse({"error": str(e), "id": e.session_id}, status_code=409)
+        except ConversationOver as e:
+            return JSONResponse({"error": str(e), "id": e.session_id, "reason": e.reason}, status_code=409)
         except InvalidSessionInput as e:
             return JSONResponse({"error": str(e), "field": e.field}, status_code=422)
         except SessionLimitExceeded as e:
@@ -310,7 +384,7 @@ def _json_errors(handler: Endpoint) -> Endpoint:
         except StoreError as e:
             logger.error("control API: %s", e)
             return JSONResponse({"error": str(e)}, status_code=503)
-        except BackendError as e:  # the judge's provider (an evaluation)
+        except BackendError as e:  # the provider of the judge (an evaluation) or of the simulated user
             logger.error("control API: %s", e)
             return JSONResponse({"error": str(e)}, status_code=502)
 

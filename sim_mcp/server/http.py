@@ -44,7 +44,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     runtime = runtime if runtime is not None else Runtime(settings)
     routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
     server = build_mcp_server(
-        runtime.simulator, routing, runtime.changes, metrics=runtime.metrics, limiter=runtime.limiter
+        runtime.simulator,
+        routing,
+        runtime.changes,
+        metrics=runtime.metrics,
+        limiter=runtime.limiter,
+        users=runtime.users,
     )
     manager = StreamableHTTPSessionManager(
         app=server, security_settings=transport_security(settings), max_request_body_size=settings.max_request_bytes

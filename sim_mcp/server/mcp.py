@@ -3,6 +3,9 @@
 Which session a request belongs to (`session_for`): over HTTP, `?session=NAME` on the URL, else the
 handshake-era `Mcp-Session-Id`, else the server's default session; over stdio or in memory, the
 process's own session.
+
+Sessions whose task's user has `tool: true`, or whose environment has `user_tool: true`, are also offered
+`ask_user(message)`, answered by the simulated user (`simulation/user.py`) rather than the simulator.
 """
 
 from __future__ import annotations
@@ -24,7 +27,15 @@ from sim_mcp.server.metrics import Metrics
 from sim_mcp.server.resources import SessionChanges, resource_handlers
 from sim_mcp.simulation.sessions import SESSION_ID_PATTERN, SessionService
 from sim_mcp.simulation.simulator import CallResult, Simulator, refusal
+from sim_mcp.simulation.user import (
+    ASK_USER,
+    ASK_USER_DESCRIPTION,
+    ASK_USER_INPUT_SCHEMA,
+    ASK_USER_OUTPUT_SCHEMA,
+    UserSimulator,
+)
 from sim_mcp.specs.registry import Catalog, Tool
+from sim_mcp.specs.schema import compile_schema, value_problem
 
 SESSION_QUERY_PARAM = "session"
 SESSION_HEADER = "sim-mcp-session"
@@ -64,14 +75,35 @@ def build_mcp_server(
     *,
     metrics: Metrics | None = None,
     limiter: RateLimiter | None = None,
+    users: UserSimulator | None = None,
 ) -> Server[Any]:
     """The MCP server: tools from the catalog, and the session resources (`server/resources.py`).
 
     `changes` is shared with whatever else changes sessions (the control API), so that their
-    subscribers hear about it; without one, the server keeps its own.
+    subscribers hear about it; without one, the server keeps its own. With `users`, sessions that have a
+    simulated user reachable as a tool are offered `ask_user`.
     """
     listing = _Listing()
     changes = changes if changes is not None else SessionChanges()
+    ask_user_tool = types.Tool(
+        name=ASK_USER,
+        title="Ask the user",
+        description=ASK_USER_DESCRIPTION,
+        input_schema=ASK_USER_INPUT_SCHEMA,
+        output_schema=ASK_USER_OUTPUT_SCHEMA,
+    )
+    ask_user_arguments = compile_schema(ASK_USER_INPUT_SCHEMA)
+
+    async def answer(session_id: str, name: str, arguments: dict[str, Any] | None, scope: str | None) -> CallResult:
+        """A call: `ask_user` to the simulated user (where the session is offered it), anything else simulated."""
+        if users is not None and name == ASK_USER:
+            record = await simulator.store.get(session_id)
+            if users.offers_tool(record, scope):
+                given = arguments or {}
+                if (problem := value_problem(given, ask_user_arguments, "arguments")) is not None:
+                    return refusal("invalid_arguments", f"invalid arguments for {ASK_USER}: {problem}")
+                return await users.ask(session_id, str(given["message"]))
+        return await simulator.call(session_id, name, arguments, scope=scope)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -86,7 +118,10 @@ def build_mcp_server(
         record = await simulator.store.get(session_id)
         if record is not None and record.environment is not None and scope is None:
             scope = record.environment
-        return types.ListToolsResult(tools=listing.tools(simulator.catalog, scope))
+        tools = listing.tools(simulator.catalog, scope)
+        if users is not None and users.offers_tool(record, scope):
+            tools = [*tools, ask_user_tool]
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
@@ -98,7 +133,7 @@ def build_mcp_server(
                     "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
                 )
             else:
-                outcome = await simulator.call(session_id, params.name, params.arguments, scope=scope_of(ctx))
+                outcome = await answer(session_id, params.name, params.arguments, scope_of(ctx))
         except InvalidSessionName as e:
             outcome = refusal("invalid_session", str(e))
         except SessionLimitExceeded as e:
@@ -117,6 +152,8 @@ def build_mcp_server(
         if tool is not None:
             return tool.spec.input_schema
         schemas = [tools[name].spec.input_schema for tools in catalog.by_environment.values() if name in tools]
+        if not schemas and users is not None and name == ASK_USER:
+            return ASK_USER_INPUT_SCHEMA
         # A plain name that several environments share (on /mcp/{env}): their schema if they agree, else none.
         return schemas[0] if schemas and all(schema == schemas[0] for schema in schemas) else None
 

@@ -12,10 +12,12 @@ from sim_mcp.server.metrics import Metrics
 from sim_mcp.server.resources import SessionChanges
 from sim_mcp.simulation.backends import Backend, load_backend
 from sim_mcp.simulation.cassette import CassetteRecorder
+from sim_mcp.simulation.curriculum import Curriculum, CurriculumPolicy
 from sim_mcp.simulation.rewards import Judge, judge_for
 from sim_mcp.simulation.sessions import SessionService
 from sim_mcp.simulation.simulator import CommitHook, Simulator
 from sim_mcp.simulation.trajectory_writer import TrajectoryWriter
+from sim_mcp.simulation.user import UserSimulator
 from sim_mcp.specs.registry import Catalog, load_catalog
 from sim_mcp.specs.tasks import Task, load_tasks
 from sim_mcp.state.stores import SessionStore, open_store
@@ -62,6 +64,10 @@ class Runtime:
         self.judge: Judge | None = judge_for(
             self.backend, max_attempts=settings.max_attempts, state_budget_chars=settings.state_budget_chars
         )
+        # The simulated users of sessions made from tasks, and the curriculum over the tasks (docs/users.md).
+        self.users = UserSimulator(self.simulator, lambda: self.tasks, max_attempts=settings.max_attempts)
+        policy = CurriculumPolicy(settings.curriculum_window, settings.curriculum_up, settings.curriculum_down)
+        self.curriculum = Curriculum(self.store, lambda: self.tasks, policy)
 
     def load_tasks(self) -> dict[str, Task]:
         """Read the task files again (at start and on reload); files that fail are logged and skipped."""

@@ -16,7 +16,12 @@ async def serve_stdio(settings: Settings, session: str | None = None) -> None:
     runtime = Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
     server = build_mcp_server(
-        runtime.simulator, routing, runtime.changes, metrics=runtime.metrics, limiter=runtime.limiter
+        runtime.simulator,
+        routing,
+        runtime.changes,
+        metrics=runtime.metrics,
+        limiter=runtime.limiter,
+        users=runtime.users,
     )
     async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
         stop_watching = anyio.Event()  # polled by the watcher's thread: a prompt exit

@@ -32,6 +32,7 @@ from sim_mcp.simulation.backends import Backend
 from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
 from sim_mcp.simulation.sessions import SessionService, merge_patch
 from sim_mcp.specs.registry import Catalog
+from sim_mcp.specs.schema import type_name, value_problem
 from sim_mcp.specs.tasks import Check, CountBounds, Task
 from sim_mcp.state.session import Event, TokenUsage
 
@@ -185,7 +186,8 @@ def resolve_pointer(document: Any, pointer: str) -> tuple[bool, Any, str]:
                 return False, None, f"no item {part!r} in {walked or 'the state'} (an array of {len(node)})"
             node = node[int(part)]
         else:
-            return False, None, f"nothing at {here}: {walked or 'the state'} is {_kind(node)}, not an object or array"
+            kind = type_name(node)
+            return False, None, f"nothing at {here}: {walked or 'the state'} is {kind}, not an object or array"
         walked = here
     return True, node, ""
 
@@ -441,7 +443,8 @@ def start_state(task: Task, initial_state: Any) -> Any:
 
 
 def validate_task(task: Task, catalog: Catalog) -> tuple[list[SpecError], list[str]]:
-    """Errors (the environment is unknown, a check's path leaves the state's collections) and notes
+    """Errors (the environment is unknown, a check's path leaves the state's collections, the task mentions an
+    id the state lacks, a solution step calls no tool of the environment or breaks its input schema) and notes
     (a check names a record that is not in the starting state: fine if the agent is to create it)."""
     environment = catalog.environment(task.env)
     if environment is None:
@@ -450,6 +453,13 @@ def validate_task(task: Task, catalog: Catalog) -> tuple[list[SpecError], list[s
     state = start_state(task, environment.initial_state)
     errors: list[SpecError] = []
     notes: list[str] = []
+    errors += _mentioned_id_problems(task, state, notes)
+    errors += _solution_problems(task, catalog)
+    if task.user is not None and task.user.tool and environment.tool("ask_user") is not None:
+        notes.append(
+            f"{task.source}: user.tool: environment {task.env!r} has an ask_user tool of its own, which is served "
+            "instead of the simulated user"
+        )
     for index, check in enumerate(task.checks):
         place = f"checks[{index}].path"
         if check.jsonpath is not None:
@@ -470,6 +480,81 @@ def validate_task(task: Task, catalog: Catalog) -> tuple[list[SpecError], list[s
     return errors, notes
 
 
+def _mentioned_id_problems(task: Task, state: Any, notes: list[str]) -> list[SpecError]:
+    """Ids that the task's text mentions (description, user, check values) must be in the starting state.
+
+    An id is a word like `T-1004`, with a prefix that ids in the state have (`T-`): other words with a dash
+    and digits (`SHA-256`) are not taken for ids. An id that a check's path names is one the agent is to
+    create: a note, not an error."""
+    ids, prefixes = _state_ids(state)
+    if not prefixes:
+        return []
+    texts: list[tuple[str, str]] = [("description", task.description)]
+    user = task.user
+    if user is not None:
+        texts += [("user.persona", user.persona), ("user.goal", user.goal), ("user.instructions", user.instructions)]
+        texts += [(f"user.known[{index}]", fact) for index, fact in enumerate(user.known)]
+        texts += [(f"user.messages[{index}]", item.message) for index, item in enumerate(user.messages)]
+    for index, check in enumerate(task.checks):
+        if check.kind in ("equals", "contains"):
+            value = getattr(check, check.kind)
+            texts.append((f"checks[{index}].{check.kind}", value if isinstance(value, str) else json.dumps(value)))
+    created = " ".join(check.path for check in task.checks)
+    errors: list[SpecError] = []
+    for place, text in texts:
+        for match in _ID_TOKEN.finditer(text):
+            mention = match.group(0)
+            if match.group(1) not in prefixes or mention in ids:
+                continue
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(mention)}(?![0-9])", created):
+                notes.append(f"{task.source}: {place}: {mention} is not in the starting state (a check expects it)")
+                continue
+            similar = sorted(known for known in ids if known.startswith(f"{match.group(1)}-"))
+            shown = ", ".join(similar[:6]) + (f" and {len(similar) - 6} more" if len(similar) > 6 else "")
+            reason = f"mentions {mention}, which is not in the starting state of {task.env!r} (it has {shown})"
+            errors.append(SpecError(task.source, reason, place))
+            break
+    return errors
+
+
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z]{1,12})-(\d+)(?![A-Za-z0-9_])")
+_WHOLE_ID = re.compile(r"^([A-Za-z]{1,12})-\d+$")
+
+
+def _state_ids(state: Any) -> tuple[set[str], set[str]]:
+    """Every id-like key or string value in the state, and their prefixes (`T` for `T-1004`)."""
+    ids: set[str] = set()
+    stack = [state]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and _WHOLE_ID.match(key):
+                    ids.add(key)
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and _WHOLE_ID.match(node):
+            ids.add(node)
+    prefixes = {match.group(1) for match in map(_WHOLE_ID.match, ids) if match is not None}
+    return ids, prefixes
+
+
+def _solution_problems(task: Task, catalog: Catalog) -> list[SpecError]:
+    """Each reference step must call a tool of the task's environment with arguments its schema accepts."""
+    errors: list[SpecError] = []
+    for index, step in enumerate(task.solution):
+        tool = catalog.tool(step.tool, task.env)
+        if tool is None:
+            names = ", ".join(sorted(tool.name for tool in catalog.tools_of(task.env)))
+            reason = f"unknown tool {step.tool!r} in environment {task.env!r}: expected one of {names}"
+            errors.append(SpecError(task.source, reason, f"solution[{index}].tool"))
+            continue
+        if (problem := value_problem(step.arguments, tool.input_validator, "arguments")) is not None:
+            errors.append(SpecError(task.source, problem, f"solution[{index}]"))
+    return errors
+
+
 def _pointer_problem(state: Any, check: Check, env: str) -> tuple[bool, str] | None:
     """(fatal, reason) when the pointer leaves the starting state: fatal when more than the last two
     steps are missing (a collection, not just a record and its field), or it runs into a scalar."""
@@ -484,7 +569,7 @@ def _pointer_problem(state: Any, check: Check, env: str) -> tuple[bool, str] | N
             node = node[int(part)]
             continue
         if not isinstance(node, dict | list):
-            return True, f"{walked} goes into {_kind(node)} in the starting state of {env!r}"
+            return True, f"{walked} goes into {type_name(node)} in the starting state of {env!r}"
         context = f" ({_keys(node)})" if isinstance(node, dict) else f" (an array of {len(node)})"
         reason = f"{walked} is not in the starting state of {env!r}{context}"
         if depth < len(parts) - 2:
@@ -507,20 +592,6 @@ def _keys(node: dict[str, Any]) -> str:
         return "it is empty"
     shown = ", ".join(keys[:8]) + (f" and {len(keys) - 8} more" if len(keys) > 8 else "")
     return f"it has {shown}"
-
-
-def _kind(value: Any) -> str:
-    match value:
-        case None:
-            return "null"
-        case bool():
-            return "a boolean"
-        case int() | float():
-            return "a number"
-        case str():
-            return "a string"
-        case _:
-            return type(value).__name__
 
 
 def _show(value: Any, limit: int = 80) -> str:

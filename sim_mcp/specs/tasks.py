@@ -367,6 +367,13 @@ def withheld_leaks(task: Task) -> list[tuple[list[str | int], str]]:
 def task_yaml(task: Task, *, header: str = "") -> str:
     """The task as a task file's YAML (its fields as given; `header` lines first, as comments)."""
     document = task.model_dump(mode="json", exclude_unset=True)
+    user = document.get("user")
+    if isinstance(user, dict):
+        # The short forms, where they say it all: a message as its text, a withheld fact as its value.
+        user["messages"] = [_short_form(item, "message") for item in user.get("messages", [])]
+        user["withheld"] = [_short_form(item, "value") for item in user.get("withheld", [])]
+        user = {key: value for key, value in user.items() if value != []}
+        document["user"] = user
     text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
     comments = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
     return comments + text
@@ -443,6 +450,10 @@ def load_tasks(*paths: Path) -> tuple[dict[str, Task], list[SpecError]]:
                     continue
                 tasks[task.name] = task
     return tasks, errors
+
+
+def _short_form(item: Any, key: str) -> Any:
+    return item[key] if isinstance(item, dict) and list(item) == [key] else item
 
 
 def _document_loc(loc: tuple[str | int, ...], kind: str) -> list[str | int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from sim_mcp.state.session import Event, SessionRecord
 
@@ -43,5 +43,12 @@ class SessionStore(Protocol):
         """The event log in order, or only its `last` entries."""
 
     async def delete(self, session_id: str) -> bool: ...
+
+    async def get_meta(self, key: str) -> dict[str, Any] | None:
+        """A small JSON document kept beside the sessions under `key` (the curriculum's state), or None.
+        Meta documents are no sessions: `list`, `count` and `delete` never see them."""
+
+    async def put_meta(self, key: str, value: dict[str, Any]) -> None:
+        """Create or replace the meta document `key`; durable before it returns, like `commit`."""
 
     async def aclose(self) -> None: ...

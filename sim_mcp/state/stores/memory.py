@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 from weakref import WeakValueDictionary
 
 import anyio
@@ -18,6 +20,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._records: dict[str, SessionRecord] = {}
         self._events: dict[str, builtins.list[Event]] = {}
+        self._meta: dict[str, dict[str, Any]] = {}
         # Locks live only while someone holds or waits on them, so idle sessions cost no lock.
         self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
 
@@ -60,6 +63,14 @@ class MemoryStore:
         self._events.pop(session_id, None)
         return self._records.pop(session_id, None) is not None
 
+    async def get_meta(self, key: str) -> dict[str, Any] | None:
+        value = self._meta.get(key)
+        return copy.deepcopy(value) if value is not None else None
+
+    async def put_meta(self, key: str, value: dict[str, Any]) -> None:
+        self._meta[key] = copy.deepcopy(value)
+
     async def aclose(self) -> None:
         self._records.clear()
         self._events.clear()
+        self._meta.clear()

@@ -9,11 +9,12 @@ sessions between replicas).
 from __future__ import annotations
 
 import builtins
+import json
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from weakref import WeakValueDictionary
 
 import anyio
@@ -35,6 +36,10 @@ CREATE TABLE IF NOT EXISTS events (
     body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_session ON events (session_id, n);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -159,6 +164,30 @@ class SqliteStore:
                 return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 
         return await self._run(f"deleting session {session_id!r}", write)
+
+    async def get_meta(self, key: str) -> dict[str, Any] | None:
+        def read(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return None if row is None else str(row[0])
+
+        body = await self._run(f"reading meta {key!r}", read)
+        if body is None:
+            return None
+        value = json.loads(body)
+        return value if isinstance(value, dict) else None
+
+    async def put_meta(self, key: str, value: dict[str, Any]) -> None:
+        body = json.dumps(value, separators=(",", ":"))
+
+        def write(db: sqlite3.Connection) -> None:
+            with _transaction(db):
+                db.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, body),
+                )
+
+        await self._run(f"saving meta {key!r}", write)
 
     async def aclose(self) -> None:
         db, self._db = self._db, None
