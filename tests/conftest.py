@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_providers import FakeProvider
 from tests.servers import BUNDLED_SPECS, ServerProcess, running_server
 
 
@@ -18,3 +19,25 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
 @pytest.fixture
 def bundled_specs() -> Path:
     return BUNDLED_SPECS
+
+
+@pytest.fixture(autouse=True)
+def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reaches a real LLM provider, whatever keys the machine has."""
+    for vendor in ("OPENAI", "ANTHROPIC"):
+        for name in ("API_KEY", "BASE_URL", "AUTH_TOKEN"):
+            monkeypatch.delenv(f"{vendor}_{name}", raising=False)
+
+
+@pytest.fixture(scope="module")
+def fake_provider_server() -> Iterator[FakeProvider]:
+    """The fake OpenAI/Anthropic server (tests/fake_providers.py), one per test module."""
+    with FakeProvider() as server:
+        yield server
+
+
+@pytest.fixture
+def fake(fake_provider_server: FakeProvider) -> FakeProvider:
+    """The module's fake provider, its script and recorded requests cleared."""
+    fake_provider_server.reset()
+    return fake_provider_server

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -171,14 +170,6 @@ async def test_unknown_tools_and_environments_stop_the_run(tmp_path: Path) -> No
 
 
 # --- an inconsistent provider ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    with FakeProvider() as server:
-        yield server
 
 
 async def test_an_inconsistent_provider_scores_lower_without_crashing(fake: FakeProvider) -> None:

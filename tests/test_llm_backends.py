@@ -6,7 +6,7 @@ import dataclasses
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -104,30 +104,6 @@ def make_events(count: int, *, environment: str = "bank") -> list[Event]:
 def settings_for(backend: str, base_url: str | None, **overrides: Any) -> Settings:
     values: dict[str, Any] = {"backend": backend, "model": MODEL, "base_url": base_url, "provider_retries": 2}
     return Settings(**(values | overrides))
-
-
-@pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "ANTHROPIC_BASE_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(scope="module")
-def _server() -> Iterator[FakeProvider]:
-    with FakeProvider() as server:
-        yield server
-
-
-@pytest.fixture
-def fake(_server: FakeProvider) -> FakeProvider:
-    _server.reset()
-    return _server
 
 
 @pytest.fixture

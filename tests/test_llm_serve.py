@@ -4,7 +4,6 @@ provider (tests/fake_providers.py) standing in for the LLM API on 127.0.0.1."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,12 +23,6 @@ tools:
   - name: get_note
     input_schema: {type: object, properties: {note_id: {type: string}}, required: [note_id]}
 """
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeProvider]:
-    with FakeProvider() as provider:
-        yield provider
 
 
 def serve(tmp_path: Path, backend: str, base_url: str | None, env: dict[str, str]) -> ServerProcess:

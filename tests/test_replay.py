@@ -4,7 +4,6 @@ then replayed by a fresh server from the cassette with no provider request, givi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +56,6 @@ def script(fake: FakeProvider) -> None:
         reply_outcome("Octopuses have three hearts."),
         reply_outcome("Honey never spoils."),
     )
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeProvider]:
-    with FakeProvider() as provider:
-        yield provider
 
 
 @pytest.fixture

@@ -449,30 +449,6 @@ async def test_evaluate_errors(http: httpx.AsyncClient) -> None:
 # --- the judge, through the fake provider ----------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "ANTHROPIC_BASE_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(scope="module")
-def provider() -> Iterator[FakeProvider]:
-    with FakeProvider() as server:
-        yield server
-
-
-@pytest.fixture
-def fake(provider: FakeProvider) -> FakeProvider:
-    provider.reset()
-    return provider
-
-
 def llm_settings(backend: str, fake: FakeProvider, **overrides: Any) -> Settings:
     url = fake.openai_url if backend == "openai" else fake.anthropic_url
     values: dict[str, Any] = {"backend": backend, "model": "fake-model", "base_url": url, "provider_retries": 0}

@@ -73,30 +73,6 @@ def specs(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_AUTH_TOKEN",
-        "ANTHROPIC_BASE_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(scope="module")
-def provider() -> Iterator[FakeProvider]:
-    with FakeProvider() as server:
-        yield server
-
-
-@pytest.fixture
-def fake(provider: FakeProvider) -> FakeProvider:
-    provider.reset()
-    return provider
-
-
 def llm(backend: str, fake: FakeProvider) -> dict[str, Any]:
     url = fake.openai_url if backend == "openai" else fake.anthropic_url
     return {"backend": backend, "model": "fake-model", "base_url": url, "provider_retries": 0, "watch": False}
