@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from sim_mcp.errors import InvalidSessionInput, SpecError
+from sim_mcp.simulation.asking import Problem, ask_json
 from sim_mcp.simulation.backends import Backend
 from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
 from sim_mcp.simulation.sessions import SessionService, merge_patch
@@ -265,39 +266,23 @@ class LlmJudge:
         if spec is None:
             raise ValueError(f"task {task.name!r} has no judge")
         system, user = judge_prompt(task, state, events, state_budget_chars=self.state_budget_chars)
-        usage = TokenUsage()
-        problems: list[str] = []
-        for _ in range(self.max_attempts):
-            feedback = (
-                f"\n\nYour previous answer was unusable: {problems[-1]}. Answer again with one JSON object."
-                if problems
-                else ""
-            )
-            request = JsonRequest(
-                system=system,
-                user=user + feedback,
-                schema=_JUDGE_SCHEMA,
-                name="verdict",
-                description="Report the score (0..1) and the reasons for it.",
-            )
-            try:
-                reply = await self.backend.complete_json(request)
-            except InvalidOutcome as e:
-                usage = usage + e.usage
-                problems.append(e.reason)
-                continue
-            usage = usage + reply.usage
-            verdict = _verdict(reply.value)
-            if isinstance(verdict, str):
-                problems.append(verdict)
-                continue
-            score, reasons = verdict
+        request = JsonRequest(
+            system=system,
+            user=user,
+            schema=_JUDGE_SCHEMA,
+            name="verdict",
+            description="Report the score (0..1) and the reasons for it.",
+        )
+        answer = await ask_json(self.backend, request, _verdict, attempts=self.max_attempts)
+        usage = answer.usage
+        if answer.value is not None:
+            score, reasons = answer.value
             return JudgeResult(
                 score=score, reasons=reasons, weight=spec.weight, passed=score >= spec.pass_score, tokens=usage
             )
         raise InvalidOutcome(
             self.backend.name,
-            f"the judge gave no usable verdict in {self.max_attempts} attempts: {problems[-1]}",
+            f"the judge gave no usable verdict in {self.max_attempts} attempts: {answer.problems[-1]}",
             model=self.backend.model,
             usage=usage,
         )
@@ -343,10 +328,10 @@ def _judge_line(event: Event) -> str:
     return f"{event.seq}. {event.tool}({_clip(event.arguments)}) -> {error}{_clip(event.result)}"
 
 
-def _verdict(value: dict[str, Any]) -> tuple[float, str] | str:
+def _verdict(value: dict[str, Any]) -> tuple[float, str] | Problem:
     score = value.get("score")
     if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 1:
-        return f"'score' must be a number from 0 to 1, got {_show(score)}"
+        return Problem(f"'score' must be a number from 0 to 1, got {_show(score)}")
     reasons = value.get("reasons", "")
     return float(score), reasons if isinstance(reasons, str) else json.dumps(reasons, ensure_ascii=False)
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
+from sim_mcp.simulation.asking import Problem, ask_json
 from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
 from sim_mcp.simulation.rewards import run_check
 from sim_mcp.simulation.simulator import CallResult, Simulator
@@ -276,47 +277,37 @@ class UserSimulator:
         """The backend's model as the user; replies that break the format or leak a withheld fact are asked again."""
         backend = self.simulator.backend
         system, prompt = user_prompt(task, user, conversation, message, turn)
-        usage = TokenUsage()
-        problems: list[str] = []
-        leaky: _Reply | None = None
-        for _ in range(self.max_attempts):
-            feedback = (
-                f"\n\nYour previous reply was unusable: {problems[-1]}. Reply again with one JSON object."
-                if problems
-                else ""
-            )
-            request = JsonRequest(
-                system=system,
-                user=prompt + feedback,
-                schema=_REPLY_SCHEMA,
-                name="user_reply",
-                description="Say what the user says next, and whether the conversation is over.",
-            )
-            try:
-                reply = await backend.complete_json(request)
-            except InvalidOutcome as e:
-                usage = usage + e.usage
-                problems.append(e.reason)
-                continue
-            usage = usage + reply.usage
-            parsed = _parse_reply(reply.value)
-            if isinstance(parsed, str):
-                problems.append(parsed)
-                continue
-            text, done, reason = parsed
-            leaked = [index for index, fact in enumerate(user.withheld) if reveals(text, fact.value)]
+        request = JsonRequest(
+            system=system,
+            user=prompt,
+            schema=_REPLY_SCHEMA,
+            name="user_reply",
+            description="Say what the user says next, and whether the conversation is over.",
+        )
+        leaky: tuple[str, bool, ConversationEnd | None] | None = None
+
+        def read(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | None] | Problem:
+            nonlocal leaky
+            parsed = _parse_reply(value)
+            if isinstance(parsed, Problem):
+                return parsed
+            leaked = [fact for fact in user.withheld if reveals(parsed[0], fact.value)]
             if leaked:
-                fact = user.withheld[leaked[0]]
-                about = f" ({fact.about})" if fact.about else ""
+                leaky = parsed
+                about = f" ({leaked[0].about})" if leaked[0].about else ""
                 # The feedback names the fact, never its value: the value must not reach the model.
-                problems.append(f"it revealed something private{about}, which you must never share")
-                leaky = _Reply(text, done, reason, usage)
-                continue
+                return Problem(f"it revealed something private{about}, which you must never share")
+            return parsed
+
+        answer = await ask_json(backend, request, read, attempts=self.max_attempts, what="reply")
+        usage, problems = answer.usage, answer.problems
+        if answer.value is not None:
+            text, done, reason = answer.value
             note = f"asked {len(problems) + 1} times: {'; '.join(problems)}" if problems else None
             return _Reply(text, done, reason, usage, note)
         if leaky is not None:
             note = f"a withheld fact was redacted from the reply after {self.max_attempts} attempts"
-            return _Reply(_redact(leaky.message, user), leaky.done, leaky.reason, usage, note)
+            return _Reply(_redact(leaky[0], user), leaky[1], leaky[2], usage, note)
         raise InvalidOutcome(
             backend.name,
             f"the simulated user gave no usable reply in {self.max_attempts} attempts: {problems[-1]}",
@@ -367,14 +358,14 @@ def user_prompt(task: Task, user: UserSpec, conversation: Sequence[Event], messa
     return system, prompt
 
 
-def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | None] | str:
+def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | None] | Problem:
     """(message, done, reason) from the model's object, or why it is unusable."""
     message = value.get("message")
     if not isinstance(message, str):
-        return f"'message' must be a string, got {json.dumps(message)[:60]}"
+        return Problem(f"'message' must be a string, got {json.dumps(message)[:60]}")
     done = value.get("done", False)
     if not isinstance(done, bool):
-        return f"'done' must be true or false, got {json.dumps(done)[:60]}"
+        return Problem(f"'done' must be true or false, got {json.dumps(done)[:60]}")
     raw = value.get("reason")
     reason: ConversationEnd | None
     if raw is None:
@@ -384,7 +375,7 @@ def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | No
     elif raw == "abandoned":
         reason = "abandoned"
     else:
-        return f'\'reason\' must be "goal_met", "abandoned" or null, got {json.dumps(raw)[:60]}'
+        return Problem(f'\'reason\' must be "goal_met", "abandoned" or null, got {json.dumps(raw)[:60]}')
     if STOP_MARKER in message:
         message = message.replace(STOP_MARKER, "").strip()
         done = True
@@ -393,7 +384,7 @@ def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | No
     if done and reason is None:
         reason = "goal_met"
     if not message.strip() and not done:
-        return "'message' is empty: say something, or end the conversation with done true"
+        return Problem("'message' is empty: say something, or end the conversation with done true")
     return message.strip(), done, reason
 
 
