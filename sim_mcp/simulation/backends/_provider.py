@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sim_mcp.errors import BackendError
+from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.simulation.contract import SimulationRequest
 
 # Long enough to explain, short enough for a tool result and a log line.
@@ -63,6 +64,17 @@ class ErrorTranslator:
         if api_key:
             message = message.replace(api_key, "***")
         return self.secret.sub(r"\1***", message)[:_MESSAGE_CHARS]
+
+
+async def check_reachable(probe: Callable[[], Awaitable[object]], translate: ErrorTranslator, where: str) -> None:
+    """Start-up check of a base URL: any HTTP answer will do (a server without the probed route, or one
+    that wants a key there, still answered); no connection is a `ConfigError` naming `where`."""
+    try:
+        await probe()
+    except translate.status_error:
+        pass
+    except translate.connection_error as e:
+        raise ConfigError(f"cannot reach {where}: {describe_cause(e)}") from e
 
 
 def status_message(error: Any) -> str:

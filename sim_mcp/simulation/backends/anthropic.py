@@ -20,7 +20,7 @@ from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.simulation.backends import Backend
 from sim_mcp.simulation.backends._provider import (
     ErrorTranslator,
-    describe_cause,
+    check_reachable,
     max_tokens_for,
     model_for,
 )
@@ -95,15 +95,9 @@ class AnthropicBackend(Backend):
             raise ConfigError("backend anthropic needs a model: give --model / SIM_MCP_MODEL")
         if self._base_url is None:
             return
-        try:
-            await self._client.with_options(max_retries=0, timeout=_START_TIMEOUT_S).models.list()
-        except APIStatusError:
-            pass  # It answered: the URL is right even if it has no /v1/models or wants a key there.
-        except APIConnectionError as e:
-            raise ConfigError(
-                f"cannot reach the Anthropic API at {self._base_url} (--base-url / SIM_MCP_BASE_URL / "
-                f"{_URL_VARIABLE}): {describe_cause(e)}"
-            ) from e
+        client = self._client.with_options(max_retries=0, timeout=_START_TIMEOUT_S)
+        where = f"the Anthropic API at {self._base_url} (--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE})"
+        await check_reachable(client.models.list, self._translate, where)
 
     async def aclose(self) -> None:
         if self._client is not None:
