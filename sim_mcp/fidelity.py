@@ -51,7 +51,7 @@ from sim_mcp.config import Settings
 from sim_mcp.errors import ConfigError, SpecError
 from sim_mcp.server.runtime import Runtime
 from sim_mcp.simulation.rewards import json_matches, run_check
-from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document
+from sim_mcp.specs.formats import parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import json_path, type_name
@@ -141,13 +141,7 @@ class Scenario(BaseModel):
 def scenario_files(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
-    return sorted(
-        path
-        for path in root.rglob("*")
-        if path.is_file()
-        and path.suffix in SPEC_SUFFIXES
-        and not any(part.startswith(".") for part in path.relative_to(root).parts)
-    )
+    return visible_files(root)
 
 
 def load_scenarios(*paths: Path) -> tuple[list[Scenario], list[SpecError]]:

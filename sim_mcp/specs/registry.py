@@ -9,7 +9,7 @@ from typing import Any
 from jsonschema.protocols import Validator
 
 from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document, read_document
+from sim_mcp.specs.formats import parse_document, read_document, visible_files
 from sim_mcp.specs.formats.native import tools_from_paths
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import compile_schema
@@ -116,14 +116,7 @@ def spec_files(folder: Path) -> list[Path]:
     and so are folders named `tasks` (task files, read by `specs.tasks`, not environments)."""
     if folder.is_file():
         return [] if folder.parent.name == TASKS_FOLDER else [folder]
-    return sorted(
-        path
-        for path in folder.rglob("*")
-        if path.is_file()
-        and path.suffix in SPEC_SUFFIXES
-        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
-        and not in_tasks_folder(folder, path)
-    )
+    return [path for path in visible_files(folder) if not in_tasks_folder(folder, path)]
 
 
 def in_tasks_folder(root: Path, path: Path) -> bool:

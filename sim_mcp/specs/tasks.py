@@ -50,7 +50,7 @@ from pydantic import (
 )
 
 from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document
+from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import TASKS_FOLDER, in_tasks_folder
 from sim_mcp.specs.schema import json_path, type_name
@@ -413,14 +413,7 @@ def task_files(root: Path) -> list[Path]:
         return [root] if root.parent.name == TASKS_FOLDER and root.suffix in SPEC_SUFFIXES else []
     if not root.is_dir():
         return []
-    return sorted(
-        path
-        for path in root.rglob("*")
-        if path.is_file()
-        and path.suffix in SPEC_SUFFIXES
-        and not any(part.startswith(".") for part in path.relative_to(root).parts)
-        and in_tasks_folder(root, path)
-    )
+    return [path for path in visible_files(root) if in_tasks_folder(root, path)]
 
 
 def load_tasks(*paths: Path) -> tuple[dict[str, Task], list[SpecError]]:

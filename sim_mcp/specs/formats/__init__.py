@@ -29,6 +29,18 @@ Reader = Callable[[Any, str], Environment]
 SPEC_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".jsonl"})
 
 
+def visible_files(folder: Path) -> list[Path]:
+    """The files with a spec suffix under `folder`, recursively and sorted; hidden files and folders
+    (editors' swap files, `.git`) are left out."""
+    return sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file()
+        and path.suffix in SPEC_SUFFIXES
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    )
+
+
 def read_spec_file(path: Path, format: str | None = None) -> Environment:
     """Read one spec file into an environment; raises `SpecError` naming the file, place and reason.
 
