@@ -471,20 +471,7 @@ def _status_actions(
         arguments[note] = text
         checks.append({"path": f"{pointer}/{note}", "contains": "customer's request"})
         detail = f', with the {_words(note)} "{text}"'
-    noun = _words(collection.singular)
-    return [
-        _Action(
-            tool=tool,
-            arguments=arguments,
-            checks=checks,
-            ask=f"{verb} {noun} {key}{detail}",
-            vague=f"{verb} {_label(noun, key, record)}{detail}",
-            fact=_sentence(f"{_label(noun, key, record)} is {key}"),
-            record=(collection.pointer, key),
-            collection=collection.path,
-            status=target,
-        )
-    ]
+    return [_record_action(tool, collection, key, record, arguments, checks, verb, detail, target)]
 
 
 def _update_actions(
@@ -497,7 +484,6 @@ def _update_actions(
     required: list[str],
 ) -> list[_Action]:
     actions: list[_Action] = []
-    noun = _words(collection.singular)
     pointer = _pointer(collection, key)
     for name, schema in sorted(properties.items()):
         if name == id_param or name not in record or not isinstance(schema, dict):
@@ -519,21 +505,37 @@ def _update_actions(
         status = record.get("status")
         if name != "status" and isinstance(status, str):
             checks.append({"path": f"{pointer}/status", "equals": status, "weight": 0.5})
+        status = new if name == "status" and isinstance(new, str) else None
         change = f"set the {_words(name)} of"
-        actions.append(
-            _Action(
-                tool=tool,
-                arguments=arguments,
-                checks=checks,
-                ask=f"{change} {noun} {key} to {new}",
-                vague=f"{change} {_label(noun, key, record)} to {new}",
-                fact=_sentence(f"{_label(noun, key, record)} is {key}"),
-                record=(collection.pointer, key),
-                collection=collection.path,
-                status=new if name == "status" and isinstance(new, str) else None,
-            )
-        )
+        actions.append(_record_action(tool, collection, key, record, arguments, checks, change, f" to {new}", status))
     return actions
+
+
+def _record_action(
+    tool: str,
+    collection: Collection,
+    key: str,
+    record: dict[str, Any],
+    arguments: dict[str, Any],
+    checks: list[dict[str, Any]],
+    change: str,
+    detail: str,
+    status: str | None,
+) -> _Action:
+    """An action on one record, asked for by its id ("close ticket T-1002") or, vaguer, by what it is."""
+    noun = _words(collection.singular)
+    label = _label(noun, key, record)
+    return _Action(
+        tool=tool,
+        arguments=arguments,
+        checks=checks,
+        ask=f"{change} {noun} {key}{detail}",
+        vague=f"{change} {label}{detail}",
+        fact=_sentence(f"{label} is {key}"),
+        record=(collection.pointer, key),
+        collection=collection.path,
+        status=status,
+    )
 
 
 def _draft(environment: Environment, actions: Sequence[_Action], difficulty: int) -> dict[str, Any]:
