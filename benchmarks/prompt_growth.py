@@ -3,7 +3,7 @@ state stays the same size, against a naive prompt that carries the whole transcr
 
 In process, no server: the simulator runs with the offline backend (so the state changes as calls
 say) wrapped in a backend that builds, for every call, the prompt the LLM backends send
-(`sim_mcp.simulation.prompt.build_prompt`, with the default settings) and the naive one (the same
+(`sim_mcp.engine.prompt.build_prompt`, with the default settings) and the naive one (the same
 builder given every event of the session, with no limit on history or state). The calls alternate
 `update_ticket` on T-1001 between two priorities, so the state keeps its size while events pile up.
 Tokens are characters / 4 (no tokenizer is installed).
@@ -20,11 +20,11 @@ import anyio
 from benchmarks.report import Figure, Target
 from benchmarks.servers import BUNDLED_SPECS
 from sim_mcp.config import Settings
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.backends.offline import OfflineBackend
-from sim_mcp.simulation.contract import Outcome, SimulationRequest
-from sim_mcp.simulation.prompt import build_prompt
-from sim_mcp.simulation.simulator import Simulator
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.offline import OfflineBackend
+from sim_mcp.engine.contract import Outcome, SimulationRequest
+from sim_mcp.engine.prompt import build_prompt
+from sim_mcp.engine.simulator import Simulator
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.stores.memory import MemoryStore
 

@@ -20,8 +20,8 @@ import pytest
 import yaml
 from mcp.client import Client
 
-from sim_mcp.capture import environment_name_for
 from sim_mcp.cli import main
+from sim_mcp.specs.capture import environment_name_for
 from sim_mcp.specs.formats import SPEC_SUFFIXES, detect_format, parse_document, read_spec_file
 from sim_mcp.specs.model import Environment, ModelSettings, ToolAnnotations, ToolExample, ToolSpec
 from sim_mcp.specs.writer import environment_yaml

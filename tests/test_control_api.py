@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from sim_mcp.config import Settings
-from sim_mcp.server.runtime import Runtime
+from sim_mcp.runtime import Runtime
 from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
 from tests.servers import BUNDLED_SPECS, running_server
 

@@ -8,9 +8,9 @@ import pytest
 from mcp.client import Client
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.schema_data import generate
+from sim_mcp.runtime import Runtime
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
-from sim_mcp.server.runtime import Runtime
-from sim_mcp.simulation.schema_data import generate
 from sim_mcp.specs.registry import load_catalog
 from tests.servers import CORPUS
 

@@ -15,9 +15,9 @@ import yaml
 from mcp.client import Client
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.faults import ERROR_RESULTS, combined_faults, decide, truncated
 from sim_mcp.errors import ConfigError, SpecError
-from sim_mcp.server.runtime import Runtime
-from sim_mcp.simulation.faults import ERROR_RESULTS, combined_faults, decide, truncated
+from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Faults, Latency
 from tests.helpers_server import NEW_TICKET, app_server, ticket

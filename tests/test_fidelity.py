@@ -10,8 +10,8 @@ import pytest
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
+from sim_mcp.episodes.fidelity import load_scenarios, render_report, run_benchmark
 from sim_mcp.errors import ConfigError
-from sim_mcp.fidelity import load_scenarios, render_report, run_benchmark
 from tests.fake_providers import FakeProvider, reply_outcome
 from tests.servers import BUNDLED_SPECS, REPO
 

@@ -15,14 +15,14 @@ import pytest
 import yaml
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.backends import Backend, load_backend
+from sim_mcp.engine.backends.anthropic import AnthropicBackend
+from sim_mcp.engine.backends.openai import OpenAIBackend
+from sim_mcp.engine.cache import CachingBackend
+from sim_mcp.engine.contract import OUTCOME_SCHEMA, InvalidOutcome, SimulationRequest
+from sim_mcp.engine.parse import outcome_from_object, parse_outcome
+from sim_mcp.engine.prompt import build_prompt, static_prompt
 from sim_mcp.errors import BackendError, ConfigError
-from sim_mcp.simulation.backends import Backend, load_backend
-from sim_mcp.simulation.backends.anthropic import AnthropicBackend
-from sim_mcp.simulation.backends.openai import OpenAIBackend
-from sim_mcp.simulation.cache import CachingBackend
-from sim_mcp.simulation.contract import OUTCOME_SCHEMA, InvalidOutcome, SimulationRequest
-from sim_mcp.simulation.parse import outcome_from_object, parse_outcome
-from sim_mcp.simulation.prompt import build_prompt, static_prompt
 from sim_mcp.specs.model import Environment, ModelSettings, ToolSpec
 from sim_mcp.state.session import Event, TokenUsage
 from tests.fake_providers import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
@@ -648,7 +648,7 @@ def spec_folder(tmp_path: Path) -> Path:
 async def test_simulator_retries_then_commits_and_the_next_prompt_sees_the_state(
     fake: FakeProvider, spec_folder: Path
 ) -> None:
-    from sim_mcp.server.runtime import Runtime
+    from sim_mcp.runtime import Runtime
 
     settings = settings_for("openai", fake.openai_url, specs=[spec_folder])
     fake.script(
@@ -676,7 +676,7 @@ async def test_simulator_retries_then_commits_and_the_next_prompt_sees_the_state
 async def test_simulator_exhausted_retries_are_an_honest_error_with_state_untouched(
     fake: FakeProvider, spec_folder: Path
 ) -> None:
-    from sim_mcp.server.runtime import Runtime
+    from sim_mcp.runtime import Runtime
 
     settings = settings_for("openai", fake.openai_url, specs=[spec_folder], max_attempts=3)
     bad_patch = [{"op": "replace", "path": "/accounts/nope/balance", "value": 1}]

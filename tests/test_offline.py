@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from sim_mcp.config import Settings
-from sim_mcp.server.runtime import Runtime
-from sim_mcp.simulation.intent import find_collection, split_words
-from sim_mcp.simulation.schema_data import generate
+from sim_mcp.engine.intent import find_collection, split_words
+from sim_mcp.engine.schema_data import generate
+from sim_mcp.runtime import Runtime
 from sim_mcp.specs.registry import Tool, load_catalog
 from tests.servers import BUNDLED_SPECS
 

@@ -18,9 +18,9 @@ from mcp.server.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
 from sim_mcp.config import Settings
+from sim_mcp.runtime import Runtime
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.resources import EVENTS_URI, STATE_URI
-from sim_mcp.server.runtime import Runtime
 from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
 from tests.servers import BUNDLED_SPECS
 

@@ -13,8 +13,8 @@ import pytest
 from mcp.client import Client
 
 from sim_mcp.config import Settings
+from sim_mcp.runtime import Runtime
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
-from sim_mcp.server.runtime import Runtime
 from tests.servers import BUNDLED_SPECS, ServerProcess, stdio_parameters
 
 ERAS = ["legacy", "auto"]

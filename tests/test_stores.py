@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 
 from sim_mcp.config import Settings
 from sim_mcp.errors import ConfigError, StoreError
-from sim_mcp.server.runtime import Runtime
+from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import Event, SessionRecord
 from sim_mcp.state.stores import SessionStore, open_store
 from sim_mcp.state.stores.redis import RedisStore, redacted

@@ -21,7 +21,7 @@ from openai.types.chat import (
 from pydantic import TypeAdapter
 
 from sim_mcp.cli import main
-from sim_mcp.simulation.trajectory import AgentTool, openai_episode
+from sim_mcp.episodes.trajectory import AgentTool, openai_episode
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.state.session import Event
 from tests.helpers_server import NEW_TICKET, app_server

@@ -19,15 +19,15 @@ from pydantic import TypeAdapter
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.offline import OfflineBackend
+from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
+from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy, task_level
+from sim_mcp.episodes.rewards import validate_task
+from sim_mcp.episodes.taskgen import generate_tasks, template_drafts
+from sim_mcp.episodes.tasks import Task, load_tasks, parse_task, reveals, task_yaml
 from sim_mcp.errors import ConfigError
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.backends.offline import OfflineBackend
-from sim_mcp.simulation.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
-from sim_mcp.simulation.curriculum import Curriculum, CurriculumPolicy, task_level
-from sim_mcp.simulation.rewards import validate_task
-from sim_mcp.simulation.taskgen import generate_tasks, template_drafts
 from sim_mcp.specs.registry import load_catalog
-from sim_mcp.specs.tasks import Task, load_tasks, parse_task, reveals, task_yaml
 from sim_mcp.state.stores import SessionStore, open_store
 from tests.fake_providers import FakeProvider, Reply, reply_outcome
 from tests.helpers_server import app_server, mcp_client
@@ -806,7 +806,7 @@ async def test_generated_tasks_failing_their_own_replay_are_rejected() -> None:
 
 
 async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
-    from sim_mcp.simulation.backends.openai import OpenAIBackend
+    from sim_mcp.engine.backends.openai import OpenAIBackend
 
     fake.script(
         Reply(tool_input=draft()),
@@ -837,7 +837,7 @@ async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
 
 
 def test_bundled_tasks_have_users_and_proven_solutions() -> None:
-    from sim_mcp.simulation.taskgen import check_by_replay
+    from sim_mcp.episodes.taskgen import check_by_replay
 
     catalog = load_catalog(BUNDLED_SPECS)
     tasks, errors = load_tasks(BUNDLED_SPECS)
@@ -852,7 +852,7 @@ def test_bundled_tasks_have_users_and_proven_solutions() -> None:
 
 
 def test_the_judge_sees_the_conversation() -> None:
-    from sim_mcp.simulation.rewards import judge_prompt
+    from sim_mcp.episodes.rewards import judge_prompt
     from sim_mcp.state.session import Event
 
     def event(seq: int, kind: Any, tool: str, result: Any) -> Event:

@@ -21,7 +21,7 @@
 A session is its summary plus `mcp_url`, the absolute URL of its MCP endpoint. Errors are JSON objects
 with an `error` message: 404 unknown id, 409 id taken or conversation over, 422 bad body (with `field`),
 429 too many sessions, 502 the judge's (or the simulated user's) provider failed, 503 store failure. The
-rules behind each operation are in `simulation/sessions.py` (`rewards.py` for evaluations, `user.py` for
+rules behind each operation are in `engine/sessions.py` (`rewards.py` for evaluations, `user.py` for
 the simulated user, `curriculum.py` for the curriculum).
 """
 
@@ -38,6 +38,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from sim_mcp.engine.sessions import SESSION_ID_PATTERN
+from sim_mcp.episodes.rewards import evaluate_session
+from sim_mcp.episodes.tasks import Task, parse_task
+from sim_mcp.episodes.trajectory import (
+    TRAJECTORY_FORMATS,
+    agent_tools,
+    to_jsonl,
+    trajectory_format,
+    trajectory_lines,
+)
 from sim_mcp.errors import (
     BackendError,
     ConversationOver,
@@ -48,17 +58,7 @@ from sim_mcp.errors import (
     SpecError,
     StoreError,
 )
-from sim_mcp.server.runtime import Runtime
-from sim_mcp.simulation.rewards import evaluate_session
-from sim_mcp.simulation.sessions import SESSION_ID_PATTERN
-from sim_mcp.simulation.trajectory import (
-    TRAJECTORY_FORMATS,
-    agent_tools,
-    to_jsonl,
-    trajectory_format,
-    trajectory_lines,
-)
-from sim_mcp.specs.tasks import Task, parse_task
+from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import SessionRecord
 
 logger = logging.getLogger("sim_mcp")
@@ -209,7 +209,7 @@ class _ControlApi:
         return JSONResponse({"id": session_id, "events": dumped, "count": len(dumped)})
 
     async def trajectory(self, request: Request) -> Response:
-        """The session as JSON Lines: its events, or one OpenAI chat episode (see `simulation/trajectory.py`)."""
+        """The session as JSON Lines: its events, or one OpenAI chat episode (see `episodes/trajectory.py`)."""
         raw = request.query_params.get("format", "events")
         format = trajectory_format(raw)
         if format is None:
@@ -266,7 +266,7 @@ class _ControlApi:
         return JSONResponse({**evaluation.model_dump(mode="json"), "curriculum": fed})
 
     async def user(self, request: Request) -> Response:
-        """The simulated user's reply to the agent's message (see `simulation/user.py`)."""
+        """The simulated user's reply to the agent's message (see `episodes/user.py`)."""
         body = await _body(request, UserMessage)
         session_id = _id(request)
         turn = await self.runtime.users.reply(session_id, body.message)

@@ -26,12 +26,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sim_mcp import __version__
 from sim_mcp.config import Settings
 from sim_mcp.errors import SimMcpError
+from sim_mcp.runtime import Runtime
 from sim_mcp.server.auth import BearerTokenMiddleware, BrowserTokenMiddleware
 from sim_mcp.server.control import control_routes
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
-from sim_mcp.server.runtime import Runtime
 from sim_mcp.server.ui import static_paths, ui_routes
 
 logger = logging.getLogger("sim_mcp")

@@ -5,7 +5,7 @@ handshake-era `Mcp-Session-Id`, else the server's default session; over stdio or
 process's own session.
 
 Sessions whose task's user has `tool: true`, or whose environment has `user_tool: true`, are also offered
-`ask_user(message)`, answered by the simulated user (`simulation/user.py`) rather than the simulator.
+`ask_user(message)`, answered by the simulated user (`episodes/user.py`) rather than the simulator.
 """
 
 from __future__ import annotations
@@ -21,19 +21,19 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from sim_mcp import __version__
-from sim_mcp.errors import SessionLimitExceeded
-from sim_mcp.server.limits import RateLimiter
-from sim_mcp.server.metrics import Metrics
-from sim_mcp.server.resources import SessionChanges, resource_handlers
-from sim_mcp.simulation.sessions import SESSION_ID_PATTERN, SessionService
-from sim_mcp.simulation.simulator import CallResult, Simulator, refusal
-from sim_mcp.simulation.user import (
+from sim_mcp.engine.sessions import SESSION_ID_PATTERN, SessionService
+from sim_mcp.engine.simulator import CallResult, Simulator, refusal
+from sim_mcp.episodes.user import (
     ASK_USER,
     ASK_USER_DESCRIPTION,
     ASK_USER_INPUT_SCHEMA,
     ASK_USER_OUTPUT_SCHEMA,
     UserSimulator,
 )
+from sim_mcp.errors import SessionLimitExceeded
+from sim_mcp.server.limits import RateLimiter
+from sim_mcp.server.metrics import Metrics
+from sim_mcp.server.resources import SessionChanges, resource_handlers
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import compile_schema, value_problem
 

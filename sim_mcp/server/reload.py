@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 from watchfiles import Change, awatch
 
-from sim_mcp.server.runtime import Runtime
+from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import SPEC_SUFFIXES
 from sim_mcp.specs.registry import Catalog
 

@@ -32,8 +32,8 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 
+from sim_mcp.engine.sessions import SessionService
 from sim_mcp.server.live import LiveFeed
-from sim_mcp.simulation.sessions import SessionService
 
 logger = logging.getLogger("sim_mcp")
 

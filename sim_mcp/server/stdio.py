@@ -6,9 +6,9 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from sim_mcp.config import Settings
+from sim_mcp.runtime import Runtime
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
-from sim_mcp.server.runtime import Runtime
 from sim_mcp.state.session import new_session_id
 
 

@@ -36,11 +36,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sim_mcp.errors import SessionNotFound, SimMcpError
+from sim_mcp.runtime import Runtime
 from sim_mcp.server import ui_render as render
 from sim_mcp.server.auth import login_target, set_token_cookie, token_matches
 from sim_mcp.server.control import mcp_url
 from sim_mcp.server.live import TooManyWatchers
-from sim_mcp.server.runtime import Runtime
 from sim_mcp.state.diff import changes, diff_lines, rebuild, same_json
 from sim_mcp.state.session import SessionRecord
 

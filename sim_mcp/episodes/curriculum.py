@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from sim_mcp.episodes.tasks import Task
 from sim_mcp.errors import ConfigError, InvalidSessionInput
-from sim_mcp.specs.tasks import Task
 from sim_mcp.state.stores.base import SessionStore
 
 __all__ = ["CURRICULUM_KEY", "Curriculum", "CurriculumPolicy", "CurriculumState", "EnvProgress", "task_level"]

@@ -19,10 +19,10 @@ import jsonpatch
 import jsonpointer
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
+from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.errors import BackendError, SessionLimitExceeded
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
-from sim_mcp.simulation.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch

@@ -14,7 +14,7 @@ the file's stem) or a list of them::
       - {path: /tickets/T-1004/resolution, contains: okta, name: resolution mentions Okta}
       - {path: "$.tickets[?(@.status == 'open')]", count: {max: 2}, weight: 0.5}
     judge: {rubric: "The resolution explains the fix to the customer.", weight: 1}
-    user:                # the simulated user the agent serves (simulation/user.py)
+    user:                # the simulated user the agent serves (episodes/user.py)
       persona: Ines, IT admin at Copperfield; short, precise messages.
       goal: Get the SSO login loop on her team's workspace fixed, or know when it will be.
       known: ["The ticket is T-1004."]              # shared when the agent asks for it
@@ -26,7 +26,7 @@ the file's stem) or a list of them::
 
 A check reads the final state of the task's environment at `path`, a JSON Pointer (`/tickets/T-1001`)
 or a JSONPath (`$.tickets[*].status`), and holds exactly one of `equals`, `contains`, `count`,
-`exists`, `absent`. How they are evaluated: `simulation/rewards.py` and docs/rewards.md.
+`exists`, `absent`. How they are evaluated: `episodes/rewards.py` and docs/rewards.md.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sim_mcp.simulation.contract import SimulationRequest
+from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.specs.model import Environment, ToolSpec
 
 __all__ = ["EVENT_VALUE_CHARS", "FEEDBACK_CHARS", "Prompt", "build_prompt", "static_prompt"]

@@ -31,8 +31,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from sim_mcp.engine.simulator import Simulator
 from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExceeded, SessionNotFound
-from sim_mcp.simulation.simulator import Simulator
 from sim_mcp.state.session import Event, SessionRecord, Snapshot, TokenUsage, new_session_id
 
 StateMode = Literal["merge", "replace"]

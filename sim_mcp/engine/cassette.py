@@ -24,12 +24,12 @@ import anyio
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from sim_mcp.engine.cache import cache_key
+from sim_mcp.engine.contract import Outcome
 from sim_mcp.errors import ConfigError
-from sim_mcp.simulation.cache import cache_key
-from sim_mcp.simulation.contract import Outcome
 
 if TYPE_CHECKING:
-    from sim_mcp.simulation.simulator import Commit
+    from sim_mcp.engine.simulator import Commit
 
 __all__ = ["CassetteEntry", "CassetteRecorder", "read_cassette"]
 

@@ -14,11 +14,11 @@ from urllib.parse import quote
 
 import anyio.to_thread
 
+from sim_mcp.episodes.trajectory import event_line, to_jsonl
 from sim_mcp.errors import ConfigError
-from sim_mcp.simulation.trajectory import event_line, to_jsonl
 
 if TYPE_CHECKING:
-    from sim_mcp.simulation.simulator import Commit
+    from sim_mcp.engine.simulator import Commit
 
 __all__ = ["TrajectoryWriter"]
 

@@ -48,14 +48,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sim_mcp.config import Settings
+from sim_mcp.episodes.rewards import json_matches, run_check
+from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError
-from sim_mcp.server.runtime import Runtime
-from sim_mcp.simulation.rewards import json_matches, run_check
+from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import json_path, type_name
-from sim_mcp.specs.tasks import Check
 from sim_mcp.state.session import TokenUsage
 
 __all__ = [

@@ -22,16 +22,15 @@ from openai import (
     OpenAIError,
 )
 
-from sim_mcp.errors import BackendError, ConfigError
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.backends._provider import (
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends._provider import (
     ErrorTranslator,
     check_reachable,
     max_tokens_for,
     model_for,
     temperature_for,
 )
-from sim_mcp.simulation.contract import (
+from sim_mcp.engine.contract import (
     OUTCOME_SCHEMA,
     InvalidOutcome,
     JsonReply,
@@ -39,8 +38,9 @@ from sim_mcp.simulation.contract import (
     Outcome,
     SimulationRequest,
 )
-from sim_mcp.simulation.parse import parse_json_object, parse_outcome
-from sim_mcp.simulation.prompt import build_prompt
+from sim_mcp.engine.parse import parse_json_object, parse_outcome
+from sim_mcp.engine.prompt import build_prompt
+from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:

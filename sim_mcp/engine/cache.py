@@ -12,8 +12,8 @@ import json
 from collections import OrderedDict
 from typing import Any
 
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.state.session import TokenUsage
 
 __all__ = ["CachingBackend", "cache_key"]

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import anyio.to_thread
 
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.cache import cache_key
+from sim_mcp.engine.cassette import CassetteEntry, read_cassette
+from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.errors import BackendError
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.cache import cache_key
-from sim_mcp.simulation.cassette import CassetteEntry, read_cassette
-from sim_mcp.simulation.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.state.session import TokenUsage
 
 __all__ = ["ReplayBackend", "ReplayMiss"]

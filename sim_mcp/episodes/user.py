@@ -28,12 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.simulator import CallResult, Simulator
+from sim_mcp.episodes.asking import Problem, ask_json
+from sim_mcp.episodes.rewards import run_check
+from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
-from sim_mcp.simulation.asking import Problem, ask_json
-from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
-from sim_mcp.simulation.rewards import run_check
-from sim_mcp.simulation.simulator import CallResult, Simulator
-from sim_mcp.specs.tasks import Task, UserSpec, reveals
 from sim_mcp.state.session import ConversationEnd, Event, SessionRecord, TokenUsage
 
 __all__ = [

@@ -33,18 +33,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.intent import STATUS_OF_VERB, Action, Collection, find_collection, read_intent, split_words
+from sim_mcp.engine.schema_data import generate as generate_value
+from sim_mcp.engine.sessions import SessionService
+from sim_mcp.engine.simulator import Simulator
+from sim_mcp.episodes.rewards import run_check, start_state, validate_task
+from sim_mcp.episodes.tasks import TASK_NAME_PATTERN, Task, parse_task
 from sim_mcp.errors import BackendError, SpecError
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
-from sim_mcp.simulation.intent import STATUS_OF_VERB, Action, Collection, find_collection, read_intent, split_words
-from sim_mcp.simulation.rewards import run_check, start_state, validate_task
-from sim_mcp.simulation.schema_data import generate as generate_value
-from sim_mcp.simulation.sessions import SessionService
-from sim_mcp.simulation.simulator import Simulator
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
-from sim_mcp.specs.tasks import TASK_NAME_PATTERN, Task, parse_task
 from sim_mcp.state.stores.memory import MemoryStore
 
 __all__ = ["GenerationReport", "Rejection", "check_by_replay", "generate_tasks", "template_drafts"]

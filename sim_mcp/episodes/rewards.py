@@ -27,14 +27,14 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.sessions import SessionService, merge_patch
+from sim_mcp.episodes.asking import Problem, ask_json
+from sim_mcp.episodes.tasks import Check, CountBounds, Task
 from sim_mcp.errors import InvalidSessionInput, SpecError
-from sim_mcp.simulation.asking import Problem, ask_json
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
-from sim_mcp.simulation.sessions import SessionService, merge_patch
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import type_name, value_problem
-from sim_mcp.specs.tasks import Check, CountBounds, Task
 from sim_mcp.state.session import Event, TokenUsage
 
 __all__ = [

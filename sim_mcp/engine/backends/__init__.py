@@ -10,8 +10,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
+from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.errors import BackendError
-from sim_mcp.simulation.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 
 if TYPE_CHECKING:
     from sim_mcp.config import Settings
@@ -66,15 +66,15 @@ def load_backend(settings: Settings) -> Backend:
                 )
     match settings.backend:
         case "offline":
-            from sim_mcp.simulation.backends.offline import OfflineBackend
+            from sim_mcp.engine.backends.offline import OfflineBackend
 
             return OfflineBackend()
         case "openai":
-            from sim_mcp.simulation.backends.openai import OpenAIBackend
+            from sim_mcp.engine.backends.openai import OpenAIBackend
 
             backend = OpenAIBackend(settings)
         case "anthropic":
-            from sim_mcp.simulation.backends.anthropic import AnthropicBackend
+            from sim_mcp.engine.backends.anthropic import AnthropicBackend
 
             backend = AnthropicBackend(settings)
         case "replay":
@@ -85,15 +85,15 @@ def load_backend(settings: Settings) -> Backend:
                 + ", ".join(BACKEND_NAMES)
             )
     if settings.response_cache > 0:
-        from sim_mcp.simulation.cache import CachingBackend
+        from sim_mcp.engine.cache import CachingBackend
 
         backend = CachingBackend(backend, settings.response_cache)
     return backend
 
 
 def _replay_backend(settings: Settings) -> Backend:
+    from sim_mcp.engine.backends.replay import ReplayBackend
     from sim_mcp.errors import ConfigError
-    from sim_mcp.simulation.backends.replay import ReplayBackend
 
     if settings.cassette is None:
         raise ConfigError(

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
 from sim_mcp.state.session import TokenUsage
 
 T = TypeVar("T")

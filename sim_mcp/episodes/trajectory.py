@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sim_mcp.simulation.contract import result_text
+from sim_mcp.engine.contract import result_text
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.state.session import Event

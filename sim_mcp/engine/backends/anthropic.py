@@ -16,15 +16,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anthropic import AnthropicError, APIConnectionError, APIStatusError, APITimeoutError, AsyncAnthropic
 
-from sim_mcp.errors import BackendError, ConfigError
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.backends._provider import (
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends._provider import (
     ErrorTranslator,
     check_reachable,
     max_tokens_for,
     model_for,
 )
-from sim_mcp.simulation.contract import (
+from sim_mcp.engine.contract import (
     OUTCOME_SCHEMA,
     InvalidOutcome,
     JsonReply,
@@ -32,8 +31,9 @@ from sim_mcp.simulation.contract import (
     Outcome,
     SimulationRequest,
 )
-from sim_mcp.simulation.parse import outcome_from_object, parse_json_object, parse_outcome
-from sim_mcp.simulation.prompt import build_prompt
+from sim_mcp.engine.parse import outcome_from_object, parse_json_object, parse_outcome
+from sim_mcp.engine.prompt import build_prompt
+from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:

@@ -6,20 +6,20 @@ import logging
 from types import TracebackType
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.backends import Backend, load_backend
+from sim_mcp.engine.cassette import CassetteRecorder
+from sim_mcp.engine.sessions import SessionService
+from sim_mcp.engine.simulator import CommitHook, Simulator
+from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy
+from sim_mcp.episodes.rewards import Judge, judge_for
+from sim_mcp.episodes.tasks import Task, load_tasks
+from sim_mcp.episodes.trajectory_writer import TrajectoryWriter
+from sim_mcp.episodes.user import UserSimulator
 from sim_mcp.errors import SpecError
 from sim_mcp.server.limits import RateLimiter
 from sim_mcp.server.metrics import Metrics
 from sim_mcp.server.resources import SessionChanges
-from sim_mcp.simulation.backends import Backend, load_backend
-from sim_mcp.simulation.cassette import CassetteRecorder
-from sim_mcp.simulation.curriculum import Curriculum, CurriculumPolicy
-from sim_mcp.simulation.rewards import Judge, judge_for
-from sim_mcp.simulation.sessions import SessionService
-from sim_mcp.simulation.simulator import CommitHook, Simulator
-from sim_mcp.simulation.trajectory_writer import TrajectoryWriter
-from sim_mcp.simulation.user import UserSimulator
 from sim_mcp.specs.registry import Catalog, load_catalog
-from sim_mcp.specs.tasks import Task, load_tasks
 from sim_mcp.state.stores import SessionStore, open_store
 
 logger = logging.getLogger("sim_mcp")

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.errors import BackendError, ConfigError
-from sim_mcp.simulation.contract import SimulationRequest
 
 # Long enough to explain, short enough for a tool result and a log line.
 _MESSAGE_CHARS = 500

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sim_mcp.simulation.contract import InvalidOutcome, Outcome
+from sim_mcp.engine.contract import InvalidOutcome, Outcome
 from sim_mcp.specs.schema import type_name
 
 __all__ = ["outcome_from_object", "parse_json_object", "parse_outcome"]

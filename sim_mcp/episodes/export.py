@@ -14,8 +14,8 @@ from urllib.parse import quote, unquote
 
 import httpx
 
+from sim_mcp.episodes.trajectory import TrajectoryFormat, agent_tools, to_jsonl, trajectory_lines
 from sim_mcp.errors import ConfigError
-from sim_mcp.simulation.trajectory import TrajectoryFormat, agent_tools, to_jsonl, trajectory_lines
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.stores import open_store
 

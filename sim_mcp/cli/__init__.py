@@ -100,7 +100,7 @@ async def _check_store(url: str) -> None:
 
 async def _check_backend(settings: Settings) -> None:
     """Keys present, base URL reachable: said plainly before serving, not as a lifespan traceback."""
-    from sim_mcp.simulation.backends import load_backend
+    from sim_mcp.engine.backends import load_backend
 
     backend = load_backend(settings)
     try:
@@ -131,9 +131,9 @@ def _check(args: argparse.Namespace) -> int:
 def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
     """Check the task files under `paths` (folders named `tasks`): their fields, their environment, and
     the places their checks name. Prints a line per task; returns (valid tasks, invalid ones)."""
-    from sim_mcp.simulation.rewards import validate_task
+    from sim_mcp.episodes.rewards import validate_task
+    from sim_mcp.episodes.tasks import load_tasks
     from sim_mcp.specs.registry import TASKS_FOLDER
-    from sim_mcp.specs.tasks import load_tasks
 
     tasks, errors = load_tasks(*paths)
     beside: dict[Path, Catalog] = {}
@@ -167,9 +167,9 @@ def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
 
 def _tasks_generate(args: argparse.Namespace) -> int:
     """Draft tasks with the backend (templates offline), keep those their reference solution proves, write them."""
-    from sim_mcp.simulation.backends import load_backend
-    from sim_mcp.simulation.taskgen import generate_tasks
-    from sim_mcp.specs.tasks import load_tasks, task_yaml
+    from sim_mcp.engine.backends import load_backend
+    from sim_mcp.episodes.taskgen import generate_tasks
+    from sim_mcp.episodes.tasks import load_tasks, task_yaml
 
     if args.count < 1:
         raise ConfigError(f"--count: expected 1 or more tasks, got {args.count}")
@@ -239,7 +239,7 @@ def _call(args: argparse.Namespace) -> int:
     settings = _settings(args)
 
     async def run() -> int:
-        from sim_mcp.server.runtime import Runtime
+        from sim_mcp.runtime import Runtime
 
         async with Runtime(settings) as runtime:
             outcome = await runtime.simulator.call(args.session or "cli", args.tool, arguments)
@@ -259,7 +259,7 @@ def _call(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from sim_mcp.export import export_from_server, export_from_store
+    from sim_mcp.episodes.export import export_from_server, export_from_store
 
     if bool(args.url) == bool(args.store):
         raise ConfigError("export: expected either --url URL (a running server) or --store STORE (exactly one)")
@@ -288,7 +288,7 @@ def _export(args: argparse.Namespace) -> int:
 def _bench_fidelity(args: argparse.Namespace) -> int:
     """Run fidelity scenarios through the chosen backend; print the table (and write --json). Exit 0
     whatever the score: the score is the output."""
-    from sim_mcp.fidelity import load_scenarios, render_report, run_benchmark
+    from sim_mcp.episodes.fidelity import load_scenarios, render_report, run_benchmark
 
     paths = [Path(path) for path in args.scenarios] or [Path("benchmarks/fidelity")]
     scenarios, errors = load_scenarios(*paths)
@@ -322,7 +322,7 @@ def _import(args: argparse.Namespace) -> int:
 def _capture(args: argparse.Namespace) -> int:
     import os
 
-    from sim_mcp.capture import HttpServer, LiveServer, StdioServer, capture
+    from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer, capture
     from sim_mcp.specs.writer import environment_yaml
 
     if bool(args.url) == bool(args.server_command):

@@ -1,6 +1,6 @@
 """The offline backend: deterministic, schema-valid, state-aware simulation with no model and no network.
 
-It reads a CRUD intent from the tool's name (`simulation.intent`) and carries it out on the matching
+It reads a CRUD intent from the tool's name (`engine.intent`) and carries it out on the matching
 collection of the world state, so create -> get -> update -> get -> delete -> get behaves as a real
 service would. Where no meaning can be read, it answers with schema-valid generated data and changes
 nothing, and says so in the event's note. The same seed, state and call always give the same outcome.
@@ -19,9 +19,9 @@ from typing import Any
 
 from jsonschema.protocols import Validator
 
-from sim_mcp.simulation.backends import Backend
-from sim_mcp.simulation.contract import Outcome, SimulationRequest
-from sim_mcp.simulation.intent import (
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.contract import Outcome, SimulationRequest
+from sim_mcp.engine.intent import (
     Action,
     Collection,
     Intent,
@@ -31,7 +31,7 @@ from sim_mcp.simulation.intent import (
     read_intent,
     split_words,
 )
-from sim_mcp.simulation.schema_data import SchemaDataGenerator, resolve_ref
+from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
 from sim_mcp.specs.schema import compile_schema
 
 _EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
