@@ -1,0 +1,24 @@
+"""Rules as code: per-tool transition programs in Starlark, run hermetically (docs/formats.md, "Rules").
+
+`compile_program` turns a program's text into a `Program` (one function per tool); `run_tool` runs one
+function on a copy of a session's state within `Limits`, giving a `RuleOutcome` (the result, and the RFC
+6902 patch of what the function changed); `example_problem` tests a function against its tool's examples.
+Failures of all three are `RulesError`s naming the file, the line and the tool.
+"""
+
+from sim_mcp.engine.rules.examples import example_problem
+from sim_mcp.engine.rules.helpers import CallContext
+from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
+from sim_mcp.engine.rules.runtime import Limits, RuleOutcome, run_tool
+
+__all__ = [
+    "CallContext",
+    "Limits",
+    "Program",
+    "RuleOutcome",
+    "RulesError",
+    "compile_program",
+    "example_problem",
+    "function_name",
+    "run_tool",
+]
