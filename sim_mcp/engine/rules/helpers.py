@@ -117,6 +117,7 @@ def python_helpers(slot: ContextSlot) -> dict[str, Callable[..., object]]:
         "money_text": money_text,
         "random_code": random_code,
         "random_int": random_int,
+        "to_seconds": to_seconds,
     }
 
 
@@ -132,6 +133,15 @@ def money(amount: float | int) -> float:
 def money_text(amount: float | int) -> str:
     """`amount` rounded to cents and written with both decimals, for messages: 63.1 -> "63.10"."""
     return f"{Decimal(repr(money(amount))):.2f}"
+
+
+def to_seconds(moment: str) -> float:
+    """An ISO 8601 date-time as seconds since 1970 (UTC when it names no offset), to compare and sort
+    times written with different offsets."""
+    try:
+        return parse_clock(moment).timestamp()
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"to_seconds(moment): expected an ISO 8601 date-time, got {moment!r}") from e
 
 
 def parse_clock(text: str) -> datetime:
