@@ -11,7 +11,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -22,6 +22,8 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
+from sim_mcp.engine.rules import CallContext, RulesError, run_tool
+from sim_mcp.engine.rules import Limits as RulesLimits
 from sim_mcp.errors import BackendError, SessionLimitExceeded
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
@@ -30,6 +32,8 @@ from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
 
 logger = logging.getLogger("sim_mcp")
+# The `backend` of an event that a rules program answered (docs/formats.md, "Rules programs").
+RULES_BACKEND = "rules"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,17 @@ class Commit:
     # The backend's outcome that passed the checks; None when the simulator answered by itself (no valid
     # outcome could be had, or an error or timeout fault), and for messages.
     outcome: Outcome | None
+
+
+@dataclass(slots=True)
+class _Answer:
+    """What answering one call came to: the outcome that passed the checks (None: none did) and the state
+    after it, the tokens spent, and what was wrong with each rejected answer."""
+
+    world: Any
+    outcome: Outcome | None = None
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    problems: list[str] = field(default_factory=list)
 
 
 CommitHook = Callable[[Commit], Awaitable[None]]
@@ -159,30 +174,11 @@ class Simulator:
         fault = self._fault(record, tool)
         if fault.delay_ms > 0:
             await anyio.sleep(fault.delay_ms / 1000)
-        usage = TokenUsage()
-        problems: list[str] = []
-        outcome: Outcome | None = None
-        new_world: Any = world
-        attempts = 0 if fault.kind in ("error", "timeout") else self.settings.max_attempts
-        for _ in range(attempts):
-            try:
-                candidate = await self.backend.simulate(request)
-            except InvalidOutcome as e:
-                usage = usage + e.usage  # a rejected reply still cost its tokens
-                problems.append(e.reason)
-            except BackendError as e:
-                problems.append(f"the backend failed: {e}")
-                break
-            else:
-                usage = usage + candidate.usage
-                checked = self._check(candidate, tool, world)
-                if isinstance(checked, str):
-                    problems.append(checked)
-                    self.backend.forget(request)  # a cached outcome that failed the checks must not come back
-                else:
-                    outcome, new_world = candidate, checked
-                    break
-            request = replace(request, feedback=list(problems))
+        by_rules = tool.program is not None and self.settings.run_rules
+        answered = _Answer(world)
+        if fault.kind not in ("error", "timeout"):
+            answered = self._by_rules(request, tool) if by_rules else await self._by_backend(request, tool)
+        outcome, new_world, usage, problems = answered.outcome, answered.world, answered.usage, answered.problems
         latency_ms = (time.perf_counter() - started) * 1000
         checked = outcome
         kind = "ok" if outcome is not None and not outcome.is_error else "error"
@@ -212,7 +208,7 @@ class Simulator:
             result=outcome.result,
             is_error=outcome.is_error,
             state_patch=outcome.state_patch,
-            backend=self.backend.name,
+            backend=RULES_BACKEND if by_rules else self.backend.name,
             latency_ms=round(latency_ms, 3),
             tokens=usage,
             note=outcome.note,
@@ -238,6 +234,63 @@ class Simulator:
             and event.fault is None
         )
         return CallResult(outcome.result, outcome.is_error, structured, event, kind)
+
+    async def _by_backend(self, request: SimulationRequest, tool: Tool) -> _Answer:
+        """Ask the backend, again with the problems fed back while its outcome fails the checks (bounded)."""
+        answer = _Answer(request.state)
+        for _ in range(self.settings.max_attempts):
+            try:
+                candidate = await self.backend.simulate(request)
+            except InvalidOutcome as e:
+                answer.usage = answer.usage + e.usage  # a rejected reply still cost its tokens
+                answer.problems.append(e.reason)
+            except BackendError as e:
+                answer.problems.append(f"the backend failed: {e}")
+                break
+            else:
+                answer.usage = answer.usage + candidate.usage
+                checked = self._check(candidate, tool, request.state)
+                if isinstance(checked, str):
+                    answer.problems.append(checked)
+                    self.backend.forget(request)  # a cached outcome that failed the checks must not come back
+                else:
+                    answer.outcome, answer.world = candidate, checked
+                    break
+            request = replace(request, feedback=list(answer.problems))
+        return answer
+
+    def _by_rules(self, request: SimulationRequest, tool: Tool) -> _Answer:
+        """Run the tool's function of its environment's rules program: once (it is deterministic), no model."""
+        answer = _Answer(request.state)
+        assert tool.program is not None
+        context = CallContext.of(
+            tool.program.clock,
+            seed=request.seed,
+            sequence=request.sequence,
+            session_id=request.session_id,
+            tool=tool.name,
+        )
+        limits = RulesLimits(
+            max_steps=self.settings.rules_max_steps,
+            timeout_s=self.settings.rules_timeout_ms / 1000,
+            max_state_bytes=self.settings.max_state_bytes,
+        )
+        try:
+            ran = run_tool(tool.program, tool.name, request.state, request.arguments, context, limits)
+        except RulesError as e:
+            answer.problems.append(f"the rules program failed: {e}")
+            return answer
+        line = tool.program.functions.get(tool.name)
+        note = f"rules: {tool.program.source}:{line} {tool.name}" + (
+            " (failed as the rules say)" if ran.is_error else ""
+        )
+        candidate = Outcome(result=ran.result, is_error=ran.is_error, state_patch=ran.state_patch, note=note)
+        checked = self._check(candidate, tool, request.state)
+        if isinstance(checked, str):
+            answer.problems.append(f"the rules program's answer is unusable: {checked}")
+        else:
+            answer.outcome, answer.world = candidate, checked
+        return answer
 
     async def commit_events(self, record: SessionRecord, events: Sequence[Event]) -> SessionRecord:
         """Append events that are no tool calls (the conversation with the simulated user) to a session, as

@@ -8,6 +8,7 @@ from typing import Any
 
 from jsonschema.protocols import Validator
 
+from sim_mcp.engine.rules import Limits, Program, RulesError, compile_program, example_problem
 from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats import parse_document, read_document, visible_files
 from sim_mcp.specs.formats.native import tools_from_paths
@@ -19,6 +20,8 @@ from sim_mcp.specs.schema import compile_schema
 NAMESPACE_SEPARATOR = "__"
 # Folders of this name hold task files (see `specs.tasks`): never read as environments.
 TASKS_FOLDER = "tasks"
+# A spec's rules program may sit beside it: `bank.yaml` -> `bank.rules.star` (docs/formats.md).
+RULES_SUFFIX = ".rules.star"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,8 @@ class Tool:
     input_validator: Validator
     output_validator: Validator | None
     qualified_name: str
+    # The environment's rules program, when it has a working function for this tool: it answers the tool.
+    program: Program | None = None
 
     @property
     def name(self) -> str:
@@ -40,9 +45,15 @@ class Tool:
         return self.spec.name if scope is not None else self.qualified_name
 
     @classmethod
-    def compile(cls, spec: ToolSpec, environment: Environment, qualified_name: str | None = None) -> Tool:
+    def compile(
+        cls,
+        spec: ToolSpec,
+        environment: Environment,
+        qualified_name: str | None = None,
+        program: Program | None = None,
+    ) -> Tool:
         output = compile_schema(spec.output_schema) if spec.output_schema is not None else None
-        return cls(spec, environment, compile_schema(spec.input_schema), output, qualified_name or spec.name)
+        return cls(spec, environment, compile_schema(spec.input_schema), output, qualified_name or spec.name, program)
 
 
 @dataclass(frozen=True)
@@ -89,10 +100,11 @@ class Catalog:
         by_environment: dict[str, dict[str, Tool]] = {}
         for environment in by_name.values():
             scoped = by_environment.setdefault(environment.name, {})
+            programs = _programs(environment, problems)
             for spec in environment.tools:
                 shared = owners[spec.name] > 1
                 qualified = f"{environment.name}{NAMESPACE_SEPARATOR}{spec.name}" if shared else spec.name
-                tool = Tool.compile(spec, environment, qualified)
+                tool = Tool.compile(spec, environment, qualified, programs.get(spec.name))
                 scoped[spec.name] = tool
                 tools[qualified] = tool
         return cls(by_name, tools, tuple(problems), by_environment)
@@ -109,6 +121,55 @@ class Catalog:
             "environments": {name: [tool.name for tool in env.tools] for name, env in self.environments.items()},
             "errors": [str(error) for error in self.errors],
         }
+
+
+def _programs(environment: Environment, problems: list[SpecError]) -> dict[str, Program]:
+    """The environment's rules program, by the tools it answers: those with a function that passes the
+    tool's examples. A program that does not compile, and each function that fails an example, is a
+    problem (file, line, tool, what was expected); those tools fall back to the backend."""
+    if environment.rules is None:
+        return {}
+    source = environment.rules_source or f"{environment.source}: rules"
+    try:
+        program = compile_program(environment.rules, source, [tool.name for tool in environment.tools])
+    except RulesError as e:
+        problems.append(_rules_problem(e))
+        return {}
+    working: dict[str, Program] = {}
+    for tool in environment.tools:
+        if not program.has(tool.name):
+            continue
+        failures = [
+            example_problem(program, tool, i, environment.initial_state, Limits()) for i in range(len(tool.examples))
+        ]
+        failed = next((failure for failure in failures if failure is not None), None)
+        if failed is not None:
+            problems.append(_rules_problem(failed))
+        else:
+            working[tool.name] = program
+    return working
+
+
+def _rules_problem(error: RulesError) -> SpecError:
+    place = " ".join(part for part in (error.tool, f"(line {error.line})" if error.line else "") if part)
+    return SpecError(error.source, error.reason, place)
+
+
+def with_rules_file(environment: Environment, path: Path) -> Environment:
+    """The environment with the program of the `<name>.rules.star` file beside its spec file, if there is one;
+    a program both inline (`rules:`) and beside the file is an error."""
+    beside = path.with_name(path.stem + RULES_SUFFIX)
+    if not beside.is_file():
+        if environment.rules is not None:
+            return environment.model_copy(update={"rules_source": f"{path}: rules"})
+        return environment
+    if environment.rules is not None:
+        raise SpecError(str(path), f"the rules are given twice: here and in {beside}; keep one", "rules")
+    try:
+        text = beside.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(str(beside), f"cannot read the rules program: {e}") from e
+    return environment.model_copy(update={"rules": text, "rules_source": str(beside)})
 
 
 def spec_files(folder: Path) -> list[Path]:
@@ -158,7 +219,7 @@ def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:
         try:
             if isinstance(document, SpecError):
                 raise document
-            environments.append(read_document(document, str(path)))
+            environments.append(with_rules_file(read_document(document, str(path)), path))
         except SpecError as e:
             errors.append(e)
             if (last_good := _environment_from(previous, path)) is not None:

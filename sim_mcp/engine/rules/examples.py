@@ -66,7 +66,11 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
                 return found
         return None
     if isinstance(expected, str) and _DATE_TIME.match(expected):
-        return None if isinstance(actual, str) and _DATE_TIME.match(actual) else f"{path}: a date-time, got {_show(actual)}"
+        return (
+            None
+            if isinstance(actual, str) and _DATE_TIME.match(actual)
+            else f"{path}: a date-time, got {_show(actual)}"
+        )
     same = expected == actual and isinstance(expected, bool) == isinstance(actual, bool)
     return None if same else f"{path} = {_show(expected)}, got {_show(actual)}"
 

@@ -24,14 +24,14 @@ _LOCATION = re.compile(r"-->\s*(?P<file>[^\n]*?):(?P<line>\d+):\d+")
 _MESSAGE = re.compile(r"^error:\s*(?P<message>.+)$", re.MULTILINE)
 _CLOCK = re.compile(r"^CLOCK\s*=\s*[\"']([^\"'\n]+)[\"']", re.MULTILINE)
 
-_ENTRY_SOURCE = f'''
+_ENTRY_SOURCE = f"""
 def {ENTRY}(name, state_text, arguments_text):
     state = json.decode(state_text)
     result = SIM_MCP_TOOLS[name](state, json.decode(arguments_text))
     if type(result) == "dict" and len(result) == 1 and "$error" in result:
         return json.encode({{"error": result["$error"]}})
     return json.encode({{"result": result, "state": state}})
-'''
+"""
 
 
 class RulesError(Exception):
@@ -77,7 +77,11 @@ def compile_program(text: str, source: str, tools: Iterable[str]) -> Program:
         module.add_callable(name, helper)
     dialect = starlark.Dialect.standard()
     table = ", ".join(f"{tool!r}: {function_name(tool)}" for tool in functions)
-    parts = [("<rules helpers>", PRELUDE), (source, text), ("<rules entry>", _ENTRY_SOURCE + f"SIM_MCP_TOOLS = {{{table}}}\n")]
+    parts = [
+        ("<rules helpers>", PRELUDE),
+        (source, text),
+        ("<rules entry>", _ENTRY_SOURCE + f"SIM_MCP_TOOLS = {{{table}}}\n"),
+    ]
     for filename, part in parts:
         try:
             ast = starlark.parse(filename, part, dialect)
