@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -110,4 +109,5 @@ async def test_a_failing_subscriber_does_not_undo_the_commit_or_stop_the_others(
         assert not result.is_error
         assert result.content[0].text == "ok"
         assert len(await runtime.store.events("s1")) == 1
-    assert len(after) == 1 and not isinstance(after[0], Lifecycle)
+    assert len(after) == 1
+    assert not isinstance(after[0], Lifecycle)
