@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.resources import EVENTS_URI, STATE_URI
 from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
@@ -34,7 +35,7 @@ def base_url() -> Iterator[str]:
 @asynccontextmanager
 async def in_memory_client(mode: str) -> AsyncIterator[Client]:
     async with Runtime(Settings(specs=[BUNDLED_SPECS])) as runtime:
-        server = build_mcp_server(runtime.simulator, SessionRouting(process_session="memory"), runtime.changes)
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="memory"))
         async with Client(server, mode=mode) as client:
             yield client
 

@@ -411,7 +411,7 @@ async def evaluate_session(
     async with store.lock(session_id):
         current = await store.get(session_id)
         if current is not None:  # deleted meanwhile: nothing to keep it on
-            await store.put(current.model_copy(update={"evaluation": evaluation.model_dump(mode="json")}))
+            await sessions.record_evaluation(current, evaluation.model_dump(mode="json"))
     return evaluation
 
 

@@ -36,9 +36,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sim_mcp.errors import SessionNotFound, SimMcpError
-from sim_mcp.runtime import Runtime
 from sim_mcp.server import ui_render as render
 from sim_mcp.server.auth import login_target, set_token_cookie, token_matches
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import mcp_url
 from sim_mcp.server.live import TooManyWatchers
 from sim_mcp.state.diff import changes, diff_lines, rebuild, same_json
@@ -79,8 +79,8 @@ def static_paths() -> list[str]:
     return sorted(f"/ui/static/{path.name}" for path in STATIC_DIR.iterdir() if path.is_file())
 
 
-def ui_routes(runtime: Runtime, *, heartbeat_s: float = HEARTBEAT_S) -> list[BaseRoute]:
-    ui = _Ui(runtime, heartbeat_s)
+def ui_routes(server: ServerContext, *, heartbeat_s: float = HEARTBEAT_S) -> list[BaseRoute]:
+    ui = _Ui(server, heartbeat_s)
     return [
         Route("/ui", ui.sessions, methods=["GET"]),
         Route("/ui/sessions/{id}", ui.session, methods=["GET"]),
@@ -93,8 +93,9 @@ def ui_routes(runtime: Runtime, *, heartbeat_s: float = HEARTBEAT_S) -> list[Bas
 
 
 class _Ui:
-    def __init__(self, runtime: Runtime, heartbeat_s: float) -> None:
-        self.runtime = runtime
+    def __init__(self, server: ServerContext, heartbeat_s: float) -> None:
+        self.runtime = server.runtime
+        self.changes = server.changes
         self.heartbeat_s = heartbeat_s
         self.assets = render.Assets(script=_versioned("app.js"), style=_versioned("style.css"))
 
@@ -212,7 +213,7 @@ class _Ui:
     async def stream(self, request: Request) -> Response:
         only = request.query_params.get("session") or None
         try:
-            watch = self.runtime.changes.live.watch(only)
+            watch = self.changes.live.watch(only)
         except TooManyWatchers as e:
             return _json({"error": str(e)}, 503)
 
