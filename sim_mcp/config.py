@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sim_mcp.errors import ConfigError
-from sim_mcp.specs.model import Latency
+from sim_mcp.specs.model import Latency, LlmOutput
 
 ENV_PREFIX = "SIM_MCP_"
 
@@ -36,6 +36,11 @@ class Settings(BaseModel):
     timeout_s: float = Field(default=60.0, gt=0, description="Seconds an LLM request may take before it is retried.")
     max_attempts: int = Field(default=3, ge=1, le=10, description="Tries per call before an honest error.")
     backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
+    llm_output: LlmOutput = Field(
+        default="patch",
+        description="How an LLM backend answers a call: patch (JSON Patch of the state) or program (a short "
+        "Starlark program the engine runs on the state, so arithmetic and copies are exact; docs/formats.md).",
+    )
     history_events: int = Field(default=8, ge=0, description="Recent events shown to the simulator.")
     state_budget_chars: int = Field(default=24_000, gt=0, description="State larger than this is trimmed.")
     provider_retries: int = Field(

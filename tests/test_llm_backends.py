@@ -19,7 +19,7 @@ from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.backends.anthropic import AnthropicBackend
 from sim_mcp.engine.backends.openai import OpenAIBackend
 from sim_mcp.engine.cache import CachingBackend
-from sim_mcp.engine.contract import OUTCOME_SCHEMA, InvalidOutcome, SimulationRequest
+from sim_mcp.engine.contract import OUTCOME_SCHEMA, InvalidOutcome, SimulationRequest, outcome_schema
 from sim_mcp.engine.parse import outcome_from_object, parse_outcome
 from sim_mcp.engine.prompt import build_prompt, static_prompt
 from sim_mcp.errors import BackendError, ConfigError
@@ -130,6 +130,11 @@ def fenced_blocks(text: str) -> list[str]:
     return re.findall(r"```json\n(.*?)\n```", text, re.DOTALL)
 
 
+def section_block(text: str, heading: str) -> Any:
+    """The JSON of the first fenced block after `heading` in a prompt."""
+    return json.loads(fenced_blocks(text[text.index(heading) :])[0])
+
+
 # -- request shape and parsing ---------------------------------------------------------------------
 
 
@@ -143,12 +148,13 @@ async def test_openai_asks_for_schema_constrained_output(fake: FakeProvider, ope
     assert sent.body["model"] == MODEL
     assert sent.body["temperature"] == 0
     assert sent.body["max_tokens"] == 2048
-    assert sent.body["response_format"] == {
-        "type": "json_schema",
-        "json_schema": {"name": "outcome", "schema": OUTCOME_SCHEMA},
-    }
+    # The tool's output schema is inside the constrained-decoding schema, beside an error's message.
+    schema = outcome_schema(make_request())
+    assert sent.body["response_format"] == {"type": "json_schema", "json_schema": {"name": "outcome", "schema": schema}}
+    assert schema["properties"]["result"]["anyOf"][0] == GET.output_schema
+    assert schema["properties"]["state_patch"] == OUTCOME_SCHEMA["properties"]["state_patch"]
     system, user = openai_prompt(sent)
-    assert system == static_prompt(ENVIRONMENT)
+    assert system == static_prompt(ENVIRONMENT, GET)
     assert "## The call\nTool: get_account" in user
 
 
@@ -170,10 +176,11 @@ async def test_openai_steps_down_response_formats_and_remembers(
     assert (await openai_backend.simulate(make_request())).result == 2
     formats = [r.body.get("response_format") for r in fake.posts("/chat/completions")]
     # Rejected once, then json_object with the schema (llama.cpp's form) from then on.
+    schema = outcome_schema(make_request())
     assert formats == [
-        {"type": "json_schema", "json_schema": {"name": "outcome", "schema": OUTCOME_SCHEMA}},
-        {"type": "json_object", "schema": OUTCOME_SCHEMA},
-        {"type": "json_object", "schema": OUTCOME_SCHEMA},
+        {"type": "json_schema", "json_schema": {"name": "outcome", "schema": schema}},
+        {"type": "json_object", "schema": schema},
+        {"type": "json_object", "schema": schema},
     ]
 
 
@@ -362,10 +369,10 @@ async def test_anthropic_caches_the_static_part_and_forces_the_outcome_tool(
     assert outcome.result == {"account_id": "acc_1", "balance": 120}
     (sent,) = fake.posts("/messages")
     assert sent.body["system"] == [
-        {"type": "text", "text": static_prompt(ENVIRONMENT), "cache_control": {"type": "ephemeral"}}
+        {"type": "text", "text": static_prompt(ENVIRONMENT, GET), "cache_control": {"type": "ephemeral"}}
     ]
     assert sent.body["tools"][0]["name"] == "simulate_outcome"
-    assert sent.body["tools"][0]["input_schema"] == OUTCOME_SCHEMA
+    assert sent.body["tools"][0]["input_schema"] == outcome_schema(make_request())
     assert sent.body["tool_choice"] == {"type": "tool", "name": "simulate_outcome"}
     assert sent.body["model"] == MODEL
     assert [m["role"] for m in sent.body["messages"]] == ["user"]
@@ -388,14 +395,25 @@ async def test_prompt_carries_state_and_recent_events(fake: FakeProvider, openai
     fake.script(reply_outcome({"account_id": "acc_1", "balance": 77.5}))
     await openai_backend.simulate(make_request(state=state, events=events))
     _, user = openai_prompt(fake.posts("/chat/completions")[0])
-    state_block, events_block, call_block = fenced_blocks(user)
+    named_block, state_block, events_block, call_block = fenced_blocks(user)
+    # The record the call names by id, in a block of its own; then the (small) state whole.
+    assert json.loads(named_block) == {"/accounts/acc_1": state["accounts"]["acc_1"]}
     assert json.loads(state_block) == state
     shown = json.loads(events_block)
-    # This environment's events only, oldest first, with their results.
+    # This environment's events only, oldest first; results of other tools are in the state already.
     assert [e["seq"] for e in shown] == [1, 2, 3]
     assert shown[0]["tool"] == "transfer"
-    assert shown[0]["result"]["transfer_id"] == "t_1"
+    assert shown[0]["result"] == "<in the state>"
     assert json.loads(call_block) == {"account_id": "acc_1"}
+
+
+def test_recent_calls_of_the_same_tool_show_their_results() -> None:
+    arguments = {"from_id": "acc_1", "to_id": "acc_2", "amount": 3}
+    prompt = build_prompt(
+        make_request(TRANSFER, arguments, events=make_events(2)), history_events=8, state_budget_chars=10_000
+    )
+    shown = section_block(prompt.user, "## Recent calls")
+    assert shown[0]["result"]["transfer_id"] == "t_1"
 
 
 def test_static_part_is_identical_across_calls() -> None:
@@ -405,10 +423,14 @@ def test_static_part_is_identical_across_calls() -> None:
         history_events=8,
         state_budget_chars=10_000,
     )
-    assert first.system == second.system
+    again = build_prompt(make_request(arguments={"account_id": "acc_2"}), history_events=8, state_budget_chars=10_000)
+    # The same bytes for every call of one tool; the called tool in full, the others by name.
+    assert first.system == again.system
+    assert first.system != second.system
     assert first.user != second.user
-    for tool in ENVIRONMENT.tools:
-        assert json.dumps(tool.input_schema) in first.system
+    assert json.dumps(GET.input_schema) in first.system
+    assert json.dumps(TRANSFER.input_schema) not in first.system
+    assert "- transfer: Move money between accounts" in first.system
     assert "Transfers need enough balance" in first.system
 
 
@@ -423,7 +445,8 @@ async def test_prompt_size_does_not_grow_with_the_session(fake: FakeProvider, op
 def test_long_event_values_are_cut_to_a_bound() -> None:
     events = make_events(1)
     events[0] = events[0].model_copy(update={"result": {"log": "z" * 50_000}})
-    prompt = build_prompt(make_request(events=events), history_events=8, state_budget_chars=10_000)
+    arguments = {"from_id": "acc_1", "to_id": "acc_2", "amount": 3}
+    prompt = build_prompt(make_request(TRANSFER, arguments, events=events), history_events=8, state_budget_chars=10_000)
     assert len(prompt.user) < 5_000
     assert "truncated: 50,011 characters in all" in prompt.user
 
@@ -477,7 +500,7 @@ def test_touched_parts_are_whole_or_outlined_or_counted() -> None:
 
 def test_state_within_budget_is_shown_whole() -> None:
     prompt = build_prompt(make_request(), history_events=8, state_budget_chars=10_000)
-    assert json.loads(fenced_blocks(prompt.user)[0]) == ENVIRONMENT.initial_state
+    assert section_block(prompt.user, "## World state") == ENVIRONMENT.initial_state
     assert "omitted" not in prompt.user
 
 
@@ -669,8 +692,9 @@ async def test_simulator_retries_then_commits_and_the_next_prompt_sees_the_state
     _, retry = openai_prompt(calls[1])
     assert "previous answer was rejected" in retry
     _, third = openai_prompt(calls[2])
-    assert json.loads(fenced_blocks(third)[0])["accounts"]["acc_1"]["balance"] == 70
-    assert json.loads(fenced_blocks(third)[1])[0]["result"] == {"transfer_id": "t_1"}
+    assert section_block(third, "## Records this call names")["/accounts/acc_1"]["balance"] == 70
+    assert section_block(third, "## World state")["accounts"]["acc_1"]["balance"] == 70
+    assert section_block(third, "## Recent calls")[0]["tool"] == "transfer"
 
 
 async def test_simulator_exhausted_retries_are_an_honest_error_with_state_untouched(

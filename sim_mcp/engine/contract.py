@@ -10,7 +10,7 @@ from jsonschema.protocols import Validator
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim_mcp.errors import BackendError
-from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 from sim_mcp.state.session import Event, JsonPatch, TokenUsage
 
 # The JSON Schema of an outcome, as LLM backends ask for it (structured output / forced tool call).
@@ -37,6 +37,40 @@ OUTCOME_SCHEMA: dict[str, Any] = {
     "required": ["result", "is_error", "state_patch"],
 }
 
+# The JSON Schema of an answer in program mode (`--llm-output program`): the engine runs the program.
+PROGRAM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "program": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A Starlark program defining the tool's function (state, args): it changes state in "
+            "place and returns the result, or error(message) when the call fails.",
+        }
+    },
+    "required": ["program"],
+}
+_ERROR_RESULT: dict[str, Any] = {"type": "string", "minLength": 1, "description": "An error's message."}
+_DEFINITIONS = ("$defs", "definitions")
+
+
+def outcome_schema(request: SimulationRequest) -> dict[str, Any]:
+    """The schema a model's answer to `request` must fit, for constrained decoding: in program mode the
+    program; else the outcome, whose `result` is the tool's output schema (or an error's message) when the
+    tool has one. The output schema's own definitions move to the root, where its `$ref`s point."""
+    if request.llm_output == "program":
+        return PROGRAM_SCHEMA
+    output = request.tool.output_schema
+    if output is None:
+        return OUTCOME_SCHEMA
+    inner = {key: value for key, value in output.items() if key not in _DEFINITIONS and key != "$schema"}
+    result = {"description": OUTCOME_SCHEMA["properties"]["result"]["description"], "anyOf": [inner, _ERROR_RESULT]}
+    schema: dict[str, Any] = {**OUTCOME_SCHEMA, "properties": {**OUTCOME_SCHEMA["properties"], "result": result}}
+    for key in _DEFINITIONS:
+        if key in output:
+            schema[key] = output[key]
+    return schema
+
 
 class Outcome(BaseModel):
     """A backend's answer to one call."""
@@ -46,6 +80,8 @@ class Outcome(BaseModel):
     result: Any = None
     is_error: bool = False
     state_patch: JsonPatch = Field(default_factory=list)
+    # Program mode: the program the model answered with; the simulator runs it for the result and the patch.
+    program: str | None = None
     # Not part of what the model writes: filled in by the backend.
     note: str | None = Field(default=None, exclude=True)
     usage: TokenUsage = Field(default_factory=TokenUsage, exclude=True)
@@ -68,6 +104,8 @@ class SimulationRequest:
     output_validator: Validator | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
+    # How an LLM answers: a patch of the state, or a program the engine runs (`--llm-output`).
+    llm_output: LlmOutput = "patch"
 
 
 @dataclass(frozen=True, slots=True)

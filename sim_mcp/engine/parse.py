@@ -15,9 +15,11 @@ from typing import Any
 from sim_mcp.engine.contract import InvalidOutcome, Outcome
 from sim_mcp.specs.schema import type_name
 
-__all__ = ["outcome_from_object", "parse_json_object", "parse_outcome"]
+__all__ = ["empty_message", "outcome_from_object", "parse_json_object", "parse_outcome"]
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)```", re.DOTALL)
+_CODE_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_DEF = re.compile(r"^def\s+[A-Za-z_][A-Za-z0-9_]*\s*\(", re.MULTILINE)
 _OPS = ("add", "remove", "replace", "move", "copy", "test")
 _PREVIEW_CHARS = 200
 # Backends re-raise with their own name, model and token usage.
@@ -25,13 +27,18 @@ _SOURCE = "reply"
 
 
 def parse_outcome(text: str) -> Outcome:
-    """The outcome in `text`: plain JSON, JSON in code fences, or the outermost JSON object in prose."""
+    """The outcome in `text`: plain JSON, JSON in code fences, or the outermost JSON object in prose; or,
+    for a model asked for a program that wrote it bare or in a code fence, that program."""
     stripped = text.strip()
     if not stripped:
         raise InvalidOutcome(_SOURCE, "the reply was empty; expected one JSON object")
-    return outcome_from_object(
-        _find_object(stripped, _is_outcome, "a JSON object with result, is_error and state_patch")
-    )
+    try:
+        found = _find_object(stripped, _is_outcome, "a JSON object with result, is_error and state_patch")
+    except InvalidOutcome:
+        if (program := _bare_program(stripped)) is not None:
+            return Outcome(program=program)
+        raise
+    return outcome_from_object(found)
 
 
 def parse_json_object(text: str, required: Sequence[str] = ()) -> dict[str, Any]:
@@ -61,11 +68,19 @@ def outcome_from_object(value: object) -> Outcome:
         raise InvalidOutcome(
             _SOURCE, f"expected a JSON object with result, is_error and state_patch; got {type_name(value)}"
         )
+    if "program" in value and "result" not in value:
+        return _program_outcome(value["program"])
     if "result" not in value:
         raise InvalidOutcome(_SOURCE, f"the object has no 'result' key (keys: {', '.join(map(repr, value)) or 'none'})")
     is_error = value.get("is_error", False)
     if not isinstance(is_error, bool):
         raise InvalidOutcome(_SOURCE, f"'is_error' must be true or false, got {type_name(is_error)}")
+    if is_error and empty_message(value["result"]):
+        raise InvalidOutcome(
+            _SOURCE,
+            f"an error result needs its message (got {json.dumps(value['result'])}): give the error the real tool "
+            'would return as the result, e.g. "order 123 not found"',
+        )
     patch = value.get("state_patch")
     if isinstance(patch, str):
         # Some models send nested arrays of a tool call's input as JSON text.
@@ -79,7 +94,39 @@ def outcome_from_object(value: object) -> Outcome:
 
 
 def _is_outcome(value: dict[str, Any]) -> bool:
-    return "result" in value or "state_patch" in value
+    return "result" in value or "state_patch" in value or "program" in value
+
+
+def _program_outcome(program: object) -> Outcome:
+    if not isinstance(program, str) or not program.strip():
+        found = "an empty string" if isinstance(program, str) else type_name(program)
+        raise InvalidOutcome(_SOURCE, f"'program' must be the program's text, got {found}")
+    return Outcome(program=_unfenced(program))
+
+
+def _bare_program(text: str) -> str | None:
+    """A program written as code (in a fence, or bare) instead of inside a JSON object."""
+    candidate = _unfenced(text)
+    return candidate if _DEF.search(candidate) else None
+
+
+def _unfenced(text: str) -> str:
+    """The code in `text`: the first fenced block, if it has one, else the text itself."""
+    match = _CODE_FENCE.search(text)
+    return (match.group(1) if match else text).strip("\n")
+
+
+def empty_message(result: Any) -> bool:
+    """Whether an error's result says nothing: null, an empty or blank string, an empty object or array,
+    or an object whose only message is blank."""
+    if result is None or (isinstance(result, str) and not result.strip()):
+        return True
+    if isinstance(result, dict | list) and not result:
+        return True
+    if isinstance(result, dict):
+        messages = [result[key] for key in ("error", "message", "detail") if key in result]
+        return bool(messages) and len(result) == len(messages) and all(empty_message(m) for m in messages)
+    return False
 
 
 def _find_object(text: str, accept: Callable[[dict[str, Any]], bool], wanted: str) -> Any:

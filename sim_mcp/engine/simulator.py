@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import anyio
@@ -22,10 +23,14 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
+from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
-from sim_mcp.engine.rules import CallContext, RulesError, run_tool
+from sim_mcp.engine.parse import empty_message
+from sim_mcp.engine.rules import CallContext, RulesError, run_tool, tool_program
 from sim_mcp.engine.rules import Limits as RulesLimits
+from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.errors import BackendError, SessionLimitExceeded
+from sim_mcp.specs.model import LlmOutput
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch
@@ -148,6 +153,7 @@ class Simulator:
             tokens=answered.usage,
             note=outcome.note,
             fault=fault.kind if kind == "fault" else None,
+            rejected=answered.problems,
         )
         updated = record.model_copy(
             update={
@@ -187,11 +193,18 @@ class Simulator:
             seed=record.seed,
             sequence=record.event_count,
             output_validator=tool.output_validator,
+            llm_output=_llm_output(tool, self.settings),
         )
 
     async def _answer(self, request: SimulationRequest, tool: Tool) -> _Answer:
         """Ask the backend until an outcome passes the checks (at most `max_attempts` times), feeding each
-        rejection back; the outcome and the state after it, or none and why."""
+        rejection back; the outcome and the state after it, or none and why. A model is not asked about a
+        record the call names that the state lacks: that is the spec's not-found error (engine/guards.py)."""
+        if self.backend.can_complete() and (
+            missing := missing_record(request.environment, request.tool, request.state, request.arguments)
+        ):
+            decided = Outcome(result=missing, is_error=True, note="not found: decided by the engine, not the model")
+            return _Answer(decided, request.state, TokenUsage(), [])
         usage = TokenUsage()
         problems: list[str] = []
         for _ in range(self.settings.max_attempts):
@@ -205,29 +218,66 @@ class Simulator:
                 break
             else:
                 usage = usage + candidate.usage
-                checked = self.check(candidate, tool, request.state)
-                if isinstance(checked, Applied):
-                    return _Answer(candidate, checked.state, usage, problems)
+                checked = self._checked_answer(candidate, tool, request)
+                if isinstance(checked, tuple):
+                    return _Answer(checked[0], checked[1].state, usage, problems)
                 problems.append(checked.reason)
                 self.backend.forget(request)  # a cached outcome that failed the checks must not come back
             request = replace(request, feedback=list(problems))
         return _Answer(None, request.state, usage, problems)
 
-    def _by_rules(self, request: SimulationRequest, tool: Tool) -> _Answer:
-        """Run the tool's function of its environment's rules program: once (it is deterministic), no model."""
-        assert tool.program is not None
-        context = CallContext.of(
-            tool.program.clock,
-            seed=request.seed,
-            sequence=request.sequence,
-            session_id=request.session_id,
-            tool=tool.name,
+    def _checked_answer(
+        self, candidate: Outcome, tool: Tool, request: SimulationRequest
+    ) -> tuple[Outcome, Applied] | Rejected:
+        """A backend's outcome (its program run first, in program mode) and the state after it, or why not."""
+        if candidate.program is not None:
+            ran = self._run_program(candidate, tool, request)
+            if isinstance(ran, Rejected):
+                return ran
+            candidate = ran
+        if candidate.is_error and empty_message(candidate.result):
+            return Rejected("an error result needs its message: give the error the real tool would return")
+        checked = self.check(candidate, tool, request.state)
+        return (candidate, checked) if isinstance(checked, Applied) else checked
+
+    def _run_program(self, candidate: Outcome, tool: Tool, request: SimulationRequest) -> Outcome | Rejected:
+        """Program mode: the model's program run on a copy of the state, within the rules' limits."""
+        assert candidate.program is not None
+        source = f"<program for call {request.sequence + 1}>"
+        clock = tool.program.clock if tool.program is not None else DEFAULT_CLOCK
+        try:
+            program = tool_program(candidate.program, tool.name, source)
+            ran = run_tool(
+                program, tool.name, request.state, request.arguments, self._context(request, clock), self._limits()
+            )
+        except RulesError as e:
+            return Rejected(f"your program failed: {e.reason}" + (f" (line {e.line})" if e.line else ""))
+        return Outcome(
+            result=ran.result,
+            is_error=ran.is_error,
+            state_patch=ran.state_patch,
+            program=candidate.program,
+            note="program: the model's program, run by the engine",
+            usage=candidate.usage,
         )
-        limits = RulesLimits(
+
+    def _context(self, request: SimulationRequest, clock: datetime) -> CallContext:
+        return CallContext.of(
+            clock, seed=request.seed, sequence=request.sequence, session_id=request.session_id, tool=request.tool.name
+        )
+
+    def _limits(self) -> RulesLimits:
+        return RulesLimits(
             max_steps=self.settings.rules_max_steps,
             timeout_s=self.settings.rules_timeout_ms / 1000,
             max_state_bytes=self.settings.max_state_bytes,
         )
+
+    def _by_rules(self, request: SimulationRequest, tool: Tool) -> _Answer:
+        """Run the tool's function of its environment's rules program: once (it is deterministic), no model."""
+        assert tool.program is not None
+        context = self._context(request, tool.program.clock)
+        limits = self._limits()
         try:
             ran = run_tool(tool.program, tool.name, request.state, request.arguments, context, limits)
         except RulesError as e:
@@ -351,6 +401,12 @@ class _Answer:
     state: Any
     usage: TokenUsage
     problems: list[str]
+
+
+def _llm_output(tool: Tool, settings: Settings) -> LlmOutput:
+    """How the model answers a call of `tool`: its environment's `model_settings.llm_output`, else the flag."""
+    own = tool.environment.model_settings
+    return own.llm_output if own is not None and own.llm_output is not None else settings.llm_output
 
 
 def _settle(answered: _Answer, fault: FaultDecision, world: Any) -> tuple[CallKind, Outcome, Any]:

@@ -20,6 +20,8 @@ from pydantic import (
 )
 
 JsonObject = dict[str, Any]
+# How an LLM answers one call: an RFC 6902 patch of the state, or a rules program run on it (docs/formats.md).
+LlmOutput = Literal["patch", "program"]
 
 
 class ToolAnnotations(BaseModel):
@@ -201,6 +203,11 @@ class ModelSettings(BaseModel):
     model: str | None = None
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=None, gt=0)
+    llm_output: LlmOutput | None = Field(
+        default=None,
+        description="How the model answers a call: a JSON patch of the state, or a short program that the engine "
+        "runs on the state (exact arithmetic); unset: the server's --llm-output.",
+    )
 
 
 class Environment(BaseModel):

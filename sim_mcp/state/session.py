@@ -48,6 +48,11 @@ class Event(BaseModel):
     fault: Literal["error", "timeout", "malformed"] | None = Field(
         default=None, description="An injected fault (see Faults): the result is the fault's, not the simulation's."
     )
+    rejected: list[str] = Field(
+        default_factory=list,
+        description="Why each answer of the backend before the committed one was rejected (also when a retry "
+        "succeeded): the reasons fed back to it.",
+    )
     end: ConversationEnd | None = Field(
         default=None, description="A user_message that ended the conversation, and why (goal met, or abandoned)."
     )

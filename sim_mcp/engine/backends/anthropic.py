@@ -30,6 +30,7 @@ from sim_mcp.engine.contract import (
     JsonRequest,
     Outcome,
     SimulationRequest,
+    outcome_schema,
 )
 from sim_mcp.engine.parse import outcome_from_object, parse_json_object, parse_outcome
 from sim_mcp.engine.prompt import build_prompt
@@ -120,7 +121,7 @@ class AnthropicBackend(Backend):
                     max_tokens=max_tokens,
                     system=[{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
                     messages=[{"role": "user", "content": prompt.user}],
-                    tools=[_TOOL],
+                    tools=[{**_TOOL, "input_schema": outcome_schema(request)}],
                     tool_choice=_TOOL_CHOICE,
                 )
             except AnthropicError as e:

@@ -31,12 +31,12 @@ from sim_mcp.engine.backends._provider import (
     temperature_for,
 )
 from sim_mcp.engine.contract import (
-    OUTCOME_SCHEMA,
     InvalidOutcome,
     JsonReply,
     JsonRequest,
     Outcome,
     SimulationRequest,
+    outcome_schema,
 )
 from sim_mcp.engine.parse import parse_json_object, parse_outcome
 from sim_mcp.engine.prompt import build_prompt
@@ -125,7 +125,7 @@ class OpenAIBackend(Backend):
             # OpenAI's own API: a stable key helps its prompt cache.
             params["prompt_cache_key"] = f"sim-mcp-{request.environment.name}-{request.environment.version}"
         async with self._limiter:
-            completion = await self._create(params, model, "outcome", OUTCOME_SCHEMA)
+            completion = await self._create(params, model, "outcome", outcome_schema(request))
         return self._process_response(completion, model, max_tokens)
 
     def can_complete(self) -> bool:

@@ -10,6 +10,7 @@ from sim_mcp.engine.rules.examples import example_problem
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
 from sim_mcp.engine.rules.runtime import Limits, RuleOutcome, run_tool
+from sim_mcp.engine.rules.single import tool_program
 
 __all__ = [
     "CallContext",
@@ -21,4 +22,5 @@ __all__ = [
     "example_problem",
     "function_name",
     "run_tool",
+    "tool_program",
 ]
