@@ -28,6 +28,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="auto",
         help="count the expectations that follow from the instructions: auto (backends with a model), always, never",
     )
+    bench.add_argument(
+        "--reference",
+        type=Path,
+        action="append",
+        metavar="SPECS",
+        help="spec files or folders whose rules programs give each call's expected state (default: the specs "
+        "served); each call then starts from the reference's state",
+    )
+    bench.add_argument(
+        "--no-reference", action="store_true", help="no reference: score state only by the steps' state checks"
+    )
     bench.add_argument("--json", type=Path, help="also write the full report, every expectation missed, as JSON")
     bench.set_defaults(run=run)
 
@@ -45,10 +56,25 @@ def run(args: argparse.Namespace) -> int:
     if not scenarios:
         raise ConfigError(f"no scenario files in {', '.join(map(str, paths))}")
     settings = settings_from(args)
+    # The reference answers by the hand-written programs: no model, the rules run, in memory.
+    reference = settings.model_copy(
+        update={
+            "backend": "offline",
+            "run_rules": True,
+            "store": "memory",
+            "specs": args.reference or settings.specs,
+            "llm_output": "patch",
+            "trajectories": None,
+            "record": None,
+        }
+    )
 
     async def bench() -> BenchmarkReport:
         async with Runtime(settings) as runtime:
-            return await run_benchmark(runtime.sessions, scenarios, rules=args.rules)
+            if args.no_reference:
+                return await run_benchmark(runtime.sessions, scenarios, rules=args.rules)
+            async with Runtime(reference) as expected:
+                return await run_benchmark(runtime.sessions, scenarios, rules=args.rules, reference=expected.sessions)
 
     report = anyio.run(bench)
     print(render_report(report))

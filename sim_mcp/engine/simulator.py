@@ -26,11 +26,11 @@ from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faul
 from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
 from sim_mcp.engine.parse import empty_message
-from sim_mcp.engine.rules import CallContext, RulesError, run_tool, tool_program
+from sim_mcp.engine.rules import CallContext, RulesError, clock_of, run_tool, tool_program
 from sim_mcp.engine.rules import Limits as RulesLimits
-from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
+from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK, parse_clock
 from sim_mcp.errors import BackendError, SessionLimitExceeded
-from sim_mcp.specs.model import LlmOutput
+from sim_mcp.specs.model import Environment, LlmOutput
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch
@@ -244,7 +244,7 @@ class Simulator:
         """Program mode: the model's program run on a copy of the state, within the rules' limits."""
         assert candidate.program is not None
         source = f"<program for call {request.sequence + 1}>"
-        clock = tool.program.clock if tool.program is not None else DEFAULT_CLOCK
+        clock = tool.program.clock if tool.program is not None else _clock(tool.environment)
         try:
             program = tool_program(candidate.program, tool.name, source)
             ran = run_tool(
@@ -401,6 +401,12 @@ class _Answer:
     state: Any
     usage: TokenUsage
     problems: list[str]
+
+
+def _clock(environment: Environment) -> datetime:
+    """The clock of a program the model wrote for one call: the one the instructions name, else the default."""
+    named = clock_of(environment)
+    return parse_clock(named) if named is not None else DEFAULT_CLOCK
 
 
 def _llm_output(tool: Tool, settings: Settings) -> LlmOutput:

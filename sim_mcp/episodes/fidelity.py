@@ -34,13 +34,23 @@ holds what only a simulator that reads the environment's instructions gets right
 permissions). Rules are counted for backends with a model, and for steps whose tool a rules program
 answers (it carries the instructions out as code); they are skipped for the generic offline engine
 (which does not read instructions), unless `--rules always` or `never` says otherwise.
+
+State, per call (EnvSimBench's measure): given a reference (the same scenarios run first through the
+hand-written rules programs, `bench-fidelity --reference`), each call starts from the reference's state
+before it, with the reference's arguments, so that one miss counts once; its result matches when every
+expectation of the step on the result is met, and its state matches when the state after it equals the
+reference's (date-times compared by form: a simulator writes its own "now"). Calls are also grouped by
+how many fields the reference's call changed (0, 1, 2, 3-4, 5+), with a line of their own for the calls
+that change state. A scenario whose tools do not all have a reference program is run without one.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import secrets
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +66,7 @@ from sim_mcp.specs.formats import parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.state.compare import changed_fields, first_difference
 from sim_mcp.state.session import TokenUsage
 
 __all__ = [
@@ -214,6 +225,55 @@ class ExpectationResult:
     rule: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class CallScore:
+    """One scripted call: did its result match, did the state after it match (None: no reference to
+    compare with), how many fields the reference changed, and what it cost."""
+
+    step: int
+    call: str
+    result_match: bool
+    state_match: bool | None
+    fields_changed: int | None
+    input_tokens: int
+    output_tokens: int
+    latency_ms: float
+    state_difference: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "call": self.call,
+            "result_match": self.result_match,
+            "state_match": self.state_match,
+            "fields_changed": self.fields_changed,
+            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
+            "latency_ms": self.latency_ms,
+            "state_difference": self.state_difference,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceStep:
+    """What the reference did at one step: the arguments it was called with, its outcome, the states."""
+
+    arguments: dict[str, Any]
+    result: Any
+    is_error: bool
+    before: Any
+    after: Any
+
+
+# Groups by the number of fields a call changes, as EnvSimBench reports them.
+FIELD_GROUPS: tuple[tuple[str, int, int], ...] = (
+    ("0", 0, 0),
+    ("1", 1, 1),
+    ("2", 2, 2),
+    ("3-4", 3, 4),
+    ("5+", 5, 10**9),
+)
+
+
 @dataclass(slots=True)
 class ScenarioReport:
     name: str
@@ -225,6 +285,8 @@ class ScenarioReport:
     tokens: TokenUsage = field(default_factory=TokenUsage)
     latencies_ms: list[float] = field(default_factory=list)
     failed_calls: int = 0
+    calls: list[CallScore] = field(default_factory=list)
+    referenced: bool = False
 
     @property
     def total(self) -> int:
@@ -255,6 +317,8 @@ class ScenarioReport:
             "failed_calls": self.failed_calls,
             "tokens": self.tokens.model_dump(),
             "mean_latency_ms": self.mean_latency_ms,
+            "referenced": self.referenced,
+            "calls": [call.to_json() for call in self.calls],
             "failures": [
                 {"step": r.step, "call": r.call, "expectation": r.name, "detail": r.detail, "rule": r.rule}
                 for r in self.results
@@ -296,7 +360,36 @@ class BenchmarkReport:
         latencies = [latency for report in self.scenarios for latency in report.latencies_ms]
         return sum(latencies) / len(latencies) if latencies else None
 
+    @property
+    def calls(self) -> list[CallScore]:
+        return [call for report in self.scenarios for call in report.calls]
+
+    def call_groups(self) -> list[tuple[str, list[CallScore]]]:
+        """The calls, all of them, then those that change state, then by the number of fields changed."""
+        calls = self.calls
+        known = [call for call in calls if call.fields_changed is not None]
+        groups = [("all calls", calls), ("state-changing calls", [c for c in known if c.fields_changed])]
+        for label, low, high in FIELD_GROUPS:
+            groups.append((f"{label} fields changed", [c for c in known if low <= (c.fields_changed or 0) <= high]))
+        return groups
+
+    def per_call(self) -> dict[str, Any]:
+        """Tokens and seconds per call (medians and means over the calls that ran)."""
+        calls = self.calls
+        if not calls:
+            return {}
+        inputs = [call.input_tokens for call in calls]
+        return {
+            "calls": len(calls),
+            "prompt_tokens_median": statistics.median(inputs),
+            "prompt_tokens_mean": statistics.fmean(inputs),
+            "output_tokens_mean": statistics.fmean(call.output_tokens for call in calls),
+            "seconds_median": statistics.median(call.latency_ms for call in calls) / 1000,
+            "seconds_mean": statistics.fmean(call.latency_ms for call in calls) / 1000,
+        }
+
     def to_json(self) -> dict[str, Any]:
+        groups = {label: _rates(calls) for label, calls in self.call_groups()}
         return {
             "backend": self.backend,
             "model": self.model,
@@ -306,14 +399,32 @@ class BenchmarkReport:
             "score": round(self.score, 6),
             "tokens": self.tokens.model_dump(),
             "mean_latency_ms": self.mean_latency_ms,
+            "per_call": self.per_call(),
+            "call_groups": groups,
             "scenarios": [report.to_json() for report in self.scenarios],
         }
 
 
+def _rates(calls: list[CallScore]) -> dict[str, Any]:
+    """Result and state match of `calls`, as shares (None when no call has the measure)."""
+    states = [call.state_match for call in calls if call.state_match is not None]
+    return {
+        "calls": len(calls),
+        "result_match": sum(call.result_match for call in calls) / len(calls) if calls else None,
+        "state_match": sum(states) / len(states) if states else None,
+        "state_compared": len(states),
+    }
+
+
 async def run_benchmark(
-    sessions: SessionService, scenarios: Sequence[Scenario], *, rules: RulesMode = "auto"
+    sessions: SessionService,
+    scenarios: Sequence[Scenario],
+    *,
+    rules: RulesMode = "auto",
+    reference: SessionService | None = None,
 ) -> BenchmarkReport:
-    """Run every scenario, each in a fresh session, through the simulator (and its backend) behind `sessions`."""
+    """Run every scenario, each in a fresh session, through the simulator (and its backend) behind `sessions`;
+    with `reference` (a simulator answering by rules programs), each call from the reference's state."""
     simulator = sessions.simulator
     errors = check_scenarios(scenarios, simulator.catalog)
     if errors:
@@ -322,56 +433,159 @@ async def run_benchmark(
     with_rules = rules == "always" or (rules == "auto" and backend.can_complete())
     report = BenchmarkReport(backend.name, backend.model, with_rules, rules == "auto")
     for scenario in scenarios:
+        session_id = f"fidelity-{scenario.name}-{secrets.token_hex(4)}"[:128]
+        expected = await reference_run(reference, scenario, session_id) if reference is not None else None
         report.scenarios.append(
-            await run_scenario(sessions, scenario, rules=with_rules, rules_by_programs=rules == "auto")
+            await run_scenario(
+                sessions,
+                scenario,
+                rules=with_rules,
+                rules_by_programs=rules == "auto",
+                reference=expected,
+                session_id=session_id,
+            )
         )
     return report
 
 
+async def reference_run(reference: SessionService, scenario: Scenario, session_id: str) -> list[ReferenceStep] | None:
+    """The scenario run through the reference, step by step (None: some tool of it has no program there,
+    or a step could not be called)."""
+    simulator = reference.simulator
+    tools = [simulator.catalog.tool(step.call, scenario.env) for step in scenario.steps]
+    if check_scenarios([scenario], simulator.catalog) or any(tool is None or tool.program is None for tool in tools):
+        return None
+    await reference.create(env=scenario.env, state=scenario.state, session_id=session_id)
+    steps: list[ReferenceStep] = []
+    outcomes: dict[str, dict[str, Any]] = {}
+    try:
+        for step in scenario.steps:
+            try:
+                arguments = _render(step.args, outcomes)
+            except _Unresolved:
+                return None
+            before = reference.state_of(await reference.get(session_id))
+            called = await simulator.call(session_id, step.call, arguments, scope=scenario.env)
+            after = reference.state_of(await reference.get(session_id))
+            steps.append(ReferenceStep(arguments, called.result, called.is_error, before, after))
+            if step.id is not None:
+                outcomes[step.id] = {"result": called.result, "is_error": called.is_error, "args": arguments}
+    finally:
+        await reference.delete(session_id)
+    return steps
+
+
 async def run_scenario(
-    sessions: SessionService, scenario: Scenario, *, rules: bool, rules_by_programs: bool = False
+    sessions: SessionService,
+    scenario: Scenario,
+    *,
+    rules: bool,
+    rules_by_programs: bool = False,
+    reference: list[ReferenceStep] | None = None,
+    session_id: str | None = None,
 ) -> ScenarioReport:
     """One scenario in a new session of its environment (deleted afterwards). Rules are counted with
-    `rules`, and with `rules_by_programs` for the steps whose tool a rules program answers."""
+    `rules`, and with `rules_by_programs` for the steps whose tool a rules program answers. With
+    `reference`, each call starts from the reference's state, with its arguments (see the module's doc)."""
     report = ScenarioReport(scenario.name, scenario.env, scenario.source, steps=len(scenario.steps))
-    session_id = f"fidelity-{scenario.name}-{secrets.token_hex(4)}"[:128]
+    report.referenced = reference is not None
+    session_id = session_id or f"fidelity-{scenario.name}-{secrets.token_hex(4)}"[:128]
     await sessions.create(env=scenario.env, state=scenario.state, session_id=session_id)
     outcomes: dict[str, dict[str, Any]] = {}
     try:
         for index, step in enumerate(scenario.steps):
-            expectations = [(step.expect, False)]
-            if step.rules is not None:
-                tool = sessions.simulator.catalog.tool(step.call, scenario.env)
-                if rules or (
-                    rules_by_programs
-                    and tool is not None
-                    and tool.program is not None
-                    and sessions.simulator.settings.run_rules
-                ):
-                    expectations.append((step.rules, True))
-                else:
-                    report.skipped_rules += step.rules.count()
+            expectations = _expectations(sessions, scenario, step, report, rules=rules, by_programs=rules_by_programs)
+            expected = reference[index] if reference is not None else None
             try:
-                arguments = _render(step.args, outcomes)
+                arguments = expected.arguments if expected is not None else _render(step.args, outcomes)
             except _Unresolved as e:
                 for expectation, rule in expectations:
                     report.results += _not_run(index, step.call, expectation, rule, f"not called: {e}")
                 continue
+            if expected is not None:
+                await _force_state(sessions, session_id, scenario.env, expected.before)
             called = await sessions.simulator.call(session_id, step.call, arguments, scope=scenario.env)
-            if called.event is not None:
-                report.tokens = report.tokens + called.event.tokens
-                report.latencies_ms.append(called.event.latency_ms)
+            tokens = called.event.tokens if called.event is not None else TokenUsage()
+            latency = called.event.latency_ms if called.event is not None else 0.0
+            report.tokens = report.tokens + tokens
+            report.latencies_ms.append(latency)
             if called.kind not in ("ok", "error"):
                 report.failed_calls += 1
             outcome = {"result": called.result, "is_error": called.is_error, "args": arguments}
             if step.id is not None:
-                outcomes[step.id] = outcome
+                # Later steps are rendered from the reference's outcomes when it leads (its state is theirs).
+                outcomes[step.id] = outcome if expected is None else _as_outcome(expected)
             state = sessions.state_of(await sessions.get(session_id))
-            for expectation, rule in expectations:
-                report.results += _judge_step(index, step.call, expectation, rule, outcome, state, outcomes)
+            judged = [
+                result
+                for expectation, rule in expectations
+                for result in _judge_step(index, step.call, expectation, rule, outcome, state, outcomes)
+            ]
+            report.results += judged
+            report.calls.append(_score(index, step.call, judged, called.is_error, state, expected, tokens, latency))
     finally:
         await sessions.delete(session_id)
     return report
+
+
+def _expectations(
+    sessions: SessionService, scenario: Scenario, step: Step, report: ScenarioReport, *, rules: bool, by_programs: bool
+) -> list[tuple[Expectation, bool]]:
+    """The step's expectations to count: `expect`, and `rules` when counted (see the module's doc)."""
+    expectations = [(step.expect, False)]
+    if step.rules is not None:
+        tool = sessions.simulator.catalog.tool(step.call, scenario.env)
+        answered_by_program = tool is not None and tool.program is not None and sessions.simulator.settings.run_rules
+        if rules or (by_programs and answered_by_program):
+            expectations.append((step.rules, True))
+        else:
+            report.skipped_rules += step.rules.count()
+    return expectations
+
+
+def _score(
+    index: int,
+    call: str,
+    judged: list[ExpectationResult],
+    is_error: bool,
+    state: Any,
+    expected: ReferenceStep | None,
+    tokens: TokenUsage,
+    latency_ms: float,
+) -> CallScore:
+    """One call's result and state match: the step's expectations on the result (with none, the reference's
+    success or failure), and the state after it against the reference's."""
+    on_result = [result for result in judged if not result.name.startswith("state ")]
+    on_state = [result for result in judged if result.name.startswith("state ")]
+    if on_result:
+        result_match = all(result.passed for result in on_result)
+    else:
+        result_match = expected is None or expected.is_error == is_error
+    difference: str | None = None
+    if expected is not None:
+        difference = first_difference(expected.after, state)
+        state_match: bool | None = difference is None
+        fields: int | None = changed_fields(expected.before, expected.after)
+    else:
+        state_match = all(result.passed for result in on_state) if on_state else None
+        fields = None
+    return CallScore(
+        index, call, result_match, state_match, fields, tokens.input, tokens.output, latency_ms, difference
+    )
+
+
+def _as_outcome(expected: ReferenceStep) -> dict[str, Any]:
+    return {"result": expected.result, "is_error": expected.is_error, "args": expected.arguments}
+
+
+async def _force_state(sessions: SessionService, session_id: str, env: str, state: Any) -> None:
+    """Set the session's world to `state` (its events kept), so that the next call starts from it."""
+    store = sessions.simulator.store
+    async with store.lock(session_id):
+        record = await sessions.get(session_id)
+        events = await store.events(session_id)
+        worlds = {**record.worlds, env: copy.deepcopy(state)}
+        await store.put(record.model_copy(update={"worlds": worlds}), events)
 
 
 def _judge_step(
@@ -535,6 +749,7 @@ def render_report(report: BenchmarkReport, *, failures: bool = True) -> str:
     lines += [line(rows[0]), line(["-" * width for width in widths])]
     lines += [line(row) for row in rows[1:-1]]
     lines += [line(["-" * width for width in widths]), line(rows[-1])]
+    lines += ["", *_call_lines(report)]
     missed = [(item, result) for item in report.scenarios for result in item.results if not result.passed]
     if failures and missed:
         lines += ["", f"not met ({len(missed)}):"]
@@ -544,6 +759,41 @@ def render_report(report: BenchmarkReport, *, failures: bool = True) -> str:
         if len(missed) > _FAILURES_SHOWN:
             lines.append(f"  ... and {len(missed) - _FAILURES_SHOWN} more (--json FILE has them all)")
     return "\n".join(lines)
+
+
+def _call_lines(report: BenchmarkReport) -> list[str]:
+    """Per call: result and state match, all calls, state-changing ones, and by fields changed; then cost."""
+    referenced = sum(item.referenced for item in report.scenarios)
+    how = (
+        f"each call from the reference's state ({referenced} of {len(report.scenarios)} scenarios have a reference)"
+        if referenced
+        else "no reference: state match from the steps' state checks"
+    )
+    rows = [["per call", "calls", "result match", "state match"]]
+    for label, calls in report.call_groups():
+        rates = _rates(calls)
+        if not calls and label.endswith("fields changed"):
+            continue
+        rows.append([label, str(len(calls)), _percent(rates["result_match"]), _percent(rates["state_match"])])
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    lines = [f"per call: {how}"]
+    lines += [
+        "  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True)))
+        for row in rows
+    ]
+    cost = report.per_call()
+    if cost:
+        lines.append(
+            f"per call: prompt tokens median {cost['prompt_tokens_median']:,.0f} "
+            f"(mean {cost['prompt_tokens_mean']:,.0f}), "
+            f"output tokens mean {cost['output_tokens_mean']:,.0f}, seconds median {cost['seconds_median']:.2f} "
+            f"(mean {cost['seconds_mean']:.2f})"
+        )
+    return lines
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
 
 
 def _latency(value: float | None) -> str:

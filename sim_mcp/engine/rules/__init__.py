@@ -10,7 +10,7 @@ from sim_mcp.engine.rules.examples import example_problem
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
 from sim_mcp.engine.rules.runtime import Limits, RuleOutcome, run_tool
-from sim_mcp.engine.rules.single import tool_program
+from sim_mcp.engine.rules.single import clock_of, tool_program
 
 __all__ = [
     "CallContext",
@@ -18,6 +18,7 @@ __all__ = [
     "Program",
     "RuleOutcome",
     "RulesError",
+    "clock_of",
     "compile_program",
     "example_problem",
     "function_name",

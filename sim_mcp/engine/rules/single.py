@@ -9,8 +9,14 @@ from __future__ import annotations
 import re
 
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
+from sim_mcp.specs.model import Environment
 
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
+_TODAY = re.compile(
+    r"(?:current date|current time|today|the date|the time)\s+is\s+(?:around\s+|about\s+)?(\d{4}-\d{2}-\d{2})"
+    r"(?:\D{0,30}?(\d{2}):(\d{2}))?",
+    re.IGNORECASE,
+)
 
 
 def tool_program(text: str, tool: str, source: str) -> Program:
@@ -25,3 +31,13 @@ def tool_program(text: str, tool: str, source: str) -> Program:
             raise RulesError(source, f"expected a function def {name}(state, args): ({found})", tool=tool)
         text += f"\n\ndef {name}(state, args):\n    return {public[0]}(state, args)\n"
     return compile_program(text, source, [tool])
+
+
+def clock_of(environment: Environment) -> str | None:
+    """The session clock the instructions name ("The current date is 2025-03-14 (around 10:00 UTC)"), as a
+    program's CLOCK; None when they name none."""
+    match = _TODAY.search(environment.instructions or "")
+    if match is None:
+        return None
+    hour, minute = match.group(2) or "09", match.group(3) or "00"
+    return f"{match.group(1)}T{hour}:{minute}:00Z"

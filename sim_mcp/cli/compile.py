@@ -1,0 +1,94 @@
+"""`sim-mcp compile`: a model writes the rules programs of a spec's tools, checked before they are kept."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import anyio
+
+from sim_mcp.cli.flags import add_setting_flags, settings_from
+from sim_mcp.cli.output import add_log_level
+from sim_mcp.errors import ConfigError
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    compile_ = commands.add_parser(
+        "compile",
+        help="have a model write each tool's rules program, checked against examples, recordings and probe "
+        "calls; write those that pass beside the spec (docs/formats.md)",
+    )
+    add_setting_flags(compile_, server=False)
+    add_log_level(compile_, "WARNING")
+    compile_.add_argument("spec", type=Path, metavar="SPEC", help="the spec file (its programs go to SPEC.rules.star)")
+    compile_.add_argument(
+        "--from",
+        dest="recordings",
+        type=Path,
+        action="append",
+        metavar="CASSETTE|TRAJECTORIES",
+        help="recorded calls the programs must reproduce: a cassette (--record) or trajectory files or folders",
+    )
+    compile_.add_argument(
+        "--rounds", type=int, default=3, metavar="N", help="attempts per tool, each failure fed back (default 3)"
+    )
+    compile_.add_argument(
+        "--force", action="store_true", help="compile again the tools whose function already passes (default: keep)"
+    )
+    compile_.add_argument("--report", type=Path, metavar="FILE", help="also write the per-tool report as JSON")
+    compile_.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compile the spec's tools; print one line per tool as it goes and the programs file at the end.
+    Exit 0 when every tool has a program (kept or compiled), 1 when some are left to the LLM."""
+    from sim_mcp.engine.backends import load_backend
+    from sim_mcp.engine.compile import CompileReport, compile_environment
+    from sim_mcp.engine.recordings import Recording, read_recordings
+    from sim_mcp.specs.formats import read_spec_file
+
+    if args.rounds < 1:
+        raise ConfigError(f"--rounds: expected 1 or more, got {args.rounds}")
+    if not args.spec.is_file():
+        raise ConfigError(f"{args.spec}: no such spec file")
+    environment = read_spec_file(args.spec)
+    recordings: list[Recording] = []
+    for path in args.recordings or []:
+        recordings += read_recordings(path, environment)
+    settings = settings_from(args)
+    backend = load_backend(settings)
+    if not backend.can_complete():
+        raise ConfigError(
+            f"compile needs a model: give --backend openai or anthropic (with --model, and --base-url for a local "
+            f"server), not {settings.backend}"
+        )
+    print(f"compiling {len(environment.tools)} tools of {environment.name} with {backend.name} ({backend.model})")
+    if recordings:
+        print(f"against {len(recordings)} recorded calls")
+
+    async def compile_all() -> CompileReport:
+        await backend.start()
+        try:
+            return await compile_environment(
+                environment,
+                args.spec,
+                backend,
+                recordings=recordings,
+                rounds=args.rounds,
+                force=args.force,
+                progress=lambda line: print(line, flush=True),
+            )
+        finally:
+            await backend.aclose()
+
+    report = anyio.run(compile_all)
+    kept = sum(tool.status != "failed" for tool in report.tools)
+    written = f"wrote {report.programs}" if report.written else f"{report.programs} unchanged"
+    print(f"{kept} of {len(report.tools)} tools have a program; {written}")
+    if args.report is not None:
+        try:
+            args.report.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            raise ConfigError(f"--report: cannot write {args.report}: {e.strerror or e}") from e
+    return 0 if kept == len(report.tools) else 1
