@@ -23,7 +23,6 @@ from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Action, find_collection, read_intent
 from sim_mcp.engine.rules import function_name
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
-from sim_mcp.specs.schema import type_name
 from sim_mcp.state.session import Event
 
 __all__ = [
@@ -185,7 +184,18 @@ def _skeleton(value: Any, depth: int = 0) -> Any:
         return {key: _skeleton(item, depth + 1) for key, item in list(value.items())[:30]} if depth < 4 else "object"
     if isinstance(value, list):
         return [_skeleton(value[0], depth + 1)] if value and depth < 4 else []
-    return type_name(value)
+    return _json_type(value)
+
+
+def _json_type(value: Any) -> str:
+    """The JSON Schema type word of a scalar."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    return "number" if isinstance(value, float) else "string"
 
 
 def _named_section(request: SimulationRequest) -> str:
