@@ -35,15 +35,23 @@ def {ENTRY}(name, state_text, arguments_text):
 
 
 class RulesError(Exception):
-    """A program that cannot be compiled or run: `source` and `line` say where, `reason` what went wrong."""
+    """A program that cannot be compiled or run: `source`, `tool` and `line` say where, `reason` what went
+    wrong. Rendered as a `SpecError` is: ``bank.rules.star: create_transfer (line 35): reason``."""
 
     def __init__(self, source: str, reason: str, line: int | None = None, tool: str | None = None) -> None:
         self.source = source
         self.reason = reason
         self.line = line
         self.tool = tool
-        where = f"{source}:{line}" if line is not None else source
-        super().__init__(f"{where}: {tool}: {reason}" if tool else f"{where}: {reason}")
+        super().__init__(f"{source}: {self.place}: {reason}" if self.place else f"{source}: {reason}")
+
+    @property
+    def place(self) -> str:
+        """Where in the program: `tool (line N)`, `line N` or `tool` (empty when neither is known)."""
+        line = f"line {self.line}" if self.line is not None else ""
+        if self.tool and line:
+            return f"{self.tool} ({line})"
+        return self.tool or line
 
 
 @dataclass(frozen=True, eq=False)
