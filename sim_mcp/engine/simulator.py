@@ -267,7 +267,6 @@ class Simulator:
             tool.program.clock,
             seed=request.seed,
             sequence=request.sequence,
-            session_id=request.session_id,
             tool=tool.name,
         )
         limits = RulesLimits(
