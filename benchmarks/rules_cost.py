@@ -78,12 +78,13 @@ async def measure(quick: bool) -> list[Figure]:
                     note="; ".join(by_rules.error_samples + by_generic.error_samples)[:200],
                 )
             )
-    figures += await _in_process(calls * rounds)
+    figures += await _in_process(rounds, calls)
     return figures
 
 
-async def _in_process(calls: int) -> list[Figure]:
-    """`Simulator.call` alone, CPU per call, with and without the rules programs (no transport)."""
+async def _in_process(rounds: int, calls: int) -> list[Figure]:
+    """`Simulator.call` alone, CPU per call, with and without the rules programs (no transport); sessions
+    of `calls` calls, as over HTTP."""
     from sim_mcp.config import Settings
     from sim_mcp.runtime import Runtime
 
@@ -94,9 +95,10 @@ async def _in_process(calls: int) -> list[Figure]:
             async with Runtime(Settings(specs=[BUNDLED_SPECS], run_rules=run_rules)) as runtime:
                 await runtime.simulator.call("warm", tool, arguments)
                 started = time.process_time()
-                for _ in range(calls):
-                    await runtime.simulator.call(f"bench-{run_rules}", tool, arguments)
-                spent[run_rules] = (time.process_time() - started) / calls * 1000
+                for session in range(rounds):
+                    for _ in range(calls):
+                        await runtime.simulator.call(f"bench-{session}", tool, arguments)
+                spent[run_rules] = (time.process_time() - started) / (rounds * calls) * 1000
         name = f"in process, {call}: CPU per Simulator.call, rules program vs generic engine"
         figures.append(Figure(SECTION, name, spent[True], "ms", spent[False]))
     return figures
