@@ -14,9 +14,11 @@ import pytest
 from mcp.client import Client
 
 from sim_mcp.config import Settings
+from sim_mcp.engine.rules import CallContext, Limits, compile_program, run_tool
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
+from sim_mcp.state.patch import apply_patch, diff_patch
 from tests.fake_providers import FakeProvider
 from tests.servers import BUNDLED_SPECS
 
@@ -388,3 +390,63 @@ async def test_a_result_that_breaks_the_output_schema_is_an_honest_error(tmp_pat
         assert called.is_error
         assert "the rules program's answer is unusable" in text_of(called)
         assert (await world(runtime, "library")) in (None, LIBRARY["initial_state"])
+
+
+# --- the helpers and the patch, through the rules package's public functions ----------------------
+
+
+HELPERS = """
+CLOCK = "2025-03-14T10:00:00Z"
+
+def probe(state, args):
+    state["codes"].append(random_code(8))
+    state["items"]["A-007"]["n"] += 1
+    state.pop("old")
+    return {
+        "next": [next_id(state["items"], "A-"), next_id({}, "B-"), next_id([{"id": "C-9"}], "C-")],
+        "money": [money(2.675), money(-1.005), money(0.1 + 0.2), money_text(63.1)],
+        "later": to_seconds("2025-03-20T10:00:00+01:00") < to_seconds("2025-03-20T09:30:00Z"),
+        "now": now(),
+        "today": today(),
+        "sorted": [r["id"] for r in sorted_by(state["items"], "id", reverse = True)],
+        "found": contains_text({"t": "Gantt Export"}, ["t"], "export"),
+    }
+"""
+
+
+def test_helpers_and_the_patch_of_their_changes() -> None:
+    program = compile_program(HELPERS, "helpers.star", ["probe"])
+    state = {"items": {"A-006": {"id": "A-006", "n": 1}, "A-007": {"id": "A-007", "n": 1}}, "codes": [], "old": 1}
+    context = CallContext.of(program.clock, seed=3, sequence=2, tool="probe")
+    outcome = run_tool(program, "probe", state, {}, context, Limits())
+    result = outcome.result
+    assert result["next"] == ["A-008", "B-1", "C-10"]
+    assert result["money"] == [2.68, -1.01, 0.3, "63.10"]
+    assert result["later"] is True  # 10:00+01:00 is 09:00Z, before 09:30Z (as text it sorts after)
+    assert result["now"].startswith("2025-03-14T10:02:")
+    assert result["today"] == "2025-03-14"
+    assert result["sorted"] == ["A-007", "A-006"]
+    assert result["found"] is True
+    (code,) = apply_patch(state, outcome.state_patch)["codes"]
+    assert re.fullmatch(r"[A-Z0-9]{8}", code)
+    assert sorted(outcome.state_patch, key=lambda op: op["path"]) == [
+        {"op": "add", "path": "/codes/-", "value": code},
+        {"op": "replace", "path": "/items/A-007/n", "value": 2},
+        {"op": "remove", "path": "/old"},
+    ]
+    assert state["items"]["A-007"]["n"] == 1  # the function changed a copy
+    again = run_tool(
+        program, "probe", state, {}, CallContext.of(program.clock, seed=3, sequence=2, tool="probe"), Limits()
+    )
+    assert again == outcome  # the same seed and call number: the same time and the same draws
+
+
+def test_diff_patch_turns_one_value_into_another() -> None:
+    before = {"a": [1, 2], "b": {"c": 1, "d": 2}, "e": [1, 2, 3], "f": True}
+    after = {"a": [1, 2, 3], "b": {"c": 1, "x": 5}, "e": [3], "f": 1, "g": None}
+    patch = diff_patch(before, after)
+    assert apply_patch(before, patch) == after
+    assert {"op": "add", "path": "/a/-", "value": 3} in patch
+    assert {"op": "replace", "path": "/e", "value": [3]} in patch
+    assert {"op": "replace", "path": "/f", "value": 1} in patch  # true and 1 are different JSON
+    assert diff_patch(before, before) == []

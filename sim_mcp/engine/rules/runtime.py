@@ -78,7 +78,9 @@ def run_tool(
             if budget.exceeded is not None:
                 raise RulesError(program.source, budget.exceeded, tool=tool) from None
             raise located_error(e, program.source, tool) from None
-        except Exception as e:  # a Python helper's error, or the interpreter out of memory (a panic)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # a Python helper's error; the interpreter out of memory (a Rust panic)
             raise RulesError(program.source, f"{type(e).__name__}: {e}", tool=tool) from None
         finally:
             program.slot.current = None
