@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     for environment in catalog.environments.values():
         names = ", ".join(tool.name for tool in environment.tools)
         print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
+        _print_rules(catalog, environment.name)
     for name, sources in catalog.shared_tool_names().items():
         print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
     for error in catalog.errors:
@@ -35,6 +36,23 @@ def run(args: argparse.Namespace) -> int:
     if tasks + task_errors:
         print(f"{tasks} of {tasks + task_errors} tasks valid")
     return 1 if catalog.errors or task_errors or not (catalog.environments or tasks) else 0
+
+
+def _print_rules(catalog: Catalog, environment: str) -> None:
+    """A line per tool of an environment with a rules program: answered by it (its examples passed), or
+    by the backend (no function for it, or one that failed: the error is printed with the others)."""
+    spec = catalog.environment(environment)
+    if spec is None or spec.rules is None:
+        return
+    source = spec.rules_source
+    for tool in catalog.tools_of(environment):
+        if tool.program is not None:
+            line = tool.program.functions[tool.name]
+            count = len(tool.spec.examples)
+            checked = f"its {count} example{'s' if count > 1 else ''} pass" if count else "no examples to run"
+            print(f"ok    {source}: {tool.name} (line {line}): answered by the program; {checked}")
+        else:
+            print(f"note  {source}: {tool.name}: no working function; the backend answers it")
 
 
 def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:

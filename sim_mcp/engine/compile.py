@@ -269,7 +269,7 @@ def _recording_problem(
 
 
 def _context(program: Program, tool: str, sequence: int) -> CallContext:
-    return CallContext.of(program.clock, seed=0, sequence=sequence, session_id="compile", tool=tool)
+    return CallContext.of(program.clock, seed=0, sequence=sequence, tool=tool)
 
 
 def _validator(tool: ToolSpec) -> Validator | None:

@@ -262,9 +262,7 @@ class Simulator:
         )
 
     def _context(self, request: SimulationRequest, clock: datetime) -> CallContext:
-        return CallContext.of(
-            clock, seed=request.seed, sequence=request.sequence, session_id=request.session_id, tool=request.tool.name
-        )
+        return CallContext.of(clock, seed=request.seed, sequence=request.sequence, tool=request.tool.name)
 
     def _limits(self) -> RulesLimits:
         return RulesLimits(

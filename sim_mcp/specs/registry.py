@@ -151,8 +151,7 @@ def _programs(environment: Environment, problems: list[SpecError]) -> dict[str, 
 
 
 def _rules_problem(error: RulesError) -> SpecError:
-    place = " ".join(part for part in (error.tool, f"(line {error.line})" if error.line else "") if part)
-    return SpecError(error.source, error.reason, place)
+    return SpecError(error.source, error.reason, error.place)
 
 
 def with_rules_file(environment: Environment, path: Path) -> Environment:

@@ -51,14 +51,15 @@ def _shallow(value: Any) -> Any:
     return value
 
 
-def diff_patch(before: Any, after: Any) -> list[dict[str, Any]]:
+def diff_patch(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     """An RFC 6902 patch that turns `before` into `after` (applied in order): the smallest changed values
     where mappings differ, items appended to a list as `/-` adds, any other changed list replaced whole.
 
     Values are compared as Python does (`==`, at C speed, before descending), so an integer and a float of
-    the same value count as equal: both are the same JSON number."""
+    the same value count as equal: both are the same JSON number. `path` is where `before` sits (its
+    pointer), for a patch of a part of a document."""
     patch: list[dict[str, Any]] = []
-    _diff(before, after, "", patch)
+    _diff(before, after, path, patch)
     return patch
 
 
@@ -67,12 +68,12 @@ def _diff(before: Any, after: Any, path: str, patch: list[dict[str, Any]]) -> No
         return
     if isinstance(before, dict) and isinstance(after, dict):
         for key, value in after.items():
-            child = f"{path}/{_escape(key)}"
+            child = f"{path}/{escape_pointer(key)}"
             if key not in before:
                 patch.append({"op": "add", "path": child, "value": value})
             else:
                 _diff(before[key], value, child, patch)
-        patch.extend({"op": "remove", "path": f"{path}/{_escape(key)}"} for key in before if key not in after)
+        patch.extend({"op": "remove", "path": f"{path}/{escape_pointer(key)}"} for key in before if key not in after)
         return
     if isinstance(before, list) and isinstance(after, list):
         if len(after) > len(before) and after[: len(before)] == before:
@@ -85,5 +86,6 @@ def _diff(before: Any, after: Any, path: str, patch: list[dict[str, Any]]) -> No
     patch.append({"op": "replace", "path": path, "value": after})
 
 
-def _escape(key: str) -> str:
+def escape_pointer(key: str) -> str:
+    """One key as a JSON Pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`."""
     return key.replace("~", "~0").replace("/", "~1")

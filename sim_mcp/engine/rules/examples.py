@@ -27,7 +27,7 @@ def example_problem(
     example = tool.examples[index]
     label = f"example {index + 1}" + (f" ({example.description})" if example.description else "")
     line = program.functions.get(tool.name)
-    context = CallContext.of(program.clock, seed=0, sequence=0, session_id="example", tool=tool.name)
+    context = CallContext.of(program.clock, seed=0, sequence=0, tool=tool.name)
     try:
         outcome = run_tool(program, tool.name, initial_state, example.arguments, context, limits)
     except RulesError as e:

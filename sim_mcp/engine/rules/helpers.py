@@ -70,14 +70,16 @@ class CallContext:
     rng: random.Random
 
     @classmethod
-    def of(cls, clock: datetime, *, seed: int, sequence: int, session_id: str, tool: str) -> CallContext:
-        """The context of the call numbered `sequence` (events before it) in a session: time moves by
-        `CLOCK_STEP` per call, plus a seeded number of seconds under one step, so it only goes forward
-        and a replay with the same seed sees the same times."""
-        digest = hashlib.sha256(f"{seed}\x00{session_id}\x00{sequence}\x00{tool}".encode()).digest()
-        seconds = int.from_bytes(digest[:4], "big") % int(CLOCK_STEP.total_seconds())
+    def of(cls, clock: datetime, *, seed: int, sequence: int, tool: str) -> CallContext:
+        """The context of the call numbered `sequence` (events before it) in a session seeded `seed`: time
+        moves by `CLOCK_STEP` per call, plus a seeded number of seconds under one step, so it only goes
+        forward; the random source is seeded by the call too. Any session with the same seed (a replay, a
+        fork's twin) sees the same times and draws for the same calls."""
+        ticks = hashlib.sha256(f"{seed}\x00{sequence}".encode()).digest()
+        seconds = int.from_bytes(ticks[:4], "big") % int(CLOCK_STEP.total_seconds())
         now = clock + CLOCK_STEP * sequence + timedelta(seconds=seconds)
-        return cls(now=now, rng=random.Random(digest))
+        draws = hashlib.sha256(f"{seed}\x00{sequence}\x00{tool}".encode()).digest()
+        return cls(now=now, rng=random.Random(draws))
 
 
 class ContextSlot:

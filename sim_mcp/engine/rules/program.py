@@ -24,26 +24,53 @@ _LOCATION = re.compile(r"-->\s*(?P<file>[^\n]*?):(?P<line>\d+):\d+")
 _MESSAGE = re.compile(r"^error:\s*(?P<message>.+)$", re.MULTILINE)
 _CLOCK = re.compile(r"^CLOCK\s*=\s*[\"']([^\"'\n]+)[\"']", re.MULTILINE)
 
+# The entry point: runs one tool's function on a decoded copy of the state and answers with JSON text
+# holding the result and only what changed (found by comparing with a second, untouched copy, natively):
+# the records changed or added in a changed mapping and those removed; any other changed value whole.
 _ENTRY_SOURCE = f"""
 def {ENTRY}(name, state_text, arguments_text):
     state = json.decode(state_text)
     result = SIM_MCP_TOOLS[name](state, json.decode(arguments_text))
     if type(result) == "dict" and len(result) == 1 and "$error" in result:
         return json.encode({{"error": result["$error"]}})
-    return json.encode({{"result": result, "state": state}})
+    if type(state) != "dict":
+        return json.encode({{"result": result, "replaced": True}})
+    before = json.decode(state_text)
+    if state == before:
+        return json.encode({{"result": result}})
+    changed = {{}}
+    for key, value in state.items():
+        old = before.get(key)
+        if key in before and old == value:
+            continue
+        if key in before and type(old) == "dict" and type(value) == "dict":
+            records = {{k: v for k, v in value.items() if k not in old or old[k] != v}}
+            changed[key] = {{"records": records, "removed": [k for k in old if k not in value]}}
+        else:
+            changed[key] = {{"value": value}}
+    removed = [key for key in before if key not in state]
+    return json.encode({{"result": result, "changed": changed, "removed": removed}})
 """
 
 
 class RulesError(Exception):
-    """A program that cannot be compiled or run: `source` and `line` say where, `reason` what went wrong."""
+    """A program that cannot be compiled or run: `source`, `tool` and `line` say where, `reason` what went
+    wrong. Rendered as a `SpecError` is: ``bank.rules.star: create_transfer (line 35): reason``."""
 
     def __init__(self, source: str, reason: str, line: int | None = None, tool: str | None = None) -> None:
         self.source = source
         self.reason = reason
         self.line = line
         self.tool = tool
-        where = f"{source}:{line}" if line is not None else source
-        super().__init__(f"{where}: {tool}: {reason}" if tool else f"{where}: {reason}")
+        super().__init__(f"{source}: {self.place}: {reason}" if self.place else f"{source}: {reason}")
+
+    @property
+    def place(self) -> str:
+        """Where in the program: `tool (line N)`, `line N` or `tool` (empty when neither is known)."""
+        line = f"line {self.line}" if self.line is not None else ""
+        if self.tool and line:
+            return f"{self.tool} ({line})"
+        return self.tool or line
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,7 +17,7 @@ import starlark
 
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import ENTRY, Program, RulesError, located_error
-from sim_mcp.state.patch import diff_patch
+from sim_mcp.state.patch import diff_patch, escape_pointer
 
 # `check_cancelled` is called about every this many bytecode instructions.
 _STEPS_PER_CHECK = 1000
@@ -66,7 +66,7 @@ def run_tool(
     """Run `tool`'s function on a copy of `state`; raises `RulesError` naming the line where it failed."""
     if not program.has(tool):
         raise RulesError(program.source, "the program has no function for this tool", tool=tool)
-    state_text = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+    state_text = json.dumps(state, separators=(",", ":"), check_circular=False)
     arguments_text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
     budget = _Budget(limits)
     options = starlark.EvalOptions(check_cancelled=budget, max_callstack_size=limits.max_call_depth)
@@ -78,7 +78,9 @@ def run_tool(
             if budget.exceeded is not None:
                 raise RulesError(program.source, budget.exceeded, tool=tool) from None
             raise located_error(e, program.source, tool) from None
-        except Exception as e:  # a Python helper's error, or the interpreter out of memory (a panic)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # a Python helper's error; the interpreter out of memory (a Rust panic)
             raise RulesError(program.source, f"{type(e).__name__}: {e}", tool=tool) from None
         finally:
             program.slot.current = None
@@ -89,13 +91,36 @@ def _outcome(program: Program, tool: str, state: Any, answer: Any, limits: Limit
     if not isinstance(answer, str):
         raise RulesError(program.source, "the entry point returned no JSON text", tool=tool)
     if len(answer) > limits.max_state_bytes:
-        # The answer holds the changed state (and the result): checked before it is decoded.
+        # The answer holds what changed (and the result): checked before it is decoded.
         reason = f"the state would grow to over {limits.max_state_bytes} bytes (the limit)"
         raise RulesError(program.source, reason, tool=tool)
     decoded = json.loads(answer)
     if "error" in decoded:
         return RuleOutcome(decoded["error"], True, [])
-    new_state = decoded["state"]
-    if not isinstance(new_state, dict):
+    if "replaced" in decoded:
         raise RulesError(program.source, "the function replaced the state with a value that is no object", tool=tool)
-    return RuleOutcome(decoded["result"], False, diff_patch(state, new_state))
+    patch = _patch(state, decoded.get("changed", {}), decoded.get("removed", []))
+    return RuleOutcome(decoded["result"], False, patch)
+
+
+def _patch(state: dict[str, Any], changed: dict[str, Any], removed: list[str]) -> list[dict[str, Any]]:
+    """The RFC 6902 patch of what the entry point reported changed, relative to `state`."""
+    patch: list[dict[str, Any]] = []
+    for key, change in changed.items():
+        pointer = "/" + escape_pointer(key)
+        if "value" in change:
+            if key in state:
+                patch += diff_patch(state[key], change["value"], pointer)
+            else:
+                patch.append({"op": "add", "path": pointer, "value": change["value"]})
+            continue
+        records = state[key]
+        for record_key, record in change["records"].items():
+            path = f"{pointer}/{escape_pointer(record_key)}"
+            if record_key in records:
+                patch += diff_patch(records[record_key], record, path)
+            else:
+                patch.append({"op": "add", "path": path, "value": record})
+        patch += [{"op": "remove", "path": f"{pointer}/{escape_pointer(gone)}"} for gone in change["removed"]]
+    patch += [{"op": "remove", "path": "/" + escape_pointer(key)} for key in removed]
+    return patch
