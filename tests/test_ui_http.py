@@ -27,21 +27,9 @@ SCRIPT_TITLE = "<script>document.title='pwned'</script><img src=x onerror=alert(
 
 
 @pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
 def token_url() -> Iterator[str]:
     with app_server(token=TOKEN) as url:
         yield url
-
-
-@pytest.fixture
-async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 async def call(base_url: str, session: str, tool: str, arguments: dict[str, Any], env: str = "tickets") -> None:
