@@ -33,7 +33,8 @@ _ATTEMPTS = 3
 class LocalServer:
     """Run `sim-mcp serve --transport http` with `args` (flags such as `--backend`, `--token`) on 127.0.0.1.
 
-    `specs` is a spec folder (default: the server's own default, the bundled `tool_specs`); `port` a
+    `specs` is a spec folder or several (default: the repository's bundled `tool_specs` when sim-mcp runs
+    from a checkout, else the server's own default, `tool_specs` in the working directory); `port` a
     fixed port (default: a free one, chosen again if another process takes it first); `env` the
     subprocess's environment (default: this one's).
     """
@@ -47,7 +48,7 @@ class LocalServer:
         startup_timeout: float = 30.0,
     ) -> None:
         self.args = list(args)
-        folders = [specs] if isinstance(specs, str | os.PathLike) else list(specs or [])
+        folders = [specs] if isinstance(specs, str | os.PathLike) else list(specs or _bundled_specs())
         self.specs = [str(Path(folder)) for folder in folders]
         self.port = port or 0
         self.env = dict(env) if env is not None else None
@@ -140,6 +141,11 @@ class LocalServer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await anyio.to_thread.run_sync(self.stop)
+
+
+def _bundled_specs() -> list[Path]:
+    folder = Path(__file__).resolve().parents[2] / "tool_specs"
+    return [folder] if folder.is_dir() else []
 
 
 def _free_port() -> int:
