@@ -14,7 +14,8 @@ OpenAI tool-call shape), `{"message": TEXT}` for the task's simulated user, or `
 action that is not one of these is answered with an observation saying so, and counts as a step.
 `terminated` when the agent finishes or the user ends the conversation; `truncated` after `max_steps`.
 The reward is the task's score at the end (0 before), or its change at every step (`dense_reward`).
-`info` holds the session id, the tool's structured result and, at the end, the evaluation.
+`reset`'s `info` holds the session's id and MCP URL and the tools; `step`'s the tool's result (JSON) and,
+when scored, the evaluation.
 
 `register_tasks(base_url)` also registers one id per task of a server: `sim_mcp/<task>-v0`.
 Needs `pip install "sim-mcp[integrations]"`.
@@ -114,8 +115,8 @@ class SimMcpEnv(gymnasium.Env[str, str]):
         else:
             step = sim.run(lambda: self.episode.act(sim.client, parsed))
         self._last = self._fit(step.text)
-        info: dict[str, Any] = {"session": self.episode.session.id if self.episode.session else None}
-        info |= {"tool": step.tool, "result": step.result, "is_error": step.is_error, "user_message": step.user_message}
+        info: dict[str, Any] = {"tool": step.tool, "result": step.result, "is_error": step.is_error}
+        info["user_message"] = step.user_message
         if step.evaluation is not None:
             info["evaluation"] = step.evaluation.model_dump()
         if self.render_mode == "human":
