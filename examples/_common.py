@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import httpx
 
 from sim_mcp.client import LocalServer
 
@@ -24,6 +27,19 @@ def parser(description: str, *, model: bool = False) -> argparse.ArgumentParser:
         args.add_argument("--model", default="scripted", help="the model's name at --base-url")
         args.add_argument("--api-key", default=os.environ.get("OPENAI_API_KEY", "none"), help="its key, if any")
     return args
+
+
+def check_model(base_url: str | None, api_key: str) -> None:
+    """Exit with a message naming `base_url` if no OpenAI-compatible model answers there."""
+    if base_url is None:
+        return
+    try:
+        httpx.get(f"{base_url.rstrip('/')}/models", headers={"Authorization": f"Bearer {api_key}"}, timeout=10)
+    except httpx.TransportError as e:
+        sys.exit(
+            f"cannot reach an OpenAI-compatible model at {base_url} ({e}): start one (e.g. "
+            "bash ../shared/local-llm/start.sh, or vLLM), or leave out --base-url to use the scripted model"
+        )
 
 
 @contextmanager

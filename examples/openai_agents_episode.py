@@ -13,7 +13,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 import anyio
-from _common import parser, sim_server
+from _common import check_model, parser, sim_server
 from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
 from agents.mcp import MCPServerStreamableHttp, MCPServerStreamableHttpParams
 from openai import AsyncOpenAI
@@ -49,6 +49,7 @@ async def episode(url: str, task_name: str, seed: int, base_url: str | None, mod
 
 def main() -> None:
     args = parser(__doc__ or "", model=True).parse_args()
+    check_model(args.base_url, args.api_key)
     set_tracing_disabled(True)  # no trace export to OpenAI's servers
     with sim_server(args.server) as url:
         reward = anyio.run(episode, url, args.task, args.seed, args.base_url, args.model, args.api_key)

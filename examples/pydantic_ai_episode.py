@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 import anyio
-from _common import parser, sim_server
+from _common import check_model, parser, sim_server
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.models.openai import OpenAIChatModel
@@ -47,6 +47,7 @@ async def episode(url: str, task_name: str, seed: int, base_url: str | None, mod
 
 def main() -> None:
     args = parser(__doc__ or "", model=True).parse_args()
+    check_model(args.base_url, args.api_key)
     with sim_server(args.server) as url:
         reward = anyio.run(episode, url, args.task, args.seed, args.base_url, args.model, args.api_key)
     print(f"reward: {reward:.3f}")

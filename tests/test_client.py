@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+
 import anyio
 import pytest
 
@@ -20,7 +25,7 @@ from sim_mcp.client import (
     ToolCallError,
     UnauthorizedError,
 )
-from tests.servers import ServerProcess, free_port
+from tests.servers import REPO, ServerProcess, free_port
 
 TASK = "tickets-close-sso"
 
@@ -178,3 +183,20 @@ def test_local_server_with_a_token() -> None:
 def test_local_server_that_cannot_start_says_why() -> None:
     with pytest.raises(SimClientError, match=r"did not start.*--backend"):
         LocalServer("--backend", "no-such-backend").start()
+
+
+def _doc_block(marker: str) -> str:
+    text = (REPO / "docs" / "integrations.md").read_text()
+    (block,) = [code for code in re.findall(r"```python\n(.*?)```", text, re.S) if marker in code]
+    return block
+
+
+@pytest.mark.parametrize("marker", ["anyio.run(main)", "LocalServer(", 'gym.make("sim_mcp/SimMcp-v0"'])
+def test_the_docs_examples_run_as_written(marker: str, http_server: ServerProcess) -> None:
+    if marker.startswith("gym"):
+        pytest.importorskip("gymnasium")
+    script = _doc_block(marker).replace("http://127.0.0.1:8765", http_server.url)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
