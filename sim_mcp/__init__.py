@@ -8,7 +8,8 @@ The public API, importable from `sim_mcp` (`__all__` is the contract; anything e
 - serving: `create_app(settings)` (the HTTP app: MCP in both eras, control API, UI), `serve_stdio`,
   `build_mcp_server` with `ServerContext` (the SDK's low-level `Server`, e.g. for an in-memory `Client`).
 - extending: `Backend` (with `SimulationRequest` -> `Outcome`), `SessionStore`, `open_store`.
-- harness side: `SimClient` / `SimSession` (a running server's sessions over HTTP and MCP) and `LocalServer`.
+- harness side: `SimClient` / `SimSession` (a running server's sessions over HTTP and MCP; `SyncSimClient` and
+  `SyncSimSession` block), `LocalServer` (starts one); OpenEnv and Gymnasium adapters in `sim_mcp.integrations`.
 - errors: `SimMcpError` and its kinds.
 
 Names are imported when first used, so `import sim_mcp` stays cheap.
@@ -22,6 +23,17 @@ from typing import TYPE_CHECKING, Any
 from sim_mcp.version import __version__
 
 if TYPE_CHECKING:
+    from sim_mcp.client import (
+        Evaluation,
+        LocalServer,
+        ServerUnreachable,
+        SimClient,
+        SimClientError,
+        SimSession,
+        SyncSimClient,
+        SyncSimSession,
+        ToolResult,
+    )
     from sim_mcp.config import Settings
     from sim_mcp.engine.backends import Backend, load_backend
     from sim_mcp.engine.contract import Outcome, SimulationRequest
@@ -49,6 +61,15 @@ if TYPE_CHECKING:
     from sim_mcp.state.stores import MemoryStore, SessionStore, open_store
 
 _WHERE = {
+    "SimClient": "sim_mcp.client",
+    "SimSession": "sim_mcp.client",
+    "SyncSimClient": "sim_mcp.client",
+    "SyncSimSession": "sim_mcp.client",
+    "LocalServer": "sim_mcp.client",
+    "Evaluation": "sim_mcp.client",
+    "ToolResult": "sim_mcp.client",
+    "SimClientError": "sim_mcp.client",
+    "ServerUnreachable": "sim_mcp.client",
     "Settings": "sim_mcp.config",
     "Backend": "sim_mcp.engine.backends",
     "load_backend": "sim_mcp.engine.backends",
@@ -94,12 +115,15 @@ __all__ = [
     "Commit",
     "ConfigError",
     "Environment",
+    "Evaluation",
     "Event",
     "Lifecycle",
+    "LocalServer",
     "MemoryStore",
     "Outcome",
     "Runtime",
     "ServerContext",
+    "ServerUnreachable",
     "SessionExists",
     "SessionNotFound",
     "SessionRecord",
@@ -107,11 +131,17 @@ __all__ = [
     "SessionService",
     "SessionStore",
     "Settings",
+    "SimClient",
+    "SimClientError",
     "SimMcpError",
+    "SimSession",
     "SimulationRequest",
     "Simulator",
     "SpecError",
     "StoreError",
+    "SyncSimClient",
+    "SyncSimSession",
+    "ToolResult",
     "ToolSpec",
     "__version__",
     "build_mcp_server",
