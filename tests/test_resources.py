@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -22,14 +22,8 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.resources import EVENTS_URI, STATE_URI
-from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
+from tests.helpers_server import ERAS, NEW_TICKET, mcp_client, ticket
 from tests.servers import BUNDLED_SPECS
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
 
 
 @asynccontextmanager

@@ -7,11 +7,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from sim_mcp import __version__
 from sim_mcp.cli import bench, call, capture, check, compile, export, import_spec, serve, tasks
 from sim_mcp.config import ENV_PREFIX
 from sim_mcp.errors import SimMcpError
 from sim_mcp.logs import configure_logging
+from sim_mcp.version import __version__
 
 COMMANDS = (serve, check, call, export, bench, tasks, import_spec, capture, compile)
 

@@ -7,11 +7,11 @@ import sys
 
 import anyio
 
-from sim_mcp import __version__
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.config import Settings
 from sim_mcp.specs.registry import Catalog
+from sim_mcp.version import __version__
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

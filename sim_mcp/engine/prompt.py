@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from jsonpointer import escape
+
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Action, find_collection, read_intent
@@ -206,7 +208,7 @@ def _named_section(request: SimulationRequest) -> str:
         records = collection.records
         if isinstance(records, dict):
             key = str(value) if str(value) in records else value
-            named[f"{collection.pointer}/{_escape(str(value))}"] = records.get(key, "<does not exist>")
+            named[f"{collection.pointer}/{escape(str(value))}"] = records.get(key, "<does not exist>")
         else:
             index = next(
                 (i for i, r in enumerate(records) if isinstance(r, dict) and str(r.get("id")) == str(value)), None
@@ -370,7 +372,7 @@ def _touched(state: Any, arguments: dict[str, Any]) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     if isinstance(state, dict):
         # An argument named like a top-level key (e.g. "cart") touches that part.
-        found += [("/" + _escape(key), state[key]) for key in arguments if key in state]
+        found += [("/" + escape(key), state[key]) for key in arguments if key in state]
     if needles:
         found += list(_matches(state, "", needles, root=True))
     result: list[tuple[str, Any]] = []
@@ -403,7 +405,7 @@ def _matches(node: Any, pointer: str, needles: set[str], *, root: bool = False) 
         return
     if isinstance(node, dict):
         for key, value in node.items():
-            child = f"{pointer}/{_escape(str(key))}"
+            child = f"{pointer}/{escape(str(key))}"
             if str(key).casefold() in needles:
                 yield child, value
             else:
@@ -454,10 +456,6 @@ def _cut_words(text: str, limit: int) -> str:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... <truncated: {len(text):,} characters in all>"
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _dump(value: Any) -> str:

@@ -23,7 +23,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sim_mcp import __version__
 from sim_mcp.config import Settings
 from sim_mcp.errors import SimMcpError
 from sim_mcp.runtime import Runtime
@@ -34,6 +33,7 @@ from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.ui import static_paths, ui_routes
+from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
 

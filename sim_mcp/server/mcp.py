@@ -20,7 +20,6 @@ from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
-from sim_mcp import __version__
 from sim_mcp.engine.sessions import SESSION_ID_PATTERN
 from sim_mcp.engine.simulator import CallResult, bound_scope, refusal
 from sim_mcp.episodes.user import (
@@ -35,6 +34,7 @@ from sim_mcp.server.resources import resource_handlers
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import compile_schema, value_problem
 from sim_mcp.state.session import SessionRecord
+from sim_mcp.version import __version__
 
 SESSION_QUERY_PARAM = "session"
 SESSION_HEADER = "sim-mcp-session"

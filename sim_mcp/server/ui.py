@@ -41,8 +41,9 @@ from sim_mcp.server.auth import login_target, set_token_cookie, token_matches
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import mcp_url
 from sim_mcp.server.live import TooManyWatchers
-from sim_mcp.state.diff import changes, diff_lines, rebuild, same_json
+from sim_mcp.state.diff import changes, diff_lines, rebuild
 from sim_mcp.state.session import SessionRecord
+from sim_mcp.state.values import json_equal
 
 logger = logging.getLogger("sim_mcp")
 
@@ -286,7 +287,7 @@ class _Ui:
         view["lines"] = [{"text": line.text, "mark": line.mark, "path": line.path} for line in lines]
         view["skipped"] = skipped
         stored = record.worlds.get(rebuilt.environment)
-        if rebuilt.last_in_environment and stored is not None and not same_json(stored, rebuilt.after):
+        if rebuilt.last_in_environment and stored is not None and not json_equal(stored, rebuilt.after):
             view["warning"] = (
                 "The state rebuilt from the event log differs from the session's stored state (the "
                 "environment's initial_state may have changed since the session began); the changes shown "

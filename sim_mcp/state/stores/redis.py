@@ -15,14 +15,12 @@ that only one of them polls Redis per session.
 from __future__ import annotations
 
 import builtins
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
-from weakref import WeakValueDictionary
 
 import anyio
 from redis import exceptions as redis_errors
@@ -31,6 +29,7 @@ from redis.asyncio.client import Pipeline
 
 from sim_mcp.errors import StoreError
 from sim_mcp.state.session import Event, SessionRecord
+from sim_mcp.state.stores.base import ProcessLocks, decode_meta, encode_meta
 
 logger = logging.getLogger("sim_mcp")
 
@@ -68,7 +67,7 @@ class RedisStore:
             url, max_connections=max_connections, timeout=wait_s, socket_connect_timeout=5.0, health_check_interval=30
         )
         self._redis: Redis = Redis.from_pool(pool)
-        self._local: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+        self._local = ProcessLocks()
         # Tokens of the locks this process holds; the local lock makes the holder of a session unique here.
         self._held: dict[str, bytes] = {}
 
@@ -94,10 +93,7 @@ class RedisStore:
 
     @asynccontextmanager
     async def lock(self, session_id: str) -> AsyncIterator[None]:
-        local = self._local.get(session_id)
-        if local is None:
-            local = self._local[session_id] = anyio.Lock()
-        async with local:
+        async with self._local.hold(session_id):
             key = self._key("lock", session_id)
             token = await self._acquire(key, session_id)
             self._held[session_id] = token
@@ -237,14 +233,10 @@ class RedisStore:
         return bool(results[0])
 
     async def get_meta(self, key: str) -> dict[str, Any] | None:
-        body = await self._io(f"reading meta {key!r}", self._redis.get(self._key("meta", key)))
-        if body is None:
-            return None
-        value = json.loads(body)
-        return value if isinstance(value, dict) else None
+        return decode_meta(await self._io(f"reading meta {key!r}", self._redis.get(self._key("meta", key))))
 
     async def put_meta(self, key: str, value: dict[str, Any]) -> None:
-        body = json.dumps(value, separators=(",", ":"))
+        body = encode_meta(value)
         await self._io(f"saving meta {key!r}", self._redis.set(self._key("meta", key), body))
 
     async def aclose(self) -> None:
