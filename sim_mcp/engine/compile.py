@@ -31,6 +31,7 @@ from jsonschema.protocols import Validator
 
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import PROGRAM_SCHEMA, InvalidOutcome, JsonRequest
+from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.probes import probe_arguments
 from sim_mcp.engine.prompt import PROGRAM_GUIDE, tool_text
 from sim_mcp.engine.recordings import Recording
@@ -200,7 +201,11 @@ async def _compile_tool(
             report.reason = f"the model could not be asked: {e}"
             break
         report.tokens = report.tokens + reply.usage
-        text = str(reply.value.get("program", "")).strip("\n") + "\n"
+        try:
+            text = (outcome_from_object(reply.value).program or "").strip("\n") + "\n"
+        except InvalidOutcome as e:
+            failures.append(("", f"your reply was unusable: {e.reason}"))
+            continue
         problem = _problem_of(text, job)
         if problem is None:
             report.status, report.reason, report.seconds = "compiled", None, time.perf_counter() - started
