@@ -382,3 +382,16 @@ async def test_a_tool_without_output_schema_is_shown_the_shape_of_its_results(fa
     _, user = (message["content"] for message in fake.posts("/chat/completions")[0].body["messages"])
     assert "get_wallet has no output schema. Its results, learnt from its examples" in user
     assert '{"id": "string", "owner": "string", "balance": "integer"}' in user
+
+
+def test_programs_are_read_as_small_models_write_them() -> None:
+    from sim_mcp.engine.parse import parse_outcome
+
+    # A raw newline inside the JSON string, a program escaped twice, one in a code fence with no JSON.
+    raw = '{"program": "def f(state, args):\n    return 1\n"}'
+    twice = '{"program": "def f(state, args):\\\\n    return 1\\\\n"}'
+    fenced = "Here it is:\n```python\ndef f(state, args):\n    return 1\n```"
+    for reply in (raw, twice, fenced):
+        program = parse_outcome(reply).program
+        assert program is not None
+        assert program.startswith("def f(state, args):\n    return ")

@@ -31,6 +31,7 @@ from jsonschema.protocols import Validator
 
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import PROGRAM_SCHEMA, InvalidOutcome, JsonRequest
+from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.probes import probe_arguments
 from sim_mcp.engine.prompt import PROGRAM_GUIDE, tool_text
@@ -241,14 +242,23 @@ def check_program(
     for number, recording in enumerate(recordings, start=1):
         if (problem := _recording_problem(program, tool, recording, number, limits)) is not None:
             return problem
-    for arguments in probe_arguments(tool, environment.initial_state):
+    probes = probe_arguments(tool, environment.initial_state)
+    refusals: list[str] = []
+    for arguments in probes:
         context = _context(program, tool.name, 0)
         try:
             ran = run_tool(program, tool.name, environment.initial_state, arguments, context, limits)
         except RulesError as e:
             return f"the probe call with arguments {_show(arguments)} failed: {e.reason}"
-        if not ran.is_error and output is not None and (problem := value_problem(ran.result, output, "result")):
+        if ran.is_error:
+            refusals.append(f"{_show(arguments)} -> {_show(ran.result)}")
+        elif output is not None and (problem := value_problem(ran.result, output, "result")):
             return f"the probe call with arguments {_show(arguments)} broke the output schema: {problem}"
+    reads = read_intent(tool.name, environment.initial_state).action in (Action.GET, Action.LIST)
+    if reads and probes and len(refusals) == len(probes) and not tool.examples and not recordings:
+        # A listing or a read (of ids that exist, among the probes) that refuses every valid call is no
+        # model of the tool; other tools may refuse all of them rightly (rules the probes break).
+        return f"it refused every valid probe call, e.g. {refusals[0]}; optional arguments may be missing"
     return None
 
 

@@ -101,7 +101,11 @@ def _program_outcome(program: object) -> Outcome:
     if not isinstance(program, str) or not program.strip():
         found = "an empty string" if isinstance(program, str) else type_name(program)
         raise InvalidOutcome(_SOURCE, f"'program' must be the program's text, got {found}")
-    return Outcome(program=_unfenced(program))
+    text = _unfenced(program)
+    if "\n" not in text and "\\n" in text:
+        # Escaped twice (the newlines arrived as backslash-n): undo the second escaping.
+        text = text.replace("\\n", "\n").replace('\\"', '"').replace("\\t", "    ")
+    return Outcome(program=text)
 
 
 def _bare_program(text: str) -> str | None:
@@ -131,12 +135,13 @@ def empty_message(result: Any) -> bool:
 
 def _find_object(text: str, accept: Callable[[dict[str, Any]], bool], wanted: str) -> Any:
     try:
-        return json.loads(text)
+        # strict=False: a raw newline or tab inside a string (a program written unescaped) is still read.
+        return json.loads(text, strict=False)
     except json.JSONDecodeError as e:
         error = e
     for block in _FENCE.findall(text):
         try:
-            return json.loads(block)
+            return json.loads(block, strict=False)
         except json.JSONDecodeError as e:
             error = e
     found = _outermost_object(text, accept)
@@ -151,7 +156,7 @@ def _find_object(text: str, accept: Callable[[dict[str, Any]], bool], wanted: st
 
 def _outermost_object(text: str, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
     """The first complete JSON object in `text` that `accept`s, if any."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     index = text.find("{")
     while index != -1:
         try:

@@ -82,7 +82,8 @@ could observe (records created, updated or deleted, balances, counters). Read-on
 message; nothing is changed then); then change the state; then return the result (the shape of the output \
 schema: a dict, a list or a string).
 - Starlark, not Python: no imports, classes, while, try/except, f-strings or `is`; use "%s" % x or +, \
-for, if, dict.get, sorted, len, str, int, float, min, max, abs, any, all, enumerate, range.
+for, if, sorted, len, str, int, float, min, max, abs, any, all, enumerate, range; dict.get(key, default) \
+takes its default by position (never default=).
 - Helpers: error(message); next_id(records, prefix): the next id ("TRF-9005" after "TRF-9004"); now(): \
 the current time, ISO 8601; today(): YYYY-MM-DD; money(x): x rounded to cents; money_text(x): "63.10"; \
 sorted_by(records, field, reverse = False); contains_text(record, fields, text); random_code(length)."""
