@@ -67,6 +67,9 @@ def main() -> int:
             ],
             args.out / f"{run}.log",
         )
+        if not report.exists():
+            print(f"{run}: no report; see {args.out / f'{run}.log'}", file=sys.stderr)
+            continue
         rows.append({"run": run, "wall_s": time.perf_counter() - started, **json.loads(report.read_text())})
     print(_table(rows))
     return 0

@@ -41,7 +41,7 @@ class Settings(BaseModel):
         description="How an LLM backend answers a call: patch (JSON Patch of the state) or program (a short "
         "Starlark program the engine runs on the state, so arithmetic and copies are exact; docs/formats.md).",
     )
-    history_events: int = Field(default=8, ge=0, description="Recent events shown to the simulator.")
+    history_events: int = Field(default=4, ge=0, description="Recent events shown to the simulator.")
     state_budget_chars: int = Field(default=24_000, gt=0, description="State larger than this is trimmed.")
     provider_retries: int = Field(
         default=3, ge=0, le=10, description="SDK retries (backoff, jitter) on 429, 5xx and connection errors."

@@ -428,9 +428,10 @@ def test_static_part_is_identical_across_calls() -> None:
     assert first.system == again.system
     assert first.system != second.system
     assert first.user != second.user
-    assert json.dumps(GET.input_schema) in first.system
-    assert json.dumps(TRANSFER.input_schema) not in first.system
-    assert "- transfer: Move money between accounts" in first.system
+    compact = {"separators": (",", ":")}
+    assert json.dumps(GET.input_schema, **compact) in first.system
+    assert json.dumps(TRANSFER.input_schema, **compact) not in first.system
+    assert "Other tools of this environment (not called now): transfer." in first.system
     assert "Transfers need enough balance" in first.system
 
 
