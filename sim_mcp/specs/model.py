@@ -218,7 +218,13 @@ class Environment(BaseModel):
     user_tool: bool = Field(
         default=False, description="Offer every session the simulated user as the MCP tool ask_user (docs/users.md)."
     )
+    rules: str | None = Field(
+        default=None,
+        description="A rules program (Starlark, one function per tool: docs/formats.md), inline; or in a file "
+        "`<spec name>.rules.star` beside the spec.",
+    )
     source: str = Field(default="", exclude=True, description="The file this environment was read from.")
+    rules_source: str = Field(default="", exclude=True, description="The file (or spec key) the rules came from.")
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((tool for tool in self.tools if tool.name == name), None)

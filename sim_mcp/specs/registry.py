@@ -19,6 +19,8 @@ from sim_mcp.specs.schema import compile_schema
 NAMESPACE_SEPARATOR = "__"
 # Folders of this name hold task files (see `specs.tasks`): never read as environments.
 TASKS_FOLDER = "tasks"
+# A spec's rules program may sit beside it: `bank.yaml` -> `bank.rules.star` (docs/formats.md).
+RULES_SUFFIX = ".rules.star"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,24 @@ class Catalog:
         }
 
 
+def with_rules_file(environment: Environment, path: Path) -> Environment:
+    """The environment with the text of the rules program beside its spec file (`<stem>.rules.star`), if
+    there is one; the engine compiles it (`engine/rules/`). A program both inline (`rules:`) and beside the
+    file is an error."""
+    beside = path.with_name(path.stem + RULES_SUFFIX)
+    if not beside.is_file():
+        if environment.rules is not None:
+            return environment.model_copy(update={"rules_source": f"{path}: rules"})
+        return environment
+    if environment.rules is not None:
+        raise SpecError(str(path), f"the rules are given twice: here and in {beside}; keep one", "rules")
+    try:
+        text = beside.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(str(beside), f"cannot read the rules program: {e}") from e
+    return environment.model_copy(update={"rules": text, "rules_source": str(beside)})
+
+
 def spec_files(folder: Path) -> list[Path]:
     """The spec files of a folder, recursively, in a stable order; hidden files and folders are skipped,
     and so are folders named `tasks` (task files, read by `specs.tasks`, not environments)."""
@@ -158,7 +178,7 @@ def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:
         try:
             if isinstance(document, SpecError):
                 raise document
-            environments.append(read_document(document, str(path)))
+            environments.append(with_rules_file(read_document(document, str(path)), path))
         except SpecError as e:
             errors.append(e)
             if (last_good := _environment_from(previous, path)) is not None:

@@ -49,3 +49,40 @@ def _shallow(value: Any) -> Any:
     if isinstance(value, list):
         return list(value)
     return value
+
+
+def diff_patch(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
+    """An RFC 6902 patch that turns `before` into `after` (applied in order): the smallest changed values
+    where mappings differ, items appended to a list as `/-` adds, any other changed list replaced whole.
+
+    Values are compared as Python does (`==`, at C speed, before descending), so an integer and a float of
+    the same value count as equal: both are the same JSON number. `path` is where `before` sits (its
+    pointer), for a patch of a part of a document."""
+    patch: list[dict[str, Any]] = []
+    _diff(before, after, path, patch)
+    return patch
+
+
+def _diff(before: Any, after: Any, path: str, patch: list[dict[str, Any]]) -> None:
+    if before == after and isinstance(before, bool) == isinstance(after, bool):
+        return
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key, value in after.items():
+            child = f"{path}/{jsonpointer.escape(key)}"
+            if key not in before:
+                patch.append({"op": "add", "path": child, "value": value})
+            else:
+                _diff(before[key], value, child, patch)
+        patch.extend(
+            {"op": "remove", "path": f"{path}/{jsonpointer.escape(key)}"} for key in before if key not in after
+        )
+        return
+    if isinstance(before, list) and isinstance(after, list):
+        if len(after) > len(before) and after[: len(before)] == before:
+            patch.extend({"op": "add", "path": f"{path}/-", "value": value} for value in after[len(before) :])
+            return
+        if len(after) == len(before):
+            for index, (old, new) in enumerate(zip(before, after, strict=True)):
+                _diff(old, new, f"{path}/{index}", patch)
+            return
+    patch.append({"op": "replace", "path": path, "value": after})
