@@ -51,6 +51,14 @@ class Settings(BaseModel):
         default=0, ge=0, description="Seconds without calls after which a session is deleted; 0 keeps them."
     )
     max_state_bytes: int = Field(default=1_000_000, gt=0, description="Largest world state of one session, as JSON.")
+    run_rules: bool = Field(
+        default=True,
+        description="Answer the tools that have a rules program by running it (false: the backend answers all).",
+    )
+    rules_max_steps: int = Field(
+        default=2_000_000, ge=1000, description="Bytecode steps a rules program may take per call (docs/formats.md)."
+    )
+    rules_timeout_ms: float = Field(default=1000, gt=0, description="Time a rules program may take per call.")
     max_request_bytes: int = Field(default=4 * 1024 * 1024, gt=0, description="Largest HTTP request body accepted.")
     rate_limit: float = Field(default=0, ge=0, description="Tool calls per second per session; 0 for no limit.")
     log_format: Literal["text", "json"] = Field(default="text", description="Log lines as text or JSON.")

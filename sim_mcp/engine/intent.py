@@ -84,6 +84,8 @@ class Intent:
     action: Action
     verb: str
     noun: tuple[str, ...]
+    # Whether the verb is the name's first word (`create_ticket`), not a later one (`ticket_create`).
+    leading: bool = True
 
     @property
     def status(self) -> str | None:
@@ -107,13 +109,21 @@ class Collection:
         return self.path[-1]
 
 
-def read_intent(tool_name: str) -> Intent:
+def read_intent(tool_name: str, state: Any = None) -> Intent:
+    """The action and noun of a tool's name. With the world's `state`, a verb-like word after the first
+    that names a collection there is read as that noun, not as a verb: `borrow_book` beside `books` is no
+    booking (and, `borrow` being no verb we know, its intent is unknown)."""
     words = split_words(tool_name)
+    nouns = _collection_nouns(state) if isinstance(state, dict) else set()
     for index, word in enumerate(words):
-        if (action := _VERBS.get(word)) is not None:
+        if (action := _VERBS.get(word)) is not None and (index == 0 or singular(word) not in nouns):
             noun = tuple(words[index + 1 :] or words[:index])
-            return Intent(action, word, noun)
+            return Intent(action, word, noun, leading=index == 0)
     return Intent(Action.UNKNOWN, "", tuple(words))
+
+
+def _collection_nouns(state: dict[str, Any]) -> set[str]:
+    return {singular(_normal(path[-1])) for path, _records in collections_in(state)}
 
 
 def split_words(name: str) -> list[str]:

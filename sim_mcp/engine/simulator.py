@@ -23,6 +23,8 @@ from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
+from sim_mcp.engine.rules import CallContext, Program, RulesCatalog, RulesError, compile_rules, run_tool
+from sim_mcp.engine.rules import Limits as RulesLimits
 from sim_mcp.errors import BackendError, SessionLimitExceeded
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
@@ -31,6 +33,8 @@ from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
 
 logger = logging.getLogger("sim_mcp")
+# The `backend` of an event that a rules program answered (docs/formats.md, "Rules programs").
+RULES_BACKEND = "rules"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +74,23 @@ class Simulator:
         # Every effect of a committed call subscribes here (engine/hooks.py).
         self.hooks = hooks if hooks is not None else AfterCommit()
         self._faults = server_faults(settings)
+        self._rules: tuple[Catalog, RulesCatalog] | None = None
 
     @property
     def catalog(self) -> Catalog:
         return self._catalog()
+
+    @property
+    def rules(self) -> RulesCatalog:
+        """The rules programs of the current catalog, compiled the first time a catalog is seen."""
+        catalog = self.catalog
+        if self._rules is None or self._rules[0] is not catalog:
+            self._rules = (catalog, compile_rules(catalog))
+        return self._rules[1]
+
+    def program_of(self, tool: Tool) -> Program | None:
+        """The rules program that answers `tool` (None: the backend does; always None with run_rules off)."""
+        return self.rules.program(tool) if self.settings.run_rules else None
 
     async def call(
         self, session_id: str, tool_name: str, arguments: dict[str, Any] | None, *, scope: str | None = None
@@ -123,11 +140,13 @@ class Simulator:
         fault = self._fault(record, tool)
         if fault.delay_ms > 0:
             await anyio.sleep(fault.delay_ms / 1000)
-        answered = (
-            _Answer(None, request.state, TokenUsage(), [])
-            if fault.kind in ("error", "timeout")
-            else await self._answer(request, tool)
-        )
+        program = self.program_of(tool)
+        if fault.kind in ("error", "timeout"):
+            answered = _Answer(None, request.state, TokenUsage(), [])
+        elif program is not None:
+            answered = self._by_rules(program, request, tool)
+        else:
+            answered = await self._answer(request, tool)
         latency_ms = (time.perf_counter() - started) * 1000
         kind, outcome, new_world = _settle(answered, fault, request.state)
         event = Event(
@@ -139,7 +158,7 @@ class Simulator:
             result=outcome.result,
             is_error=outcome.is_error,
             state_patch=outcome.state_patch,
-            backend=self.backend.name,
+            backend=RULES_BACKEND if program is not None else self.backend.name,
             latency_ms=round(latency_ms, 3),
             tokens=answered.usage,
             note=outcome.note,
@@ -208,6 +227,27 @@ class Simulator:
                 self.backend.forget(request)  # a cached outcome that failed the checks must not come back
             request = replace(request, feedback=list(problems))
         return _Answer(None, request.state, usage, problems)
+
+    def _by_rules(self, program: Program, request: SimulationRequest, tool: Tool) -> _Answer:
+        """Run the tool's function of its environment's rules program: once (it is deterministic), no model;
+        its outcome goes through the same checks as a backend's."""
+        context = CallContext.of(program.clock, seed=request.seed, sequence=request.sequence, tool=tool.name)
+        limits = RulesLimits(
+            max_steps=self.settings.rules_max_steps,
+            timeout_s=self.settings.rules_timeout_ms / 1000,
+            max_state_bytes=self.settings.max_state_bytes,
+        )
+        try:
+            ran = run_tool(program, tool.name, request.state, request.arguments, context, limits)
+        except RulesError as e:
+            return _Answer(None, request.state, TokenUsage(), [f"the rules program failed: {e}"])
+        line = program.functions.get(tool.name)
+        note = f"rules: {program.source}:{line} {tool.name}" + (" (failed, as the rules say)" if ran.is_error else "")
+        candidate = Outcome(result=ran.result, is_error=ran.is_error, state_patch=ran.state_patch, note=note)
+        checked = self.check(candidate, tool, request.state)
+        if isinstance(checked, Applied):
+            return _Answer(candidate, checked.state, TokenUsage(), [])
+        return _Answer(None, request.state, TokenUsage(), [f"the rules program's answer is unusable: {checked.reason}"])
 
     async def commit_events(self, record: SessionRecord, events: Sequence[Event]) -> SessionRecord:
         """Append events that are no tool calls (the conversation with the simulated user) to a session, as

@@ -31,8 +31,9 @@ Scoring: each expectation counts one (each key of an expected `result`, each che
 is the share met. `expect` holds what state consistency alone implies (created records are found,
 updates are visible, cancelled ones stay cancelled, ids increase, unknown ids are not found); `rules`
 holds what only a simulator that reads the environment's instructions gets right (balances, stock,
-permissions). Rules are counted for backends with a model and skipped for the offline backend (which
-does not read instructions), unless `--rules always` or `never` says otherwise.
+permissions). Rules are counted for backends with a model, and for steps whose tool a rules program
+answers (it carries the instructions out as code); they are skipped for the generic offline engine
+(which does not read instructions), unless `--rules always` or `never` says otherwise.
 """
 
 from __future__ import annotations
@@ -267,6 +268,8 @@ class BenchmarkReport:
     backend: str
     model: str | None
     rules: bool
+    # Rules counted, besides, for the steps whose tool a rules program answers (`--rules auto`).
+    rules_by_programs: bool = False
     scenarios: list[ScenarioReport] = field(default_factory=list)
 
     @property
@@ -317,14 +320,19 @@ async def run_benchmark(
         raise ConfigError("invalid scenarios:\n" + "\n".join(f"  {error}" for error in errors))
     backend = simulator.backend
     with_rules = rules == "always" or (rules == "auto" and backend.can_complete())
-    report = BenchmarkReport(backend.name, backend.model, with_rules)
+    report = BenchmarkReport(backend.name, backend.model, with_rules, rules == "auto")
     for scenario in scenarios:
-        report.scenarios.append(await run_scenario(sessions, scenario, rules=with_rules))
+        report.scenarios.append(
+            await run_scenario(sessions, scenario, rules=with_rules, rules_by_programs=rules == "auto")
+        )
     return report
 
 
-async def run_scenario(sessions: SessionService, scenario: Scenario, *, rules: bool) -> ScenarioReport:
-    """One scenario in a new session of its environment (deleted afterwards)."""
+async def run_scenario(
+    sessions: SessionService, scenario: Scenario, *, rules: bool, rules_by_programs: bool = False
+) -> ScenarioReport:
+    """One scenario in a new session of its environment (deleted afterwards). Rules are counted with
+    `rules`, and with `rules_by_programs` for the steps whose tool a rules program answers."""
     report = ScenarioReport(scenario.name, scenario.env, scenario.source, steps=len(scenario.steps))
     session_id = f"fidelity-{scenario.name}-{secrets.token_hex(4)}"[:128]
     await sessions.create(env=scenario.env, state=scenario.state, session_id=session_id)
@@ -333,7 +341,9 @@ async def run_scenario(sessions: SessionService, scenario: Scenario, *, rules: b
         for index, step in enumerate(scenario.steps):
             expectations = [(step.expect, False)]
             if step.rules is not None:
-                if rules:
+                simulator = sessions.simulator
+                tool = simulator.catalog.tool(step.call, scenario.env)
+                if rules or (rules_by_programs and tool is not None and simulator.program_of(tool) is not None):
                     expectations.append((step.rules, True))
                 else:
                     report.skipped_rules += step.rules.count()
@@ -475,6 +485,8 @@ def render_report(report: BenchmarkReport, *, failures: bool = True) -> str:
     """The report as a table, then the expectations that were not met."""
     model = f" ({report.model})" if report.model else ""
     rules = "counted" if report.rules else "skipped (the backend has no model to read instructions)"
+    if not report.rules and report.rules_by_programs:
+        rules = "counted where a rules program answers; skipped elsewhere (the backend has no model)"
     header = ["scenario", "env", "steps", "expectations", "met", "score", "rules skipped", "tokens in/out", "latency"]
     rows = [header]
     for item in report.scenarios:

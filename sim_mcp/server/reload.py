@@ -11,7 +11,7 @@ from watchfiles import Change, awatch
 
 from sim_mcp.server.context import ServerContext
 from sim_mcp.specs.formats import SPEC_SUFFIXES
-from sim_mcp.specs.registry import Catalog
+from sim_mcp.specs.registry import RULES_SUFFIX, Catalog
 
 logger = logging.getLogger("sim_mcp")
 
@@ -19,9 +19,9 @@ OnReload = Callable[[Catalog, Catalog], Awaitable[None]]
 
 
 def is_spec_change(change: Change, path: str) -> bool:
-    """watchfiles filter: spec files only (editors' hidden swap files ignored)."""
+    """watchfiles filter: spec files and rules programs only (editors' hidden swap files ignored)."""
     name = Path(path).name
-    return Path(path).suffix in SPEC_SUFFIXES and not name.startswith(".")
+    return (Path(path).suffix in SPEC_SUFFIXES or name.endswith(RULES_SUFFIX)) and not name.startswith(".")
 
 
 async def watch_specs(server: ServerContext, on_reload: OnReload, *, stop: anyio.Event | None = None) -> None:

@@ -64,7 +64,7 @@ class _Call:
         self.request = request
         self.arguments = request.arguments
         self.state = request.state if isinstance(request.state, dict) else {}
-        self.intent = read_intent(request.tool.name)
+        self.intent = read_intent(request.tool.name, self.state)
         digest = hashlib.sha256(
             json.dumps(
                 [request.seed, request.environment.name, request.tool.name, request.arguments],
@@ -81,7 +81,9 @@ class _Call:
     def run(self) -> Outcome:
         collection = find_collection(self.state, self.intent.noun)
         action = self.intent.action
-        if action is Action.CREATE and collection is None and self.intent.noun:
+        # A new collection only for a name that leads with its verb (`create_booking`), not for one whose
+        # verb-like word comes last (`borrow_book`: no booking of "borrows" is meant).
+        if action is Action.CREATE and collection is None and self.intent.noun and self.intent.leading:
             collection = Collection((plural("_".join(self.intent.noun)),), {}, "_".join(self.intent.noun))
         if action is Action.UNKNOWN or collection is None:
             return self._unknown()
@@ -219,7 +221,11 @@ class _Call:
             if self.intent.action is not Action.UNKNOWN
             else "no CRUD verb in the tool name"
         )
-        return Outcome(result=result, note=f"offline: {reason}; generated a schema-valid result, state unchanged")
+        note = (
+            f"offline: cannot read what {self.request.tool.name} does ({reason}); answered read-only: "
+            "generated a schema-valid result, state unchanged (give the tool a rules program to make it act)"
+        )
+        return Outcome(result=result, note=note)
 
     # --- finding records ----------------------------------------------------------------------
 
