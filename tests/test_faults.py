@@ -249,7 +249,7 @@ async def test_spec_faults_per_tool(tmp_path: Path) -> None:
 
 async def test_fault_events_are_kept_from_the_simulator_history() -> None:
     """A fault is the simulator's doing: LLM backends never see it among the recent calls."""
-    settings = Settings(specs=[BUNDLED_SPECS], fault_error_rate=0.5, fault_seed=1)
+    settings = Settings(specs=[BUNDLED_SPECS], fault_error_rate=0.5, fault_seed=1, run_rules=False)
     async with Runtime(settings) as runtime:
         seen: list[list[Any]] = []
         inner = runtime.simulator.backend.simulate

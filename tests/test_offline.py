@@ -87,7 +87,8 @@ SCENARIOS = [
 
 @pytest.fixture
 async def runtime() -> Any:
-    async with Runtime(Settings(specs=[BUNDLED_SPECS])) as runtime:
+    # The generic engine itself, not the bundled environments' rules programs (tests/test_rules.py).
+    async with Runtime(Settings(specs=[BUNDLED_SPECS], run_rules=False)) as runtime:
         yield runtime
 
 
@@ -199,7 +200,7 @@ async def test_same_seed_state_and_call_give_the_same_outcome() -> None:
     ]
     runs = []
     for _ in range(2):
-        async with Runtime(Settings(specs=[BUNDLED_SPECS], seed=7)) as runtime:
+        async with Runtime(Settings(specs=[BUNDLED_SPECS], seed=7, run_rules=False)) as runtime:
             runs.append([(await runtime.simulator.call("s", name, args)).result for name, args in calls])
     assert runs[0] == runs[1]
 

@@ -164,7 +164,10 @@ async def test_selecting_an_event_shows_its_state_diff(browser: Browser, base_ur
     await expect(page.locator("#diff .diff")).to_have_attribute("data-seq", "2")
     await expect(page.locator("#event-2")).to_have_class(re.compile(r"\bselected\b"))
     changed = page.locator("#diff .change-changed .path")
-    await expect(changed).to_have_text(["/tickets/T-1001/status", "/tickets/T-1001/resolution"])
+    # tickets.rules.star: closing sets status and resolution, and (a change) updated_at.
+    await expect(changed).to_have_text(
+        ["/tickets/T-1001/status", "/tickets/T-1001/resolution", "/tickets/T-1001/updated_at"]
+    )
     await expect(page.locator("#state-view .line-old", has_text='"status": "open"')).to_have_count(1)
     await expect(page.locator("#state-view .line-new", has_text='"status": "closed"')).to_have_count(1)
     assert page.url.endswith("?event=2")
