@@ -5,7 +5,7 @@
     python benchmarks/run.py --only overhead,prompt
     python benchmarks/run.py --markdown results.md
 
-Sections: overhead, rl, memory, prompt, stores (see each module's docstring, and BENCHMARKS.md).
+Sections: overhead, rl, memory, prompt, stores, rules (see each module's docstring, and BENCHMARKS.md).
 Servers run in their own processes on 127.0.0.1 and are stopped on exit, Ctrl-C included.
 """
 
@@ -29,11 +29,11 @@ if __package__ in (None, ""):
 
 import anyio
 
-from benchmarks import memory, overhead, prompt_growth, rl_scale, stores
+from benchmarks import memory, overhead, prompt_growth, rl_scale, rules_cost, stores
 from benchmarks.report import Figure, table
 from benchmarks.servers import stop_all
 
-SECTIONS = ("overhead", "rl", "memory", "prompt", "stores")
+SECTIONS = ("overhead", "rl", "memory", "prompt", "stores", "rules")
 
 
 def machine() -> str:
@@ -60,6 +60,8 @@ def _runner(name: str, args: argparse.Namespace) -> Callable[[], list[Figure]]:
             return lambda: prompt_growth.measure(quick)
         case "stores":
             return lambda: stores.measure(quick)
+        case "rules":
+            return lambda: anyio.run(rules_cost.measure, quick)
     raise ValueError(name)
 
 
