@@ -23,9 +23,10 @@ from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
-from sim_mcp.engine.rules import CallContext, Program, RulesCatalog, RulesError, compile_rules, run_tool
+from sim_mcp.engine.rules import CallContext, Program, RulesCatalog, RulesError, compile_environment, run_tool
 from sim_mcp.engine.rules import Limits as RulesLimits
-from sim_mcp.errors import BackendError, SessionLimitExceeded
+from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
+from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch
@@ -74,7 +75,8 @@ class Simulator:
         # Every effect of a committed call subscribes here (engine/hooks.py).
         self.hooks = hooks if hooks is not None else AfterCommit()
         self._faults = server_faults(settings)
-        self._rules: tuple[Catalog, RulesCatalog] | None = None
+        # By environment name: the environment compiled, its programs by tool, and their load errors.
+        self._rules: dict[str, tuple[Environment, dict[str, Program], list[SpecError]]] = {}
 
     @property
     def catalog(self) -> Catalog:
@@ -82,15 +84,25 @@ class Simulator:
 
     @property
     def rules(self) -> RulesCatalog:
-        """The rules programs of the current catalog, compiled the first time a catalog is seen."""
-        catalog = self.catalog
-        if self._rules is None or self._rules[0] is not catalog:
-            self._rules = (catalog, compile_rules(catalog))
-        return self._rules[1]
+        """The rules programs of the current catalog's environments (each compiled once per version)."""
+        programs: dict[tuple[str, str], Program] = {}
+        errors: list[SpecError] = []
+        for environment in self.catalog.environments.values():
+            _, working, problems = self._compiled(environment)
+            programs.update({(environment.name, tool): program for tool, program in working.items()})
+            errors += problems
+        return RulesCatalog(programs, tuple(errors))
 
     def program_of(self, tool: Tool) -> Program | None:
         """The rules program that answers `tool` (None: the backend does; always None with run_rules off)."""
-        return self.rules.program(tool) if self.settings.run_rules else None
+        return self._compiled(tool.environment)[1].get(tool.name) if self.settings.run_rules else None
+
+    def _compiled(self, environment: Environment) -> tuple[Environment, dict[str, Program], list[SpecError]]:
+        cached = self._rules.get(environment.name)
+        if cached is None or cached[0] is not environment:
+            cached = (environment, *compile_environment(environment))
+            self._rules[environment.name] = cached
+        return cached
 
     async def call(
         self, session_id: str, tool_name: str, arguments: dict[str, Any] | None, *, scope: str | None = None

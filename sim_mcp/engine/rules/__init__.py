@@ -7,7 +7,7 @@ Failures of all three are `RulesError`s naming the file, the line and the tool. 
 of it for a catalog: the program that answers each tool, and the load errors of the others.
 """
 
-from sim_mcp.engine.rules.catalog import RulesCatalog, compile_rules
+from sim_mcp.engine.rules.catalog import RulesCatalog, compile_environment, compile_rules
 from sim_mcp.engine.rules.examples import example_problem
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
@@ -20,6 +20,7 @@ __all__ = [
     "RuleOutcome",
     "RulesCatalog",
     "RulesError",
+    "compile_environment",
     "compile_program",
     "compile_rules",
     "example_problem",

@@ -35,13 +35,19 @@ def compile_rules(catalog: Catalog) -> RulesCatalog:
     programs: dict[tuple[str, str], Program] = {}
     errors: list[SpecError] = []
     for environment in catalog.environments.values():
-        for tool, program in _programs(environment, errors).items():
-            programs[(environment.name, tool)] = program
+        working, problems = compile_environment(environment)
+        programs.update({(environment.name, tool): program for tool, program in working.items()})
+        errors += problems
     return RulesCatalog(programs, tuple(errors))
 
 
+def compile_environment(environment: Environment) -> tuple[dict[str, Program], list[SpecError]]:
+    """The environment's program, by the tools whose function passes the tool's examples; and the problems."""
+    errors: list[SpecError] = []
+    return _programs(environment, errors), errors
+
+
 def _programs(environment: Environment, errors: list[SpecError]) -> dict[str, Program]:
-    """The environment's program, by the tools whose function passes the tool's examples."""
     if environment.rules is None:
         return {}
     source = environment.rules_source or f"{environment.source}: rules"
