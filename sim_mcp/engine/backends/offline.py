@@ -19,7 +19,7 @@ from typing import Any
 
 from jsonschema.protocols import Validator
 
-from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.engine.intent import (
     Action,
