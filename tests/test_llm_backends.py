@@ -140,6 +140,7 @@ async def test_openai_asks_for_schema_constrained_output(fake: FakeProvider, ope
     assert outcome.is_error is False
     assert outcome.state_patch == []
     (sent,) = fake.posts("/chat/completions")
+    assert sent.headers["content-type"] == "application/json"
     assert sent.body["model"] == MODEL
     assert sent.body["temperature"] == 0
     assert sent.body["max_tokens"] == 2048
@@ -411,6 +412,7 @@ async def test_anthropic_caches_the_static_part_and_forces_the_outcome_tool(
     outcome = await anthropic_backend.simulate(make_request())
     assert outcome.result == {"account_id": "acc_1", "balance": 120}
     (sent,) = fake.posts("/messages")
+    assert sent.headers["content-type"] == "application/json"
     assert sent.body["system"] == [
         {"type": "text", "text": static_prompt(ENVIRONMENT), "cache_control": {"type": "ephemeral"}}
     ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx2
 from anthropic import (
@@ -25,7 +25,7 @@ from anthropic import (
 )
 from anthropic.types import Message
 
-from sim_mcp.engine.backends.llm import Call, ErrorKinds, LLMBackend, Reply, Wire, sdk_timeout_s
+from sim_mcp.engine.backends.llm import Call, ErrorKinds, LLMBackend, Reply, Wire, json_object, json_text, sdk_timeout_s
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
@@ -91,18 +91,17 @@ class _AnthropicWire(Wire):
         simulating = call.purpose == "simulate"
         name = _TOOL_NAME if simulating else call.name
         description = _TOOL_DESCRIPTION if simulating else call.description or f"Report the answer as {call.name}."
-        system: Any = call.system
+        system = call.system_json
         if simulating:
-            system = [{"type": "text", "text": call.system, "cache_control": {"type": "ephemeral"}}]
-        body = {
+            system = b'[{"type":"text","text":' + call.system_json + b',"cache_control":{"type":"ephemeral"}}]'
+        head = b'"system":' + system + b',"messages":[{"role":"user","content":' + json_text(call.user) + b"}]"
+        fields = {
             "model": call.model,
             "max_tokens": call.max_tokens,
-            "system": system,
-            "messages": [{"role": "user", "content": call.user}],
             "tools": [{"name": name, "description": description, "input_schema": call.schema}],
             "tool_choice": {"type": "tool", "name": name},
         }
-        message = await self._client.post("/v1/messages", body=body, cast_to=Message)
+        message = await self._client.post("/v1/messages", content=json_object(head, fields), cast_to=Message)
         return _reply(message, name)
 
     async def probe(self, timeout_s: float) -> None:

@@ -45,7 +45,17 @@ from sim_mcp.state.session import TokenUsage
 if TYPE_CHECKING:
     from sim_mcp.config import Settings
 
-__all__ = ["Call", "ErrorKinds", "FormMemory", "LLMBackend", "Reply", "Wire"]
+__all__ = [
+    "Call",
+    "ErrorKinds",
+    "FormMemory",
+    "LLMBackend",
+    "Reply",
+    "Wire",
+    "json_object",
+    "json_text",
+    "sdk_timeout_s",
+]
 
 # Long enough to explain, short enough for a tool result and a log line.
 _MESSAGE_CHARS = 500
@@ -67,6 +77,9 @@ class Call:
     purpose: Literal["simulate", "complete"]
     model: str
     system: str
+    # `system` as a JSON string, encoded once per environment version: wires put it into request bodies
+    # as it is (the static prompt is most of every request's bytes).
+    system_json: bytes
     user: str
     max_tokens: int
     temperature: float
@@ -189,7 +202,7 @@ class LLMBackend(Backend):
         self._memory_key = base_url or wire.provider
         remembered = self._memory.get(self._memory_key)
         self._form = remembered if remembered in wire.forms else wire.forms[0]
-        self._static: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._static: OrderedDict[tuple[str, str], tuple[str, bytes]] = OrderedDict()
         self._random = random.Random()
 
     # -- what subclasses say about themselves ------------------------------------------------------
@@ -225,17 +238,19 @@ class LLMBackend(Backend):
     async def simulate(self, request: SimulationRequest) -> Outcome:
         model = self._model_for(request)
         environment = request.environment
+        system, system_json = self._static_prompt(request)
         prompt = build_prompt(
             request,
             history_events=self._settings.history_events,
             state_budget_chars=self._settings.state_budget_chars,
-            system=self._static_prompt(request),
+            system=system,
         )
         settings = environment.model_settings
         call = Call(
             purpose="simulate",
             model=model,
             system=prompt.system,
+            system_json=system_json,
             user=prompt.user,
             max_tokens=_pick(settings.max_tokens if settings else None, self._settings.max_tokens),
             temperature=_pick(settings.temperature if settings else None, self._settings.temperature),
@@ -263,6 +278,7 @@ class LLMBackend(Backend):
             purpose="complete",
             model=model,
             system=request.system,
+            system_json=json_text(request.system),
             user=request.user,
             max_tokens=self._settings.max_tokens,
             temperature=self._settings.temperature,
@@ -292,15 +308,17 @@ class LLMBackend(Backend):
             raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
         return model
 
-    def _static_prompt(self, request: SimulationRequest) -> str:
+    def _static_prompt(self, request: SimulationRequest) -> tuple[str, bytes]:
+        """The environment's static prompt and its JSON encoding, built once per environment version."""
         environment = request.environment
         key = (environment.name, environment.version)
-        text = self._static.get(key)
-        if text is None:
-            text = self._static[key] = static_prompt(environment)
+        found = self._static.get(key)
+        if found is None:
+            text = static_prompt(environment)
+            found = self._static[key] = (text, json_text(text))
             while len(self._static) > _STATIC_PROMPTS:
                 self._static.popitem(last=False)
-        return text
+        return found
 
     async def _ask(self, call: Call) -> Reply:
         """The reply to `call`, within the backend's concurrency; `InvalidOutcome` for an unusable reply."""
@@ -388,6 +406,17 @@ class LLMBackend(Backend):
 
 class _Timeout(Exception):
     """Our deadline passed (the SDK's own timeout is set past it, so this is the one that fires)."""
+
+
+def json_text(value: Any) -> bytes:
+    """`value` as compact UTF-8 JSON, as the SDKs encode request bodies."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def json_object(head: bytes, fields: dict[str, Any]) -> bytes:
+    """A JSON object whose first members are `head` (encoded already, e.g. `b'"messages":[...]'`), then `fields`."""
+    rest = json_text(fields)
+    return b"{" + head + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
 def sdk_timeout_s(settings: Settings) -> float:
