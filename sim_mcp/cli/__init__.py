@@ -61,6 +61,10 @@ def _serve(args: argparse.Namespace) -> int:
     # Fail with a plain message, not a lifespan traceback, when the store or the backend can't work.
     anyio.run(_check_store, settings.store)
     anyio.run(_check_backend, settings)
+    if settings.workers > 1:  # N processes on the port: sim_mcp/server/workers.py
+        from sim_mcp.server.workers import serve_workers
+
+        return serve_workers(settings, log_level=args.log_level)
     app = create_app(settings)
     runtime = app.state.runtime
     catalog: Catalog = runtime.catalog
