@@ -31,6 +31,10 @@ class Settings(BaseModel):
     workers: int = Field(
         default=1, ge=1, le=256, description="HTTP server processes sharing the port (sessions need a Redis store)."
     )
+    stateless_http: bool = Field(
+        default=False,
+        description="Keep no handshake state in the process (replicas, --workers): clients name sessions in the URL.",
+    )
     store: str = "memory"
     token: str | None = Field(default=None, description="Bearer token required on HTTP routes but health.")
     allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host headers to accept over HTTP.")

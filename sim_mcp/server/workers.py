@@ -1,23 +1,25 @@
 """`sim-mcp serve --workers N`: N HTTP server processes on one port, sharing sessions through Redis.
 
-Each worker is a process of its own (spawned, so it shares nothing with the parent but the
-settings), with its own event loop, runtime, backend clients and store connections. Every worker
-listens on the same host and port with `SO_REUSEPORT`: the kernel spreads new connections across
-the workers' sockets by a hash of their addresses, so the load splits evenly without a balancer in
-front, and a worker that dies takes only its own connections with it. The parent is a supervisor:
-it holds the port (bound, never listening, so `--port 0` becomes one real port for all the
-workers), starts the workers, starts again one that exits on its own, and on SIGTERM or Ctrl-C
-tells each worker to shut down (each finishes its in-flight calls, as a single server does) and
-waits for them.
+Each worker is a process of its own (spawned, so it shares nothing with the parent but the settings),
+with its own event loop, runtime, backend clients and store connections. Every worker listens on the
+same host and port with `SO_REUSEPORT`: the kernel spreads new connections across the workers' sockets
+by a hash of their addresses, so the load splits evenly without a balancer in front, and a worker that
+dies takes only its own connections with it. The parent is a supervisor: it holds the port (bound, never
+listening, so `--port 0` becomes one real port for all the workers), starts the workers, starts again
+one that exits on its own, and on SIGTERM or Ctrl-C tells each worker to shut down (each finishes its
+in-flight calls, as a single server does) and waits for them.
 
-A session's calls may reach any worker, one after another or at once, so the workers need one
-store that they all see: Redis (`--store redis://HOST:PORT/DB`). Its session lock (a lease in
-Redis, writes fenced by the lock's token) serializes one session's calls across processes as it
-does across machines. The memory store (each process would hold sessions of its own) and SQLite
-(its session lock is held in one process) are refused, as is `--record` (one process appends to a
-cassette). What stays per process: the web UI's live feed and change notifications (a watcher
-hears about the calls its own worker served), and `/metrics` (each scrape reads one worker).
-Linux only (`SO_REUSEPORT` balancing).
+A session's calls may reach any worker, one after another or at once (the kernel hashes each new
+connection, and an HTTP client opens several), so the workers keep no handshake state of the MCP SDK's
+(`stateless_http`: handshake-era clients name their session in the URL, `/mcp?session=NAME`, as
+2026-07-28-era clients must anyway), and they need one store that they all see: Redis (`--store
+redis://HOST:PORT/DB`). Its session lock (a lease in Redis, writes fenced by the lock's token)
+serializes one session's calls across processes as it does across machines. The memory store (each
+process would hold sessions of its own) and SQLite (its session lock is held in one process) are
+refused, as is `--record` (one process appends to a cassette). Every response names the worker that
+served it in an `X-Sim-Mcp-Worker` header (0 to N-1), to see how the load spreads. What stays per
+process: the web UI's live feed and change notifications (a watcher hears about the calls its own worker
+served), and `/metrics` (each scrape reads one worker). Linux only (`SO_REUSEPORT` balancing).
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def serve_workers(settings: Settings, *, log_level: str) -> int:
     check_workers(settings)
     holder = _bind(settings.host, settings.port)
     port = holder.getsockname()[1]
-    settings = settings.model_copy(update={"port": port})
+    # Any worker may get any request: no handshake state may stay in one (sessions are named in the URL).
+    settings = settings.model_copy(update={"port": port, "stateless_http": True})
     stop = threading.Event()
 
     def on_signal(number: int, frame: FrameType | None) -> None:
@@ -196,6 +199,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
         log_config=None,
         lifespan="on",
         timeout_graceful_shutdown=30,
+        headers=[("x-sim-mcp-worker", str(index))],
         callback_notify=_notifier(serving),
         timeout_notify=_NOTIFY_S,
     )
