@@ -1,6 +1,7 @@
-"""Replicas behind a load balancer, as docs/deploy.md sets them up, outside Docker: two `sim-mcp serve`
-processes on one `redis-server`, Debian's `nginx` in front (round robin, so consecutive requests go to
-different replicas), and SDK clients through nginx. nginx's access log says which replica served each
+"""Replicas behind a load balancer, as compose.yaml and docs/deploy.md set them up, outside Docker: two
+`sim-mcp serve` processes on one `redis-server`, Debian's `nginx` in front with the shipped
+deploy/nginx.conf (round robin, so consecutive requests go to different replicas), and SDK clients
+through nginx. nginx's access log says which replica served each
 request; the session's state and event log say that every call was applied exactly once.
 """
 
@@ -22,12 +23,15 @@ import pytest
 from mcp.client import Client
 
 from tests.helpers_server import RedisServer
-from tests.servers import BUNDLED_SPECS, ServerProcess, free_port, serve_command
+from tests.servers import BUNDLED_SPECS, REPO, ServerProcess, free_port, serve_command
 
 pytest_plugins = ["tests.fixtures_redis"]
 
 INITIAL_TICKETS = 5
-NGINX_CONF = """\
+SHIPPED_CONF = REPO / "deploy" / "nginx.conf"  # what compose.yaml mounts into the nginx image
+# The nginx image's main configuration, here: one foreground process, files under the test's folder, and an
+# access log that names the replica (upstream) of each request. The shipped file sits in its `http` block.
+NGINX_MAIN = """\
 daemon off;
 master_process off;
 worker_processes 1;
@@ -42,23 +46,18 @@ http {{
     fastcgi_temp_path {prefix}/fastcgi;
     uwsgi_temp_path {prefix}/uwsgi;
     scgi_temp_path {prefix}/scgi;
-    upstream sim_mcp {{
-{servers}
-        keepalive 16;
-    }}
-    server {{
-        listen 127.0.0.1:{port};
-        location / {{
-            proxy_pass http://sim_mcp;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_set_header Host $http_host;
-            proxy_buffering off;
-            proxy_read_timeout 120s;
-        }}
-    }}
+    include {prefix}/sim-mcp.conf;
 }}
 """
+
+
+def local_site(port: int, upstreams: list[int]) -> str:
+    """The shipped deploy/nginx.conf, its compose service name replaced by local replicas, on `port`."""
+    text = SHIPPED_CONF.read_text()
+    servers = "\n".join(f"    server 127.0.0.1:{upstream};" for upstream in upstreams)
+    assert "    server sim:8765;" in text
+    assert "    listen 8765;" in text
+    return text.replace("    server sim:8765;", servers).replace("    listen 8765;", f"    listen 127.0.0.1:{port};")
 
 
 def nginx_binary() -> str:
@@ -72,16 +71,16 @@ def nginx_binary() -> str:
 
 
 class Nginx:
-    """nginx in the foreground, one process, configured in `prefix` to balance over `upstreams`."""
+    """nginx in the foreground, one process, in `prefix`: the shipped configuration over `upstreams`."""
 
     def __init__(self, binary: str, prefix: Path, upstreams: list[int]) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.prefix = prefix
         prefix.mkdir(parents=True, exist_ok=True)
-        servers = "\n".join(f"        server 127.0.0.1:{port};" for port in upstreams)
+        (prefix / "sim-mcp.conf").write_text(local_site(self.port, upstreams))
         conf = prefix / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(prefix=prefix, servers=servers, port=self.port))
+        conf.write_text(NGINX_MAIN.format(prefix=prefix))
         command = [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
