@@ -5,14 +5,15 @@ Only the wire format lives here; retries, deadlines, errors and accounting are `
 calls of one environment share a cached prefix. The outcome comes as the input of a forced tool call
 whose input schema is the contract; a reply without that tool call is parsed as text. The Messages API
 (SDK 2.x) takes no temperature: `--temperature` and an environment's `temperature` do not apply here.
-One `AsyncAnthropic` client per backend, on the SDK's aiohttp transport, pooled as `openai.py` says.
+One `AsyncAnthropic` client per backend, on the SDK's aiohttp transport, pooled, with bodies encoded and
+replies parsed here, as `openai.py` says.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 from anthropic import (
@@ -23,9 +24,19 @@ from anthropic import (
     AsyncAnthropic,
     DefaultAioHttpClient,
 )
-from anthropic.types import Message
 
-from sim_mcp.engine.backends.llm import Call, ErrorKinds, LLMBackend, Reply, Wire, json_object, json_text, sdk_timeout_s
+from sim_mcp.engine.backends.llm import (
+    Call,
+    ErrorKinds,
+    LLMBackend,
+    Reply,
+    Wire,
+    count,
+    json_object,
+    json_text,
+    reply_body,
+    sdk_timeout_s,
+)
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
@@ -101,8 +112,8 @@ class _AnthropicWire(Wire):
             "tools": [{"name": name, "description": description, "input_schema": call.schema}],
             "tool_choice": {"type": "tool", "name": name},
         }
-        message = await self._client.post("/v1/messages", content=json_object(head, fields), cast_to=Message)
-        return _reply(message, name)
+        raw = await self._client.post("/v1/messages", content=json_object(head, fields), cast_to=bytes)
+        return _reply(reply_body(raw), name)
 
     async def probe(self, timeout_s: float) -> None:
         assert self._client is not None
@@ -113,20 +124,28 @@ class _AnthropicWire(Wire):
             await self._client.close()
 
 
-def _reply(message: Message, tool: str) -> Reply:
-    usage = _usage(message)
-    if message.stop_reason == "max_tokens":
+def _reply(body: dict[str, Any] | str, tool: str) -> Reply:
+    """A Messages body (`content` blocks, `stop_reason`, `usage`) as a `Reply`: the text blocks, and the
+    input of the call to `tool` when the reply made one."""
+    if isinstance(body, str):
+        return Reply(TokenUsage(), problem=body)
+    usage = _usage(body.get("usage"))
+    if body.get("stop_reason") == "max_tokens":
         return Reply(usage, cut_off=True)
+    blocks = [block for block in body.get("content") or () if isinstance(block, dict)]
     tool_input = next(
-        (block.input for block in message.content if block.type == "tool_use" and block.name == tool), None
+        (block.get("input") for block in blocks if block.get("type") == "tool_use" and block.get("name") == tool), None
     )
-    text = "".join(block.text for block in message.content if block.type == "text")
+    text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
     return Reply(usage, text=text, tool_input=tool_input)
 
 
-def _usage(message: Message) -> TokenUsage:
+def _usage(usage: object) -> TokenUsage:
     # Anthropic counts cached and cache-writing input apart from `input_tokens`; ours is the total, like OpenAI's.
-    usage = message.usage
-    read = usage.cache_read_input_tokens or 0
-    written = usage.cache_creation_input_tokens or 0
-    return TokenUsage(input=usage.input_tokens + read + written, output=usage.output_tokens, cached=read)
+    if not isinstance(usage, dict):
+        return TokenUsage()
+    read = count(usage.get("cache_read_input_tokens"))
+    written = count(usage.get("cache_creation_input_tokens"))
+    return TokenUsage(
+        input=count(usage.get("input_tokens")) + read + written, output=count(usage.get("output_tokens")), cached=read
+    )

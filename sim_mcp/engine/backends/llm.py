@@ -419,6 +419,20 @@ def json_object(head: bytes, fields: dict[str, Any]) -> bytes:
     return b"{" + head + (b"," + rest[1:] if len(rest) > 2 else b"}")
 
 
+def reply_body(raw: bytes) -> dict[str, Any] | str:
+    """A provider's 200 body, parsed (once, with no model classes): the object, or what is wrong with it."""
+    try:
+        body = json.loads(raw)
+    except ValueError as e:
+        return f"the provider's reply was not JSON ({e}): {raw[:200]!r}"
+    return body if isinstance(body, dict) else f"the provider's reply was JSON but not an object: {raw[:200]!r}"
+
+
+def count(value: object) -> int:
+    """A token count from a reply body: an int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def sdk_timeout_s(settings: Settings) -> float:
     """The SDK client's timeout: past our own deadline, so that ours cancels the request first."""
     return settings.timeout_s + 5.0

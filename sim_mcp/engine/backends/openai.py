@@ -9,8 +9,9 @@ One `AsyncOpenAI` client per backend, on the SDK's aiohttp transport (`DefaultAi
 documented `http_client` hook) with as many pooled connections as `--backend-concurrency`: the default
 httpx pool scans every pooled connection on every request, which at hundreds in flight cost more CPU
 than the rest of the call. Requests go through the SDK's documented `client.post(path, content=...,
-cast_to=...)` with the body encoded here: `create` would transform and re-encode every parameter on
-every call, the static prompt (most of the bytes) included, which the base encodes once.
+cast_to=bytes)`, with the body encoded here and the reply parsed here, once, with no model classes:
+`create` would transform and re-encode every parameter on every call, the static prompt (most of the
+bytes) included, which the base encodes once, and build a `ChatCompletion` of the reply.
 """
 
 from __future__ import annotations
@@ -28,9 +29,19 @@ from openai import (
     DefaultAioHttpClient,
     OpenAIError,
 )
-from openai.types.chat import ChatCompletion
 
-from sim_mcp.engine.backends.llm import Call, ErrorKinds, LLMBackend, Reply, Wire, json_object, json_text, sdk_timeout_s
+from sim_mcp.engine.backends.llm import (
+    Call,
+    ErrorKinds,
+    LLMBackend,
+    Reply,
+    Wire,
+    count,
+    json_object,
+    json_text,
+    reply_body,
+    sdk_timeout_s,
+)
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
@@ -114,10 +125,8 @@ class _OpenAIWire(Wire):
             + json_text(call.user)
             + b"}]"
         )
-        completion = await self._client.post(
-            "/chat/completions", content=json_object(messages, fields), cast_to=ChatCompletion
-        )
-        return _reply(completion)
+        raw = await self._client.post("/chat/completions", content=json_object(messages, fields), cast_to=bytes)
+        return _reply(reply_body(raw))
 
     def form_rejected(self, error: Exception) -> bool:
         """Whether the server refused the request for its response format (not for something else)."""
@@ -151,24 +160,31 @@ def _response_format(form: str, name: str, schema: dict[str, Any]) -> dict[str, 
             return {}
 
 
-def _reply(completion: ChatCompletion) -> Reply:
-    usage = _usage(completion)
-    if not completion.choices:
+def _reply(body: dict[str, Any] | str) -> Reply:
+    """A Chat Completions body (`choices[0].message`, `finish_reason`, `usage`) as a `Reply`."""
+    if isinstance(body, str):
+        return Reply(TokenUsage(), problem=body)
+    usage = _usage(body.get("usage"))
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return Reply(usage, problem="the reply had no choices")
-    choice = completion.choices[0]
-    if choice.finish_reason == "length":
+    choice = choices[0]
+    if choice.get("finish_reason") == "length":
         return Reply(usage, cut_off=True)
-    content = choice.message.content
-    if not content:
-        refusal = choice.message.refusal
+    message = choice.get("message")
+    message = message if isinstance(message, dict) else {}
+    content = message.get("content")
+    if not isinstance(content, str) or not content:
+        refusal = message.get("refusal")
         return Reply(usage, problem=f"the model refused: {refusal}" if refusal else "the reply had no content")
     return Reply(usage, text=content)
 
 
-def _usage(completion: ChatCompletion) -> TokenUsage:
-    usage = completion.usage
-    if usage is None:
+def _usage(usage: object) -> TokenUsage:
+    if not isinstance(usage, dict):
         return TokenUsage()
-    details = usage.prompt_tokens_details
-    cached = details.cached_tokens if details is not None and details.cached_tokens is not None else 0
-    return TokenUsage(input=usage.prompt_tokens, output=usage.completion_tokens, cached=cached)
+    details = usage.get("prompt_tokens_details")
+    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    return TokenUsage(
+        input=count(usage.get("prompt_tokens")), output=count(usage.get("completion_tokens")), cached=cached
+    )
