@@ -87,7 +87,6 @@ class AnthropicBackend(LLMBackend):
 
 
 class _AnthropicWire(Wire):
-    backend = "anthropic"
     provider = "the Anthropic API"
     server = "the Anthropic API"
     url_source = f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE}"

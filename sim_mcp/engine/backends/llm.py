@@ -116,7 +116,6 @@ class ErrorKinds:
 class Wire(ABC):
     """One provider's wire format: what `openai.py` and `anthropic.py` each implement."""
 
-    backend: str
     # How an error names the provider when no base URL is given ("the OpenAI API").
     provider: str
     # How the start-up check names a server at a base URL, and where that URL comes from.
@@ -252,8 +251,12 @@ class LLMBackend(Backend):
             system=prompt.system,
             system_json=system_json,
             user=prompt.user,
-            max_tokens=_pick(settings.max_tokens if settings else None, self._settings.max_tokens),
-            temperature=_pick(settings.temperature if settings else None, self._settings.temperature),
+            max_tokens=self._settings.max_tokens
+            if settings is None or settings.max_tokens is None
+            else settings.max_tokens,
+            temperature=(
+                self._settings.temperature if settings is None or settings.temperature is None else settings.temperature
+            ),
             name="outcome",
             schema=OUTCOME_SCHEMA,
             seed=request.seed,
@@ -436,10 +439,6 @@ def count(value: object) -> int:
 def sdk_timeout_s(settings: Settings) -> float:
     """The SDK client's timeout: past our own deadline, so that ours cancels the request first."""
     return settings.timeout_s + 5.0
-
-
-def _pick(value: Any, default: Any) -> Any:
-    return value if value is not None else default
 
 
 def _retryable_status(status: int) -> bool:

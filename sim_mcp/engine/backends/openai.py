@@ -92,7 +92,6 @@ def _http_client(settings: Settings) -> httpx2.AsyncClient:
 
 
 class _OpenAIWire(Wire):
-    backend = "openai"
     provider = "the OpenAI API"
     server = "the OpenAI-compatible server"
     url_source = "--base-url / SIM_MCP_BASE_URL"
