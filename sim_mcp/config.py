@@ -25,9 +25,9 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     specs: list[Path] = Field(default_factory=lambda: [Path("tool_specs")], description="Spec files or folders.")
-    transport: Literal["stdio", "http"] = "http"
-    host: str = "127.0.0.1"
-    port: int = Field(default=8765, ge=0, le=65535)
+    transport: Literal["stdio", "http"] = Field(default="http", description="Serve over stdio or Streamable HTTP.")
+    host: str = Field(default="127.0.0.1", description="HTTP bind address.")
+    port: int = Field(default=8765, ge=0, le=65535, description="HTTP port (0: any free port).")
     workers: int = Field(
         default=1, ge=1, le=256, description="HTTP server processes sharing the port (sessions need a Redis store)."
     )
@@ -35,15 +35,17 @@ class Settings(BaseModel):
         default=False,
         description="Keep no handshake state in the process (replicas, --workers): clients name sessions in the URL.",
     )
-    store: str = "memory"
+    store: str = Field(default="memory", description="Session store: memory, sqlite:///PATH or redis://HOST:PORT/DB.")
     token: str | None = Field(default=None, description="Bearer token required on HTTP routes but health.")
     allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host headers to accept over HTTP.")
 
-    backend: str = "offline"
-    model: str | None = None
-    base_url: str | None = None
-    temperature: float = Field(default=0.0, ge=0, le=2)
-    max_tokens: int = Field(default=2048, gt=0)
+    backend: str = Field(default="offline", description="Simulator backend: offline, anthropic, openai or replay.")
+    model: str | None = Field(default=None, description="Model name for the LLM backends.")
+    base_url: str | None = Field(
+        default=None, description="Provider URL, e.g. an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."
+    )
+    temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature of the LLM backends.")
+    max_tokens: int = Field(default=2048, gt=0, description="Most tokens an LLM backend may write per call.")
     timeout_s: float = Field(
         default=60.0, gt=0, description="Seconds an LLM request may take; past it, it is cancelled, then retried."
     )
@@ -62,16 +64,16 @@ class Settings(BaseModel):
 
     watch: bool = Field(default=True, description="Reload spec files when they change (hot reload).")
 
-    seed: int = 0
-    max_sessions: int = Field(default=100_000, ge=1)
+    seed: int = Field(default=0, description="Seed of new sessions (the offline simulator and faults draw from it).")
+    max_sessions: int = Field(default=100_000, ge=1, description="Most sessions held at once.")
     session_ttl: float = Field(
         default=0, ge=0, description="Seconds without calls after which a session is deleted; 0 keeps them."
     )
-    max_state_bytes: int = Field(default=1_000_000, gt=0)
+    max_state_bytes: int = Field(default=1_000_000, gt=0, description="Largest world state of one session, as JSON.")
     max_request_bytes: int = Field(default=4 * 1024 * 1024, gt=0, description="Largest HTTP request body accepted.")
     rate_limit: float = Field(default=0, ge=0, description="Tool calls per second per session; 0 for no limit.")
-    log_format: Literal["text", "json"] = "text"
-    max_argument_bytes: int = Field(default=256_000, gt=0)
+    log_format: Literal["text", "json"] = Field(default="text", description="Log lines as text or JSON.")
+    max_argument_bytes: int = Field(default=256_000, gt=0, description="Largest arguments of one call, as JSON.")
     default_session: str = Field(default="default", description="Session of modern-era HTTP calls naming none.")
 
     # Training and evaluation (docs/training.md).

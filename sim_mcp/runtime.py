@@ -1,4 +1,5 @@
-"""Everything a running server holds, built from `Settings`: the catalog, the store, the backend, the simulator."""
+"""The composition root: `Settings` -> catalog, store, backend, simulator, session service, tasks, judge, users,
+curriculum and the after-commit hooks. Transports (`server/`) build on a runtime; nothing here knows them."""
 
 from __future__ import annotations
 
@@ -8,17 +9,15 @@ from types import TracebackType
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cassette import CassetteRecorder
+from sim_mcp.engine.hooks import AfterCommit
 from sim_mcp.engine.sessions import SessionService
-from sim_mcp.engine.simulator import CommitHook, Simulator
+from sim_mcp.engine.simulator import Simulator
 from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy
 from sim_mcp.episodes.rewards import Judge, judge_for
 from sim_mcp.episodes.tasks import Task, load_tasks
 from sim_mcp.episodes.trajectory_writer import TrajectoryWriter
 from sim_mcp.episodes.user import UserSimulator
 from sim_mcp.errors import SpecError
-from sim_mcp.server.limits import RateLimiter
-from sim_mcp.server.metrics import Metrics
-from sim_mcp.server.resources import SessionChanges
 from sim_mcp.specs.registry import Catalog, load_catalog
 from sim_mcp.state.stores import SessionStore, open_store
 
@@ -40,21 +39,18 @@ class Runtime:
         self.catalog = catalog if catalog is not None else load_catalog(*settings.specs)
         self.backend = backend if backend is not None else load_backend(settings)
         self.store = store if store is not None else open_store(settings.store)
-        # After-commit hooks: `--trajectories DIR` and `--record FILE` (docs/training.md); checked here, so a
-        # folder or file that cannot be written fails at start, naming the flag.
+        # The one after-commit path (engine/hooks.py). `--trajectories DIR` and `--record FILE` subscribe here
+        # (docs/training.md), and so do the transports' notifications and metrics; the files are checked now,
+        # so a folder or file that cannot be written fails at start, naming the flag.
+        self.hooks = AfterCommit()
         self.trajectories = TrajectoryWriter(settings.trajectories) if settings.trajectories is not None else None
         self.recorder = CassetteRecorder(settings.record) if settings.record is not None else None
-        hooks: list[CommitHook] = []
-        for hook in (self.trajectories, self.recorder):
-            if hook is not None:
-                hook.check()
-                hooks.append(hook)
-        self.simulator = Simulator(lambda: self.catalog, self.backend, self.store, settings, on_commit=hooks)
+        for writer in (self.trajectories, self.recorder):
+            if writer is not None:
+                writer.check()
+                self.hooks.subscribe(writer)
+        self.simulator = Simulator(lambda: self.catalog, self.backend, self.store, settings, hooks=self.hooks)
         self.sessions = SessionService(self.simulator)
-        # Subscribers to session resources, shared by the MCP server and the control API.
-        self.changes = SessionChanges()
-        self.metrics = Metrics()
-        self.limiter = RateLimiter(settings.rate_limit)
         for error in self.catalog.errors:
             logger.warning("skipped spec: %s", error)
         # Tasks (the `tasks` folders beside the specs) and the judge of those with a rubric (None: offline).
@@ -81,7 +77,6 @@ class Runtime:
         broke keeps its last good version served; sessions keep their state."""
         self.catalog = load_catalog(*self.settings.specs, previous=self.catalog)
         self.load_tasks()
-        self.metrics.reloads.inc()
         for error in self.catalog.errors:
             logger.warning("spec not (re)loaded: %s", error)
         return self.catalog

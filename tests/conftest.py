@@ -1,11 +1,13 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.fake_providers import FakeProvider
+from tests.helpers_server import app_server
 from tests.servers import BUNDLED_SPECS, ServerProcess, running_server
 
 
@@ -46,3 +48,17 @@ def fake(fake_provider_server: FakeProvider) -> FakeProvider:
     fake_provider_server.wait_idle()
     fake_provider_server.reset()
     return fake_provider_server
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """A server on the bundled specs, in this process on a free port, one per test module."""
+    with app_server() as url:
+        yield url
+
+
+@pytest.fixture
+async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client of the module's server (`base_url`)."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+        yield client

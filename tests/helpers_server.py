@@ -43,7 +43,7 @@ def app_server(**overrides: Any) -> Iterator[str]:
     app = create_app(settings)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     # As `sim-mcp serve` runs it: open event streams of the web UI end when the server shuts down.
-    server = ShutdownAwareServer(config, on_shutdown=app.state.runtime.changes.live.close)
+    server = ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

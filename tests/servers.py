@@ -18,6 +18,19 @@ REPO = Path(__file__).resolve().parents[1]
 BUNDLED_SPECS = REPO / "tool_specs"
 CORPUS = REPO.parent / "shared" / "specs-corpus"
 
+# A small environment whose results an LLM backend decides (the LLM and replay tests script them).
+NOTES_SPEC = """
+name: notes
+instructions: Notes have ids n1, n2, ... in order of creation.
+initial_state: {notes: {}}
+tools:
+  - name: create_note
+    input_schema: {type: object, properties: {text: {type: string}}, required: [text]}
+    output_schema: {type: object, properties: {id: {type: string}, text: {type: string}}, required: [id, text]}
+  - name: get_note
+    input_schema: {type: object, properties: {note_id: {type: string}}, required: [note_id]}
+"""
+
 
 def free_port() -> int:
     with socket.socket() as sock:

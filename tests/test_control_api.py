@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +17,6 @@ from tests.servers import BUNDLED_SPECS, running_server
 pytest_plugins = ["tests.fixtures_redis"]
 
 INITIAL_TICKETS = {"T-1001", "T-1002", "T-1003", "T-1004", "T-1005"}
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
-
-
-@pytest.fixture
-async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 async def create(http: httpx.AsyncClient, **body: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from mcp.client import Client
 from sim_mcp.config import Settings
 from sim_mcp.engine.schema_data import generate
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
 from tests.servers import CORPUS
@@ -26,7 +27,7 @@ async def test_corpus_file_is_served_and_every_tool_answers(path: Path) -> None:
     assert catalog.errors == (), catalog.errors
     (environment,) = catalog.environments.values()
     async with Runtime(Settings(specs=[path]), catalog=catalog) as runtime:
-        server = build_mcp_server(runtime.simulator, SessionRouting(process_session="corpus"))
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="corpus"))
         async with Client(server) as client:
             listed = await client.list_tools()
             assert [tool.name for tool in listed.tools] == [tool.name for tool in environment.tools]

@@ -10,8 +10,9 @@ import pytest
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
-from sim_mcp.episodes.fidelity import load_scenarios, render_report, run_benchmark
+from sim_mcp.episodes.fidelity import BenchmarkReport, RulesMode, Scenario, load_scenarios, render_report, run_benchmark
 from sim_mcp.errors import ConfigError
+from sim_mcp.runtime import Runtime
 from tests.fake_providers import FakeProvider, reply_outcome
 from tests.servers import BUNDLED_SPECS, REPO
 
@@ -38,7 +39,7 @@ def test_every_bundled_environment_has_a_scenario() -> None:
 async def test_bundled_scenarios_score_100_percent_offline(path: Path) -> None:
     scenarios, errors = load_scenarios(path)
     assert errors == []
-    report = await run_benchmark(offline(), scenarios)
+    report = await bench(offline(), scenarios)
     (scenario,) = report.scenarios
     failures = [f"step {r.step + 1} {r.call}: {r.name}: {r.detail}" for r in scenario.results if not r.passed]
     assert failures == []
@@ -52,7 +53,7 @@ async def test_bundled_scenarios_score_100_percent_offline(path: Path) -> None:
 
 async def test_rules_count_when_asked_and_the_offline_backend_misses_them() -> None:
     scenarios, _ = load_scenarios(SCENARIOS / "bank.yaml")
-    report = await run_benchmark(offline(), scenarios, rules="always")
+    report = await bench(offline(), scenarios, rules="always")
     missed = [result for result in report.scenarios[0].results if not result.passed]
     assert report.rules is True
     assert 0 < report.score < 1
@@ -111,7 +112,7 @@ steps:
 async def test_templates_fill_args_and_expectations(tmp_path: Path) -> None:
     scenarios, errors = load_scenarios(write(tmp_path / "templated.yaml", TEMPLATED))
     assert errors == []
-    report = await run_benchmark(offline(), scenarios)
+    report = await bench(offline(), scenarios)
     results = report.scenarios[0].results
     by_step: dict[int, list[Any]] = {}
     for result in results:
@@ -162,7 +163,7 @@ async def test_unknown_tools_and_environments_stop_the_run(tmp_path: Path) -> No
     write(tmp_path / "b.yaml", "env: nowhere\nsteps: [{call: get_ticket}]\n")
     scenarios, _ = load_scenarios(tmp_path)
     with pytest.raises(ConfigError) as raised:
-        await run_benchmark(offline(), scenarios)
+        await bench(offline(), scenarios)
     assert "a.yaml: steps[0].call: unknown tool 'fly_to_moon' in environment 'tickets': expected one of" in str(
         raised.value
     )
@@ -199,7 +200,7 @@ async def test_an_inconsistent_provider_scores_lower_without_crashing(fake: Fake
         provider_retries=0,
     )
     scenarios, _ = load_scenarios(SCENARIOS / "tickets.yaml")
-    report = await run_benchmark(settings, scenarios)
+    report = await bench(settings, scenarios)
     (scenario,) = report.scenarios
     assert report.rules is True  # a backend with a model: the instructions' rules count
     results = scenario.results
@@ -214,3 +215,8 @@ async def test_an_inconsistent_provider_scores_lower_without_crashing(fake: Fake
     assert any(result.detail.startswith("not called: {{steps.comment.result.id}}") for result in results)
     assert scenario.tokens.input == 200  # the two replies the provider gave
     assert "not met" in render_report(report)
+
+
+async def bench(settings: Settings, scenarios: list[Scenario], *, rules: RulesMode = "auto") -> BenchmarkReport:
+    async with Runtime(settings) as runtime:
+        return await run_benchmark(runtime.sessions, scenarios, rules=rules)

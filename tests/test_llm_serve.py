@@ -10,19 +10,8 @@ import pytest
 from mcp.client import Client
 
 from tests.fake_providers import FakeProvider, reply_outcome, reply_text
+from tests.servers import NOTES_SPEC as NOTES
 from tests.servers import ServerProcess, free_port, serve_command
-
-NOTES = """
-name: notes
-instructions: Notes have ids n1, n2, ... in order of creation.
-initial_state: {notes: {}}
-tools:
-  - name: create_note
-    input_schema: {type: object, properties: {text: {type: string}}, required: [text]}
-    output_schema: {type: object, properties: {id: {type: string}, text: {type: string}}, required: [id, text]}
-  - name: get_note
-    input_schema: {type: object, properties: {note_id: {type: string}}, required: [note_id]}
-"""
 
 
 def serve(tmp_path: Path, backend: str, base_url: str | None, env: dict[str, str]) -> ServerProcess:

@@ -18,21 +18,14 @@ from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
 from tests.fake_providers import FakeProvider, reply_outcome, reply_text
 from tests.helpers_server import NEW_TICKET, app_server
-from tests.servers import BUNDLED_SPECS
+from tests.servers import BUNDLED_SPECS, NOTES_SPEC
 
-NOTES = """
-name: notes
-instructions: Notes have ids n1, n2, ... in order of creation.
-initial_state: {notes: {}}
-tools:
-  - name: create_note
-    input_schema: {type: object, properties: {text: {type: string}}, required: [text]}
-    output_schema: {type: object, properties: {id: {type: string}, text: {type: string}}, required: [id, text]}
-  - name: get_note
-    input_schema: {type: object, properties: {note_id: {type: string}}, required: [note_id]}
-  - name: random_fact
+NOTES = (
+    NOTES_SPEC
+    + """  - name: random_fact
     input_schema: {type: object, properties: {}}
 """
+)
 
 MILK = {"id": "n1", "text": "buy milk"}
 EGGS = {"id": "n2", "text": "buy eggs"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -19,22 +19,17 @@ from mcp.shared.exceptions import MCPError
 
 from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.resources import EVENTS_URI, STATE_URI
-from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
+from tests.helpers_server import ERAS, NEW_TICKET, mcp_client, ticket
 from tests.servers import BUNDLED_SPECS
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
 
 
 @asynccontextmanager
 async def in_memory_client(mode: str) -> AsyncIterator[Client]:
     async with Runtime(Settings(specs=[BUNDLED_SPECS])) as runtime:
-        server = build_mcp_server(runtime.simulator, SessionRouting(process_session="memory"), runtime.changes)
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="memory"))
         async with Client(server, mode=mode) as client:
             yield client
 

@@ -4,7 +4,6 @@ MCP calls, and the LLM judge through the fake provider."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -315,18 +314,6 @@ def test_cli_check_validates_task_files(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 # --- /evaluate over HTTP after real MCP calls ------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
-
-
-@pytest.fixture
-async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 async def test_tasks_are_listed(http: httpx.AsyncClient) -> None:

@@ -14,6 +14,7 @@ from mcp.client import Client
 
 from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from tests.servers import BUNDLED_SPECS, ServerProcess, stdio_parameters
 
@@ -25,7 +26,7 @@ NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "
 async def in_memory_client(mode: str) -> AsyncIterator[Client]:
     settings = Settings(specs=[BUNDLED_SPECS])
     async with Runtime(settings) as runtime:
-        server = build_mcp_server(runtime.simulator, SessionRouting(process_session="memory"))
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="memory"))
         async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
             yield client
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -67,12 +67,6 @@ async def browser() -> AsyncIterator[Browser]:
             yield chromium
         finally:
             await chromium.close()
-
-
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
 
 
 async def open_page(browser: Browser, url: str, width: int = WIDTHS["desktop"]) -> Page:

@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from sim_mcp.server.live import LiveFeed, TooManyWatchers
-from sim_mcp.state.diff import changes, diff_lines, rebuild, same_json
+from sim_mcp.state.diff import changes, diff_lines, rebuild
+from sim_mcp.state.values import json_equal
 from tests.helpers_server import NEW_TICKET, app_server, mcp_client
 from tests.servers import BUNDLED_SPECS
 
@@ -26,21 +27,9 @@ SCRIPT_TITLE = "<script>document.title='pwned'</script><img src=x onerror=alert(
 
 
 @pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    with app_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
 def token_url() -> Iterator[str]:
     with app_server(token=TOKEN) as url:
         yield url
-
-
-@pytest.fixture
-async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
-        yield client
 
 
 async def call(base_url: str, session: str, tool: str, arguments: dict[str, Any], env: str = "tickets") -> None:
@@ -411,8 +400,8 @@ def test_changes_and_marked_lines() -> None:
     few, left_out = diff_lines(before, after, max_lines=3)
     assert len(few) == 3
     assert left_out > 0
-    assert same_json({"x": [1, {"y": None}]}, {"x": [1, {"y": None}]})
-    assert not same_json(1, True)
-    assert not same_json(1, 1.0)
-    assert not same_json({"a": 1}, {"a": 1, "b": 2})
+    assert json_equal({"x": [1, {"y": None}]}, {"x": [1, {"y": None}]})
+    assert not json_equal(1, True)
+    assert not json_equal(1, 1.0)
+    assert not json_equal({"a": 1}, {"a": 1, "b": 2})
     assert changes({"a/b": {"~": 1}}, {"a/b": {"~": 2}})[0].path == "/a~1b/~0"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -26,10 +26,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sim_mcp.engine.cache import cache_key
 from sim_mcp.engine.contract import Outcome
+from sim_mcp.engine.hooks import Change, Commit
 from sim_mcp.errors import ConfigError
-
-if TYPE_CHECKING:
-    from sim_mcp.engine.simulator import Commit
 
 __all__ = ["CassetteEntry", "CassetteRecorder", "read_cassette"]
 
@@ -74,11 +72,10 @@ def read_cassette(path: Path) -> list[CassetteEntry]:
 
 
 class CassetteRecorder:
-    """An `on_commit` hook appending each committed backend outcome to a cassette (`--record FILE`)."""
+    """An after-commit subscriber appending each committed backend outcome to a cassette (`--record FILE`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.recorded = 0
         self._lock = anyio.Lock()
 
     def check(self) -> None:
@@ -90,10 +87,10 @@ class CassetteRecorder:
         except OSError as e:
             raise ConfigError(f"--record {self.path}: cannot write it: {e.strerror or e}") from e
 
-    async def __call__(self, commit: Commit) -> None:
-        request = commit.request
-        if commit.outcome is None or request is None:
+    async def __call__(self, commit: Change) -> None:
+        if not isinstance(commit, Commit) or commit.outcome is None or commit.request is None:
             return
+        request = commit.request
         entry = CassetteEntry(
             key=cache_key(request),
             environment=request.environment.name,
@@ -106,7 +103,6 @@ class CassetteRecorder:
         line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")) + "\n"
         async with self._lock:  # sessions commit concurrently; their lines must not interleave
             await anyio.to_thread.run_sync(_append, self.path, line)
-            self.recorded += 1
 
 
 def _append(path: Path, text: str) -> None:

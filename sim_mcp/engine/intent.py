@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from sim_mcp.state.values import pointer
+
 
 class Action(Enum):
     CREATE = "create"
@@ -98,7 +100,7 @@ class Collection:
 
     @property
     def pointer(self) -> str:
-        return "".join("/" + escape_pointer(part) for part in self.path)
+        return pointer(self.path)
 
     @property
     def key(self) -> str:
@@ -168,10 +170,6 @@ def is_collection(value: Any) -> bool:
     if isinstance(value, list):
         return all(isinstance(item, dict) for item in value)
     return False
-
-
-def escape_pointer(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
 
 
 def _normal(key: str) -> str:

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from jsonpointer import escape
+
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.specs.model import Environment, ToolSpec
 
@@ -210,7 +212,7 @@ def _touched(state: Any, arguments: dict[str, Any]) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     if isinstance(state, dict):
         # An argument named like a top-level key (e.g. "cart") touches that part.
-        found += [("/" + _escape(key), state[key]) for key in arguments if key in state]
+        found += [("/" + escape(key), state[key]) for key in arguments if key in state]
     if needles:
         found += list(_matches(state, "", needles, root=True))
     result: list[tuple[str, Any]] = []
@@ -243,7 +245,7 @@ def _matches(node: Any, pointer: str, needles: set[str], *, root: bool = False) 
         return
     if isinstance(node, dict):
         for key, value in node.items():
-            child = f"{pointer}/{_escape(str(key))}"
+            child = f"{pointer}/{escape(str(key))}"
             if str(key).casefold() in needles:
                 yield child, value
             else:
@@ -290,10 +292,6 @@ def _bounded(value: Any, limit: int = EVENT_VALUE_CHARS) -> Any:
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... <truncated: {len(text):,} characters in all>"
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _dump(value: Any) -> str:

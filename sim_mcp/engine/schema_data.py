@@ -14,7 +14,7 @@ import re
 from re import _parser as re_parser  # type: ignore[attr-defined]
 from typing import Any
 
-from sim_mcp.specs.schema import compile_schema
+from jsonpointer import unescape
 
 _MAX_DEPTH = 8
 _FORMAT_SAMPLES = {
@@ -212,7 +212,7 @@ def resolve_ref(root: dict[str, Any], ref: str) -> Any:
     for part in ref.lstrip("#").strip("/").split("/"):
         if not part:
             continue
-        part = part.replace("~1", "/").replace("~0", "~")
+        part = unescape(part)
         if not isinstance(node, dict) or part not in node:
             return {}
         node = node[part]
@@ -241,7 +241,3 @@ def merge_all_of(schema: dict[str, Any], resolve: Any) -> dict[str, Any]:
 def generate(schema: dict[str, Any], seed: int | str) -> Any:
     """A value valid for `schema` (best effort), the same for the same seed."""
     return SchemaDataGenerator(schema, random.Random(str(seed))).generate(schema)
-
-
-def fits(value: Any, schema: dict[str, Any]) -> bool:
-    return compile_schema(schema).is_valid(value)

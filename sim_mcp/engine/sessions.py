@@ -31,6 +31,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from sim_mcp.engine.hooks import Lifecycle, LifecycleAction
 from sim_mcp.engine.simulator import Simulator
 from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExceeded, SessionNotFound
 from sim_mcp.state.session import Event, SessionRecord, Snapshot, TokenUsage, new_session_id
@@ -83,6 +84,7 @@ class SessionService:
                 task=task,
             )
             await self.simulator.store.put(record, [])
+            await self._emit(session_id, "created", record)
         return record
 
     async def list(self) -> builtins.list[SessionRecord]:
@@ -126,6 +128,7 @@ class SessionService:
                     }
                 )
                 await self.simulator.store.put(updated, [])
+                await self._emit(session_id, "reset", updated)
                 return updated
             if snapshot not in record.snapshots:
                 raise InvalidSessionInput(
@@ -145,6 +148,7 @@ class SessionService:
                 }
             )
             await self.simulator.store.put(updated, saved.events)
+            await self._emit(session_id, "reset", updated)
             return updated
 
     async def snapshot(self, session_id: str, name: str) -> SessionRecord:
@@ -167,6 +171,7 @@ class SessionService:
                 }
             )
             await self.simulator.store.put(updated)
+            await self._emit(session_id, "snapshot", updated)
             return updated
 
     async def fork(self, session_id: str, *, new_id: str | None = None) -> SessionRecord:
@@ -188,12 +193,14 @@ class SessionService:
                 update={"id": new_id, "forked_from": source.id, "created_at": now, "updated_at": now}, deep=True
             )
             await self.simulator.store.put(fork, events)
+            await self._emit(new_id, "forked", fork)
         return fork
 
     async def delete(self, session_id: str) -> None:
         async with self.simulator.store.lock(session_id):
             if not await self.simulator.store.delete(session_id):
                 raise SessionNotFound(session_id)
+            await self._emit(session_id, "deleted", None)
 
     async def expire_idle(self, ttl: float, *, now: float | None = None) -> builtins.list[str]:
         """Delete sessions unused for more than `ttl` seconds; the ids deleted."""
@@ -207,8 +214,19 @@ class SessionService:
                 current = await self.simulator.store.get(record.id)
                 if current is not None and now - current.updated_at > ttl:
                     await self.simulator.store.delete(record.id)
+                    await self._emit(record.id, "expired", None)
                     expired.append(record.id)
         return expired
+
+    async def record_evaluation(self, record: SessionRecord, evaluation: dict[str, Any]) -> SessionRecord:
+        """Store `evaluation` as the session's latest; the caller holds the lock and read `record` under it."""
+        updated = record.model_copy(update={"evaluation": evaluation})
+        await self.simulator.store.put(updated)
+        await self._emit(record.id, "evaluated", updated)
+        return updated
+
+    async def _emit(self, session_id: str, action: LifecycleAction, record: SessionRecord | None) -> None:
+        await self.simulator.hooks.emit(Lifecycle(session_id, action, record))
 
     async def _check_room(self, session_id: str) -> None:
         limit = self.simulator.settings.max_sessions

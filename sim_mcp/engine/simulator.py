@@ -10,7 +10,7 @@ import copy
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,6 +22,7 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
+from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
 from sim_mcp.errors import BackendError, SessionLimitExceeded
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
@@ -50,24 +51,6 @@ class CallResult:
         return result_text(self.result)
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
-    """A call just committed, as `on_commit` hooks see it."""
-
-    record: SessionRecord  # the session after the call
-    event: Event
-    # What the backend was (or would have been) asked: the state before the call; None for an event that is
-    # no tool call (a message of the conversation with the simulated user).
-    request: SimulationRequest | None
-    # The backend's outcome that passed the checks; None when the simulator answered by itself (no valid
-    # outcome could be had, or an error or timeout fault), and for messages.
-    outcome: Outcome | None
-
-
-CommitHook = Callable[[Commit], Awaitable[None]]
-"""Called after each commit, under the session's lock (so in commit order per session); its errors are logged."""
-
-
 class Simulator:
     """Answers tool calls for any session, through one backend, keeping state in one store."""
 
@@ -78,13 +61,14 @@ class Simulator:
         store: SessionStore,
         settings: Settings,
         *,
-        on_commit: Sequence[CommitHook] = (),
+        hooks: AfterCommit | None = None,
     ) -> None:
         self._catalog = catalog
         self.backend = backend
         self.store = store
         self.settings = settings
-        self.on_commit = list(on_commit)
+        # Every effect of a committed call subscribes here (engine/hooks.py).
+        self.hooks = hooks if hooks is not None else AfterCommit()
         self._faults = server_faults(settings)
 
     @property
@@ -97,12 +81,9 @@ class Simulator:
         """Answer one call in `session_id`; `scope` limits the tools to one environment."""
         arguments = {} if arguments is None else arguments
         tool = self.catalog.tool(tool_name, scope)
-        if tool is None and scope is None:
-            # A session bound to one environment knows its tools by their plain names, even on `/mcp`.
-            record = await self.store.get(session_id)
-            if record is not None and record.environment is not None:
-                scope = record.environment
-                tool = self.catalog.tool(tool_name, scope)
+        if tool is None and scope is None:  # a caller that has not resolved the session's binding
+            scope = bound_scope(await self.store.get(session_id), None)
+            tool = self.catalog.tool(tool_name, scope) if scope is not None else None
         if tool is None:
             return refusal("unknown_tool", self._unknown_tool_message(tool_name, scope))
         if (problem := self._argument_problem(tool, arguments)) is not None:
@@ -137,34 +118,79 @@ class Simulator:
         return SessionRecord(id=session_id, environment=scope, seed=self.settings.seed)
 
     async def _simulate_and_commit(self, record: SessionRecord, tool: Tool, arguments: dict[str, Any]) -> CallResult:
-        environment = tool.environment
-        world = self.world_of(record, environment.name)
+        request = await self._request(record, tool, arguments)
+        started = time.perf_counter()
+        fault = self._fault(record, tool)
+        if fault.delay_ms > 0:
+            await anyio.sleep(fault.delay_ms / 1000)
+        answered = (
+            _Answer(None, request.state, TokenUsage(), [])
+            if fault.kind in ("error", "timeout")
+            else await self._answer(request, tool)
+        )
+        latency_ms = (time.perf_counter() - started) * 1000
+        kind, outcome, new_world = _settle(answered, fault, request.state)
+        event = Event(
+            seq=record.event_count + 1,
+            at=time.time(),
+            environment=tool.environment.name,
+            tool=tool.name,
+            arguments=arguments,
+            result=outcome.result,
+            is_error=outcome.is_error,
+            state_patch=outcome.state_patch,
+            backend=self.backend.name,
+            latency_ms=round(latency_ms, 3),
+            tokens=answered.usage,
+            note=outcome.note,
+            fault=fault.kind if kind == "fault" else None,
+        )
+        updated = record.model_copy(
+            update={
+                "worlds": {**record.worlds, tool.environment.name: new_world},
+                "updated_at": event.at,
+                "event_count": event.seq,
+                "error_count": record.error_count + int(outcome.is_error),
+                "tokens": record.tokens + answered.usage,
+            }
+        )
+        # Once the outcome exists, committing it is not abandoned half-way by a cancelled client.
+        with anyio.CancelScope(shield=True):
+            await self.store.commit(updated, event)
+            await self.hooks.emit(Commit(updated, event, request, answered.outcome, kind))
+        structured = (
+            tool.spec.output_schema is not None
+            and not outcome.is_error
+            and isinstance(outcome.result, dict)
+            and event.fault is None
+        )
+        return CallResult(outcome.result, outcome.is_error, structured, event, kind)
+
+    async def _request(self, record: SessionRecord, tool: Tool, arguments: dict[str, Any]) -> SimulationRequest:
+        """What the backend is shown: the state of the tool's environment and the recent calls."""
         history = self.settings.history_events
         recent = await self.store.events(record.id, last=history) if history else []
         # Injected faults are the simulator's doing, not the world's: the backend is not shown them; nor the
-        # conversation with the simulated user, which is no call.
+        # conversation with the simulated user, which is no call; nor outcomes that never applied.
         recent = [event for event in recent if event.fault is None and event.kind == "tool_call"]
-        request = SimulationRequest(
-            environment=environment,
+        return SimulationRequest(
+            environment=tool.environment,
             tool=tool.spec,
             arguments=arguments,
-            state=world,
+            state=self.world_of(record, tool.environment.name),
             recent_events=recent,
             session_id=record.id,
             seed=record.seed,
             sequence=record.event_count,
             output_validator=tool.output_validator,
         )
-        started = time.perf_counter()
-        fault = self._fault(record, tool)
-        if fault.delay_ms > 0:
-            await anyio.sleep(fault.delay_ms / 1000)
+
+    async def _answer(self, request: SimulationRequest, tool: Tool) -> _Answer:
+        """Ask the backend until an outcome passes the checks (at most `max_attempts` times), feeding each
+        rejection back; the outcome and the state after it, or none and why."""
         usage = TokenUsage()
         problems: list[str] = []
-        outcome: Outcome | None = None
-        new_world: Any = world
-        attempts = 0 if fault.kind in ("error", "timeout") else self.settings.max_attempts
-        for _ in range(attempts):
+        for _ in range(self.settings.max_attempts):
             try:
                 candidate = await self.backend.simulate(request)
             except InvalidOutcome as e:
@@ -175,69 +201,13 @@ class Simulator:
                 break
             else:
                 usage = usage + candidate.usage
-                checked = self._check(candidate, tool, world)
-                if isinstance(checked, str):
-                    problems.append(checked)
-                    self.backend.forget(request)  # a cached outcome that failed the checks must not come back
-                else:
-                    outcome, new_world = candidate, checked
-                    break
+                checked = self.check(candidate, tool, request.state)
+                if isinstance(checked, Applied):
+                    return _Answer(candidate, checked.state, usage, problems)
+                problems.append(checked.reason)
+                self.backend.forget(request)  # a cached outcome that failed the checks must not come back
             request = replace(request, feedback=list(problems))
-        latency_ms = (time.perf_counter() - started) * 1000
-        checked = outcome
-        kind = "ok" if outcome is not None and not outcome.is_error else "error"
-        if fault.kind in ("error", "timeout"):
-            kind = "fault"
-            outcome = Outcome(result=fault.message, is_error=True, note=f"injected fault: {fault.kind}")
-        elif outcome is None:
-            kind = "failed"
-            message = f"the simulator could not produce a valid result: {problems[-1] if problems else 'no answer'}"
-            outcome = Outcome(result=message, is_error=True, note="; ".join(problems))
-            new_world = world
-        elif fault.kind == "malformed":
-            kind = "fault"
-            full = result_text(outcome.result)
-            cut = truncated(full, fault.keep)
-            note = (
-                f"injected fault: malformed (the result arrived cut off after {len(cut)} of {len(full)} characters; "
-                "the call itself was carried out)"
-            )
-            outcome = outcome.model_copy(update={"result": cut, "is_error": False, "note": note})
-        event = Event(
-            seq=record.event_count + 1,
-            at=time.time(),
-            environment=environment.name,
-            tool=tool.name,
-            arguments=arguments,
-            result=outcome.result,
-            is_error=outcome.is_error,
-            state_patch=outcome.state_patch,
-            backend=self.backend.name,
-            latency_ms=round(latency_ms, 3),
-            tokens=usage,
-            note=outcome.note,
-            fault=fault.kind if kind == "fault" else None,
-        )
-        updated = record.model_copy(
-            update={
-                "worlds": {**record.worlds, environment.name: new_world},
-                "updated_at": event.at,
-                "event_count": event.seq,
-                "error_count": record.error_count + int(outcome.is_error),
-                "tokens": record.tokens + usage,
-            }
-        )
-        # Once the outcome exists, committing it is not abandoned half-way by a cancelled client.
-        with anyio.CancelScope(shield=True):
-            await self.store.commit(updated, event)
-            await self._committed(Commit(updated, event, request, checked))
-        structured = (
-            tool.spec.output_schema is not None
-            and not outcome.is_error
-            and isinstance(outcome.result, dict)
-            and event.fault is None
-        )
-        return CallResult(outcome.result, outcome.is_error, structured, event, kind)
+        return _Answer(None, request.state, usage, problems)
 
     async def commit_events(self, record: SessionRecord, events: Sequence[Event]) -> SessionRecord:
         """Append events that are no tool calls (the conversation with the simulated user) to a session, as
@@ -256,7 +226,7 @@ class Simulator:
                     }
                 )
                 await self.store.commit(updated, event)
-                await self._committed(Commit(updated, event, None, None))
+                await self.hooks.emit(Commit(updated, event, None, None, "message"))
         return updated
 
     def _fault(self, record: SessionRecord, tool: Tool) -> FaultDecision:
@@ -274,38 +244,24 @@ class Simulator:
             tool=tool.name,
         )
 
-    async def _committed(self, commit: Commit) -> None:
-        for hook in self.on_commit:
-            try:
-                await hook(commit)
-            except Exception as e:  # the call is committed: report, and let the other hooks run
-                logger.error(
-                    "after-commit hook %s failed for session %r, event %d: %s: %s",
-                    getattr(hook, "__qualname__", type(hook).__name__),
-                    commit.record.id,
-                    commit.event.seq,
-                    type(e).__name__,
-                    e,
-                )
-
-    def _check(self, outcome: Outcome, tool: Tool, world: Any) -> Any:
-        """The state after the outcome's patch, or a message saying why the outcome is unusable."""
+    def check(self, outcome: Outcome, tool: Tool, world: Any) -> Applied | Rejected:
+        """The state after the outcome's patch, or why the outcome is unusable (state untouched either way)."""
         validator = None if outcome.is_error else tool.output_validator
         if validator is not None and (problem := value_problem(outcome.result, validator, "result")) is not None:
-            return f"the result does not match the tool's output schema: {problem}"
+            return Rejected(f"the result does not match the tool's output schema: {problem}")
         if not outcome.state_patch:
-            return world  # unchanged, so no bigger than it was
+            return Applied(world)  # unchanged, so no bigger than it was
         try:
             new_world = apply_patch(world, outcome.state_patch)
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError, IndexError) as e:
-            return f"state_patch does not apply to the state: {e}"
+            return Rejected(f"state_patch does not apply to the state: {e}")
         size = len(json.dumps(new_world, separators=(",", ":"), default=str))
         if size > self.settings.max_state_bytes:
-            return (
+            return Rejected(
                 f"the state would grow to {size} bytes, over the limit of {self.settings.max_state_bytes} "
                 "(--max-state-bytes / SIM_MCP_MAX_STATE_BYTES)"
             )
-        return new_world
+        return Applied(new_world)
 
     def _argument_problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         size = len(json.dumps(arguments, separators=(",", ":"), default=str))
@@ -327,6 +283,59 @@ class Simulator:
         )
 
 
+def bound_scope(record: SessionRecord | None, scope: str | None) -> str | None:
+    """The environment a request works in: the one it names (`/mcp/{env}`), else the session's own (a session
+    bound to one environment knows its tools by their plain names, even on `/mcp`), else all of them."""
+    if scope is not None or record is None:
+        return scope
+    return record.environment
+
+
 def refusal(kind: str, message: str) -> CallResult:
     """A call turned away before simulation: an error result, no event, the session untouched."""
     return CallResult(message, is_error=True, kind=kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """An outcome that passed the checks: the world state after its patch (any JSON value, a string too)."""
+
+    state: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An outcome that failed the checks, and why (fed back to the backend on the next attempt)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """What asking the backend came to: the checked outcome (None if none passed) and the state after it."""
+
+    outcome: Outcome | None
+    state: Any
+    usage: TokenUsage
+    problems: list[str]
+
+
+def _settle(answered: _Answer, fault: FaultDecision, world: Any) -> tuple[CallKind, Outcome, Any]:
+    """The outcome the session commits, its kind and the state after it: the checked outcome, or the
+    simulator's own answer for a fault or when no valid outcome could be had (state unchanged)."""
+    outcome = answered.outcome
+    if fault.kind in ("error", "timeout"):
+        return "fault", Outcome(result=fault.message, is_error=True, note=f"injected fault: {fault.kind}"), world
+    if outcome is None:
+        problems = answered.problems
+        message = f"the simulator could not produce a valid result: {problems[-1] if problems else 'no answer'}"
+        return "failed", Outcome(result=message, is_error=True, note="; ".join(problems)), world
+    if fault.kind == "malformed":
+        full = result_text(outcome.result)
+        cut = truncated(full, fault.keep)
+        note = (
+            f"injected fault: malformed (the result arrived cut off after {len(cut)} of {len(full)} characters; "
+            "the call itself was carried out)"
+        )
+        return "fault", outcome.model_copy(update={"result": cut, "is_error": False, "note": note}), answered.state
+    return ("error" if outcome.is_error else "ok"), outcome, answered.state

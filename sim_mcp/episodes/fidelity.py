@@ -47,11 +47,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from sim_mcp.config import Settings
+from sim_mcp.engine.sessions import SessionService
 from sim_mcp.episodes.rewards import json_matches, run_check
 from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError
-from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import Catalog
@@ -309,25 +308,26 @@ class BenchmarkReport:
 
 
 async def run_benchmark(
-    settings: Settings, scenarios: Sequence[Scenario], *, rules: RulesMode = "auto"
+    sessions: SessionService, scenarios: Sequence[Scenario], *, rules: RulesMode = "auto"
 ) -> BenchmarkReport:
-    """Run every scenario, each in a fresh session, through the simulator and the backend of `settings`."""
-    async with Runtime(settings) as runtime:
-        errors = check_scenarios(scenarios, runtime.catalog)
-        if errors:
-            raise ConfigError("invalid scenarios:\n" + "\n".join(f"  {error}" for error in errors))
-        with_rules = rules == "always" or (rules == "auto" and runtime.backend.can_complete())
-        report = BenchmarkReport(runtime.backend.name, runtime.backend.model, with_rules)
-        for scenario in scenarios:
-            report.scenarios.append(await run_scenario(runtime, scenario, rules=with_rules))
+    """Run every scenario, each in a fresh session, through the simulator (and its backend) behind `sessions`."""
+    simulator = sessions.simulator
+    errors = check_scenarios(scenarios, simulator.catalog)
+    if errors:
+        raise ConfigError("invalid scenarios:\n" + "\n".join(f"  {error}" for error in errors))
+    backend = simulator.backend
+    with_rules = rules == "always" or (rules == "auto" and backend.can_complete())
+    report = BenchmarkReport(backend.name, backend.model, with_rules)
+    for scenario in scenarios:
+        report.scenarios.append(await run_scenario(sessions, scenario, rules=with_rules))
     return report
 
 
-async def run_scenario(runtime: Runtime, scenario: Scenario, *, rules: bool) -> ScenarioReport:
+async def run_scenario(sessions: SessionService, scenario: Scenario, *, rules: bool) -> ScenarioReport:
     """One scenario in a new session of its environment (deleted afterwards)."""
     report = ScenarioReport(scenario.name, scenario.env, scenario.source, steps=len(scenario.steps))
     session_id = f"fidelity-{scenario.name}-{secrets.token_hex(4)}"[:128]
-    await runtime.sessions.create(env=scenario.env, state=scenario.state, session_id=session_id)
+    await sessions.create(env=scenario.env, state=scenario.state, session_id=session_id)
     outcomes: dict[str, dict[str, Any]] = {}
     try:
         for index, step in enumerate(scenario.steps):
@@ -343,7 +343,7 @@ async def run_scenario(runtime: Runtime, scenario: Scenario, *, rules: bool) -> 
                 for expectation, rule in expectations:
                     report.results += _not_run(index, step.call, expectation, rule, f"not called: {e}")
                 continue
-            called = await runtime.simulator.call(session_id, step.call, arguments, scope=scenario.env)
+            called = await sessions.simulator.call(session_id, step.call, arguments, scope=scenario.env)
             if called.event is not None:
                 report.tokens = report.tokens + called.event.tokens
                 report.latencies_ms.append(called.event.latency_ms)
@@ -352,11 +352,11 @@ async def run_scenario(runtime: Runtime, scenario: Scenario, *, rules: bool) -> 
             outcome = {"result": called.result, "is_error": called.is_error, "args": arguments}
             if step.id is not None:
                 outcomes[step.id] = outcome
-            state = runtime.sessions.state_of(await runtime.sessions.get(session_id))
+            state = sessions.state_of(await sessions.get(session_id))
             for expectation, rule in expectations:
                 report.results += _judge_step(index, step.call, expectation, rule, outcome, state, outcomes)
     finally:
-        await runtime.sessions.delete(session_id)
+        await sessions.delete(session_id)
     return report
 
 

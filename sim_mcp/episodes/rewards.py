@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from jsonpointer import escape
 from pydantic import BaseModel, Field
 
 from sim_mcp.engine.backends import Backend
@@ -36,6 +36,7 @@ from sim_mcp.errors import InvalidSessionInput, SpecError
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import type_name, value_problem
 from sim_mcp.state.session import Event, TokenUsage
+from sim_mcp.state.values import json_equal, pointer_parts
 
 __all__ = [
     "CheckResult",
@@ -45,7 +46,6 @@ __all__ = [
     "LlmJudge",
     "evaluate",
     "evaluate_session",
-    "json_equal",
     "json_matches",
     "judge_for",
     "resolve_pointer",
@@ -126,7 +126,7 @@ def _run(check: Check, document: Any) -> tuple[bool, str]:
         return False, f"{missing or 'nothing found'}; expected a value that {kind} {_show(expected)}"
 
     def test(value: Any) -> bool:
-        return json_equal(value, expected) if kind == "equals" else _contains(value, expected)
+        return json_equal(value, expected, close_numbers=True) if kind == "equals" else _contains(value, expected)
 
     verb = "equal" if kind == "equals" else "contain"
     if check.jsonpath is None:
@@ -177,7 +177,7 @@ def resolve_pointer(document: Any, pointer: str) -> tuple[bool, Any, str]:
     node = document
     walked = ""
     for part in pointer_parts(pointer):
-        here = f"{walked}/{_escape(part)}"
+        here = f"{walked}/{escape(part)}"
         if isinstance(node, dict):
             if part not in node:
                 return False, None, f"no {part!r} in {walked or 'the state'} ({_keys(node)})"
@@ -193,25 +193,6 @@ def resolve_pointer(document: Any, pointer: str) -> tuple[bool, Any, str]:
     return True, node, ""
 
 
-def pointer_parts(pointer: str) -> list[str]:
-    if pointer == "":
-        return []
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
-
-
-def json_equal(actual: Any, expected: Any) -> bool:
-    """JSON equality: `true` is not `1`, numbers agree within 1e-9 (so 2418.37 - 100 equals 2318.37)."""
-    if isinstance(actual, bool) or isinstance(expected, bool):
-        return type(actual) is type(expected) and actual == expected
-    if isinstance(actual, int | float) and isinstance(expected, int | float):
-        return math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-9)
-    if isinstance(actual, dict) and isinstance(expected, dict):
-        return actual.keys() == expected.keys() and all(json_equal(actual[key], expected[key]) for key in actual)
-    if isinstance(actual, list) and isinstance(expected, list):
-        return len(actual) == len(expected) and all(map(json_equal, actual, expected))
-    return type(actual) is type(expected) and bool(actual == expected)
-
-
 def json_matches(actual: Any, expected: Any) -> bool:
     """`expected` is a subset of `actual`: objects match on the keys `expected` names (recursively),
     arrays item by item, anything else by `json_equal`."""
@@ -221,7 +202,7 @@ def json_matches(actual: Any, expected: Any) -> bool:
         )
     if isinstance(expected, list):
         return isinstance(actual, list) and len(actual) == len(expected) and all(map(json_matches, actual, expected))
-    return json_equal(actual, expected)
+    return json_equal(actual, expected, close_numbers=True)
 
 
 def _contains(value: Any, expected: Any) -> bool:
@@ -411,7 +392,7 @@ async def evaluate_session(
     async with store.lock(session_id):
         current = await store.get(session_id)
         if current is not None:  # deleted meanwhile: nothing to keep it on
-            await store.put(current.model_copy(update={"evaluation": evaluation.model_dump(mode="json")}))
+            await sessions.record_evaluation(current, evaluation.model_dump(mode="json"))
     return evaluation
 
 
@@ -546,7 +527,7 @@ def _pointer_problem(state: Any, check: Check, env: str) -> tuple[bool, str] | N
     parts = pointer_parts(check.path)
     node = state
     for depth, part in enumerate(parts):
-        walked = "".join(f"/{_escape(p)}" for p in parts[: depth + 1])
+        walked = "".join(f"/{escape(p)}" for p in parts[: depth + 1])
         if isinstance(node, dict) and part in node:
             node = node[part]
             continue
@@ -565,10 +546,6 @@ def _pointer_problem(state: Any, check: Check, env: str) -> tuple[bool, str] | N
 
 
 # --- text helpers ------------------------------------------------------------------------------
-
-
-def _escape(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
 
 
 def _keys(node: dict[str, Any]) -> str:

@@ -32,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jsonpointer import escape
+
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
@@ -501,7 +503,7 @@ def _update_actions(
         else:
             continue
         arguments = {id_param: key, **_filled(properties, required, record, skip={id_param, name}), name: new}
-        checks: list[dict[str, Any]] = [{"path": f"{pointer}/{_escape(name)}", "equals": new}]
+        checks: list[dict[str, Any]] = [{"path": f"{pointer}/{escape(name)}", "equals": new}]
         status = record.get("status")
         if name != "status" and isinstance(status, str):
             checks.append({"path": f"{pointer}/status", "equals": status, "weight": 0.5})
@@ -560,7 +562,7 @@ def _draft(environment: Environment, actions: Sequence[_Action], difficulty: int
             )
     if difficulty >= 3:
         for path in sorted({action.collection for action in actions}):
-            pointer = "".join(f"/{_escape(part)}" for part in path)
+            pointer = "".join(f"/{escape(part)}" for part in path)
             size = len(_records(state, path))
             checks.append({"name": f"no {_words(path[-1])} added or removed", "path": pointer, "count": size})
     if difficulty <= 1:
@@ -641,11 +643,7 @@ def _jsonpath(path: tuple[str, ...]) -> str | None:
 
 
 def _pointer(collection: Collection, key: str) -> str:
-    return f"{collection.pointer}/{_escape(key)}"
-
-
-def _escape(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
+    return f"{collection.pointer}/{escape(key)}"
 
 
 def _label(noun: str, key: str, record: dict[str, Any]) -> str:

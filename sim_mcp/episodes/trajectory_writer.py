@@ -9,22 +9,19 @@ file starts with the fork's own calls (its copied history is in the parent's fil
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import anyio.to_thread
 
+from sim_mcp.engine.hooks import Change, Commit
 from sim_mcp.episodes.trajectory import event_line, to_jsonl
 from sim_mcp.errors import ConfigError
-
-if TYPE_CHECKING:
-    from sim_mcp.engine.simulator import Commit
 
 __all__ = ["TrajectoryWriter"]
 
 
 class TrajectoryWriter:
-    """An `on_commit` hook appending each event to its session's file in `folder`."""
+    """An after-commit subscriber appending each event to its session's file in `folder`."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -42,7 +39,9 @@ class TrajectoryWriter:
         """The session's file (ids are file-name safe; anything else is %-escaped)."""
         return self.folder / f"{quote(session_id, safe='-_.:')}.jsonl"
 
-    async def __call__(self, commit: Commit) -> None:
+    async def __call__(self, commit: Change) -> None:
+        if not isinstance(commit, Commit):
+            return
         # Hooks run under the session's lock: one writer per file at a time, lines in commit order.
         line = to_jsonl([event_line(commit.record.id, commit.event)])
         await anyio.to_thread.run_sync(_append, self.path_of(commit.record.id), line)

@@ -184,7 +184,6 @@ class _ControlApi:
             session_id=body.id,
             task=task.name if task is not None else None,
         )
-        self.runtime.changes.touched(record.id)
         view = _session_view(request, record)
         return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
 
@@ -225,19 +224,16 @@ class _ControlApi:
     async def reset(self, request: Request) -> Response:
         body = await _body(request, ResetSession)
         record = await self.sessions.reset(_id(request), snapshot=body.snapshot)
-        await self.runtime.changes.changed(record.id)
         return JSONResponse({**_session_view(request, record), "state": self.sessions.state_of(record)})
 
     async def snapshot(self, request: Request) -> Response:
         body = await _body(request, TakeSnapshot)
         record = await self.sessions.snapshot(_id(request), body.name)
-        self.runtime.changes.touched(record.id)
         return JSONResponse({**_session_view(request, record), "snapshot": body.name}, status_code=201)
 
     async def fork(self, request: Request) -> Response:
         body = await _body(request, ForkSession)
         record = await self.sessions.fork(_id(request), new_id=body.id)
-        self.runtime.changes.touched(record.id)
         view = _session_view(request, record)
         return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
 
@@ -253,7 +249,6 @@ class _ControlApi:
                 raise _ApiError(422, message, field="task")
         task = self._task(given)
         evaluation = await evaluate_session(self.sessions, session_id, task, self.runtime.judge)
-        self.runtime.changes.touched(session_id)  # the web UI shows the new reward
         # The first evaluation of an episode of a task's session feeds the curriculum (a reset starts another).
         fed: dict[str, Any] | None = None
         if (
@@ -270,7 +265,6 @@ class _ControlApi:
         body = await _body(request, UserMessage)
         session_id = _id(request)
         turn = await self.runtime.users.reply(session_id, body.message)
-        await self.runtime.changes.changed(session_id)
         return JSONResponse(turn.to_json())
 
     async def curriculum(self, request: Request) -> Response:
@@ -321,8 +315,6 @@ class _ControlApi:
     async def delete(self, request: Request) -> Response:
         session_id = _id(request)
         await self.sessions.delete(session_id)
-        await self.runtime.changes.changed(session_id)
-        self.runtime.changes.forget(session_id)
         return Response(status_code=204)
 
 

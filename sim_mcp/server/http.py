@@ -23,16 +23,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sim_mcp import __version__
 from sim_mcp.config import Settings
 from sim_mcp.errors import SimMcpError
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.auth import BearerTokenMiddleware, BrowserTokenMiddleware
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import control_routes
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.ui import static_paths, ui_routes
+from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
 
@@ -43,14 +44,8 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     """The whole HTTP server as one Starlette app; its lifespan opens and closes the runtime."""
     runtime = runtime if runtime is not None else Runtime(settings)
     routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
-    server = build_mcp_server(
-        runtime.simulator,
-        routing,
-        runtime.changes,
-        metrics=runtime.metrics,
-        limiter=runtime.limiter,
-        users=runtime.users,
-    )
+    context = ServerContext(runtime)
+    server = build_mcp_server(context, routing)
     manager = StreamableHTTPSessionManager(
         app=server,
         security_settings=transport_security(settings),
@@ -88,7 +83,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
             sessions: int | None = await runtime.store.count()
         except SimMcpError:
             sessions = None
-        return Response(runtime.metrics.exposition(sessions), media_type=runtime.metrics.content_type)
+        return Response(context.metrics.exposition(sessions), media_type=context.metrics.content_type)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Runtime]]:
@@ -98,11 +93,11 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
             if settings.session_ttl > 0:
                 tasks.start_soon(expire_idle_sessions, runtime, settings.session_ttl)
             if settings.watch:
-                tasks.start_soon(lambda: hot_reload(runtime, stop=stop_watching))
+                tasks.start_soon(lambda: hot_reload(context, stop=stop_watching))
             try:
                 yield {"runtime": runtime}
             finally:
-                runtime.changes.live.close()  # end the web UI's event streams
+                context.changes.live.close()  # end the web UI's event streams
                 stop_watching.set()
             tasks.cancel_scope.cancel()
 
@@ -113,7 +108,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *control_routes(runtime),
-        *ui_routes(runtime),
+        *ui_routes(context),
     ]
     middleware = [Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)]
     if settings.token:
@@ -124,6 +119,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         )
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.runtime = runtime
+    app.state.server = context
     return app
 
 
@@ -137,9 +133,6 @@ async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:
         except SimMcpError as e:  # a store hiccup: try again next round
             logger.warning("expiring idle sessions failed: %s", e)
             continue
-        for session_id in expired:
-            runtime.changes.forget(session_id)
-            runtime.changes.touched(session_id)
         if expired:
             logger.info("expired %d idle sessions (--session-ttl %gs)", len(expired), ttl)
 

@@ -20,22 +20,21 @@ from mcp.server.models import InitializationOptions
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
-from sim_mcp import __version__
-from sim_mcp.engine.sessions import SESSION_ID_PATTERN, SessionService
-from sim_mcp.engine.simulator import CallResult, Simulator, refusal
+from sim_mcp.engine.sessions import SESSION_ID_PATTERN
+from sim_mcp.engine.simulator import CallResult, bound_scope, refusal
 from sim_mcp.episodes.user import (
     ASK_USER,
     ASK_USER_DESCRIPTION,
     ASK_USER_INPUT_SCHEMA,
     ASK_USER_OUTPUT_SCHEMA,
-    UserSimulator,
 )
 from sim_mcp.errors import SessionLimitExceeded
-from sim_mcp.server.limits import RateLimiter
-from sim_mcp.server.metrics import Metrics
-from sim_mcp.server.resources import SessionChanges, resource_handlers
+from sim_mcp.server.context import ServerContext
+from sim_mcp.server.resources import resource_handlers
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import compile_schema, value_problem
+from sim_mcp.state.session import SessionRecord
+from sim_mcp.version import __version__
 
 SESSION_QUERY_PARAM = "session"
 SESSION_HEADER = "sim-mcp-session"
@@ -68,98 +67,16 @@ class InvalidSessionName(ValueError):
     pass
 
 
-def build_mcp_server(
-    simulator: Simulator,
-    routing: SessionRouting,
-    changes: SessionChanges | None = None,
-    *,
-    metrics: Metrics | None = None,
-    limiter: RateLimiter | None = None,
-    users: UserSimulator | None = None,
-) -> Server[Any]:
+def build_mcp_server(server: ServerContext, routing: SessionRouting) -> Server[Any]:
     """The MCP server: tools from the catalog, and the session resources (`server/resources.py`).
 
-    `changes` is shared with whatever else changes sessions (the control API), so that their
-    subscribers hear about it; without one, the server keeps its own. With `users`, sessions that have a
-    simulated user reachable as a tool are offered `ask_user`.
+    `server` is shared with whatever else changes sessions (the control API), so that their subscribers hear
+    about it. Sessions that have a simulated user reachable as a tool are offered `ask_user`.
     """
-    listing = _Listing()
-    changes = changes if changes is not None else SessionChanges()
-    ask_user_tool = types.Tool(
-        name=ASK_USER,
-        title="Ask the user",
-        description=ASK_USER_DESCRIPTION,
-        input_schema=ASK_USER_INPUT_SCHEMA,
-        output_schema=ASK_USER_OUTPUT_SCHEMA,
-    )
-    ask_user_arguments = compile_schema(ASK_USER_INPUT_SCHEMA)
-
-    async def answer(session_id: str, name: str, arguments: dict[str, Any] | None, scope: str | None) -> CallResult:
-        """A call: `ask_user` to the simulated user (where the session is offered it), anything else simulated."""
-        if users is not None and name == ASK_USER:
-            record = await simulator.store.get(session_id)
-            if users.offers_tool(record, scope):
-                given = arguments or {}
-                if (problem := value_problem(given, ask_user_arguments, "arguments")) is not None:
-                    return refusal("invalid_arguments", f"invalid arguments for {ASK_USER}: {problem}")
-                return await users.ask(session_id, str(given["message"]))
-        return await simulator.call(session_id, name, arguments, scope=scope)
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        scope = scope_of(ctx)
-        try:
-            session_id = session_for(ctx, routing)
-        except InvalidSessionName:
-            return types.ListToolsResult(tools=listing.tools(simulator.catalog, scope))
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            changes.watch_tools(connection_of(ctx, routing), ctx.session)
-        record = await simulator.store.get(session_id)
-        if record is not None and record.environment is not None and scope is None:
-            scope = record.environment
-        tools = listing.tools(simulator.catalog, scope)
-        if users is not None and users.offers_tool(record, scope):
-            tools = [*tools, ask_user_tool]
-        return types.ListToolsResult(tools=tools)
-
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        try:
-            session_id = session_for(ctx, routing)
-            if limiter is not None and not limiter.allow(session_id):
-                outcome = refusal(
-                    "rate_limited",
-                    f"rate limit exceeded: at most {limiter.rate:g} calls per second per session "
-                    "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
-                )
-            else:
-                outcome = await answer(session_id, params.name, params.arguments, scope_of(ctx))
-        except InvalidSessionName as e:
-            outcome = refusal("invalid_session", str(e))
-        except SessionLimitExceeded as e:
-            outcome = refusal("session_limit", str(e))
-        if metrics is not None:
-            metrics.observe(params.name, outcome)
-        if outcome.event is not None:  # committed: the session's resources changed
-            await changes.changed(session_id)
-        return to_call_tool_result(outcome)
-
-    def input_schema_of(name: str) -> dict[str, Any] | None:
-        # The SDK checks a 2026-07-28 call's `Mcp-Param-*` headers against the tool's input schema; without
-        # this lookup it runs (and serializes) the whole tools/list on every call: 60% of a call's CPU.
-        catalog = simulator.catalog
-        tool = catalog.tool(name)
-        if tool is not None:
-            return tool.spec.input_schema
-        schemas = [tools[name].spec.input_schema for tools in catalog.by_environment.values() if name in tools]
-        if not schemas and users is not None and name == ASK_USER:
-            return ASK_USER_INPUT_SCHEMA
-        # A plain name that several environments share (on /mcp/{env}): their schema if they agree, else none.
-        return schemas[0] if schemas and all(schema == schemas[0] for schema in schemas) else None
-
+    handlers = _ToolHandlers(server, routing)
     resources = resource_handlers(
-        SessionService(simulator),
-        changes,
+        server.runtime.sessions,
+        server.changes,
         session_of=lambda ctx: session_for(ctx, routing),
         scope_of=scope_of,
         connection_of=lambda ctx: connection_of(ctx, routing),
@@ -168,15 +85,110 @@ def build_mcp_server(
         "sim-mcp",
         version=__version__,
         instructions="Simulated tools: every call is answered by a simulator that keeps this session's world state.",
-        get_tool_input_schema=input_schema_of,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        get_tool_input_schema=handlers.input_schema_of,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
         on_list_resources=resources.list_resources,
         on_read_resource=resources.read_resource,
         on_subscribe_resource=resources.subscribe,
         on_unsubscribe_resource=resources.unsubscribe,
         on_subscriptions_listen=resources.listen,
     )
+
+
+class _ToolHandlers:
+    """`tools/list` and `tools/call` for every session; the environment a request is bound to is worked out
+    once per request (`_binding`): the one in the path, else the session's own."""
+
+    def __init__(self, server: ServerContext, routing: SessionRouting) -> None:
+        self.server = server
+        self.runtime = server.runtime
+        self.routing = routing
+        self.listing = _Listing()
+        self.ask_user_tool = types.Tool(
+            name=ASK_USER,
+            title="Ask the user",
+            description=ASK_USER_DESCRIPTION,
+            input_schema=ASK_USER_INPUT_SCHEMA,
+            output_schema=ASK_USER_OUTPUT_SCHEMA,
+        )
+        self.ask_user_arguments = compile_schema(ASK_USER_INPUT_SCHEMA)
+
+    async def _binding(
+        self, session_id: str, ctx: ServerRequestContext[Any]
+    ) -> tuple[SessionRecord | None, str | None]:
+        record = await self.runtime.store.get(session_id)
+        return record, bound_scope(record, scope_of(ctx))
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        catalog = self.runtime.catalog
+        try:
+            session_id = session_for(ctx, self.routing)
+        except InvalidSessionName:
+            return types.ListToolsResult(tools=self.listing.tools(catalog, scope_of(ctx)))
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self.server.changes.watch_tools(connection_of(ctx, self.routing), ctx.session)
+        record, scope = await self._binding(session_id, ctx)
+        tools = self.listing.tools(catalog, scope)
+        if self.runtime.users.offers_tool(record, scope):
+            tools = [*tools, self.ask_user_tool]
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        scope: str | None = scope_of(ctx)
+        limiter = self.server.limiter
+        try:
+            session_id = session_for(ctx, self.routing)
+            if not limiter.allow(session_id):
+                outcome = refusal(
+                    "rate_limited",
+                    f"rate limit exceeded: at most {limiter.rate:g} calls per second per session "
+                    "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
+                )
+            else:
+                record, scope = await self._binding(session_id, ctx)
+                outcome = await self._answer(session_id, record, params.name, params.arguments, scope)
+        except InvalidSessionName as e:
+            outcome = refusal("invalid_session", str(e))
+        except SessionLimitExceeded as e:
+            outcome = refusal("session_limit", str(e))
+        if outcome.event is None:  # turned away before simulation: no commit, so no after-commit metrics
+            self.server.metrics.refused(scope, params.name, outcome.kind)
+        return to_call_tool_result(outcome)
+
+    async def _answer(
+        self,
+        session_id: str,
+        record: SessionRecord | None,
+        name: str,
+        arguments: dict[str, Any] | None,
+        scope: str | None,
+    ) -> CallResult:
+        """A call: `ask_user` to the simulated user (where the session is offered it), anything else simulated."""
+        users = self.runtime.users
+        if name == ASK_USER and users.offers_tool(record, scope):
+            given = arguments or {}
+            if (problem := value_problem(given, self.ask_user_arguments, "arguments")) is not None:
+                return refusal("invalid_arguments", f"invalid arguments for {ASK_USER}: {problem}")
+            return await users.ask(session_id, str(given["message"]))
+        return await self.runtime.simulator.call(session_id, name, arguments, scope=scope)
+
+    def input_schema_of(self, name: str) -> dict[str, Any] | None:
+        # The SDK checks a 2026-07-28 call's `Mcp-Param-*` headers against the tool's input schema; without
+        # this lookup it runs (and serializes) the whole tools/list on every call: 60% of a call's CPU.
+        catalog = self.runtime.catalog
+        tool = catalog.tool(name)
+        if tool is not None:
+            return tool.spec.input_schema
+        schemas = [tools[name].spec.input_schema for tools in catalog.by_environment.values() if name in tools]
+        if not schemas and name == ASK_USER:
+            return ASK_USER_INPUT_SCHEMA
+        # A plain name that several environments share (on /mcp/{env}): their schema if they agree, else none.
+        return schemas[0] if schemas and all(schema == schemas[0] for schema in schemas) else None
 
 
 class _SimServer(Server[Any]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from sim_mcp.engine.simulator import CallResult
+from sim_mcp.engine.hooks import Change, Commit
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
@@ -36,17 +36,23 @@ class Metrics:
         self.sessions = Gauge("sim_mcp_active_sessions", "Sessions held by the store.", registry=self.registry)
         self.reloads = Counter("sim_mcp_spec_reloads", "Spec folder reloads.", registry=self.registry)
 
-    def observe(self, tool: str, outcome: CallResult) -> None:
-        event = outcome.event
-        environment = event.environment if event is not None else ""
-        self.calls.labels(environment, event.tool if event is not None else tool, outcome.kind).inc()
-        if outcome.kind != "ok":
-            self.errors.labels(outcome.kind).inc()
-        if event is not None:
-            self.latency.labels(event.backend).observe(event.latency_ms / 1000)
-            for kind in ("input", "output", "cached"):
-                if (count := getattr(event.tokens, kind)) > 0:
-                    self.tokens.labels(event.backend, kind).inc(count)
+    async def __call__(self, change: Change) -> None:
+        """The after-commit subscriber (engine/hooks.py): counts each committed tool call."""
+        if not isinstance(change, Commit) or change.kind == "message":
+            return
+        event = change.event
+        self.calls.labels(event.environment or "", event.tool or "", change.kind).inc()
+        if change.kind != "ok":
+            self.errors.labels(change.kind).inc()
+        self.latency.labels(event.backend).observe(event.latency_ms / 1000)
+        for kind in ("input", "output", "cached"):
+            if (count := getattr(event.tokens, kind)) > 0:
+                self.tokens.labels(event.backend, kind).inc(count)
+
+    def refused(self, environment: str | None, tool: str, kind: str) -> None:
+        """A call turned away before simulation (no commit): unknown tool, invalid arguments, rate limit..."""
+        self.calls.labels(environment or "", tool, kind).inc()
+        self.errors.labels(kind).inc()
 
     def exposition(self, active_sessions: int | None) -> bytes:
         if active_sessions is not None:

@@ -32,6 +32,7 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 
+from sim_mcp.engine.hooks import Change, Lifecycle
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.server.live import LiveFeed
 
@@ -120,6 +121,16 @@ class SessionChanges:
     def forget(self, session_id: str) -> None:
         """Drop the handshake-era subscriptions of a session that is gone."""
         self._subscribers.pop(session_id, None)
+
+    async def __call__(self, change: Change) -> None:
+        """The after-commit subscriber (engine/hooks.py): a committed call, reset or delete changed the
+        session's resources; anything else only its summary in the session list."""
+        if isinstance(change, Lifecycle) and not change.state_changed:
+            self.touched(change.session_id)
+        else:
+            await self.changed(change.session_id)
+        if isinstance(change, Lifecycle) and change.action in ("deleted", "expired"):
+            self.forget(change.session_id)
 
     def touched(self, session_id: str) -> None:
         """The session changed in a way only watchers of the session list care about (created, snapshot

@@ -7,6 +7,7 @@ from mcp.server.stdio import stdio_server
 
 from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.state.session import new_session_id
@@ -15,18 +16,12 @@ from sim_mcp.state.session import new_session_id
 async def serve_stdio(settings: Settings, session: str | None = None) -> None:
     runtime = Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
-    server = build_mcp_server(
-        runtime.simulator,
-        routing,
-        runtime.changes,
-        metrics=runtime.metrics,
-        limiter=runtime.limiter,
-        users=runtime.users,
-    )
+    context = ServerContext(runtime)
+    server = build_mcp_server(context, routing)
     async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
         stop_watching = anyio.Event()  # polled by the watcher's thread: a prompt exit
         if settings.watch:
-            tasks.start_soon(lambda: hot_reload(runtime, stop=stop_watching))
+            tasks.start_soon(lambda: hot_reload(context, stop=stop_watching))
         await server.run(read_stream, write_stream, server.create_initialization_options())
         stop_watching.set()
         tasks.cancel_scope.cancel()

@@ -36,13 +36,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sim_mcp.errors import SessionNotFound, SimMcpError
-from sim_mcp.runtime import Runtime
 from sim_mcp.server import ui_render as render
 from sim_mcp.server.auth import login_target, set_token_cookie, token_matches
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import mcp_url
 from sim_mcp.server.live import TooManyWatchers
-from sim_mcp.state.diff import changes, diff_lines, rebuild, same_json
+from sim_mcp.state.diff import changes, diff_lines, rebuild
 from sim_mcp.state.session import SessionRecord
+from sim_mcp.state.values import json_equal
 
 logger = logging.getLogger("sim_mcp")
 
@@ -79,8 +80,8 @@ def static_paths() -> list[str]:
     return sorted(f"/ui/static/{path.name}" for path in STATIC_DIR.iterdir() if path.is_file())
 
 
-def ui_routes(runtime: Runtime, *, heartbeat_s: float = HEARTBEAT_S) -> list[BaseRoute]:
-    ui = _Ui(runtime, heartbeat_s)
+def ui_routes(server: ServerContext, *, heartbeat_s: float = HEARTBEAT_S) -> list[BaseRoute]:
+    ui = _Ui(server, heartbeat_s)
     return [
         Route("/ui", ui.sessions, methods=["GET"]),
         Route("/ui/sessions/{id}", ui.session, methods=["GET"]),
@@ -93,8 +94,9 @@ def ui_routes(runtime: Runtime, *, heartbeat_s: float = HEARTBEAT_S) -> list[Bas
 
 
 class _Ui:
-    def __init__(self, runtime: Runtime, heartbeat_s: float) -> None:
-        self.runtime = runtime
+    def __init__(self, server: ServerContext, heartbeat_s: float) -> None:
+        self.runtime = server.runtime
+        self.changes = server.changes
         self.heartbeat_s = heartbeat_s
         self.assets = render.Assets(script=_versioned("app.js"), style=_versioned("style.css"))
 
@@ -212,7 +214,7 @@ class _Ui:
     async def stream(self, request: Request) -> Response:
         only = request.query_params.get("session") or None
         try:
-            watch = self.runtime.changes.live.watch(only)
+            watch = self.changes.live.watch(only)
         except TooManyWatchers as e:
             return _json({"error": str(e)}, 503)
 
@@ -285,7 +287,7 @@ class _Ui:
         view["lines"] = [{"text": line.text, "mark": line.mark, "path": line.path} for line in lines]
         view["skipped"] = skipped
         stored = record.worlds.get(rebuilt.environment)
-        if rebuilt.last_in_environment and stored is not None and not same_json(stored, rebuilt.after):
+        if rebuilt.last_in_environment and stored is not None and not json_equal(stored, rebuilt.after):
             view["warning"] = (
                 "The state rebuilt from the event log differs from the session's stored state (the "
                 "environment's initial_state may have changed since the session began); the changes shown "

@@ -231,34 +231,9 @@ def session_body(
 ) -> str:
     """One session: its figures, the actions, its timeline and the state diff of the selected event."""
     session_id = str(summary.get("id", ""))
-    env = summary.get("env")
-    forked = summary.get("forked_from")
-    snapshots = [str(name) for name in summary.get("snapshots", [])]
-    tokens = summary.get("tokens")
-    stats = [
-        ("Environment", _e(env) if env is not None else '<span class="sub">(unbound)</span>', ""),
-        ("Seed", _e(summary.get("seed", "")), ""),
-        ("Created", _time(summary.get("created_at"), "ago", now), ""),
-        ("Last activity", _time(summary.get("last_used_at"), "ago", now), "stat-last"),
-        ("Calls", f"{int(summary.get('events', 0) or 0):,}", "stat-events"),
-        ("Errors", f"{int(summary.get('errors', 0) or 0):,}", "stat-errors"),
-        ("Tokens", f'<span title="{_e(tokens_title(tokens))}">{_e(tokens_text(tokens))}</span>', "stat-tokens"),
-        ("Reward", _e(reward_text(summary)), "stat-reward"),
-        ("Snapshots", _e(", ".join(snapshots) or "—"), "stat-snapshots"),
-    ]
-    if forked:
-        stats.append(("Forked from", f'<a href="{_e(session_href(str(forked)))}">{_e(forked)}</a>', ""))
-    if summary.get("task"):
-        stats.append(("Task", _e(summary["task"]), ""))
     stats_html = "".join(
-        f"<div><dt>{label}</dt><dd{f' id={key}' if key else ''}>{value}</dd></div>" for label, value, key in stats
-    )
-    snapshot_options = "".join(f'<option value="{_e(name)}">snapshot {_e(name)}</option>' for name in snapshots)
-    quoted = quote(session_id, safe="")
-    downloads = "".join(
-        f'<a class="button" href="/sessions/{_e(quoted)}/trajectory?{urlencode({"format": fmt})}" '
-        f'download="{_e(session_id)}.{fmt}.jsonl">{label}</a>'
-        for fmt, label in (("events", "Trajectory (events)"), ("openai", "Trajectory (OpenAI)"))
+        f"<div><dt>{label}</dt><dd{f' id={key}' if key else ''}>{value}</dd></div>"
+        for label, value, key in _session_stats(summary, now)
     )
     cards = "".join(
         event_card(event, selected=selected is not None and event.get("seq") == selected.get("seq")) for event in events
@@ -280,17 +255,7 @@ def session_body(
         '<p id="gone" class="banner" hidden>This session was deleted.</p>'
         f'<dl class="stats">{stats_html}</dl>'
         f'<p class="mcp-url"><span>MCP URL</span> <code id="mcp-url">{_e(summary.get("mcp_url", ""))}</code></p>'
-        '<div class="actions">'
-        '<form id="reset-form" class="inline">'
-        f'<select id="reset-target" aria-label="Reset to"><option value="">creation state</option>{snapshot_options}'
-        '</select><button type="submit">Reset</button></form>'
-        '<form id="snapshot-form" class="inline">'
-        '<input id="snapshot-name" name="name" required maxlength="128" placeholder="snapshot name" '
-        'aria-label="Snapshot name" autocomplete="off"><button type="submit">Snapshot</button></form>'
-        '<button type="button" id="fork">Fork</button>'
-        f"{downloads}"
-        '<button type="button" id="delete" class="danger">Delete</button>'
-        "</div>"
+        f"{_session_actions(session_id, [str(name) for name in summary.get('snapshots', [])])}"
         '<p id="flash" class="flash" role="status" hidden></p>'
         "</section>"
         '<div class="session-body">'
@@ -304,6 +269,54 @@ def session_body(
         '<section class="diff-panel" id="diff-panel" aria-live="polite">'
         f'<h2>State</h2><div id="diff">{diff_html}</div>'
         "</section></div>"
+    )
+
+
+def _session_stats(summary: Mapping[str, Any], now: float) -> list[tuple[str, str, str]]:
+    """(label, HTML value, element id) of each figure of a session."""
+    env = summary.get("env")
+    forked = summary.get("forked_from")
+    snapshots = [str(name) for name in summary.get("snapshots", [])]
+    tokens = summary.get("tokens")
+    stats = [
+        ("Environment", _e(env) if env is not None else '<span class="sub">(unbound)</span>', ""),
+        ("Seed", _e(summary.get("seed", "")), ""),
+        ("Created", _time(summary.get("created_at"), "ago", now), ""),
+        ("Last activity", _time(summary.get("last_used_at"), "ago", now), "stat-last"),
+        ("Calls", f"{int(summary.get('events', 0) or 0):,}", "stat-events"),
+        ("Errors", f"{int(summary.get('errors', 0) or 0):,}", "stat-errors"),
+        ("Tokens", f'<span title="{_e(tokens_title(tokens))}">{_e(tokens_text(tokens))}</span>', "stat-tokens"),
+        ("Reward", _e(reward_text(summary)), "stat-reward"),
+        ("Snapshots", _e(", ".join(snapshots) or "—"), "stat-snapshots"),
+    ]
+    if forked:
+        stats.append(("Forked from", f'<a href="{_e(session_href(str(forked)))}">{_e(forked)}</a>', ""))
+    if summary.get("task"):
+        stats.append(("Task", _e(summary["task"]), ""))
+    return stats
+
+
+def _session_actions(session_id: str, snapshots: list[str]) -> str:
+    """Reset (to the creation state or a snapshot), snapshot, fork, the trajectory downloads, delete."""
+    snapshot_options = "".join(f'<option value="{_e(name)}">snapshot {_e(name)}</option>' for name in snapshots)
+    quoted = quote(session_id, safe="")
+    downloads = "".join(
+        f'<a class="button" href="/sessions/{_e(quoted)}/trajectory?{urlencode({"format": fmt})}" '
+        f'download="{_e(session_id)}.{fmt}.jsonl">{label}</a>'
+        for fmt, label in (("events", "Trajectory (events)"), ("openai", "Trajectory (OpenAI)"))
+    )
+    return (
+        '<div class="actions">'
+        '<form id="reset-form" class="inline">'
+        f'<select id="reset-target" aria-label="Reset to"><option value="">creation state</option>{snapshot_options}'
+        '</select><button type="submit">Reset</button></form>'
+        '<form id="snapshot-form" class="inline">'
+        '<input id="snapshot-name" name="name" required maxlength="128" placeholder="snapshot name" '
+        'aria-label="Snapshot name" autocomplete="off"><button type="submit">Snapshot</button></form>'
+        '<button type="button" id="fork">Fork</button>'
+        f"{downloads}"
+        '<button type="button" id="delete" class="danger">Delete</button>'
+        "</div>"
     )
 
 

@@ -204,7 +204,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
         timeout_notify=_NOTIFY_S,
     )
     logger.info("worker %d (pid %d) serving on port %d", index, os.getpid(), settings.port)
-    ShutdownAwareServer(config, on_shutdown=app.state.runtime.changes.live.close).run(sockets=[sock])
+    ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[sock])
 
 
 def _notifier(serving: EventType) -> Callable[[], Awaitable[None]]:

@@ -18,6 +18,8 @@ from typing import Any, Literal
 import jsonpatch
 import jsonpointer
 
+from sim_mcp.state.values import json_equal, pointer
+
 ChangeKind = Literal["added", "changed", "removed"]
 LineMark = Literal["same", "added", "removed", "old", "new"]
 
@@ -91,20 +93,6 @@ def rebuild(events: Iterable[Mapping[str, Any]], seq: int, initial_of: Callable[
     return chosen
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON: `1` and `true`, or `1` and `1.0`... are told apart where Python's `==` is not."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(a[key], b[key]) for key in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and bool(a == b)
-
-
-def pointer(parts: Iterable[str | int]) -> str:
-    """An RFC 6901 JSON pointer to `parts`."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
-
-
 def changes(before: Any, after: Any) -> list[Change]:
     """The paths that differ between two JSON values: added, changed (a value replaced), removed."""
     found: list[Change] = []
@@ -113,7 +101,7 @@ def changes(before: Any, after: Any) -> list[Change]:
 
 
 def _changes(before: Any, after: Any, path: tuple[str | int, ...], found: list[Change]) -> None:
-    if same_json(before, after):
+    if json_equal(before, after):
         return
     if isinstance(before, dict) and isinstance(after, dict):
         for key in after:
@@ -174,7 +162,7 @@ class _Printer:
     def walk(self, before: Any, after: Any, depth: int, prefix: str, path: tuple[str | int, ...], last: bool) -> None:
         comma = "" if last else ","
         pad = _INDENT * depth
-        if same_json(before, after):
+        if json_equal(before, after):
             self.whole(after, depth, prefix, path, "same", last)
         elif isinstance(before, dict) and isinstance(after, dict):
             self.add(f"{pad}{prefix}{{", "same", path)

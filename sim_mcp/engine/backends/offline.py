@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from jsonpointer import escape
 from jsonschema.protocols import Validator
 
 from sim_mcp.engine.backends.base import Backend
@@ -25,7 +26,6 @@ from sim_mcp.engine.intent import (
     Action,
     Collection,
     Intent,
-    escape_pointer,
     find_collection,
     plural,
     read_intent,
@@ -131,7 +131,7 @@ class _Call:
         if isinstance(collection.records, dict):
             if not self._exists(collection.path):
                 patch.append({"op": "add", "path": collection.pointer, "value": {}})
-            patch.append({"op": "add", "path": f"{collection.pointer}/{escape_pointer(str(new_id))}", "value": record})
+            patch.append({"op": "add", "path": f"{collection.pointer}/{escape(str(new_id))}", "value": record})
         else:
             patch.append({"op": "add", "path": f"{collection.pointer}/-", "value": record})
         result = self._shape([record, {collection.singular: record}, {"id": new_id, "created": True}], record)
@@ -172,7 +172,7 @@ class _Call:
             changes.update({field: self._now() for field in _UPDATED_FIELDS if field in record})
         pointer = self._record_pointer(collection, key)
         patch = [
-            {"op": "replace" if name in record else "add", "path": f"{pointer}/{escape_pointer(name)}", "value": value}
+            {"op": "replace" if name in record else "add", "path": f"{pointer}/{escape(name)}", "value": value}
             for name, value in changes.items()
             if record.get(name) != value or name not in record
         ]
@@ -206,8 +206,7 @@ class _Call:
         updated = {**record, **extra, "status": status}
         patch = [{"op": "replace", "path": f"{pointer}/status", "value": status}]
         patch += [
-            {"op": "replace", "path": f"{pointer}/{escape_pointer(name)}", "value": value}
-            for name, value in extra.items()
+            {"op": "replace", "path": f"{pointer}/{escape(name)}", "value": value} for name, value in extra.items()
         ]
         result = self._shape([updated, {collection.singular: updated}], updated)
         return Outcome(result=result, state_patch=patch, note=f"offline: set {pointer}/status to {status}")
@@ -265,7 +264,7 @@ class _Call:
         return None
 
     def _record_pointer(self, collection: Collection, key: str) -> str:
-        return f"{collection.pointer}/{escape_pointer(str(key))}"
+        return f"{collection.pointer}/{escape(str(key))}"
 
     def _exists(self, path: tuple[str, ...]) -> bool:
         node: Any = self.state
@@ -284,7 +283,7 @@ class _Call:
             value = self.state.get(counter)
             if isinstance(value, int) and not isinstance(value, bool):
                 styled = _styled_like(collection, id_field, value)
-                return styled, [{"op": "replace", "path": f"/{escape_pointer(counter)}", "value": value + 1}]
+                return styled, [{"op": "replace", "path": f"/{escape(counter)}", "value": value + 1}]
         existing = [record.get(id_field, key) for key, record in _items(collection)]
         numbers = [_split_id(value) for value in existing]
         parsed = [item for item in numbers if item is not None]

@@ -19,7 +19,7 @@ from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats.anthropic import looks_anthropic, read_anthropic
 from sim_mcp.specs.formats.bfcl import looks_bfcl, read_bfcl
 from sim_mcp.specs.formats.mcp import looks_mcp, read_mcp
-from sim_mcp.specs.formats.native import looks_native, read_native
+from sim_mcp.specs.formats.native import TOOLS_FROM, looks_native, read_native
 from sim_mcp.specs.formats.openai import looks_openai, read_openai
 from sim_mcp.specs.formats.openapi import looks_openapi, read_openapi
 from sim_mcp.specs.model import Environment
@@ -65,6 +65,14 @@ def read_document(document: Any, source: str, format: str | None = None) -> Envi
         "document, or a list of MCP, OpenAI, Anthropic or BFCL tools"
     )
     raise SpecError(source, reason)
+
+
+def _read_included(path: Path, format: str | None) -> Environment:
+    """A file a native spec's `tools_from` names; it may not name more files itself."""
+    document = parse_document(path)
+    if isinstance(document, dict) and TOOLS_FROM in document and format in (None, "native"):
+        raise SpecError(str(path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
+    return read_document(document, str(path), format)
 
 
 def detect_format(document: Any) -> str | None:
@@ -120,7 +128,7 @@ def _parse_json_lines(text: str, source: str) -> list[Any]:
 # tools have camelCase `inputSchema`; OpenAI tools have `type: function`; Anthropic ones snake_case
 # `input_schema` (and none of the other formats' keys); BFCL functions have `parameters` and no `type`.
 _READERS: tuple[tuple[str, Callable[[Any], bool], Reader], ...] = (
-    ("native", looks_native, read_native),
+    ("native", looks_native, lambda document, source: read_native(document, source, _read_included)),
     ("openapi", looks_openapi, read_openapi),
     ("mcp", looks_mcp, read_mcp),
     ("openai", looks_openai, read_openai),

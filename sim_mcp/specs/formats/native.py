@@ -15,6 +15,7 @@ not load a file named in a `tools_from` as an environment of its own. A file nam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,9 @@ from sim_mcp.specs.schema import json_path, type_name
 
 TOOLS_FROM = "tools_from"
 
+IncludedReader = Callable[[Path, "str | None"], Environment]
+"""Reads a file that `tools_from` names, in the format given (None: detected)."""
+
 __all__ = ["TOOLS_FROM", "check_tool_schemas", "looks_native", "read_native", "tools_from_paths"]
 
 
@@ -35,7 +39,8 @@ def looks_native(document: Any) -> bool:
     return isinstance(document, dict) and "name" in document and ("tools" in document or "initial_state" in document)
 
 
-def read_native(document: Any, source: str) -> Environment:
+def read_native(document: Any, source: str, read_included: IncludedReader) -> Environment:
+    """A native environment; the files its `tools_from` names are read by `read_included` (any format)."""
     if not isinstance(document, dict):
         raise SpecError(source, f"expected an environment (a mapping with name and tools), got {type_name(document)}")
     # `tools_from` is how the file is read, not part of the environment: keep it out of the model.
@@ -48,7 +53,7 @@ def read_native(document: Any, source: str) -> Environment:
         raise SpecError(source, pydantic_reason(first), place) from e
     check_tool_schemas(environment, source)
     if TOOLS_FROM in document:
-        environment = _with_tools_from(environment, _includes(document[TOOLS_FROM], source), source)
+        environment = _with_tools_from(environment, _includes(document[TOOLS_FROM], source), source, read_included)
     return environment
 
 
@@ -91,20 +96,16 @@ def _includes(value: Any, source: str) -> list[_Include]:
     return includes
 
 
-def _with_tools_from(environment: Environment, includes: list[_Include], source: str) -> Environment:
-    # Imported here: the formats package imports this module to register the native reader.
-    from sim_mcp.specs.formats import parse_document, read_document
-
+def _with_tools_from(
+    environment: Environment, includes: list[_Include], source: str, read_included: IncludedReader
+) -> Environment:
     tools: list[ToolSpec] = list(environment.tools)
     origins = {tool.name: f"tools[{index}]" for index, tool in enumerate(tools)}
     for include in includes:
         if not include.path.is_file():
             raise SpecError(source, f"no such file: {include.path}", include.place)
         try:
-            document = parse_document(include.path)
-            if isinstance(document, dict) and TOOLS_FROM in document and include.format in (None, "native"):
-                raise SpecError(str(include.path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
-            included = read_document(document, str(include.path), include.format)
+            included = read_included(include.path, include.format)
         except SpecError as e:
             raise SpecError(source, f"cannot take tools from {e}", include.place) from e
         for tool in included.tools:

@@ -44,6 +44,8 @@ import re
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from jsonpointer import unescape
+
 from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, join, output_schema
 from sim_mcp.specs.formats.walk import map_subschemas
@@ -365,7 +367,7 @@ class _Document:
         node: Any = self.document
         walked: list[str] = []
         for raw in pointer.split("/")[1:]:
-            part = raw.replace("~1", "/").replace("~0", "~")
+            part = unescape(raw)
             if isinstance(node, dict) and part in node:
                 node = node[part]
             elif isinstance(node, dict) and part.isdigit() and int(part) in node:
@@ -448,7 +450,7 @@ class _Schemas:
     def _definition_name(self, ref: str) -> str:
         if (name := self._definitions.get(ref)) is not None:
             return name
-        last = ref.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        last = unescape(ref.rsplit("/", 1)[-1])
         base = _NOT_IN_TOOL_NAME.sub("_", last) or "schema"
         name, number = base, 2
         while name in self._definitions.values():

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import builtins
-from contextlib import AbstractAsyncContextManager
+import json
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
+from weakref import WeakValueDictionary
+
+import anyio
 
 from sim_mcp.state.session import Event, SessionRecord
 
@@ -52,3 +57,31 @@ class SessionStore(Protocol):
         """Create or replace the meta document `key`; durable before it returns, like `commit`."""
 
     async def aclose(self) -> None: ...
+
+
+class ProcessLocks:
+    """One lock per session id within this process, kept only while someone holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+
+    @asynccontextmanager
+    async def hold(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._locks.get(session_id)
+        if lock is None:
+            lock = self._locks[session_id] = anyio.Lock()
+        async with lock:
+            yield
+
+
+def encode_meta(value: dict[str, Any]) -> str:
+    """A meta document as stored: compact JSON."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def decode_meta(body: str | bytes | None) -> dict[str, Any] | None:
+    """A stored meta document, or None when there is none (or it is not an object)."""
+    if body is None:
+        return None
+    value = json.loads(body)
+    return value if isinstance(value, dict) else None

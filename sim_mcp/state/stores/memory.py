@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import builtins
 import copy
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
-from weakref import WeakValueDictionary
-
-import anyio
 
 from sim_mcp.state.session import Event, SessionRecord
+from sim_mcp.state.stores.base import ProcessLocks
 
 
 class MemoryStore:
@@ -22,18 +19,13 @@ class MemoryStore:
         self._events: dict[str, builtins.list[Event]] = {}
         self._meta: dict[str, dict[str, Any]] = {}
         # Locks live only while someone holds or waits on them, so idle sessions cost no lock.
-        self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+        self._locks = ProcessLocks()
 
     async def start(self) -> None:
         return None
 
-    @asynccontextmanager
-    async def lock(self, session_id: str) -> AsyncIterator[None]:
-        lock = self._locks.get(session_id)
-        if lock is None:
-            lock = self._locks[session_id] = anyio.Lock()
-        async with lock:
-            yield
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._locks.hold(session_id)
 
     async def get(self, session_id: str) -> SessionRecord | None:
         return self._records.get(session_id)

@@ -16,14 +16,12 @@ Within one process, a local lock queues callers first so that only one of them p
 from __future__ import annotations
 
 import builtins
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
-from weakref import WeakValueDictionary
 
 import anyio
 from redis import exceptions as redis_errors
@@ -31,6 +29,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 
 from sim_mcp.errors import StoreError
 from sim_mcp.state.session import Event, SessionRecord
+from sim_mcp.state.stores.base import ProcessLocks, decode_meta, encode_meta
 
 logger = logging.getLogger("sim_mcp")
 
@@ -87,7 +86,7 @@ class RedisStore:
         )
         self._redis: Redis = Redis.from_pool(pool)
         self._fenced = self._redis.register_script(_FENCED)
-        self._local: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+        self._local = ProcessLocks()
         # Tokens of the locks this process holds; the local lock makes the holder of a session unique here.
         self._held: dict[str, bytes] = {}
 
@@ -113,10 +112,7 @@ class RedisStore:
 
     @asynccontextmanager
     async def lock(self, session_id: str) -> AsyncIterator[None]:
-        local = self._local.get(session_id)
-        if local is None:
-            local = self._local[session_id] = anyio.Lock()
-        async with local:
+        async with self._local.hold(session_id):
             key = self._key("lock", session_id)
             token = await self._acquire(key, session_id)
             self._held[session_id] = token
@@ -265,14 +261,10 @@ class RedisStore:
         return bool(results[0])
 
     async def get_meta(self, key: str) -> dict[str, Any] | None:
-        body = await self._io(f"reading meta {key!r}", self._redis.get(self._key("meta", key)))
-        if body is None:
-            return None
-        value = json.loads(body)
-        return value if isinstance(value, dict) else None
+        return decode_meta(await self._io(f"reading meta {key!r}", self._redis.get(self._key("meta", key))))
 
     async def put_meta(self, key: str, value: dict[str, Any]) -> None:
-        body = json.dumps(value, separators=(",", ":"))
+        body = encode_meta(value)
         await self._io(f"saving meta {key!r}", self._redis.set(self._key("meta", key), body))
 
     async def aclose(self) -> None:

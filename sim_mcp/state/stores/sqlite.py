@@ -9,19 +9,18 @@ sessions between replicas).
 from __future__ import annotations
 
 import builtins
-import json
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
-from weakref import WeakValueDictionary
 
 import anyio
 import anyio.to_thread
 
 from sim_mcp.errors import StoreError
 from sim_mcp.state.session import Event, SessionRecord
+from sim_mcp.state.stores.base import ProcessLocks, decode_meta, encode_meta
 
 _T = TypeVar("_T")
 
@@ -50,7 +49,7 @@ class SqliteStore:
         self.path = Path(path)
         self._db: sqlite3.Connection | None = None
         self._limiter: anyio.CapacityLimiter | None = None
-        self._locks: WeakValueDictionary[str, anyio.Lock] = WeakValueDictionary()
+        self._locks = ProcessLocks()
 
     async def start(self) -> None:
         if self._db is None:
@@ -88,13 +87,8 @@ class SqliteStore:
 
         return await anyio.to_thread.run_sync(work, limiter=limiter)
 
-    @asynccontextmanager
-    async def lock(self, session_id: str) -> AsyncIterator[None]:
-        lock = self._locks.get(session_id)
-        if lock is None:
-            lock = self._locks[session_id] = anyio.Lock()
-        async with lock:
-            yield
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._locks.hold(session_id)
 
     async def get(self, session_id: str) -> SessionRecord | None:
         def read(db: sqlite3.Connection) -> str | None:
@@ -170,14 +164,10 @@ class SqliteStore:
             row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
             return None if row is None else str(row[0])
 
-        body = await self._run(f"reading meta {key!r}", read)
-        if body is None:
-            return None
-        value = json.loads(body)
-        return value if isinstance(value, dict) else None
+        return decode_meta(await self._run(f"reading meta {key!r}", read))
 
     async def put_meta(self, key: str, value: dict[str, Any]) -> None:
-        body = json.dumps(value, separators=(",", ":"))
+        body = encode_meta(value)
 
         def write(db: sqlite3.Connection) -> None:
             with _transaction(db):

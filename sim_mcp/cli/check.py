@@ -1,0 +1,74 @@
+"""`sim-mcp check`: validate spec and task files and print a summary."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sim_mcp.cli.flags import settings_from
+from sim_mcp.specs.registry import Catalog, load_catalog
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser("check", help="validate spec and task files and print a summary")
+    check.add_argument(
+        "paths", nargs="*", help="spec files or folders, task files in their tasks/ folders (default: tool_specs)"
+    )
+    check.add_argument("--specs", action="append", type=Path, help=argparse.SUPPRESS)
+    check.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = [Path(path) for path in args.paths] or settings_from(args).specs
+    catalog = load_catalog(*paths)
+    for environment in catalog.environments.values():
+        names = ", ".join(tool.name for tool in environment.tools)
+        print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
+    for name, sources in catalog.shared_tool_names().items():
+        print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
+    for error in catalog.errors:
+        print(f"error {error}")
+    total = len(catalog.environments) + len(catalog.errors)
+    tasks, task_errors = _check_tasks(paths, catalog)
+    if total or not tasks + task_errors:
+        print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
+    if tasks + task_errors:
+        print(f"{tasks} of {tasks + task_errors} tasks valid")
+    return 1 if catalog.errors or task_errors or not (catalog.environments or tasks) else 0
+
+
+def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
+    """Check the task files under `paths` (folders named `tasks`): their fields, their environment, and
+    the places their checks name. Prints a line per task; returns (valid tasks, invalid ones)."""
+    from sim_mcp.episodes.rewards import validate_task
+    from sim_mcp.episodes.tasks import load_tasks
+    from sim_mcp.specs.registry import TASKS_FOLDER
+
+    tasks, errors = load_tasks(*paths)
+    beside: dict[Path, Catalog] = {}
+    valid, invalid = 0, len(errors)
+    for task in tasks.values():
+        environments = catalog
+        if catalog.environment(task.env) is None:
+            # A task file checked on its own: its environments are the specs beside its `tasks` folder.
+            folder = next((p.parent for p in Path(task.source).parents if p.name == TASKS_FOLDER), None)
+            if folder is not None:
+                environments = beside.setdefault(folder, load_catalog(folder))
+        problems, notes = validate_task(task, environments)
+        errors += problems
+        invalid += bool(problems)
+        if not problems:
+            valid += 1
+            extras = [f"{len(task.checks)} checks"]
+            if task.judge is not None:
+                extras.append("judge")
+            if task.user is not None:
+                extras.append("user" + (" as ask_user" if task.user.tool else ""))
+            if task.solution:
+                extras.append(f"{len(task.solution)}-step solution")
+            print(f"ok    {task.source}: task {task.name!r} (env {task.env}, {', '.join(extras)})")
+        for note in notes:
+            print(f"note  {note}")
+    for error in errors:
+        print(f"error {error}")
+    return valid, invalid

@@ -1,0 +1,92 @@
+"""`sim-mcp serve`: the MCP server over Streamable HTTP (both protocol eras) or stdio."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import anyio
+
+from sim_mcp.cli.flags import add_setting_flags, settings_from
+from sim_mcp.cli.output import add_log_level
+from sim_mcp.config import Settings
+from sim_mcp.specs.registry import Catalog
+from sim_mcp.version import __version__
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser("serve", help="run the MCP server")
+    add_setting_flags(serve, server=True)
+    serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
+    add_log_level(serve)
+    serve.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if settings.transport == "stdio":
+        from sim_mcp.server.stdio import serve_stdio
+
+        anyio.run(serve_stdio, settings, args.session)
+        return 0
+    import uvicorn
+
+    from sim_mcp.server.http import create_app
+    from sim_mcp.server.live import ShutdownAwareServer
+
+    # Fail with a plain message, not a lifespan traceback, when the store or the backend can't work.
+    anyio.run(_check_store, settings.store)
+    anyio.run(_check_backend, settings)
+    if settings.workers > 1:  # N processes on the port: sim_mcp/server/workers.py
+        from sim_mcp.server.workers import serve_workers
+
+        return serve_workers(settings, log_level=args.log_level)
+    app = create_app(settings)
+    catalog: Catalog = app.state.runtime.catalog
+    print(
+        f"sim-mcp {__version__}: {len(catalog.tools)} tools from {len(catalog.environments)} environments "
+        f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}\n"
+        f"MCP endpoint: http://{_display_host(settings.host)}:{settings.port}/mcp\n"
+        f"Web UI: http://{_display_host(settings.host)}:{settings.port}/ui",
+        file=sys.stderr,
+        flush=True,
+    )
+    # On SIGTERM uvicorn stops accepting, ends the web UI's event streams, lets in-flight calls finish
+    # (up to 30 s), then the lifespan closes the store; a call's commit is shielded from cancellation, so
+    # none is left half-written.
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=args.log_level.lower(),
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=30,
+    )
+    ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run()
+    return 0
+
+
+async def _check_store(url: str) -> None:
+    from sim_mcp.state.stores import open_store
+
+    store = open_store(url)
+    try:
+        await store.start()
+    finally:
+        await store.aclose()
+
+
+async def _check_backend(settings: Settings) -> None:
+    """Keys present, base URL reachable: said plainly before serving, not as a lifespan traceback."""
+    from sim_mcp.engine.backends import load_backend
+
+    backend = load_backend(settings)
+    try:
+        await backend.start()
+    finally:
+        await backend.aclose()
+
+
+def _display_host(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "::") else host

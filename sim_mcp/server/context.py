@@ -1,0 +1,29 @@
+"""What serving a runtime adds to it: resource subscribers and the web UI's live feed, metrics, the rate
+limiter. Built once per server (MCP over stdio, or the HTTP app), subscribed to the runtime's one
+after-commit path, and shared by the MCP server, the control API and the UI."""
+
+from __future__ import annotations
+
+from sim_mcp.runtime import Runtime
+from sim_mcp.server.limits import RateLimiter
+from sim_mcp.server.metrics import Metrics
+from sim_mcp.server.resources import SessionChanges
+from sim_mcp.specs.registry import Catalog
+
+
+class ServerContext:
+    """A runtime and the transport's own parts; `changes` and `metrics` hear every committed change."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.changes = SessionChanges()
+        self.metrics = Metrics()
+        self.limiter = RateLimiter(runtime.settings.rate_limit)
+        runtime.hooks.subscribe(self.changes)
+        runtime.hooks.subscribe(self.metrics)
+
+    def reload(self) -> Catalog:
+        """Load the specs again (see `Runtime.reload`), counted in the metrics."""
+        catalog = self.runtime.reload()
+        self.metrics.reloads.inc()
+        return catalog
