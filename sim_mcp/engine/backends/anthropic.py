@@ -15,7 +15,6 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-import httpx2
 from anthropic import (
     AnthropicError,
     APIConnectionError,
@@ -31,6 +30,7 @@ from sim_mcp.engine.backends.llm import (
     LLMBackend,
     Reply,
     Wire,
+    aiohttp_client,
     count,
     json_object,
     json_text,
@@ -64,15 +64,13 @@ class AnthropicBackend(LLMBackend):
         auth_token = os.environ.get(_TOKEN_VARIABLE) or None
         client: AsyncAnthropic | None = None
         if api_key is not None or auth_token is not None or base_url is not None:
-            connections = settings.backend_concurrency
-            limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
             client = AsyncAnthropic(
                 api_key=api_key or (None if auth_token else _PLACEHOLDER_KEY),
                 auth_token=auth_token,
                 base_url=base_url,
                 timeout=sdk_timeout_s(settings),
                 max_retries=0,
-                http_client=DefaultAioHttpClient(limits=limits, timeout=sdk_timeout_s(settings)),
+                http_client=aiohttp_client(DefaultAioHttpClient, settings),
             )
         self._has_client = client is not None
         super().__init__(settings, _AnthropicWire(client), base_url=base_url, api_key=api_key)
@@ -94,6 +92,7 @@ class _AnthropicWire(Wire):
     secret = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
 
     def __init__(self, client: AsyncAnthropic | None) -> None:
+        super().__init__(client)
         self._client = client
 
     async def send(self, call: Call, form: str) -> Reply:
@@ -117,10 +116,6 @@ class _AnthropicWire(Wire):
     async def probe(self, timeout_s: float) -> None:
         assert self._client is not None
         await self._client.with_options(max_retries=0, timeout=timeout_s).models.list()
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
 
 
 def _reply(body: dict[str, Any] | str, tool: str) -> Reply:

@@ -28,12 +28,13 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import anyio
+import httpx2
 
 from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import OUTCOME_SCHEMA, InvalidOutcome, JsonReply, JsonRequest, Outcome, SimulationRequest
@@ -135,12 +136,20 @@ class Wire(ABC):
         """Whether `error` refuses the response form (and nothing else about the request)."""
         return False
 
+    def __init__(self, client: _Closable | None) -> None:
+        self._sdk = client
+
     @abstractmethod
     async def probe(self, timeout_s: float) -> None:
         """One cheap request (a model listing) that proves the base URL answers."""
 
-    @abstractmethod
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        if self._sdk is not None:
+            await self._sdk.close()
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
 
 
 class FormMemory:
@@ -434,6 +443,13 @@ def reply_body(raw: bytes) -> dict[str, Any] | str:
 def count(value: object) -> int:
     """A token count from a reply body: an int, else 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def aiohttp_client(kind: Callable[..., httpx2.AsyncClient], settings: Settings) -> httpx2.AsyncClient:
+    """An SDK's `DefaultAioHttpClient` (`kind`) with as many pooled connections as requests in flight."""
+    connections = settings.backend_concurrency
+    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return kind(limits=limits, timeout=sdk_timeout_s(settings))
 
 
 def sdk_timeout_s(settings: Settings) -> float:

@@ -20,7 +20,6 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-import httpx2
 from openai import (
     APIConnectionError,
     APIStatusError,
@@ -36,6 +35,7 @@ from sim_mcp.engine.backends.llm import (
     LLMBackend,
     Reply,
     Wire,
+    aiohttp_client,
     count,
     json_object,
     json_text,
@@ -71,7 +71,7 @@ class OpenAIBackend(LLMBackend):
                 base_url=base_url,
                 timeout=sdk_timeout_s(settings),
                 max_retries=0,
-                http_client=_http_client(settings),
+                http_client=aiohttp_client(DefaultAioHttpClient, settings),
             )
         self._has_client = client is not None
         super().__init__(settings, _OpenAIWire(client, base_url), base_url=base_url, api_key=api_key)
@@ -85,12 +85,6 @@ class OpenAIBackend(LLMBackend):
         )
 
 
-def _http_client(settings: Settings) -> httpx2.AsyncClient:
-    connections = settings.backend_concurrency
-    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return DefaultAioHttpClient(limits=limits, timeout=sdk_timeout_s(settings))
-
-
 class _OpenAIWire(Wire):
     provider = "the OpenAI API"
     server = "the OpenAI-compatible server"
@@ -100,6 +94,7 @@ class _OpenAIWire(Wire):
     forms = _FORMS
 
     def __init__(self, client: AsyncOpenAI | None, base_url: str | None) -> None:
+        super().__init__(client)
         self._client = client
         self._base_url = base_url
 
@@ -141,10 +136,6 @@ class _OpenAIWire(Wire):
     async def probe(self, timeout_s: float) -> None:
         assert self._client is not None
         await self._client.with_options(max_retries=0, timeout=timeout_s).models.list()
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
 
 
 def _response_format(form: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
