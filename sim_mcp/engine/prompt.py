@@ -65,8 +65,11 @@ class Prompt:
     user: str
 
 
-def build_prompt(request: SimulationRequest, *, history_events: int, state_budget_chars: int) -> Prompt:
-    """The prompt for one call; its size is bounded by the budgets, not by the session's length."""
+def build_prompt(
+    request: SimulationRequest, *, history_events: int, state_budget_chars: int, system: str | None = None
+) -> Prompt:
+    """The prompt for one call; its size is bounded by the budgets, not by the session's length. `system`:
+    the environment's `static_prompt`, when the caller keeps it (built once per environment version)."""
     parts = [
         _state_section(request, state_budget_chars),
         _history_section(request, history_events),
@@ -75,7 +78,7 @@ def build_prompt(request: SimulationRequest, *, history_events: int, state_budge
     if request.feedback:
         parts.append(_feedback_section(request.feedback))
     parts.append(_closing(request.tool))
-    return Prompt(system=static_prompt(request.environment), user="\n\n".join(parts))
+    return Prompt(system=system if system is not None else static_prompt(request.environment), user="\n\n".join(parts))
 
 
 def static_prompt(environment: Environment) -> str:

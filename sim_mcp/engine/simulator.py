@@ -19,7 +19,7 @@ import jsonpatch
 import jsonpointer
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
