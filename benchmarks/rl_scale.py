@@ -6,6 +6,10 @@ server: its wall time is the SDK's own cost for this traffic, and the ideal is t
 (each session's 10 calls are sequential). Each session creates 5 tickets titled with its own name,
 reads 4 of them back and lists its own; every result is checked, and afterwards each session's final
 state is read through the control API (GET /sessions/{id}): exactly the initial tickets plus its own 5.
+
+Runs: the memory store (recording a cassette with `--record`), Redis, Redis with `--workers 2` (server
+CPU is the supervisor's and its workers'), and replay: the same sessions answered from that cassette
+(`--backend replay`, no LLM), whose ideal is the bare server's time alone.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -27,11 +33,11 @@ from benchmarks.servers import (
     REPO,
     RedisServer,
     bare_http,
-    cpu_seconds,
     fake_llm,
     redis_server,
     server_env,
     sim_http,
+    tree_cpu_seconds,
 )
 
 SECTION = "2 RL scale"
@@ -78,8 +84,8 @@ def run_workers(
             line = process.stdout.readline()
             if line.strip() != "ready":
                 raise RuntimeError(f"an RL client process failed to connect its sessions (got {line!r})")
-        server_cpu = cpu_seconds(server_pid)
-        extra_cpu = cpu_seconds(extra_pid) if extra_pid else 0.0
+        server_cpu = tree_cpu_seconds(server_pid)
+        extra_cpu = tree_cpu_seconds(extra_pid) if extra_pid else 0.0
         go = time.monotonic()
         for process in processes:
             assert process.stdin is not None
@@ -95,8 +101,8 @@ def run_workers(
             process.wait(timeout=60)
         result = RunResult(
             wall_s=max(report["finished"] for report in reports) - go,
-            server_cpu_s=cpu_seconds(server_pid) - server_cpu,
-            extra_cpu_s=(cpu_seconds(extra_pid) - extra_cpu) if extra_pid else 0.0,
+            server_cpu_s=tree_cpu_seconds(server_pid) - server_cpu,
+            extra_cpu_s=(tree_cpu_seconds(extra_pid) - extra_cpu) if extra_pid else 0.0,
         )
         for report in reports:
             result.latencies += report["latencies"]
@@ -147,10 +153,27 @@ async def final_states(base_url: str, prefix: str, sessions: int) -> FinalStates
     return found
 
 
-def sim_under_load(load: Load, fake_url: str, fake_pid: int, store: str, prefix: str) -> tuple[RunResult, FinalStates]:
-    args = ["--backend", "openai", "--base-url", f"{fake_url}/v1", "--model", "fake", "--store", store]
-    env = server_env(SIM_MCP_BACKEND_CONCURRENCY=str(load.sessions), OPENAI_API_KEY="sk-bench-unused")
-    with sim_http(*args, env=env) as sim:
+@dataclass(frozen=True)
+class Run:
+    """One sim-mcp configuration under the load: its name in the table, store, extra flags and variables."""
+
+    name: str
+    store: str
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    llm: bool = True  # answered by the (fake) LLM; False: by the cassette, no LLM
+
+
+def sim_under_load(load: Load, fake_url: str, fake_pid: int, run: Run, prefix: str) -> tuple[RunResult, FinalStates]:
+    args = ["--store", run.store, *run.args]
+    if run.llm:
+        args = ["--backend", "openai", "--base-url", f"{fake_url}/v1", "--model", "fake", *args]
+    variables = {
+        "SIM_MCP_BACKEND_CONCURRENCY": str(load.sessions),
+        "OPENAI_API_KEY": "sk-bench-unused",
+        **dict(run.env),
+    }
+    with sim_http(*args, env=server_env(**variables)) as sim:
         result = run_workers(sim.url, "/mcp/tickets", load, prefix, echo=False, server_pid=sim.pid, extra_pid=fake_pid)
         states = anyio.run(final_states, sim.url, prefix, load.sessions)
     return result, states
@@ -172,33 +195,43 @@ def measure(quick: bool, client: str = "lean", workers: int = 2) -> list[Figure]
         Figure(SECTION, "bare SDK: client CPU per call", baseline.client_cpu_s / calls * 1000, "ms"),
         Figure(SECTION, "bare SDK with a 100 ms tool (measured ideal)", slow_bare.wall_s, "s", baseline=ideal),
     ]
-    stores: list[tuple[str, str]] = [("memory", "memory")]
-    with fake_llm(LATENCY_MS) as fake, redis_server() as redis:
-        if isinstance(redis, RedisServer):
-            stores.append(("redis", redis.url))
-        else:
-            figures.append(Figure(SECTION, f"redis store: skipped, {redis}", float("nan"), ""))
-        for name, url in stores:
-            try:
-                result, states = sim_under_load(load, fake.url, fake.pid, url, f"{tag}-{name}")
-            except RuntimeError as e:
-                figures.append(
-                    Figure(SECTION, f"{name} store: the run failed", float("nan"), "", note=str(e)[-300:], failed=True)
-                )
-                continue
-            figures += _sim_figures(name, result, states, ideal, load)
+    with tempfile.TemporaryDirectory(prefix="sim-mcp-rl-") as folder, fake_llm(LATENCY_MS) as fake:
+        cassette = str(Path(folder) / "rl.jsonl")
+        with redis_server() as redis:
+            runs = [Run("memory store (recording)", "memory", ("--record", cassette))]
+            if isinstance(redis, RedisServer):
+                workers_env = (("SIM_MCP_WORKERS", "2"), ("SIM_MCP_BACKEND_CONCURRENCY", str(load.sessions // 2)))
+                runs += [Run("redis store", redis.url), Run("redis store, --workers 2", redis.url, env=workers_env)]
+            else:
+                figures.append(Figure(SECTION, f"redis store: skipped, {redis}", float("nan"), ""))
+            for run in runs:
+                figures += _run_figures(load, fake.url, fake.pid, run, f"{tag}-{run.name.split()[0]}", ideal)
+                if isinstance(redis, RedisServer):
+                    redis.flush()
+        # The memory run's sessions again, with the same names, answered from its cassette.
+        replay = Run("replay", "memory", ("--backend", "replay", "--cassette", cassette), llm=False)
+        figures += _run_figures(load, fake.url, fake.pid, replay, f"{tag}-memory", baseline.wall_s)
     return figures
+
+
+def _run_figures(load: Load, fake_url: str, fake_pid: int, run: Run, prefix: str, ideal: float) -> list[Figure]:
+    try:
+        result, states = sim_under_load(load, fake_url, fake_pid, run, prefix)
+    except RuntimeError as e:
+        return [Figure(SECTION, f"{run.name}: the run failed", float("nan"), "", note=str(e)[-300:], failed=True)]
+    return _sim_figures(run.name, result, states, ideal, load)
 
 
 def _sim_figures(store: str, result: RunResult, states: FinalStates, ideal: float, load: Load) -> list[Figure]:
     calls = load.sessions * load.calls
+    what = "ideal: the bare server" if store == "replay" else "ideal 10 x 100 ms + bare"
     return [
-        Figure(SECTION, f"wall time, {store} store (ideal 10 x 100 ms + bare)", result.wall_s, "s", ideal, Target(1.5)),
-        Figure(SECTION, f"calls/s, {store} store", calls / result.wall_s if result.wall_s else 0.0, "/s"),
-        Figure(SECTION, f"p50 latency, {store} store", percentile(result.latencies, 50) * 1000, "ms"),
+        Figure(SECTION, f"wall time, {store} ({what})", result.wall_s, "s", ideal, Target(1.5)),
+        Figure(SECTION, f"calls/s, {store}", calls / result.wall_s if result.wall_s else 0.0, "/s"),
+        Figure(SECTION, f"p50 latency, {store}", percentile(result.latencies, 50) * 1000, "ms"),
         Figure(
             SECTION,
-            f"errors, {store} store",
+            f"errors, {store}",
             result.errors,
             "calls",
             note="; ".join(result.problems[:2])[:240],
@@ -206,7 +239,7 @@ def _sim_figures(store: str, result: RunResult, states: FinalStates, ideal: floa
         ),
         Figure(
             SECTION,
-            f"sessions holding another's records, {store} store",
+            f"sessions holding another's records, {store}",
             len(states.leaked),
             "sessions",
             note="; ".join(states.leaked[:2]),
@@ -214,13 +247,13 @@ def _sim_figures(store: str, result: RunResult, states: FinalStates, ideal: floa
         ),
         Figure(
             SECTION,
-            f"sessions missing their own records, {store} store",
+            f"sessions missing their own records, {store}",
             len(states.incomplete),
             "sessions",
             note="; ".join(states.incomplete[:2]),
             failed=bool(states.incomplete),
         ),
-        Figure(SECTION, f"server CPU per call, {store} store", result.server_cpu_s / calls * 1000, "ms"),
-        Figure(SECTION, f"fake provider CPU per call, {store} store", result.extra_cpu_s / calls * 1000, "ms"),
-        Figure(SECTION, f"client CPU per call, {store} store", result.client_cpu_s / calls * 1000, "ms"),
+        Figure(SECTION, f"server CPU per call, {store}", result.server_cpu_s / calls * 1000, "ms"),
+        Figure(SECTION, f"fake provider CPU per call, {store}", result.extra_cpu_s / calls * 1000, "ms"),
+        Figure(SECTION, f"client CPU per call, {store}", result.client_cpu_s / calls * 1000, "ms"),
     ]

@@ -7,6 +7,7 @@ including on Ctrl-C), so a failed benchmark leaves nothing running.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -230,6 +231,22 @@ def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     # After the command name: state is field 3; utime and stime are fields 14 and 15 (1-based).
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of `pid` and of every process below it (`--workers`: the supervisor and its workers)."""
+    total = 0.0
+    for member in [pid, *descendants_of(pid)]:
+        with contextlib.suppress(OSError):  # ended meanwhile
+            total += cpu_seconds(member)
+    return total
+
+
+def descendants_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for child in children_of(pid):
+        found += [child, *descendants_of(child)]
+    return found
 
 
 def children_of(pid: int) -> list[int]:

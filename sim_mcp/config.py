@@ -15,6 +15,12 @@ from sim_mcp.specs.model import Latency, LlmOutput
 ENV_PREFIX = "SIM_MCP_"
 
 
+def _cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/sim-mcp`, else `~/.cache/sim-mcp`."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sim-mcp"
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -22,6 +28,13 @@ class Settings(BaseModel):
     transport: Literal["stdio", "http"] = Field(default="http", description="Serve over stdio or Streamable HTTP.")
     host: str = Field(default="127.0.0.1", description="HTTP bind address.")
     port: int = Field(default=8765, ge=0, le=65535, description="HTTP port (0: any free port).")
+    workers: int = Field(
+        default=1, ge=1, le=256, description="HTTP server processes sharing the port (sessions need a Redis store)."
+    )
+    stateless_http: bool = Field(
+        default=False,
+        description="Keep no handshake state in the process (replicas, --workers): clients name sessions in the URL.",
+    )
     store: str = Field(default="memory", description="Session store: memory, sqlite:///PATH or redis://HOST:PORT/DB.")
     token: str | None = Field(default=None, description="Bearer token required on HTTP routes but health.")
     allowed_hosts: list[str] = Field(default_factory=list, description="Extra Host headers to accept over HTTP.")
@@ -33,7 +46,9 @@ class Settings(BaseModel):
     )
     temperature: float = Field(default=0.0, ge=0, le=2, description="Sampling temperature of the LLM backends.")
     max_tokens: int = Field(default=2048, gt=0, description="Most tokens an LLM backend may write per call.")
-    timeout_s: float = Field(default=60.0, gt=0, description="Seconds an LLM request may take before it is retried.")
+    timeout_s: float = Field(
+        default=60.0, gt=0, description="Seconds an LLM request may take; past it, it is cancelled, then retried."
+    )
     max_attempts: int = Field(default=3, ge=1, le=10, description="Tries per call before an honest error.")
     backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
     llm_output: LlmOutput = Field(
@@ -45,6 +60,10 @@ class Settings(BaseModel):
     state_budget_chars: int = Field(default=24_000, gt=0, description="State larger than this is trimmed.")
     provider_retries: int = Field(
         default=3, ge=0, le=10, description="SDK retries (backoff, jitter) on 429, 5xx and connection errors."
+    )
+    response_format_memory: Path | None = Field(
+        default_factory=lambda: _cache_dir() / "response-formats.json",
+        description="File remembering the response format each LLM base URL accepted, for later processes.",
     )
     response_cache: int = Field(default=0, ge=0, description="Entries of the response cache; 0 turns it off.")
 

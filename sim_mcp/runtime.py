@@ -53,6 +53,7 @@ class Runtime:
         self.sessions = SessionService(self.simulator)
         for error in self.catalog.errors:
             logger.warning("skipped spec: %s", error)
+        self._log_rules_errors()
         # Tasks (the `tasks` folders beside the specs) and the judge of those with a rubric (None: offline).
         self.tasks: dict[str, Task] = {}
         self.task_errors: list[SpecError] = []
@@ -79,7 +80,13 @@ class Runtime:
         self.load_tasks()
         for error in self.catalog.errors:
             logger.warning("spec not (re)loaded: %s", error)
+        self._log_rules_errors()
         return self.catalog
+
+    def _log_rules_errors(self) -> None:
+        """Compile the catalog's rules programs now (not on the first call) and log those not used."""
+        for error in self.simulator.rules.errors:
+            logger.warning("rules program not used, the backend answers: %s", error)
 
     async def __aenter__(self) -> Runtime:
         await self.store.start()

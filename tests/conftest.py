@@ -24,11 +24,13 @@ def bundled_specs() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reaches a real LLM provider, whatever keys the machine has."""
+def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reaches a real LLM provider, whatever keys the machine has; and none reads or leaves a
+    memory of response formats (Settings.response_format_memory) in the machine's own cache folder."""
     for vendor in ("OPENAI", "ANTHROPIC"):
         for name in ("API_KEY", "BASE_URL", "AUTH_TOKEN"):
             monkeypatch.delenv(f"{vendor}_{name}", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +42,10 @@ def fake_provider_server() -> Iterator[FakeProvider]:
 
 @pytest.fixture
 def fake(fake_provider_server: FakeProvider) -> FakeProvider:
-    """The module's fake provider, its script and recorded requests cleared."""
+    """The module's fake provider, idle (an earlier test's request that is still being answered, or is
+    noticing its client went away, finishes first: its count would blur this test's), its script and
+    recorded requests cleared."""
+    fake_provider_server.wait_idle()
     fake_provider_server.reset()
     return fake_provider_server
 

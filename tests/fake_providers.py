@@ -108,6 +108,17 @@ class FakeProvider:
             self.in_flight = 0
             self.max_in_flight = 0
 
+    def wait_idle(self, timeout_s: float = 10.0) -> None:
+        """Return once no request is being answered (bounded: `RuntimeError` past `timeout_s`)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with self._lock:
+                if self.in_flight <= 0:
+                    return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the fake provider still answers {self.in_flight} request(s) after {timeout_s}s")
+            time.sleep(0.01)
+
     def posts(self, path_end: str) -> list[Recorded]:
         with self._lock:
             return [r for r in self.requests if r.method == "POST" and r.path.endswith(path_end)]

@@ -15,6 +15,7 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends import load_backend
 from sim_mcp.engine.compile import CompileReport, compile_environment, programs_path
 from sim_mcp.engine.recordings import read_recordings
+from sim_mcp.engine.rules import compile_rules
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
@@ -158,6 +159,7 @@ async def test_good_programs_are_written_beside_the_spec_and_answer_the_tools(
     # The registry loads the file; the rules answer, with no model.
     catalog = load_catalog(spec.parent)
     assert catalog.errors == ()
+    assert compile_rules(catalog).errors == ()
     async with Runtime(Settings(specs=[spec.parent]), catalog=catalog) as runtime:
         moved = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-2", "amount": 2.5})
         record = await runtime.sessions.get("s")
@@ -212,7 +214,7 @@ async def test_programs_that_loop_or_exceed_limits_are_left_to_the_llm(fake: Fak
     catalog = load_catalog(spec.parent)
     tool = catalog.tool("deposit", "wallet")
     assert tool is not None
-    assert tool.program is None
+    assert compile_rules(catalog).program(tool) is None
 
 
 async def test_a_program_that_disagrees_with_a_recording_is_sent_back(fake: FakeProvider, spec: Path) -> None:
@@ -277,8 +279,9 @@ def test_compile_is_idempotent_and_force_compiles_again(fake: FakeProvider, spec
     catalog = load_catalog(spec.parent)
     tool = catalog.tool("deposit", "wallet")
     assert catalog.errors == ()
+    assert compile_rules(catalog).errors == ()
     assert tool is not None
-    assert tool.program is not None
+    assert compile_rules(catalog).program(tool) is not None
 
 
 async def test_a_hand_written_function_that_passes_is_kept(fake: FakeProvider, spec: Path) -> None:

@@ -10,14 +10,7 @@ import pytest
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
-from sim_mcp.episodes.fidelity import (
-    BenchmarkReport,
-    RulesMode,
-    Scenario,
-    load_scenarios,
-    render_report,
-    run_benchmark,
-)
+from sim_mcp.episodes.fidelity import BenchmarkReport, RulesMode, Scenario, load_scenarios, render_report, run_benchmark
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
 from tests.fake_providers import FakeProvider, reply_outcome
@@ -29,11 +22,6 @@ BUNDLED = sorted(SCENARIOS.glob("*.yaml"))
 
 def offline(**settings: Any) -> Settings:
     return Settings(specs=[BUNDLED_SPECS], **settings)
-
-
-async def bench(settings: Settings, scenarios: list[Scenario], *, rules: RulesMode = "auto") -> BenchmarkReport:
-    async with Runtime(settings) as runtime:
-        return await run_benchmark(runtime.sessions, scenarios, rules=rules)
 
 
 def write(path: Path, text: str) -> Path:
@@ -240,3 +228,8 @@ async def test_an_inconsistent_provider_scores_lower_without_crashing(fake: Fake
     assert any(result.detail.startswith("not called: {{steps.comment.result.id}}") for result in results)
     assert scenario.tokens.input == 200  # the two replies the provider gave
     assert "not met" in render_report(report)
+
+
+async def bench(settings: Settings, scenarios: list[Scenario], *, rules: RulesMode = "auto") -> BenchmarkReport:
+    async with Runtime(settings) as runtime:
+        return await run_benchmark(runtime.sessions, scenarios, rules=rules)

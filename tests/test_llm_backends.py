@@ -145,6 +145,7 @@ async def test_openai_asks_for_schema_constrained_output(fake: FakeProvider, ope
     assert outcome.is_error is False
     assert outcome.state_patch == []
     (sent,) = fake.posts("/chat/completions")
+    assert sent.headers["content-type"] == "application/json"
     assert sent.body["model"] == MODEL
     assert sent.body["temperature"] == 0
     assert sent.body["max_tokens"] == 2048
@@ -184,17 +185,46 @@ async def test_openai_steps_down_response_formats_and_remembers(
     ]
 
 
-async def test_openai_steps_down_when_a_500_names_the_response_format(
+async def test_openai_steps_down_at_once_when_a_500_names_the_response_format(
     fake: FakeProvider, openai_backend: OpenAIBackend
 ) -> None:
-    # llama-cpp-python's server refuses json_schema with a 500 whose message names response_format.
+    # llama.cpp's server refuses json_schema with a 500 whose message names response_format: a refusal of
+    # the form, not a server failure, so it is not retried as one.
     fake.reject_response_formats = {"json_schema"}
     fake.reject_status = 500
     fake.script(reply_outcome(1))
     assert (await openai_backend.simulate(make_request())).result == 1
     formats = [r.body["response_format"]["type"] for r in fake.posts("/chat/completions")]
-    assert formats[-1] == "json_object"
-    assert formats[:-1] == ["json_schema"] * 3  # the SDK's own retries of the 500 come first
+    assert formats == ["json_schema", "json_object"]
+
+
+async def test_a_new_process_starts_from_the_form_the_server_took(fake: FakeProvider, tmp_path: Path) -> None:
+    memory = tmp_path / "formats.json"
+    fake.reject_response_formats = {"json_schema"}
+    fake.reject_status = 500
+    fake.script(reply_outcome(1), reply_outcome(2))
+    settings = settings_for("openai", fake.openai_url, response_format_memory=memory)
+    for expected in (1, 2):  # two backends, as two processes would build them from the same settings
+        backend = OpenAIBackend(settings)
+        try:
+            assert (await backend.simulate(make_request())).result == expected
+        finally:
+            await backend.aclose()
+    formats = [r.body["response_format"]["type"] for r in fake.posts("/chat/completions")]
+    assert formats == ["json_schema", "json_object", "json_object"]
+    assert json.loads(memory.read_text()) == {fake.openai_url: "json_object_schema"}
+
+
+async def test_the_memory_of_forms_is_per_base_url(fake: FakeProvider, tmp_path: Path) -> None:
+    memory = tmp_path / "formats.json"
+    memory.write_text(json.dumps({"http://127.0.0.1:9/v1": "text"}))
+    fake.script(reply_outcome(1))
+    backend = OpenAIBackend(settings_for("openai", fake.openai_url, response_format_memory=memory))
+    try:
+        assert (await backend.simulate(make_request())).result == 1
+    finally:
+        await backend.aclose()
+    assert fake.posts("/chat/completions")[0].body["response_format"]["type"] == "json_schema"
 
 
 async def test_openai_other_400s_are_not_format_problems(fake: FakeProvider, openai_backend: OpenAIBackend) -> None:
@@ -343,6 +373,27 @@ async def test_timeout_is_a_backend_error(fake: FakeProvider) -> None:
         await backend.aclose()
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_a_timed_out_request_is_cancelled_before_its_retry(fake: FakeProvider, provider: str) -> None:
+    fake.script(reply_outcome("late", delay_s=5), reply_outcome("in time"))
+    url = fake.openai_url if provider == "openai" else fake.anthropic_url
+    backend = load_backend(settings_for(provider, url, timeout_s=0.3, provider_retries=1))
+    try:
+        assert (await backend.simulate(make_request())).result == "in time"
+    finally:
+        await backend.aclose()
+    assert len(fake.posts("/chat/completions" if provider == "openai" else "/messages")) == 2
+    # The server saw the first request go away, and never held two at once (a one-slot server stays free).
+    assert fake.disconnected.is_set()
+    assert fake.max_in_flight == 1
+
+
+def test_the_llm_timeout_is_a_described_setting() -> None:
+    # CLI flags are generated from the described Settings fields (--timeout-s / SIM_MCP_TIMEOUT_S).
+    assert Settings.model_fields["timeout_s"].description
+    assert Settings.load(environ={"SIM_MCP_TIMEOUT_S": "7.5"}).timeout_s == 7.5
+
+
 async def test_openai_usage_counts_cached_tokens(fake: FakeProvider, openai_backend: OpenAIBackend) -> None:
     fake.script(reply_outcome("x", input_tokens=1500, output_tokens=30, cached_tokens=1024))
     outcome = await openai_backend.simulate(make_request())
@@ -368,6 +419,7 @@ async def test_anthropic_caches_the_static_part_and_forces_the_outcome_tool(
     outcome = await anthropic_backend.simulate(make_request())
     assert outcome.result == {"account_id": "acc_1", "balance": 120}
     (sent,) = fake.posts("/messages")
+    assert sent.headers["content-type"] == "application/json"
     assert sent.body["system"] == [
         {"type": "text", "text": static_prompt(ENVIRONMENT, GET), "cache_control": {"type": "ephemeral"}}
     ]

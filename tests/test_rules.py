@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from mcp.client import Client
 
+from sim_mcp.cli import main
 from sim_mcp.config import Settings
-from sim_mcp.engine.rules import CallContext, Limits, compile_program, run_tool
+from sim_mcp.engine.rules import CallContext, Limits, compile_program, compile_rules, run_tool
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
@@ -121,14 +122,14 @@ def matches(expected: Any, actual: Any) -> bool:
 
 def test_every_bundled_tool_has_a_working_program() -> None:
     catalog = load_catalog(BUNDLED_SPECS)
-    assert catalog.errors == ()
+    rules = compile_rules(catalog)
+    assert (catalog.errors, rules.errors) == ((), ())
     for environment in ENVIRONMENTS:
         tools = catalog.tools_of(environment)
         assert tools
-        assert [tool.name for tool in tools if tool.program is None] == []
-        assert all(
-            tool.program is not None and tool.program.source.endswith(f"{environment}.rules.star") for tool in tools
-        )
+        programs = [rules.program(tool) for tool in tools]
+        assert [tool.name for tool, program in zip(tools, programs, strict=True) if program is None] == []
+        assert all(p is not None and p.source.endswith(f"{environment}.rules.star") for p in programs)
 
 
 @pytest.mark.parametrize("environment", ENVIRONMENTS)
@@ -284,10 +285,11 @@ async def test_library_program_refuses_a_book_with_no_copies(tmp_path: Path) -> 
 async def test_rules_inline_in_the_spec(tmp_path: Path) -> None:
     specs = write_library(tmp_path / "specs", rules=None, inline_rules=LIBRARY_RULES)
     catalog = load_catalog(specs)
-    assert catalog.errors == ()
+    rules = compile_rules(catalog)
+    assert (catalog.errors, rules.errors) == ((), ())
     tool = catalog.tool("borrow_book", "library")
     assert tool is not None
-    assert tool.program is not None
+    assert rules.program(tool) is not None
 
 
 def test_rules_both_inline_and_beside_is_an_error(tmp_path: Path) -> None:
@@ -303,12 +305,13 @@ def test_rules_both_inline_and_beside_is_an_error(tmp_path: Path) -> None:
 def test_a_program_that_does_not_parse_is_a_load_error_and_the_tools_fall_back(tmp_path: Path) -> None:
     specs = write_library(tmp_path / "specs", rules="def borrow_book(state, args):\n    return 1 +\n")
     catalog = load_catalog(specs)
-    (error,) = catalog.errors
+    rules = compile_rules(catalog)
+    (error,) = rules.errors
     assert str(error).startswith(f"{specs / 'library.rules.star'}: line 2: Parse error")
     assert "library" in catalog.environments
     tool = catalog.tool("borrow_book", "library")
     assert tool is not None
-    assert tool.program is None
+    assert rules.program(tool) is None
 
 
 @pytest.mark.parametrize(
@@ -322,7 +325,7 @@ def test_a_program_that_does_not_parse_is_a_load_error_and_the_tools_fall_back(t
 )
 def test_no_io_no_imports_no_unbounded_loops(tmp_path: Path, source: str, found: str) -> None:
     specs = write_library(tmp_path / "specs", rules=source)
-    (error,) = load_catalog(specs).errors
+    (error,) = compile_rules(load_catalog(specs)).errors
     assert found in str(error)
 
 
@@ -333,14 +336,15 @@ def test_a_function_failing_its_example_names_file_tool_line_and_expectation(tmp
     ]
     specs = write_library(tmp_path / "specs", tools=tools)
     catalog = load_catalog(specs)
-    (error,) = catalog.errors
+    rules = compile_rules(catalog)
+    (error,) = rules.errors
     assert str(error) == (
         f"{specs / 'library.rules.star'}: borrow_book (line 4): example 1: "
         'expected result = "Book BK-1 is out.", got "Book BK-1 has no copies left."'
     )
     tool = catalog.tool("borrow_book", "library")
     assert tool is not None
-    assert tool.program is None
+    assert rules.program(tool) is None
 
 
 # --- limits: an honest error, the state untouched ------------------------------------------------
@@ -451,3 +455,19 @@ def test_diff_patch_turns_one_value_into_another() -> None:
     assert {"op": "replace", "path": "/e", "value": [3]} in patch
     assert {"op": "replace", "path": "/f", "value": 1} in patch  # true and 1 are different JSON
     assert diff_patch(before, before) == []
+
+
+def test_check_reports_per_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tools = [dict(LIBRARY["tools"][0]), LIBRARY["tools"][1]]  # type: ignore[index]
+    tools[0]["examples"] = [{"arguments": {"book_id": "BK-2", "member": "x"}, "result": {"id": "LN-1", "member": "x"}}]
+    specs = write_library(tmp_path / "specs", tools=tools)
+    assert main(["check", str(specs)]) == 0
+    printed = capsys.readouterr().out
+    rules = specs / "library.rules.star"
+    assert f"ok    {rules}: borrow_book (line 4): answered by the program; its example passes" in printed
+    assert f"note  {rules}: get_book: no working function; the backend answers it" in printed
+
+    (specs / "library.rules.star").write_text(LIBRARY_RULES.replace("next_id(", "next_idd("))
+    assert main(["check", str(specs)]) == 1
+    printed = capsys.readouterr().out
+    assert f"error {rules}: line 11: Variable `next_idd` not found" in printed

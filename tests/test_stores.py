@@ -288,6 +288,27 @@ async def test_redis_writes_are_fenced_by_the_lock(redis_url: str) -> None:
         await store.aclose()
 
 
+@pytest.mark.parametrize("events", [3, 2_500])
+async def test_redis_fenced_writes_large_and_small(redis_url: str, events: int) -> None:
+    """A fenced write of a few commands (one script) and one too large for a script (WATCH, MULTI/EXEC):
+    both land whole while the lock is held, and both are refused once another holds it."""
+    store = RedisStore(redis_url)
+    raw = Redis.from_url(redis_url)
+    log = [event(n) for n in range(1, events + 1)]
+    try:
+        async with store.lock("big"):
+            await store.put(SessionRecord(id="big", event_count=events), log)
+            assert [e.seq for e in await store.events("big")] == list(range(1, events + 1))
+            await raw.set(f"{store.prefix}:lock:big", b"someone-else")
+            with pytest.raises(StoreError, match="expired while held"):
+                await store.put(SessionRecord(id="big"), log[:-1])
+        assert len(await store.events("big")) == events
+    finally:
+        await store.delete("big")
+        await raw.aclose()
+        await store.aclose()
+
+
 async def test_redis_sessions_beyond_the_connection_pool_wait_for_a_connection(redis_url: str) -> None:
     """More sessions at once than the pool has connections: they queue for one, none fails."""
     store = RedisStore(redis_url, max_connections=4)

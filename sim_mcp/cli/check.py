@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from sim_mcp.cli.flags import settings_from
+from sim_mcp.engine.rules import RulesCatalog, compile_rules
 from sim_mcp.specs.registry import Catalog, load_catalog
 
 
@@ -21,13 +22,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     paths = [Path(path) for path in args.paths] or settings_from(args).specs
     catalog = load_catalog(*paths)
+    rules = compile_rules(catalog)
     for environment in catalog.environments.values():
         names = ", ".join(tool.name for tool in environment.tools)
         print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
-        _print_rules(catalog, environment.name)
+        _print_rules(catalog, rules, environment.name)
     for name, sources in catalog.shared_tool_names().items():
         print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
-    for error in catalog.errors:
+    for error in (*catalog.errors, *rules.errors):
         print(f"error {error}")
     total = len(catalog.environments) + len(catalog.errors)
     tasks, task_errors = _check_tasks(paths, catalog)
@@ -35,24 +37,24 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
     if tasks + task_errors:
         print(f"{tasks} of {tasks + task_errors} tasks valid")
-    return 1 if catalog.errors or task_errors or not (catalog.environments or tasks) else 0
+    return 1 if catalog.errors or rules.errors or task_errors or not (catalog.environments or tasks) else 0
 
 
-def _print_rules(catalog: Catalog, environment: str) -> None:
-    """A line per tool of an environment with a rules program: answered by it (its examples passed), or
-    by the backend (no function for it, or one that failed: the error is printed with the others)."""
+def _print_rules(catalog: Catalog, rules: RulesCatalog, environment: str) -> None:
+    """A line per tool of an environment with a rules program: answered by it (its examples pass), or by
+    the backend (no function for it, or one that failed: its error is printed with the others)."""
     spec = catalog.environment(environment)
     if spec is None or spec.rules is None:
         return
-    source = spec.rules_source
     for tool in catalog.tools_of(environment):
-        if tool.program is not None:
-            line = tool.program.functions[tool.name]
-            count = len(tool.spec.examples)
-            checked = f"its {count} example{'s' if count > 1 else ''} pass" if count else "no examples to run"
-            print(f"ok    {source}: {tool.name} (line {line}): answered by the program; {checked}")
-        else:
-            print(f"note  {source}: {tool.name}: no working function; the backend answers it")
+        program = rules.program(tool)
+        if program is None:
+            print(f"note  {spec.rules_source}: {tool.name}: no working function; the backend answers it")
+            continue
+        count = len(tool.spec.examples)
+        checked = {0: "no examples to run", 1: "its example passes"}.get(count, f"its {count} examples pass")
+        line = program.functions[tool.name]
+        print(f"ok    {spec.rules_source}: {tool.name} (line {line}): answered by the program; {checked}")
 
 
 def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:

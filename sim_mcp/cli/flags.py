@@ -27,6 +27,8 @@ SERVER_ONLY = frozenset(
         "transport",
         "host",
         "port",
+        "workers",
+        "stateless_http",
         "token",
         "allowed_hosts",
         "watch",

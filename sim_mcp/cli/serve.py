@@ -37,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     # Fail with a plain message, not a lifespan traceback, when the store or the backend can't work.
     anyio.run(_check_store, settings.store)
     anyio.run(_check_backend, settings)
+    if settings.workers > 1:  # N processes on the port: sim_mcp/server/workers.py
+        from sim_mcp.server.workers import serve_workers
+
+        return serve_workers(settings, log_level=args.log_level)
     app = create_app(settings)
     catalog: Catalog = app.state.runtime.catalog
     print(

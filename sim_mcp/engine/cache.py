@@ -12,7 +12,7 @@ import json
 from collections import OrderedDict
 from typing import Any
 
-from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.state.session import TokenUsage
 

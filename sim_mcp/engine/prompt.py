@@ -100,8 +100,12 @@ class Prompt:
     user: str
 
 
-def build_prompt(request: SimulationRequest, *, history_events: int, state_budget_chars: int) -> Prompt:
-    """The prompt for one call; its size is bounded by the budgets, not by the session's length."""
+def build_prompt(
+    request: SimulationRequest, *, history_events: int, state_budget_chars: int, system: str | None = None
+) -> Prompt:
+    """The prompt for one call; its size is bounded by the budgets, not by the session's length. `system`:
+    the call's `static_prompt(environment, tool, mode)`, when the caller keeps it (built once per
+    environment version, tool and mode)."""
     parts = [
         _named_section(request),
         _state_section(request, state_budget_chars),
@@ -113,7 +117,9 @@ def build_prompt(request: SimulationRequest, *, history_events: int, state_budge
         parts.append(_feedback_section(request.feedback))
     parts.append(_closing(request.tool, request.llm_output))
     user = "\n\n".join(part for part in parts if part)
-    return Prompt(system=static_prompt(request.environment, request.tool, request.llm_output), user=user)
+    if system is None:
+        system = static_prompt(request.environment, request.tool, request.llm_output)
+    return Prompt(system=system, user=user)
 
 
 def static_prompt(environment: Environment, tool: ToolSpec | None = None, mode: LlmOutput = "patch") -> str:

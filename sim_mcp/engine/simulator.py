@@ -20,16 +20,25 @@ import jsonpatch
 import jsonpointer
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
 from sim_mcp.engine.parse import empty_message
-from sim_mcp.engine.rules import CallContext, RulesError, clock_of, run_tool, tool_program
+from sim_mcp.engine.rules import (
+    CallContext,
+    Program,
+    RulesCatalog,
+    RulesError,
+    clock_of,
+    compile_environment,
+    run_tool,
+    tool_program,
+)
 from sim_mcp.engine.rules import Limits as RulesLimits
 from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK, parse_clock
-from sim_mcp.errors import BackendError, SessionLimitExceeded
+from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
 from sim_mcp.specs.model import Environment, LlmOutput
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
@@ -79,10 +88,34 @@ class Simulator:
         # Every effect of a committed call subscribes here (engine/hooks.py).
         self.hooks = hooks if hooks is not None else AfterCommit()
         self._faults = server_faults(settings)
+        # By environment name: the environment compiled, its programs by tool, and their load errors.
+        self._rules: dict[str, tuple[Environment, dict[str, Program], list[SpecError]]] = {}
 
     @property
     def catalog(self) -> Catalog:
         return self._catalog()
+
+    @property
+    def rules(self) -> RulesCatalog:
+        """The rules programs of the current catalog's environments (each compiled once per version)."""
+        programs: dict[tuple[str, str], Program] = {}
+        errors: list[SpecError] = []
+        for environment in self.catalog.environments.values():
+            _, working, problems = self._compiled(environment)
+            programs.update({(environment.name, tool): program for tool, program in working.items()})
+            errors += problems
+        return RulesCatalog(programs, tuple(errors))
+
+    def program_of(self, tool: Tool) -> Program | None:
+        """The rules program that answers `tool` (None: the backend does; always None with run_rules off)."""
+        return self._compiled(tool.environment)[1].get(tool.name) if self.settings.run_rules else None
+
+    def _compiled(self, environment: Environment) -> tuple[Environment, dict[str, Program], list[SpecError]]:
+        cached = self._rules.get(environment.name)
+        if cached is None or cached[0] is not environment:
+            cached = (environment, *compile_environment(environment))
+            self._rules[environment.name] = cached
+        return cached
 
     async def call(
         self, session_id: str, tool_name: str, arguments: dict[str, Any] | None, *, scope: str | None = None
@@ -132,11 +165,13 @@ class Simulator:
         fault = self._fault(record, tool)
         if fault.delay_ms > 0:
             await anyio.sleep(fault.delay_ms / 1000)
-        by_rules = tool.program is not None and self.settings.run_rules
+        program = self.program_of(tool)
         if fault.kind in ("error", "timeout"):
             answered = _Answer(None, request.state, TokenUsage(), [])
+        elif program is not None:
+            answered = self._by_rules(program, request, tool)
         else:
-            answered = self._by_rules(request, tool) if by_rules else await self._answer(request, tool)
+            answered = await self._answer(request, tool)
         latency_ms = (time.perf_counter() - started) * 1000
         kind, outcome, new_world = _settle(answered, fault, request.state)
         event = Event(
@@ -148,7 +183,7 @@ class Simulator:
             result=outcome.result,
             is_error=outcome.is_error,
             state_patch=outcome.state_patch,
-            backend=RULES_BACKEND if by_rules else self.backend.name,
+            backend=RULES_BACKEND if program is not None else self.backend.name,
             latency_ms=round(latency_ms, 3),
             tokens=answered.usage,
             note=outcome.note,
@@ -244,12 +279,15 @@ class Simulator:
         """Program mode: the model's program run on a copy of the state, within the rules' limits."""
         assert candidate.program is not None
         source = f"<program for call {request.sequence + 1}>"
-        clock = tool.program.clock if tool.program is not None else _clock(tool.environment)
+        context = CallContext.of(_clock(tool.environment), seed=request.seed, sequence=request.sequence, tool=tool.name)
+        limits = RulesLimits(
+            max_steps=self.settings.rules_max_steps,
+            timeout_s=self.settings.rules_timeout_ms / 1000,
+            max_state_bytes=self.settings.max_state_bytes,
+        )
         try:
             program = tool_program(candidate.program, tool.name, source)
-            ran = run_tool(
-                program, tool.name, request.state, request.arguments, self._context(request, clock), self._limits()
-            )
+            ran = run_tool(program, tool.name, request.state, request.arguments, context, limits)
         except RulesError as e:
             return Rejected(f"your program failed: {e.reason}" + (f" (line {e.line})" if e.line else ""))
         return Outcome(
@@ -261,29 +299,21 @@ class Simulator:
             usage=candidate.usage,
         )
 
-    def _context(self, request: SimulationRequest, clock: datetime) -> CallContext:
-        return CallContext.of(clock, seed=request.seed, sequence=request.sequence, tool=request.tool.name)
-
-    def _limits(self) -> RulesLimits:
-        return RulesLimits(
+    def _by_rules(self, program: Program, request: SimulationRequest, tool: Tool) -> _Answer:
+        """Run the tool's function of its environment's rules program: once (it is deterministic), no model;
+        its outcome goes through the same checks as a backend's."""
+        context = CallContext.of(program.clock, seed=request.seed, sequence=request.sequence, tool=tool.name)
+        limits = RulesLimits(
             max_steps=self.settings.rules_max_steps,
             timeout_s=self.settings.rules_timeout_ms / 1000,
             max_state_bytes=self.settings.max_state_bytes,
         )
-
-    def _by_rules(self, request: SimulationRequest, tool: Tool) -> _Answer:
-        """Run the tool's function of its environment's rules program: once (it is deterministic), no model."""
-        assert tool.program is not None
-        context = self._context(request, tool.program.clock)
-        limits = self._limits()
         try:
-            ran = run_tool(tool.program, tool.name, request.state, request.arguments, context, limits)
+            ran = run_tool(program, tool.name, request.state, request.arguments, context, limits)
         except RulesError as e:
             return _Answer(None, request.state, TokenUsage(), [f"the rules program failed: {e}"])
-        line = tool.program.functions.get(tool.name)
-        note = f"rules: {tool.program.source}:{line} {tool.name}" + (
-            " (failed as the rules say)" if ran.is_error else ""
-        )
+        line = program.functions.get(tool.name)
+        note = f"rules: {program.source}:{line} {tool.name}" + (" (failed, as the rules say)" if ran.is_error else "")
         candidate = Outcome(result=ran.result, is_error=ran.is_error, state_patch=ran.state_patch, note=note)
         checked = self.check(candidate, tool, request.state)
         if isinstance(checked, Applied):

@@ -453,7 +453,9 @@ async def reference_run(reference: SessionService, scenario: Scenario, session_i
     or a step could not be called)."""
     simulator = reference.simulator
     tools = [simulator.catalog.tool(step.call, scenario.env) for step in scenario.steps]
-    if check_scenarios([scenario], simulator.catalog) or any(tool is None or tool.program is None for tool in tools):
+    if check_scenarios([scenario], simulator.catalog) or any(
+        tool is None or simulator.program_of(tool) is None for tool in tools
+    ):
         return None
     await reference.create(env=scenario.env, state=scenario.state, session_id=session_id)
     steps: list[ReferenceStep] = []
@@ -535,7 +537,7 @@ def _expectations(
     expectations = [(step.expect, False)]
     if step.rules is not None:
         tool = sessions.simulator.catalog.tool(step.call, scenario.env)
-        answered_by_program = tool is not None and tool.program is not None and sessions.simulator.settings.run_rules
+        answered_by_program = tool is not None and sessions.simulator.program_of(tool) is not None
         if rules or (by_programs and answered_by_program):
             expectations.append((step.rules, True))
         else:

@@ -47,7 +47,10 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
     manager = StreamableHTTPSessionManager(
-        app=server, security_settings=transport_security(settings), max_request_body_size=settings.max_request_bytes
+        app=server,
+        security_settings=transport_security(settings),
+        max_request_body_size=settings.max_request_bytes,
+        stateless=settings.stateless_http,  # replicas: a handshake's state would live in one process only
     )
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 

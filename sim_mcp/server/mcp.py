@@ -150,7 +150,11 @@ class _ToolHandlers:
                     "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
                 )
             else:
-                record, scope = await self._binding(session_id, ctx)
+                # The record is read here only when the path names no environment or for `ask_user`: a call to
+                # `/mcp/{env}` costs the store one read, the simulator's own, under the session's lock.
+                record: SessionRecord | None = None
+                if scope is None or params.name == ASK_USER:
+                    record, scope = await self._binding(session_id, ctx)
                 outcome = await self._answer(session_id, record, params.name, params.arguments, scope)
         except InvalidSessionName as e:
             outcome = refusal("invalid_session", str(e))

@@ -8,7 +8,6 @@ from typing import Any
 
 from jsonschema.protocols import Validator
 
-from sim_mcp.engine.rules import Limits, Program, RulesError, compile_program, example_problem
 from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats import parse_document, read_document, visible_files
 from sim_mcp.specs.formats.native import tools_from_paths
@@ -33,8 +32,6 @@ class Tool:
     input_validator: Validator
     output_validator: Validator | None
     qualified_name: str
-    # The environment's rules program, when it has a working function for this tool: it answers the tool.
-    program: Program | None = None
 
     @property
     def name(self) -> str:
@@ -45,15 +42,9 @@ class Tool:
         return self.spec.name if scope is not None else self.qualified_name
 
     @classmethod
-    def compile(
-        cls,
-        spec: ToolSpec,
-        environment: Environment,
-        qualified_name: str | None = None,
-        program: Program | None = None,
-    ) -> Tool:
+    def compile(cls, spec: ToolSpec, environment: Environment, qualified_name: str | None = None) -> Tool:
         output = compile_schema(spec.output_schema) if spec.output_schema is not None else None
-        return cls(spec, environment, compile_schema(spec.input_schema), output, qualified_name or spec.name, program)
+        return cls(spec, environment, compile_schema(spec.input_schema), output, qualified_name or spec.name)
 
 
 @dataclass(frozen=True)
@@ -100,11 +91,10 @@ class Catalog:
         by_environment: dict[str, dict[str, Tool]] = {}
         for environment in by_name.values():
             scoped = by_environment.setdefault(environment.name, {})
-            programs = _programs(environment, problems)
             for spec in environment.tools:
                 shared = owners[spec.name] > 1
                 qualified = f"{environment.name}{NAMESPACE_SEPARATOR}{spec.name}" if shared else spec.name
-                tool = Tool.compile(spec, environment, qualified, programs.get(spec.name))
+                tool = Tool.compile(spec, environment, qualified)
                 scoped[spec.name] = tool
                 tools[qualified] = tool
         return cls(by_name, tools, tuple(problems), by_environment)
@@ -123,40 +113,10 @@ class Catalog:
         }
 
 
-def _programs(environment: Environment, problems: list[SpecError]) -> dict[str, Program]:
-    """The environment's rules program, by the tools it answers: those with a function that passes the
-    tool's examples. A program that does not compile, and each function that fails an example, is a
-    problem (file, line, tool, what was expected); those tools fall back to the backend."""
-    if environment.rules is None:
-        return {}
-    source = environment.rules_source or f"{environment.source}: rules"
-    try:
-        program = compile_program(environment.rules, source, [tool.name for tool in environment.tools])
-    except RulesError as e:
-        problems.append(_rules_problem(e))
-        return {}
-    working: dict[str, Program] = {}
-    for tool in environment.tools:
-        if not program.has(tool.name):
-            continue
-        failures = [
-            example_problem(program, tool, i, environment.initial_state, Limits()) for i in range(len(tool.examples))
-        ]
-        failed = next((failure for failure in failures if failure is not None), None)
-        if failed is not None:
-            problems.append(_rules_problem(failed))
-        else:
-            working[tool.name] = program
-    return working
-
-
-def _rules_problem(error: RulesError) -> SpecError:
-    return SpecError(error.source, error.reason, error.place)
-
-
 def with_rules_file(environment: Environment, path: Path) -> Environment:
-    """The environment with the program of the `<name>.rules.star` file beside its spec file, if there is one;
-    a program both inline (`rules:`) and beside the file is an error."""
+    """The environment with the text of the rules program beside its spec file (`<stem>.rules.star`), if
+    there is one; the engine compiles it (`engine/rules/`). A program both inline (`rules:`) and beside the
+    file is an error."""
     beside = path.with_name(path.stem + RULES_SUFFIX)
     if not beside.is_file():
         if environment.rules is not None:

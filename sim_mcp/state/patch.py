@@ -68,12 +68,14 @@ def _diff(before: Any, after: Any, path: str, patch: list[dict[str, Any]]) -> No
         return
     if isinstance(before, dict) and isinstance(after, dict):
         for key, value in after.items():
-            child = f"{path}/{escape_pointer(key)}"
+            child = f"{path}/{jsonpointer.escape(key)}"
             if key not in before:
                 patch.append({"op": "add", "path": child, "value": value})
             else:
                 _diff(before[key], value, child, patch)
-        patch.extend({"op": "remove", "path": f"{path}/{escape_pointer(key)}"} for key in before if key not in after)
+        patch.extend(
+            {"op": "remove", "path": f"{path}/{jsonpointer.escape(key)}"} for key in before if key not in after
+        )
         return
     if isinstance(before, list) and isinstance(after, list):
         if len(after) > len(before) and after[: len(before)] == before:
@@ -84,8 +86,3 @@ def _diff(before: Any, after: Any, path: str, patch: list[dict[str, Any]]) -> No
                 _diff(old, new, f"{path}/{index}", patch)
             return
     patch.append({"op": "replace", "path": path, "value": after})
-
-
-def escape_pointer(key: str) -> str:
-    """One key as a JSON Pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`."""
-    return key.replace("~", "~0").replace("/", "~1")

@@ -1,17 +1,17 @@
-"""Simulator backends: one module each, behind one interface.
+"""Simulator backends: one module each, behind one interface (`Backend`, in `base.py`).
 
 `offline` (deterministic, no network; the default), `anthropic`, `openai` (also any
-OpenAI-compatible server), `replay` (answers from a cassette recorded by `--record`), `function`
-(a Python callable: for tests and scripted outcomes).
+OpenAI-compatible server), `replay` (answers from a cassette recorded by `--record`). The two LLM
+backends share one base (`llm.py`: retries, error mapping, response-format negotiation, token
+accounting); their modules hold only their wire format. `load_backend` imports a backend only when
+it is asked for.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
-from sim_mcp.errors import BackendError
+from sim_mcp.engine.backends.base import Backend
 
 if TYPE_CHECKING:
     from sim_mcp.config import Settings
@@ -19,37 +19,6 @@ if TYPE_CHECKING:
 __all__ = ["BACKEND_NAMES", "Backend", "load_backend"]
 
 BACKEND_NAMES = ("offline", "anthropic", "openai", "replay")
-
-
-class Backend(ABC):
-    """Turns a `SimulationRequest` into an `Outcome`. Backends never touch session state."""
-
-    name: str
-    model: str | None = None
-
-    @abstractmethod
-    async def simulate(self, request: SimulationRequest) -> Outcome: ...
-
-    async def start(self) -> None:
-        """Check that the backend can work (keys present, URL reachable); raise `ConfigError` if not."""
-        return None
-
-    def forget(self, request: SimulationRequest) -> None:
-        """The outcome given for `request` failed the simulator's checks: don't give it again (caches)."""
-        return None
-
-    async def aclose(self) -> None:
-        """Release clients and connections."""
-        return None
-
-    def can_complete(self) -> bool:
-        """Whether `complete_json` works: the backend has a model to ask (the LLM backends do)."""
-        return False
-
-    async def complete_json(self, request: JsonRequest) -> JsonReply:
-        """Ask the backend's model for one JSON object fitting `request.schema` (the reward judge uses it).
-        Raises `InvalidOutcome` for a reply that is not such an object, `BackendError` when the provider fails."""
-        raise BackendError(self.name, "this backend has no model to ask: use an LLM backend (openai or anthropic)")
 
 
 def load_backend(settings: Settings) -> Backend:

@@ -1,10 +1,12 @@
 """The `anthropic` backend: Claude through the Messages API.
 
-The static part of the prompt is a system block marked `cache_control: ephemeral`, so calls of one
-environment share a cached prefix. The outcome comes as the input of a forced tool call whose input
-schema is the contract; a reply without that tool call is parsed as text. The Messages API (SDK 2.x)
-takes no temperature: `--temperature` and an environment's `temperature` do not apply here. Retries on 429, 5xx, 529
-and connection errors are the SDK's own (exponential backoff with jitter, `Retry-After` honoured).
+Only the wire format lives here; retries, deadlines, errors and accounting are `LLMBackend`'s
+(`llm.py`). The static part of the prompt is a system block marked `cache_control: ephemeral`, so
+calls of one environment share a cached prefix. The outcome comes as the input of a forced tool call
+whose input schema is the contract; a reply without that tool call is parsed as text. The Messages API
+(SDK 2.x) takes no temperature: `--temperature` and an environment's `temperature` do not apply here.
+One `AsyncAnthropic` client per backend, on the SDK's aiohttp transport, pooled, with bodies encoded and
+replies parsed here, as `openai.py` says.
 """
 
 from __future__ import annotations
@@ -13,33 +15,31 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-import anyio
-from anthropic import AnthropicError, APIConnectionError, APIStatusError, APITimeoutError, AsyncAnthropic
+from anthropic import (
+    AnthropicError,
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AsyncAnthropic,
+    DefaultAioHttpClient,
+)
 
-from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.backends._provider import (
-    ErrorTranslator,
-    check_reachable,
-    max_tokens_for,
-    model_for,
+from sim_mcp.engine.backends.llm import (
+    Call,
+    ErrorKinds,
+    LLMBackend,
+    Reply,
+    Wire,
+    aiohttp_client,
+    count,
+    json_object,
+    json_text,
+    reply_body,
+    sdk_timeout_s,
 )
-from sim_mcp.engine.contract import (
-    OUTCOME_SCHEMA,
-    InvalidOutcome,
-    JsonReply,
-    JsonRequest,
-    Outcome,
-    SimulationRequest,
-    outcome_schema,
-)
-from sim_mcp.engine.parse import outcome_from_object, parse_json_object, parse_outcome
-from sim_mcp.engine.prompt import build_prompt
-from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from anthropic.types import Message, ToolChoiceToolParam, ToolParam
-
     from sim_mcp.config import Settings
 
 __all__ = ["AnthropicBackend"]
@@ -49,162 +49,97 @@ _TOKEN_VARIABLE = "ANTHROPIC_AUTH_TOKEN"
 _URL_VARIABLE = "ANTHROPIC_BASE_URL"
 # A gateway or test server may need no key, but requests must carry one.
 _PLACEHOLDER_KEY = "sim-mcp-no-key"
-# What an Anthropic key looks like, so an echo of one in an error body is cut out too.
-_SECRET = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
-_START_TIMEOUT_S = 5.0
 _TOOL_NAME = "simulate_outcome"
-_TOOL: ToolParam = {
-    "name": _TOOL_NAME,
-    "description": "Report the simulated tool call's outcome: its result, whether it failed, and the state patch.",
-    "input_schema": OUTCOME_SCHEMA,
-}
-_TOOL_CHOICE: ToolChoiceToolParam = {"type": "tool", "name": _TOOL_NAME}
+_TOOL_DESCRIPTION = "Report the simulated tool call's outcome: its result, whether it failed, and the state patch."
 
 
-class AnthropicBackend(Backend):
+class AnthropicBackend(LLMBackend):
     """Simulates calls with a Claude model (`--backend anthropic`, `--base-url` or `ANTHROPIC_BASE_URL`)."""
 
     name = "anthropic"
 
     def __init__(self, settings: Settings, *, api_key: str | None = None) -> None:
-        self._settings = settings
-        self._base_url = settings.base_url or os.environ.get(_URL_VARIABLE) or None
-        self._api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
+        base_url = settings.base_url or os.environ.get(_URL_VARIABLE) or None
+        api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
         auth_token = os.environ.get(_TOKEN_VARIABLE) or None
-        self.model = settings.model
-        self._translate = ErrorTranslator(
-            self.name, "the Anthropic API", APITimeoutError, APIConnectionError, APIStatusError, _SECRET
-        )
-        self._limiter = anyio.CapacityLimiter(settings.backend_concurrency)
-        self._client: AsyncAnthropic | None = None
-        if self._api_key is not None or auth_token is not None or self._base_url is not None:
-            self._client = AsyncAnthropic(
-                api_key=self._api_key or (None if auth_token else _PLACEHOLDER_KEY),
+        client: AsyncAnthropic | None = None
+        if api_key is not None or auth_token is not None or base_url is not None:
+            client = AsyncAnthropic(
+                api_key=api_key or (None if auth_token else _PLACEHOLDER_KEY),
                 auth_token=auth_token,
-                base_url=self._base_url,
-                timeout=settings.timeout_s,
-                max_retries=settings.provider_retries,
+                base_url=base_url,
+                timeout=sdk_timeout_s(settings),
+                max_retries=0,
+                http_client=aiohttp_client(DefaultAioHttpClient, settings),
             )
+        self._has_client = client is not None
+        super().__init__(settings, _AnthropicWire(client), base_url=base_url, api_key=api_key)
 
-    async def start(self) -> None:
-        if self._client is None:
-            raise ConfigError(
-                f"backend anthropic needs an API key: set {_KEY_VARIABLE} (or {_TOKEN_VARIABLE}), or give "
-                f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
-            )
-        if self.model is None:
-            raise ConfigError("backend anthropic needs a model: give --model / SIM_MCP_MODEL")
-        if self._base_url is None:
-            return
-        client = self._client.with_options(max_retries=0, timeout=_START_TIMEOUT_S)
-        where = f"the Anthropic API at {self._base_url} (--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE})"
-        await check_reachable(client.models.list, self._translate, where)
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        model = model_for(request, self.model, self.name)
-        if self._client is None:
-            raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
-        prompt = build_prompt(
-            request,
-            history_events=self._settings.history_events,
-            state_budget_chars=self._settings.state_budget_chars,
+    def _missing_client(self) -> str | None:
+        if self._has_client:
+            return None
+        return (
+            f"backend anthropic needs an API key: set {_KEY_VARIABLE} (or {_TOKEN_VARIABLE}), or give "
+            f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
         )
-        max_tokens = max_tokens_for(request, self._settings.max_tokens)
-        async with self._limiter:
-            try:
-                message = await self._client.messages.create(
-                    model=model,
-                    max_tokens=max_tokens,
-                    system=[{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
-                    messages=[{"role": "user", "content": prompt.user}],
-                    tools=[{**_TOOL, "input_schema": outcome_schema(request)}],
-                    tool_choice=_TOOL_CHOICE,
-                )
-            except AnthropicError as e:
-                raise self._translate(
-                    e, model=model, base_url=self._base_url, timeout_s=self._settings.timeout_s, api_key=self._api_key
-                ) from e
-        return self._process_response(message, model, max_tokens)
 
-    def can_complete(self) -> bool:
-        return True
 
-    async def complete_json(self, request: JsonRequest) -> JsonReply:
-        model = self.model
-        if model is None:
-            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
-        if self._client is None:
-            raise BackendError(self.name, f"no API key: set {_KEY_VARIABLE}", model=model)
-        tool: ToolParam = {
-            "name": request.name,
-            "description": request.description or f"Report the answer as {request.name}.",
-            "input_schema": request.schema,
+class _AnthropicWire(Wire):
+    provider = "the Anthropic API"
+    server = "the Anthropic API"
+    url_source = f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE}"
+    errors = ErrorKinds(AnthropicError, APITimeoutError, APIConnectionError, APIStatusError)
+    secret = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
+
+    def __init__(self, client: AsyncAnthropic | None) -> None:
+        super().__init__(client)
+        self._client = client
+
+    async def send(self, call: Call, form: str) -> Reply:
+        assert self._client is not None
+        simulating = call.purpose == "simulate"
+        name = _TOOL_NAME if simulating else call.name
+        description = _TOOL_DESCRIPTION if simulating else call.description or f"Report the answer as {call.name}."
+        system = call.system_json
+        if simulating:
+            system = b'[{"type":"text","text":' + call.system_json + b',"cache_control":{"type":"ephemeral"}}]'
+        head = b'"system":' + system + b',"messages":[{"role":"user","content":' + json_text(call.user) + b"}]"
+        fields = {
+            "model": call.model,
+            "max_tokens": call.max_tokens,
+            "tools": [{"name": name, "description": description, "input_schema": call.schema}],
+            "tool_choice": {"type": "tool", "name": name},
         }
-        max_tokens = self._settings.max_tokens
-        async with self._limiter:
-            try:
-                message = await self._client.messages.create(
-                    model=model,
-                    max_tokens=max_tokens,
-                    system=request.system,
-                    messages=[{"role": "user", "content": request.user}],
-                    tools=[tool],
-                    tool_choice={"type": "tool", "name": request.name},
-                )
-            except AnthropicError as e:
-                raise self._translate(
-                    e, model=model, base_url=self._base_url, timeout_s=self._settings.timeout_s, api_key=self._api_key
-                ) from e
-        usage = _usage(message)
-        self._check_complete(message, model, max_tokens, usage)
-        tool_input = _tool_input(message, request.name)
-        required = request.schema.get("required", ())
-        try:
-            if isinstance(tool_input, dict) and all(key in tool_input for key in required):
-                value: dict[str, Any] = tool_input
-            else:
-                value = parse_json_object(_text(message), required)
-        except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
-        return JsonReply(value, usage)
+        raw = await self._client.post("/v1/messages", content=json_object(head, fields), cast_to=bytes)
+        return _reply(reply_body(raw), name)
 
-    def _check_complete(self, message: Message, model: str, max_tokens: int, usage: TokenUsage) -> None:
-        if message.stop_reason == "max_tokens":
-            raise InvalidOutcome(
-                self.name,
-                f"the reply was cut off at {max_tokens} tokens; answer with a shorter result",
-                model=model,
-                usage=usage,
-            )
-
-    def _process_response(self, message: Message, model: str, max_tokens: int) -> Outcome:
-        usage = _usage(message)
-        self._check_complete(message, model, max_tokens, usage)
-        tool_input = _tool_input(message, _TOOL_NAME)
-        try:
-            outcome = outcome_from_object(tool_input) if tool_input is not None else parse_outcome(_text(message))
-        except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=usage) from None
-        outcome.usage = usage
-        return outcome
+    async def probe(self, timeout_s: float) -> None:
+        assert self._client is not None
+        await self._client.with_options(max_retries=0, timeout=timeout_s).models.list()
 
 
-def _tool_input(message: Message, name: str) -> object:
-    """The input of the reply's call to the tool `name`, or None when it made none."""
-    return next((block.input for block in message.content if block.type == "tool_use" and block.name == name), None)
+def _reply(body: dict[str, Any] | str, tool: str) -> Reply:
+    """A Messages body (`content` blocks, `stop_reason`, `usage`) as a `Reply`: the text blocks, and the
+    input of the call to `tool` when the reply made one."""
+    if isinstance(body, str):
+        return Reply(TokenUsage(), problem=body)
+    usage = _usage(body.get("usage"))
+    if body.get("stop_reason") == "max_tokens":
+        return Reply(usage, cut_off=True)
+    blocks = [block for block in body.get("content") or () if isinstance(block, dict)]
+    tool_input = next(
+        (block.get("input") for block in blocks if block.get("type") == "tool_use" and block.get("name") == tool), None
+    )
+    text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
+    return Reply(usage, text=text, tool_input=tool_input)
 
 
-def _text(message: Message) -> str:
-    return "".join(block.text for block in message.content if block.type == "text")
-
-
-def _usage(message: Message) -> TokenUsage:
+def _usage(usage: object) -> TokenUsage:
     # Anthropic counts cached and cache-writing input apart from `input_tokens`; ours is the total, like OpenAI's.
-    usage = message.usage
-    read = usage.cache_read_input_tokens or 0
-    written = usage.cache_creation_input_tokens or 0
-    return TokenUsage(input=usage.input_tokens + read + written, output=usage.output_tokens, cached=read)
+    if not isinstance(usage, dict):
+        return TokenUsage()
+    read = count(usage.get("cache_read_input_tokens"))
+    written = count(usage.get("cache_creation_input_tokens"))
+    return TokenUsage(
+        input=count(usage.get("input_tokens")) + read + written, output=count(usage.get("output_tokens")), cached=read
+    )

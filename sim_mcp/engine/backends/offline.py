@@ -20,7 +20,7 @@ from typing import Any
 from jsonpointer import escape
 from jsonschema.protocols import Validator
 
-from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.engine.intent import (
     Action,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import anyio.to_thread
 
-from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.cache import cache_key
 from sim_mcp.engine.cassette import CassetteEntry, read_cassette
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest

@@ -3,9 +3,11 @@
 `compile_program` turns a program's text into a `Program` (one function per tool); `run_tool` runs one
 function on a copy of a session's state within `Limits`, giving a `RuleOutcome` (the result, and the RFC
 6902 patch of what the function changed); `example_problem` tests a function against its tool's examples.
-Failures of all three are `RulesError`s naming the file, the line and the tool.
+Failures of all three are `RulesError`s naming the file, the line and the tool. `compile_rules` does all
+of it for a catalog: the program that answers each tool, and the load errors of the others.
 """
 
+from sim_mcp.engine.rules.catalog import RulesCatalog, compile_environment, compile_rules
 from sim_mcp.engine.rules.examples import example_problem
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
@@ -17,9 +19,12 @@ __all__ = [
     "Limits",
     "Program",
     "RuleOutcome",
+    "RulesCatalog",
     "RulesError",
     "clock_of",
+    "compile_environment",
     "compile_program",
+    "compile_rules",
     "example_problem",
     "function_name",
     "run_tool",

@@ -17,7 +17,8 @@ import starlark
 
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import ENTRY, Program, RulesError, located_error
-from sim_mcp.state.patch import diff_patch, escape_pointer
+from sim_mcp.state.patch import diff_patch
+from sim_mcp.state.values import pointer
 
 # `check_cancelled` is called about every this many bytecode instructions.
 _STEPS_PER_CHECK = 1000
@@ -107,20 +108,20 @@ def _patch(state: dict[str, Any], changed: dict[str, Any], removed: list[str]) -
     """The RFC 6902 patch of what the entry point reported changed, relative to `state`."""
     patch: list[dict[str, Any]] = []
     for key, change in changed.items():
-        pointer = "/" + escape_pointer(key)
+        at = pointer((key,))
         if "value" in change:
             if key in state:
-                patch += diff_patch(state[key], change["value"], pointer)
+                patch += diff_patch(state[key], change["value"], at)
             else:
-                patch.append({"op": "add", "path": pointer, "value": change["value"]})
+                patch.append({"op": "add", "path": at, "value": change["value"]})
             continue
         records = state[key]
         for record_key, record in change["records"].items():
-            path = f"{pointer}/{escape_pointer(record_key)}"
+            path = pointer((key, record_key))
             if record_key in records:
                 patch += diff_patch(records[record_key], record, path)
             else:
                 patch.append({"op": "add", "path": path, "value": record})
-        patch += [{"op": "remove", "path": f"{pointer}/{escape_pointer(gone)}"} for gone in change["removed"]]
-    patch += [{"op": "remove", "path": "/" + escape_pointer(key)} for key in removed]
+        patch += [{"op": "remove", "path": pointer((key, gone))} for gone in change["removed"]]
+    patch += [{"op": "remove", "path": pointer((key,))} for key in removed]
     return patch

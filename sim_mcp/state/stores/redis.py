@@ -1,15 +1,16 @@
 """Sessions in Redis, shared by every `sim-mcp serve` process pointed at the same server and database.
 
 Keys (under a prefix, `sim-mcp` by default): `session:{id}` holds the record as JSON, `events:{id}` the
-event log as a list of JSON strings, `sessions` the set of ids, `lock:{id}` the session's lock, `meta:{key}`
-a meta document (the curriculum's state).
+event log as a list of JSON strings, `sessions` the set of ids, `lock:{id}` the session's lock,
+`meta:{key}` a meta document (the curriculum's state).
 
 Calls to one session are serialized across processes by a lock with a lease: `SET lock NX PX` with a
 random token, kept alive by its holder while held, released by a compare-and-delete script; a process
-that dies holding it loses it after one lease. Writes made under the lock are fenced: they run in
-MULTI/EXEC after WATCHing the lock key and checking the token, so a holder whose lease ran out can
-never overwrite the work of the next one. Within one process, a local lock queues callers first so
-that only one of them polls Redis per session.
+that dies holding it loses it after one lease. Writes made under the lock are fenced: one script checks
+the token and runs the writes (Redis runs a script atomically), so a holder whose lease ran out can
+never overwrite the work of the next one; one round trip, where WATCH, GET and MULTI/EXEC take three.
+(Writes too large for one script's arguments, e.g. a fork's whole event log, take that longer path.)
+Within one process, a local lock queues callers first so that only one of them polls Redis per session.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import builtins
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -25,7 +26,6 @@ from urllib.parse import urlsplit, urlunsplit
 import anyio
 from redis import exceptions as redis_errors
 from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.client import Pipeline
 
 from sim_mcp.errors import StoreError
 from sim_mcp.state.session import Event, SessionRecord
@@ -41,6 +41,24 @@ _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL
 _EXTEND = (
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
 )
+
+# KEYS[1] lock key; ARGV[1] token; then each command as its argument count followed by its arguments (the
+# keys it writes are the session's own, named in the arguments). Runs them only if we still hold the lock;
+# false (nil) if not.
+_FENCED = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
+local results = {}
+local i = 2
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  results[#results + 1] = redis.call(unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
+return results
+"""
+# Beyond this many script arguments (Lua's unpack has a stack limit), fenced writes use WATCH and MULTI/EXEC.
+_SCRIPT_ARGUMENTS = 2_000
+_Command = tuple[str | bytes | int, ...]
 
 
 class RedisStore:
@@ -67,6 +85,7 @@ class RedisStore:
             url, max_connections=max_connections, timeout=wait_s, socket_connect_timeout=5.0, health_check_interval=30
         )
         self._redis: Redis = Redis.from_pool(pool)
+        self._fenced = self._redis.register_script(_FENCED)
         self._local = ProcessLocks()
         # Tokens of the locks this process holds; the local lock makes the holder of a session unique here.
         self._held: dict[str, bytes] = {}
@@ -148,22 +167,28 @@ class RedisStore:
                 logger.warning("redis store %s: lost the lock of session %r (lease expired)", self.where, session_id)
                 return
 
-    async def _write(self, session_id: str, operation: str, build: Callable[[Pipeline], None]) -> builtins.list[Any]:
-        """Run `build`'s commands in one MULTI/EXEC, fenced by this process's lock token when it holds one."""
+    async def _write(self, session_id: str, operation: str, commands: builtins.list[_Command]) -> builtins.list[Any]:
+        """Run `commands` all or none, fenced by this process's lock token when it holds one."""
         token = self._held.get(session_id)
         lock_key = self._key("lock", session_id)
+        arguments: builtins.list[str | bytes | int] = []
+        for command in commands:
+            arguments += [len(command), *command]
+        if token is not None and len(arguments) <= _SCRIPT_ARGUMENTS:
+            results = await self._io(operation, self._fenced(keys=[lock_key], args=[token, *arguments]))
+            if results is None:
+                raise self._expired(session_id, operation)
+            return list(results)
         for _ in range(10):
             try:
                 async with self._redis.pipeline(transaction=True) as pipe:
                     if token is not None:
                         await pipe.watch(lock_key)
                         if await pipe.get(lock_key) != token:
-                            raise StoreError(
-                                f"redis store {self.where}: {operation} refused: the lock of session "
-                                f"{session_id!r} expired while held (the call took over {self.lease_s:g}s)"
-                            )
+                            raise self._expired(session_id, operation)
                         pipe.multi()  # type: ignore[no-untyped-call]
-                    build(pipe)
+                    for command in commands:
+                        pipe.execute_command(*command)
                     result: list[Any] = await pipe.execute()
                     return result
             except redis_errors.WatchError:
@@ -171,6 +196,12 @@ class RedisStore:
             except redis_errors.RedisError as e:
                 raise StoreError(f"redis store {self.where}: {operation} failed: {e}") from e
         raise StoreError(f"redis store {self.where}: {operation} failed: the lock key kept changing")
+
+    def _expired(self, session_id: str, operation: str) -> StoreError:
+        return StoreError(
+            f"redis store {self.where}: {operation} refused: the lock of session "
+            f"{session_id!r} expired while held (the call took over {self.lease_s:g}s)"
+        )
 
     async def get(self, session_id: str) -> SessionRecord | None:
         body = await self._io(f"reading session {session_id!r}", self._redis.get(self._key("session", session_id)))
@@ -190,28 +221,25 @@ class RedisStore:
         return int(await self._io("counting sessions", self._redis.scard(self._key("sessions"))))
 
     async def put(self, record: SessionRecord, events: builtins.list[Event] | None = None) -> None:
-        body = record.model_dump_json()
-        bodies = None if events is None else [event.model_dump_json() for event in events]
-
-        def build(pipe: Pipeline) -> None:
-            pipe.set(self._key("session", record.id), body)
-            pipe.sadd(self._key("sessions"), record.id)
-            if bodies is not None:
-                pipe.delete(self._key("events", record.id))
-                if bodies:
-                    pipe.rpush(self._key("events", record.id), *bodies)
-
-        await self._write(record.id, f"saving session {record.id!r}", build)
+        commands: list[_Command] = [
+            ("SET", self._key("session", record.id), record.model_dump_json()),
+            ("SADD", self._key("sessions"), record.id),
+        ]
+        if events is not None:
+            commands.append(("DEL", self._key("events", record.id)))
+            if events:
+                commands.append(
+                    ("RPUSH", self._key("events", record.id), *(event.model_dump_json() for event in events))
+                )
+        await self._write(record.id, f"saving session {record.id!r}", commands)
 
     async def commit(self, record: SessionRecord, event: Event) -> None:
-        body, event_body = record.model_dump_json(), event.model_dump_json()
-
-        def build(pipe: Pipeline) -> None:
-            pipe.set(self._key("session", record.id), body)
-            pipe.rpush(self._key("events", record.id), event_body)
-            pipe.sadd(self._key("sessions"), record.id)
-
-        await self._write(record.id, f"committing event {event.seq} of session {record.id!r}", build)
+        commands: list[_Command] = [
+            ("SET", self._key("session", record.id), record.model_dump_json()),
+            ("RPUSH", self._key("events", record.id), event.model_dump_json()),
+            ("SADD", self._key("sessions"), record.id),
+        ]
+        await self._write(record.id, f"committing event {event.seq} of session {record.id!r}", commands)
 
     async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         if last is not None and last <= 0:
@@ -224,12 +252,12 @@ class RedisStore:
         return [Event.model_validate_json(body) for body in bodies]
 
     async def delete(self, session_id: str) -> bool:
-        def build(pipe: Pipeline) -> None:
-            pipe.delete(self._key("session", session_id))
-            pipe.delete(self._key("events", session_id))
-            pipe.srem(self._key("sessions"), session_id)
-
-        results = await self._write(session_id, f"deleting session {session_id!r}", build)
+        commands: list[_Command] = [
+            ("DEL", self._key("session", session_id)),
+            ("DEL", self._key("events", session_id)),
+            ("SREM", self._key("sessions"), session_id),
+        ]
+        results = await self._write(session_id, f"deleting session {session_id!r}", commands)
         return bool(results[0])
 
     async def get_meta(self, key: str) -> dict[str, Any] | None:

@@ -1,0 +1,87 @@
+"""Profile sim-mcp under the RL-scale load: py-spy attached to the server while the load runs.
+
+    python -m benchmarks.profile_rl --sessions 1024 --store memory --out profile.txt
+    python -m benchmarks.profile_rl --summarize profile.txt
+
+The first starts the fake provider (100 ms), `sim-mcp serve --backend openai` on the store (`memory`, or
+`redis` for a throwaway redis-server), runs the RL load (`rl_scale.run_workers`) with `py-spy record
+--format raw` on the server, and prints the server's CPU per call. The second prints, from such a file,
+the functions with the most samples, inclusive (a function and everything it called) and by their own
+lines. Needs `pip install py-spy` (not a dependency of the package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from benchmarks.rl_scale import Load, run_workers
+from benchmarks.servers import RedisServer, fake_llm, redis_server, server_env, sim_http
+
+
+def profile(sessions: int, store: str, out: Path | None) -> str:
+    load = Load(sessions=sessions, calls=10, workers=2, client="lean")
+    with fake_llm(100.0) as fake, redis_server() as redis:
+        url = redis.url if store == "redis" and isinstance(redis, RedisServer) else "memory"
+        args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", url]
+        env = server_env(SIM_MCP_BACKEND_CONCURRENCY=str(sessions), OPENAI_API_KEY="sk-bench-unused")
+        with sim_http(*args, env=env) as sim:
+            spy = None
+            if out is not None:
+                py_spy = shutil.which("py-spy")
+                if py_spy is None:
+                    raise SystemExit("py-spy is not installed: pip install py-spy")
+                command = [py_spy, "record", "--pid", str(sim.pid), "--format", "raw", "-o", str(out), "--rate", "200"]
+                spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(1)
+            result = run_workers(sim.url, "/mcp/tickets", load, f"prof{time.time_ns()}", echo=False, server_pid=sim.pid)
+            if spy is not None:
+                spy.send_signal(2)
+                spy.wait(60)
+    calls = sessions * 10
+    return (
+        f"{sessions} sessions x 10 calls, store {url}: wall {result.wall_s:.1f} s, server CPU per call "
+        f"{result.server_cpu_s / calls * 1000:.2f} ms, errors {result.errors}"
+    )
+
+
+def summarize(path: Path, top: int = 60) -> str:
+    """Inclusive and own-line sample shares per function, from py-spy's raw (collapsed stacks) output."""
+    inclusive: collections.Counter[str] = collections.Counter()
+    own: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        samples = int(count)
+        frames = [frame.rsplit(":", 1)[0] + ")" if ":" in frame else frame for frame in stack.split(";")]
+        total += samples
+        own[frames[-1]] += samples
+        for frame in set(frames):
+            inclusive[frame] += samples
+    lines = [f"{total} samples", "== inclusive"]
+    lines += [f"{n * 100 / total:5.1f}% {frame}" for frame, n in inclusive.most_common(top)]
+    lines += ["== own lines"] + [f"{n * 100 / total:5.1f}% {frame}" for frame, n in own.most_common(top // 2)]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=1024)
+    parser.add_argument("--store", choices=["memory", "redis"], default="memory")
+    parser.add_argument("--out", type=Path, help="py-spy raw output file (none: measure without profiling)")
+    parser.add_argument("--summarize", type=Path, help="summarize a py-spy raw file instead of running")
+    args = parser.parse_args()
+    if args.summarize is not None:
+        print(summarize(args.summarize))
+    else:
+        print(profile(args.sessions, args.store, args.out))
+
+
+if __name__ == "__main__":
+    main()

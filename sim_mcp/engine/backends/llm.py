@@ -1,0 +1,503 @@
+"""What the LLM backends share, so that `openai.py` and `anthropic.py` hold only their wire format.
+
+`LLMBackend` owns one call's path: the model and limits an environment asks for, the prompt (its
+static part built once per environment version), the backend's concurrency limit, the deadline and
+retries, the response forms a provider refuses, the mapping of SDK errors to `BackendError`, and
+the token accounting of every reply, rejected ones included. A provider module gives a `Wire`:
+how to send one `Call` in one response form, and how to read that SDK's errors.
+
+Retries are ours, not the SDK's (its clients are built with `max_retries=0`), so that:
+- a request that runs past `--timeout-s` is cancelled (its connection closed, which a local server
+  sees) before it is sent again: a single-threaded server never holds two copies of one prompt;
+- a refusal of the response form (llama.cpp's server answers `json_schema` with a 500) steps down
+  to the next form at once, instead of being retried as a server error first;
+- 408, 409, 429, 5xx, timeouts and connection errors are retried `--provider-retries` times, with
+  exponential backoff and jitter, honouring `Retry-After` / `retry-after-ms` and `x-should-retry`
+  as the SDKs do.
+The form a provider took is remembered per base URL in a `FormMemory` (and, given a file, across
+processes), so only the first process to meet a server pays for its refusals.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import random
+import re
+import time
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import anyio
+import httpx2
+
+from sim_mcp.engine.backends.base import Backend
+from sim_mcp.engine.contract import (
+    InvalidOutcome,
+    JsonReply,
+    JsonRequest,
+    Outcome,
+    SimulationRequest,
+    outcome_schema,
+)
+from sim_mcp.engine.parse import outcome_from_object, parse_json_object, parse_outcome
+from sim_mcp.engine.prompt import build_prompt, static_prompt
+from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.state.session import TokenUsage
+
+if TYPE_CHECKING:
+    from sim_mcp.config import Settings
+
+__all__ = [
+    "Call",
+    "ErrorKinds",
+    "FormMemory",
+    "LLMBackend",
+    "Reply",
+    "Wire",
+    "json_object",
+    "json_text",
+    "sdk_timeout_s",
+]
+
+# Long enough to explain, short enough for a tool result and a log line.
+_MESSAGE_CHARS = 500
+_START_TIMEOUT_S = 5.0
+# The SDKs' own backoff: 0.5 s doubling to 8 s, less up to 25% jitter; a server's Retry-After up to 60 s.
+_INITIAL_DELAY_S = 0.5
+_MAX_DELAY_S = 8.0
+_MAX_RETRY_AFTER_S = 60.0
+_RETRIED_STATUSES = frozenset({408, 409, 429})
+# Static prompts kept per backend (one per environment version, tool and mode; a reload makes a new version).
+_STATIC_PROMPTS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request to a model. `purpose` tells the wire whether it simulates a call (the static prompt is
+    worth caching, a seed applies) or completes a judge's or user's JSON request."""
+
+    purpose: Literal["simulate", "complete"]
+    model: str
+    system: str
+    # `system` as a JSON string, encoded once per environment version: wires put it into request bodies
+    # as it is (the static prompt is most of every request's bytes).
+    system_json: bytes
+    user: str
+    max_tokens: int
+    temperature: float
+    name: str
+    schema: dict[str, Any]
+    description: str | None = None
+    seed: int | None = None
+    # A key stable per environment version, for providers' prompt caches.
+    cache_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A provider's reply, read off the wire: its text and/or the input of the forced tool call, its usage;
+    `cut_off` when it hit `max_tokens`, `problem` when there is nothing to read (no choices, a refusal)."""
+
+    usage: TokenUsage
+    text: str = ""
+    tool_input: object = None
+    cut_off: bool = False
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorKinds:
+    """One SDK's exception classes, so the base can tell its errors apart without importing it."""
+
+    base: type[Exception]
+    timeout: type[Exception]
+    connection: type[Exception]
+    status: type[Exception]
+
+
+class Wire(ABC):
+    """One provider's wire format: what `openai.py` and `anthropic.py` each implement."""
+
+    # How an error names the provider when no base URL is given ("the OpenAI API").
+    provider: str
+    # How the start-up check names a server at a base URL, and where that URL comes from.
+    server: str
+    url_source: str
+    errors: ErrorKinds
+    # What an API key looks like, so an echo of one in an error body is cut out too.
+    secret: re.Pattern[str]
+    # The response forms the provider may take, best first; a refused one steps down to the next.
+    forms: tuple[str, ...] = ("default",)
+
+    @abstractmethod
+    async def send(self, call: Call, form: str) -> Reply:
+        """Send `call` in response form `form`; SDK errors propagate as they are."""
+
+    def form_rejected(self, error: Exception) -> bool:
+        """Whether `error` refuses the response form (and nothing else about the request)."""
+        return False
+
+    def __init__(self, client: _Closable | None) -> None:
+        self._sdk = client
+
+    @abstractmethod
+    async def probe(self, timeout_s: float) -> None:
+        """One cheap request (a model listing) that proves the base URL answers."""
+
+    async def aclose(self) -> None:
+        if self._sdk is not None:
+            await self._sdk.close()
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+class FormMemory:
+    """The response form each base URL took, kept in this object and, given `path`, in a JSON file that
+    the next process reads (written atomically; a file that cannot be read or written is ignored)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._forms: dict[str, str] = self._read() if path is not None else {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> FormMemory:
+        return cls(settings.response_format_memory)
+
+    def get(self, base_url: str) -> str | None:
+        return self._forms.get(base_url)
+
+    def set(self, base_url: str, form: str) -> None:
+        if self._forms.get(base_url) == form:
+            return
+        self._forms[base_url] = form
+        if self._path is not None:
+            self._write(self._path)
+
+    def _read(self) -> dict[str, str]:
+        assert self._path is not None
+        try:
+            value = json.loads(self._path.read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(value, dict):
+            return {}
+        return {str(url): form for url, form in value.items() if isinstance(form, str)}
+
+    def _write(self, path: Path) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Another process may have learned another URL meanwhile: keep its entries too.
+            merged = {**self._read(), **self._forms}
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+            temporary.replace(path)
+        except OSError:
+            pass
+
+
+class LLMBackend(Backend):
+    """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
+
+    def __init__(self, settings: Settings, wire: Wire, *, base_url: str | None, api_key: str | None) -> None:
+        self._settings = settings
+        self._wire = wire
+        self._base_url = base_url
+        self._api_key = api_key
+        self.model = settings.model
+        self._limiter = anyio.CapacityLimiter(settings.backend_concurrency)
+        self._memory = FormMemory.from_settings(settings)
+        self._memory_key = base_url or wire.provider
+        remembered = self._memory.get(self._memory_key)
+        self._form = remembered if remembered in wire.forms else wire.forms[0]
+        self._static: OrderedDict[tuple[str, str, str, str], tuple[str, bytes]] = OrderedDict()
+        self._random = random.Random()
+
+    # -- what subclasses say about themselves ------------------------------------------------------
+
+    @abstractmethod
+    def _missing_client(self) -> str | None:
+        """Why no request can be sent (no key and no base URL), naming what to set; None when one can."""
+
+    # -- Backend -----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        missing = self._missing_client()
+        if missing is not None:
+            raise ConfigError(missing)
+        if self.model is None:
+            raise ConfigError(f"backend {self.name} needs a model: give --model / SIM_MCP_MODEL")
+        if self._base_url is None:
+            return
+        where = f"{self._wire.server} at {self._base_url} ({self._wire.url_source})"
+        try:
+            await self._wire.probe(_START_TIMEOUT_S)
+        except self._wire.errors.status:
+            pass  # a server without the probed route, or one that wants a key there, still answered
+        except self._wire.errors.connection as e:
+            raise ConfigError(f"cannot reach {where}: {_describe_cause(e)}") from e
+
+    async def aclose(self) -> None:
+        await self._wire.aclose()
+
+    def can_complete(self) -> bool:
+        return True
+
+    async def simulate(self, request: SimulationRequest) -> Outcome:
+        model = self._model_for(request)
+        environment = request.environment
+        system, system_json = self._static_prompt(request)
+        prompt = build_prompt(
+            request,
+            history_events=self._settings.history_events,
+            state_budget_chars=self._settings.state_budget_chars,
+            system=system,
+        )
+        settings = environment.model_settings
+        call = Call(
+            purpose="simulate",
+            model=model,
+            system=prompt.system,
+            system_json=system_json,
+            user=prompt.user,
+            max_tokens=self._settings.max_tokens
+            if settings is None or settings.max_tokens is None
+            else settings.max_tokens,
+            temperature=(
+                self._settings.temperature if settings is None or settings.temperature is None else settings.temperature
+            ),
+            name="outcome",
+            schema=outcome_schema(request),
+            seed=request.seed,
+            cache_key=f"sim-mcp-{environment.name}-{environment.version}",
+        )
+        reply = await self._ask(call)
+        try:
+            if reply.tool_input is not None:
+                outcome = outcome_from_object(reply.tool_input)
+            else:
+                outcome = parse_outcome(reply.text)
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage) from None
+        outcome.usage = reply.usage
+        return outcome
+
+    async def complete_json(self, request: JsonRequest) -> JsonReply:
+        model = self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        call = Call(
+            purpose="complete",
+            model=model,
+            system=request.system,
+            system_json=json_text(request.system),
+            user=request.user,
+            max_tokens=self._settings.max_tokens,
+            temperature=self._settings.temperature,
+            name=request.name,
+            schema=request.schema,
+            description=request.description,
+        )
+        reply = await self._ask(call)
+        required: Sequence[str] = request.schema.get("required", ())
+        tool_input = reply.tool_input
+        try:
+            if isinstance(tool_input, dict) and all(key in tool_input for key in required):
+                value: dict[str, Any] = tool_input
+            else:
+                value = parse_json_object(reply.text, required)
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage) from None
+        return JsonReply(value, reply.usage)
+
+    # -- one call: limit, forms, deadline, retries -------------------------------------------------
+
+    def _model_for(self, request: SimulationRequest) -> str:
+        """The environment's `model_settings.model`, else the server's `--model`."""
+        settings = request.environment.model_settings
+        model = (settings.model if settings is not None else None) or self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        return model
+
+    def _static_prompt(self, request: SimulationRequest) -> tuple[str, bytes]:
+        """The call's static prompt and its JSON encoding, built once per environment version, tool and mode
+        (the called tool is shown in full, the others by name: engine/prompt.py)."""
+        environment = request.environment
+        key = (environment.name, environment.version, request.tool.name, request.llm_output)
+        found = self._static.get(key)
+        if found is None:
+            text = static_prompt(environment, request.tool, request.llm_output)
+            found = self._static[key] = (text, json_text(text))
+            while len(self._static) > _STATIC_PROMPTS:
+                self._static.popitem(last=False)
+        return found
+
+    async def _ask(self, call: Call) -> Reply:
+        """The reply to `call`, within the backend's concurrency; `InvalidOutcome` for an unusable reply."""
+        missing = self._missing_client()
+        if missing is not None:
+            raise BackendError(self.name, missing, model=call.model)
+        async with self._limiter:
+            reply = await self._send_with_retries(call)
+        if reply.cut_off:
+            reason = f"the reply was cut off at {call.max_tokens} tokens; answer with a shorter result"
+            raise InvalidOutcome(self.name, reason, model=call.model, usage=reply.usage)
+        if reply.problem is not None:
+            raise InvalidOutcome(self.name, reply.problem, model=call.model, usage=reply.usage)
+        return reply
+
+    async def _send_with_retries(self, call: Call) -> Reply:
+        forms = self._wire.forms
+        index = forms.index(self._form)
+        retries_left = self._settings.provider_retries
+        for attempt in range(1 + self._settings.provider_retries + len(forms)):
+            try:
+                reply = await self._send_once(call, forms[index])
+            except (self._wire.errors.base, _Timeout) as e:
+                if index + 1 < len(forms) and self._wire.form_rejected(e):
+                    index += 1
+                    continue
+                delay = self._retry_delay(e, attempt) if retries_left > 0 else None
+                if delay is None:
+                    raise self._translate(e, call.model) from e
+                retries_left -= 1
+                await anyio.sleep(delay)
+                continue
+            if forms[index] != self._form:
+                # Later calls, and (through the memory) later processes, start from the form that worked.
+                self._form = forms[index]
+                self._memory.set(self._memory_key, self._form)
+            return reply
+        raise BackendError(self.name, "gave up after stepping through every response form", model=call.model)
+
+    async def _send_once(self, call: Call, form: str) -> Reply:
+        """One request under the deadline: past it, the request is cancelled (its connection closed)."""
+        with anyio.move_on_after(self._settings.timeout_s) as scope:
+            return await self._wire.send(call, form)
+        assert scope.cancelled_caught
+        raise _Timeout(f"no reply within {self._settings.timeout_s:g}s")
+
+    def _retry_delay(self, error: Exception, attempt: int) -> float | None:
+        """Seconds to wait before trying `error`'s request again, or None when it is not worth trying."""
+        kinds = self._wire.errors
+        if isinstance(error, _Timeout | kinds.timeout | kinds.connection):
+            return self._backoff(attempt)
+        if not isinstance(error, kinds.status):
+            return None
+        response = getattr(error, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        should = str(headers.get("x-should-retry", "")).lower()
+        if should == "false" or (should != "true" and not _retryable_status(getattr(error, "status_code", 0))):
+            return None
+        after = _retry_after(headers)
+        return after if after is not None else self._backoff(attempt)
+
+    def _backoff(self, attempt: int) -> float:
+        return min(_INITIAL_DELAY_S * 2.0**attempt, _MAX_DELAY_S) * (1 - 0.25 * self._random.random())
+
+    def _translate(self, error: Exception, model: str) -> BackendError:
+        """The SDK's error as ours, never carrying the API key (nor anything shaped like one)."""
+        kinds = self._wire.errors
+        status: int | None = None
+        if isinstance(error, _Timeout):
+            message = str(error)
+        elif isinstance(error, kinds.timeout):
+            message = f"no reply within {self._settings.timeout_s:g}s"
+        elif isinstance(error, kinds.connection):
+            message = f"cannot reach {self._base_url or self._wire.provider}: {_describe_cause(error)}"
+        elif isinstance(error, kinds.status):
+            message = _status_message(error)
+            status = getattr(error, "status_code", None)
+        else:
+            message = str(error)
+        if self._api_key:
+            message = message.replace(self._api_key, "***")
+        message = self._wire.secret.sub(r"\1***", message)[:_MESSAGE_CHARS]
+        return BackendError(self.name, message, model=model, status=status)
+
+
+class _Timeout(Exception):
+    """Our deadline passed (the SDK's own timeout is set past it, so this is the one that fires)."""
+
+
+def json_text(value: Any) -> bytes:
+    """`value` as compact UTF-8 JSON, as the SDKs encode request bodies."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def json_object(head: bytes, fields: dict[str, Any]) -> bytes:
+    """A JSON object whose first members are `head` (encoded already, e.g. `b'"messages":[...]'`), then `fields`."""
+    rest = json_text(fields)
+    return b"{" + head + (b"," + rest[1:] if len(rest) > 2 else b"}")
+
+
+def reply_body(raw: bytes) -> dict[str, Any] | str:
+    """A provider's 200 body, parsed (once, with no model classes): the object, or what is wrong with it."""
+    try:
+        body = json.loads(raw)
+    except ValueError as e:
+        return f"the provider's reply was not JSON ({e}): {raw[:200]!r}"
+    return body if isinstance(body, dict) else f"the provider's reply was JSON but not an object: {raw[:200]!r}"
+
+
+def count(value: object) -> int:
+    """A token count from a reply body: an int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def aiohttp_client(kind: Callable[..., httpx2.AsyncClient], settings: Settings) -> httpx2.AsyncClient:
+    """An SDK's `DefaultAioHttpClient` (`kind`) with as many pooled connections as requests in flight."""
+    connections = settings.backend_concurrency
+    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return kind(limits=limits, timeout=sdk_timeout_s(settings))
+
+
+def sdk_timeout_s(settings: Settings) -> float:
+    """The SDK client's timeout: past our own deadline, so that ours cancels the request first."""
+    return settings.timeout_s + 5.0
+
+
+def _retryable_status(status: int) -> bool:
+    return status in _RETRIED_STATUSES or status >= 500
+
+
+def _retry_after(headers: Any) -> float | None:
+    """A server's `retry-after-ms` or `Retry-After` (seconds or an HTTP date), when within 0-60 s."""
+    seconds: float | None = None
+    try:
+        if "retry-after-ms" in headers:
+            seconds = float(headers["retry-after-ms"]) / 1000
+        elif "retry-after" in headers:
+            raw = str(headers["retry-after"])
+            try:
+                seconds = float(raw)
+            except ValueError:
+                parsed = email.utils.parsedate_tz(raw)
+                seconds = email.utils.mktime_tz(parsed) - time.time() if parsed is not None else None
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds is not None and 0 <= seconds <= _MAX_RETRY_AFTER_S else None
+
+
+def _status_message(error: Any) -> str:
+    """The provider's own explanation from an error body (`{"error": {"message": ...}}`), else the SDK's."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        detail = inner.get("message") if isinstance(inner, dict) else inner
+        if detail:
+            return str(detail)
+    return str(getattr(error, "message", error))
+
+
+def _describe_cause(error: BaseException) -> str:
+    cause = error.__cause__ or error.__context__
+    return f"{error} ({cause})" if cause is not None and str(cause) else str(error)
