@@ -80,8 +80,9 @@ class Outcome(BaseModel):
     result: Any = None
     is_error: bool = False
     state_patch: JsonPatch = Field(default_factory=list)
-    # Program mode: the program the model answered with; the simulator runs it for the result and the patch.
-    program: str | None = None
+    # Program mode: the program the model answered with; the simulator runs it for the result and the patch
+    # (kept out of dumps: what a cassette records is the result and the patch it came to).
+    program: str | None = Field(default=None, exclude=True)
     # Not part of what the model writes: filled in by the backend.
     note: str | None = Field(default=None, exclude=True)
     usage: TokenUsage = Field(default_factory=TokenUsage, exclude=True)
