@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,7 +16,27 @@ from mcp import StdioServerParameters
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED_SPECS = REPO / "tool_specs"
-CORPUS = REPO.parent / "shared" / "specs-corpus"
+# Where the shared corpus of third-party specs may be: `SIM_MCP_CORPUS`, else `shared/specs-corpus` beside
+# the checkout or beside any folder above it (CI clones the repo into a folder of its own, with shared/
+# laid beside the clone).
+CORPUS_VARIABLE = "SIM_MCP_CORPUS"
+
+
+def corpus_candidates(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The places looked at for the corpus, in order."""
+    given = environ.get(CORPUS_VARIABLE)
+    if given:
+        return [Path(given).expanduser().resolve()]
+    return [folder / "shared" / "specs-corpus" for folder in (repo, *repo.parents)]
+
+
+def find_corpus(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> Path:
+    """The first candidate that is a folder; else the first candidate (absent: the tests that need it skip)."""
+    candidates = corpus_candidates(repo, environ)
+    return next((path for path in candidates if path.is_dir()), candidates[0])
+
+
+CORPUS = find_corpus()
 
 # A small environment whose results an LLM backend decides (the LLM and replay tests script them).
 NOTES_SPEC = """

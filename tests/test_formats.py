@@ -15,8 +15,8 @@ from sim_mcp.specs.formats.native import check_tool_schemas
 from sim_mcp.specs.model import Environment, ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.specs.schema import compile_schema
+from tests.servers import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "specs-corpus"
 
 
 def load(path: Path, format: str | None = None) -> Environment:
