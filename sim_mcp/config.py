@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sim_mcp.errors import ConfigError
+from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency
 
 ENV_PREFIX = "SIM_MCP_"
@@ -24,7 +25,10 @@ def _cache_dir() -> Path:
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    specs: list[Path] = Field(default_factory=lambda: [Path("tool_specs")], description="Spec files or folders.")
+    specs: list[Path] = Field(
+        default_factory=default_specs,
+        description="Spec files or folders (default ./tool_specs, else the bundled examples).",
+    )
     transport: Literal["stdio", "http"] = Field(default="http", description="Serve over stdio or Streamable HTTP.")
     host: str = Field(default="127.0.0.1", description="HTTP bind address.")
     port: int = Field(default=8765, ge=0, le=65535, description="HTTP port (0: any free port).")

@@ -18,7 +18,6 @@ from sim_mcp.specs.schema import compile_schema
 from tests.servers import CORPUS
 
 
-
 def load(path: Path, format: str | None = None) -> Environment:
     """Read a spec file and hold it to the same schema checks as native files."""
     environment = read_spec_file(path, format)

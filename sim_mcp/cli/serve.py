@@ -10,6 +10,7 @@ import anyio
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.config import Settings
+from sim_mcp.specs.bundled import require_environments
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.version import __version__
 
@@ -25,9 +26,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings.transport == "stdio":
+        from sim_mcp.runtime import Runtime
         from sim_mcp.server.stdio import serve_stdio
 
-        anyio.run(serve_stdio, settings, args.session)
+        runtime = Runtime(settings)
+        require_environments(runtime.catalog, settings.specs)
+        anyio.run(serve_stdio, settings, args.session, runtime)
         return 0
     import uvicorn
 
@@ -43,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         return serve_workers(settings, log_level=args.log_level)
     app = create_app(settings)
     catalog: Catalog = app.state.runtime.catalog
+    require_environments(catalog, settings.specs)
     print(
         f"sim-mcp {__version__}: {len(catalog.tools)} tools from {len(catalog.environments)} environments "
         f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}\n"

@@ -13,8 +13,8 @@ from sim_mcp.server.reload import hot_reload
 from sim_mcp.state.session import new_session_id
 
 
-async def serve_stdio(settings: Settings, session: str | None = None) -> None:
-    runtime = Runtime(settings)
+async def serve_stdio(settings: Settings, session: str | None = None, runtime: Runtime | None = None) -> None:
+    runtime = runtime if runtime is not None else Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
