@@ -17,6 +17,7 @@ import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -31,7 +32,9 @@ from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import control_routes
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.server.openapi import OPENAPI_PATH, openapi_document
 from sim_mcp.server.reload import hot_reload
+from sim_mcp.server.routes import http_error, one_route_per_path
 from sim_mcp.server.ui import static_paths, ui_routes
 from sim_mcp.version import __version__
 
@@ -85,6 +88,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
             sessions = None
         return Response(context.metrics.exposition(sessions), media_type=context.metrics.content_type)
 
+    description = openapi_document()
+
+    async def openapi(request: Request) -> Response:
+        """The OpenAPI description of the JSON routes (`server/openapi.py`)."""
+        return JSONResponse(description)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Runtime]]:
         # The watcher's thread polls this, so shutdown needn't wait out its timeout.
@@ -107,6 +116,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        Route(OPENAPI_PATH, openapi, methods=["GET"]),
         *control_routes(runtime),
         *ui_routes(context),
     ]
@@ -117,7 +127,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         middleware.append(
             Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz", *ui_open))
         )
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = Starlette(
+        routes=one_route_per_path(routes),
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: http_error},
+    )
     app.state.runtime = runtime
     app.state.server = context
     return app
