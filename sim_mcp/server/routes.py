@@ -28,7 +28,7 @@ def one_route_per_path(routes: Sequence[BaseRoute]) -> list[BaseRoute]:
     seen: set[str] = set()
     for route in routes:
         group = groups.get(route.path) if isinstance(route, Route) else None
-        if group is None or len(group) == 1:
+        if not isinstance(route, Route) or group is None or len(group) == 1:
             merged.append(route)
         elif route.path not in seen:
             seen.add(route.path)
