@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sim_mcp import __version__
+from sim_mcp.version import __version__
 from sim_mcp.episodes.trajectory import TRAJECTORY_FORMATS
 from sim_mcp.server.control import (
     CreateSession,
