@@ -32,6 +32,7 @@ from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.schema_data import generate
 from sim_mcp.errors import SpecError
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.formats import parse_document, read_spec_file
 from sim_mcp.specs.registry import Catalog, load_catalog
@@ -114,7 +115,7 @@ async def test_any_argument_values_are_validated_without_a_trace(catalog: Catalo
     tool_name, arguments = data.draw(_call(catalog))
     validator = Draft202012Validator(catalog.tools[tool_name].spec.input_schema)
     async with Runtime(Settings(specs=[BUNDLED_SPECS], watch=False), catalog=catalog) as runtime:
-        server = build_mcp_server(runtime.simulator, SessionRouting(process_session=SESSION))
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
         async with Client(server) as client:  # type: ignore[arg-type]
             result = await client.call_tool(tool_name, arguments)
         text = result.content[0].text  # type: ignore[union-attr]
@@ -154,7 +155,7 @@ async def test_a_refused_patch_leaves_the_state_byte_identical(
     backend = ScriptedBackend({"result": result, "is_error": is_error, "state_patch": ops})
     async with Runtime(settings, catalog=catalog, backend=backend) as runtime:
         before = runtime.simulator.world_of(await runtime.sessions.create(session_id=SESSION), "tickets")
-        server = build_mcp_server(runtime.simulator, SessionRouting(process_session=SESSION))
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
         async with Client(server) as client:  # type: ignore[arg-type]
             answer = await client.call_tool("get_ticket", {"ticket_id": "T-1001"})
         record = await runtime.sessions.get(SESSION)
