@@ -13,7 +13,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sim_mcp.version import __version__
 from sim_mcp.episodes.trajectory import TRAJECTORY_FORMATS
 from sim_mcp.server.control import (
     CreateSession,
@@ -25,6 +24,7 @@ from sim_mcp.server.control import (
     TakeSnapshot,
     UserMessage,
 )
+from sim_mcp.version import __version__
 
 OPENAPI_PATH = "/openapi.json"
 _JSON = "application/json"
