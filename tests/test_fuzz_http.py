@@ -13,35 +13,15 @@ import pytest
 import schemathesis
 from hypothesis import settings
 from schemathesis.checks import positive_data_acceptance
-from starlette.routing import BaseRoute, Mount, Route
 
-from sim_mcp.config import Settings
-from sim_mcp.server.http import create_app
 from sim_mcp.server.openapi import OPERATIONS, openapi_document
+from tests.app_routes import app_routes
 from tests.fuzzing import FUZZ_EXAMPLES
 from tests.helpers_server import app_server, mcp_client
 from tests.jsonrpc_corpus import LEGACY_VERSION, MODERN_VERSION, Case, corpus
-from tests.servers import BUNDLED_SPECS
 
 # Routes that speak something other than the JSON of the description: MCP's JSON-RPC, the web UI's pages.
 NOT_DESCRIBED = ("/mcp", "/ui")
-
-
-def app_routes() -> Iterator[tuple[str, str]]:
-    """(method, path) of every route of the app, as Starlette holds them."""
-
-    def walk(routes: list[BaseRoute], prefix: str) -> Iterator[tuple[str, str]]:
-        for route in routes:
-            if isinstance(route, Mount):
-                yield from walk(list(route.routes), prefix + route.path)
-                if not route.routes:
-                    yield "get", prefix + route.path
-            elif isinstance(route, Route):
-                for method in route.methods or {"GET"}:
-                    if method != "HEAD":
-                        yield method.lower(), prefix + route.path
-
-    yield from walk(create_app(Settings(specs=[BUNDLED_SPECS])).routes, "")
 
 
 def test_every_json_route_is_described() -> None:

@@ -1,7 +1,8 @@
 """The HTTP app: MCP over Streamable HTTP at `/mcp` (every environment) and `/mcp/{env}` (one), beside
 health and the session control API (`/sessions`, see `server/control.py`).
 
-With a token, every route but `/healthz` needs `Authorization: Bearer <token>`. With a session TTL, a
+Every route checks `Host` and `Origin` against one allow-list (`server/hosts.py`). With a token, every
+route but `/healthz` and `/readyz` needs `Authorization: Bearer <token>`. With a session TTL, a
 task in the lifespan deletes idle sessions every TTL/4 (at most every minute), so a session lives
 between TTL and TTL plus that interval after its last use.
 """
@@ -15,7 +16,6 @@ from contextlib import asynccontextmanager
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -30,6 +30,7 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.auth import BearerTokenMiddleware, BrowserTokenMiddleware
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import control_routes
+from sim_mcp.server.hosts import HostGuardMiddleware, transport_security
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.openapi import OPENAPI_PATH, openapi_document
@@ -40,8 +41,6 @@ from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     """The whole HTTP server as one Starlette app; its lifespan opens and closes the runtime."""
@@ -49,9 +48,10 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
+    security = transport_security(settings)
     manager = StreamableHTTPSessionManager(
         app=server,
-        security_settings=transport_security(settings),
+        security_settings=security,
         max_request_body_size=settings.max_request_bytes,
         stateless=settings.stateless_http,  # replicas: a handshake's state would live in one process only
     )
@@ -120,7 +120,9 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         *control_routes(runtime),
         *ui_routes(context),
     ]
-    middleware = [Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)]
+    # Outermost: a Host or Origin not allowed is refused before anything else reads the request.
+    middleware = [Middleware(HostGuardMiddleware, security=security)] if security is not None else []
+    middleware.append(Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes))
     if settings.token:
         ui_open = ("/ui/login", *static_paths())
         middleware.append(Middleware(BrowserTokenMiddleware, token=settings.token, open_paths=ui_open))
@@ -150,18 +152,6 @@ async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:
             continue
         if expired:
             logger.info("expired %d idle sessions (--session-ttl %gs)", len(expired), ttl)
-
-
-def transport_security(settings: Settings) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection: on for a loopback bind (plus any extra allowed hosts), and for any bind
-    that names its allowed hosts; off for a wildcard bind without them (a container behind a proxy)."""
-    hosts = list(settings.allowed_hosts)
-    if settings.host in _LOOPBACK:
-        hosts += ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    if not hosts:
-        return None
-    origins = [f"http://{host}" for host in hosts] + [f"https://{host}" for host in hosts]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
 class _KnownEnvironment:
