@@ -6,6 +6,7 @@ runs the same properties with thousands and records the figures in RELIABILITY.m
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -13,6 +14,17 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 FUZZ_EXAMPLES = int(os.environ.get("SIM_MCP_FUZZ_EXAMPLES", "40"))
+# Where `record_figures` appends its JSON lines (set by benchmarks/reliability.py); unset: nothing is written.
+FIGURES_VARIABLE = "SIM_MCP_RELIABILITY_OUT"
+
+
+def record_figures(name: str, figures: dict[str, Any]) -> None:
+    """Append one run's figures to the file named by `SIM_MCP_RELIABILITY_OUT`, if set."""
+    path = os.environ.get(FIGURES_VARIABLE)
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps({"name": name, **figures}) + "\n")
+
 
 fuzz_settings = settings(
     max_examples=FUZZ_EXAMPLES,
