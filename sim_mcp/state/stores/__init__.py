@@ -63,6 +63,6 @@ def _lease(url: str, parts: SplitResult) -> tuple[str, float]:
     except ValueError:
         lease = 0.0
     if not lease > 0:
-        raise ConfigError(f"bad store URL {url!r}: lease_s: expected a number of seconds above 0, got {given[-1]!r}")
+        raise ConfigError(f"bad store URL {url!r}: lease_s: expected seconds above 0, got {given[-1]!r}; {_EXPECTED}")
     rest = urlencode([(key, value) for key, value in query if key != "lease_s"])
     return parts._replace(query=rest).geturl(), lease
