@@ -73,6 +73,12 @@ class Settings(BaseModel):
     session_ttl: float = Field(
         default=0, ge=0, description="Seconds without calls after which a session is deleted; 0 keeps them."
     )
+    connection_idle_timeout: float = Field(
+        default=1800,
+        gt=0,
+        description="Seconds a handshake-era HTTP connection (Mcp-Session-Id) may sit idle before it is closed; "
+        "the session's state stays.",
+    )
     max_state_bytes: int = Field(default=1_000_000, gt=0, description="Largest world state of one session, as JSON.")
     run_rules: bool = Field(
         default=True,

@@ -49,11 +49,14 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
     security = transport_security(settings)
+    # A handshake-era connection that its client never closes is closed after sitting idle, whatever
+    # --session-ttl says (that one deletes the session's state; this only ends the connection).
     manager = StreamableHTTPSessionManager(
         app=server,
         security_settings=security,
         max_request_body_size=settings.max_request_bytes,
         stateless=settings.stateless_http,  # replicas: a handshake's state would live in one process only
+        session_idle_timeout=settings.connection_idle_timeout,
     )
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 
