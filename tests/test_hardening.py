@@ -4,8 +4,12 @@ connections close; refused calls are labelled with their tool's environment; the
 
 from __future__ import annotations
 
+import json
 import logging
+import socket
+import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,7 +27,7 @@ from sim_mcp.server.mcp import SHARED_SESSION_META, SessionRouting, build_mcp_se
 from sim_mcp.server.ui_render import event_card
 from tests.helpers_server import app_server, mcp_client
 from tests.jsonrpc_corpus import LEGACY_VERSION
-from tests.servers import BUNDLED_SPECS
+from tests.servers import BUNDLED_SPECS, ServerProcess, serve_command
 
 # --- 6: a rejected patch leaves no trace where the model reads -------------------------------------------
 
@@ -195,3 +199,72 @@ async def test_a_session_page_shows_no_end_field(base_url: str, http: httpx.Asyn
     assert '<span class="label">arguments</span>' in page
     assert '<span class="label">end</span>' not in page
     assert '<span class="label">failed</span>' not in page
+
+
+# --- 4: a taken port, and a client gone mid-response, are one line each -------------------------------------
+
+
+def test_serving_on_a_taken_port_is_one_line_naming_it(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = serve_command("--port", str(port), "--specs", str(BUNDLED_SPECS))
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (
+        f"sim-mcp: error: --port / SIM_MCP_PORT: port {port} on 127.0.0.1 is already in use (another server?): "
+        "stop it, or choose another with --port (0 takes any free port)"
+    )
+
+
+def test_serving_on_port_0_says_the_port_it_took(tmp_path: Path) -> None:
+    server = ServerProcess(serve_command("--port", "0", "--specs", str(BUNDLED_SPECS)), 0, tmp_path / "zero.log")
+    try:
+        deadline = time.monotonic() + 30
+        while "MCP endpoint" not in server.log.read_text():
+            assert time.monotonic() < deadline, server.log.read_text()
+            assert server.process.poll() is None, server.log.read_text()
+            time.sleep(0.05)
+        url = server.log.read_text().split("MCP endpoint: ", 1)[1].split()[0]
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        assert port != 0
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+    finally:
+        server.stop()
+
+
+def test_a_stdio_client_gone_mid_response_is_one_log_line() -> None:
+    command = serve_command("--transport", "stdio", "--specs", str(BUNDLED_SPECS), "--fault-latency-ms", "500")
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None
+    assert process.stdout is not None
+    hello = {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "gone", "version": "0"}}
+    call = {"name": "get_ticket", "arguments": {"ticket_id": "T-1001"}}
+    for message in (
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call},
+    ):
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+    assert b'"id":0' in process.stdout.readline()
+    process.stdout.close()  # gone before the call's answer (half a second away) is written
+    time.sleep(1.5)
+    process.stdin.close()
+    process.wait(timeout=30)
+    assert process.stderr is not None
+    text = process.stderr.read().decode()
+    assert "Traceback" not in text, text
+    assert "BrokenPipeError" not in text, text
+    assert [line for line in text.splitlines() if "broken pipe" in line] == [
+        "WARNING sim_mcp: stdio: the client closed its end mid-response (broken pipe); the server stops"
+    ]
