@@ -16,7 +16,7 @@ from schemathesis.checks import positive_data_acceptance
 
 from sim_mcp.server.openapi import OPERATIONS, openapi_document
 from tests.app_routes import app_routes
-from tests.fuzzing import FUZZ_EXAMPLES
+from tests.fuzzing import FUZZ_EXAMPLES, record_figures
 from tests.helpers_server import app_server, mcp_client
 from tests.jsonrpc_corpus import LEGACY_VERSION, MODERN_VERSION, Case, corpus
 
@@ -136,6 +136,9 @@ async def test_malformed_json_rpc_gets_json_rpc_errors_and_the_server_serves_on(
 ) -> None:
     answers = await anyio.to_thread.run_sync(lambda: send_corpus(small_body_server, modern=modern))
     statuses = {status for _, status, _ in answers}
+    era = "2026-07-28" if modern else "handshake era"
+    figures = {"cases": len(answers), "server errors (5xx)": sum(status >= 500 for _, status, _ in answers)}
+    record_figures(f"malformed JSON-RPC corpus against /mcp, {era}", {**figures, "statuses": sorted(statuses)})
     assert statuses <= {200, 202, 400, 404, 406, 413, 415, 422}, statuses
     by_label = {case.label: (status, messages) for case, status, messages in answers}
     # Arguments that are no object: refused as invalid params by the SDK, before any simulation.
