@@ -113,7 +113,10 @@ def _call(draw: st.DrawFn, catalog: Catalog) -> tuple[str, dict[str, Any]]:
 @given(data=st.data())
 async def test_any_argument_values_are_validated_without_a_trace(catalog: Catalog, data: st.DataObject) -> None:
     tool_name, arguments = data.draw(_call(catalog))
-    validator = Draft202012Validator(catalog.tools[tool_name].spec.input_schema)
+    # The oracle: jsonschema itself, formats included (the server checks `format`, e.g. `email`, too).
+    validator = Draft202012Validator(
+        catalog.tools[tool_name].spec.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
     async with Runtime(Settings(specs=[BUNDLED_SPECS], watch=False), catalog=catalog) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
         async with Client(server) as client:  # type: ignore[arg-type]
