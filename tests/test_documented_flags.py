@@ -21,6 +21,8 @@ FOREIGN = {
     "--config-path": "verl's trainer (docs/integrations.md)",
     "--config-name": "verl's trainer (docs/integrations.md)",
     "--some-name": "the placeholder of sim_mcp/cli/flags.py's docstring",
+    "--appendonly": "redis-server (docs/control-api.md)",
+    "--appendfsync": "redis-server (docs/control-api.md)",
 }
 
 

@@ -91,6 +91,17 @@ def test_the_token_guards_every_route_but_health(guarded: str, method: str, path
     assert wrong in (401, 303)
 
 
+@pytest.mark.parametrize(("method", "path"), ROUTES, ids=IDS)
+def test_a_null_origin_passes_only_on_the_login_form(guarded: str, method: str, path: str) -> None:
+    """The web UI's pages say `Referrer-Policy: no-referrer`, so a browser posts their login form with
+    `Origin: null`; that trades a token for a cookie, nothing more. Anywhere else, null is refused."""
+    status, body = status_of(guarded, method, path, _bearer({"Origin": "null"}))
+    if path == "/ui/login":
+        assert status != 403, body
+    else:
+        assert status == 403, body
+
+
 def test_every_route_is_in_these_tests() -> None:
     paths = {path for _, path in ROUTES}
     assert {"/sessions", "/sessions/{id}/evaluate", "/ui/events", "/metrics", "/mcp", "/openapi.json"} <= paths

@@ -48,10 +48,15 @@ class HostGuardMiddleware:
     """421 for a `Host` not on the list, 403 for an `Origin` not on it; JSON bodies naming the header, the
     value and the list, and the flag that extends it."""
 
-    def __init__(self, app: ASGIApp, security: TransportSecuritySettings) -> None:
+    def __init__(
+        self, app: ASGIApp, security: TransportSecuritySettings, *, null_origin_paths: Sequence[str] = ()
+    ) -> None:
+        """`null_origin_paths`: where `Origin: null` passes too (a browser sends it for a form posted from a
+        page with `Referrer-Policy: no-referrer`, as the web UI's login form is); refused everywhere else."""
         self.app = app
         self.hosts = list(security.allowed_hosts)
         self.origins = list(security.allowed_origins)
+        self.null_origin_paths = frozenset(null_origin_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -64,7 +69,7 @@ class HostGuardMiddleware:
             shown = f"Host {host!r}" if host else "a request without a Host header"
             message = f"{shown} is not allowed here (DNS-rebinding protection): expected one of {', '.join(self.hosts)}"
             response = JSONResponse({"error": f"{message}; add it with {_HINT}", "host": host}, status_code=421)
-        elif origin and not allowed(origin, self.origins):
+        elif origin and not allowed(origin, self.origins) and not self._null_allowed(origin, scope["path"]):
             message = f"Origin {origin!r} is not allowed here (DNS-rebinding protection): expected one of "
             expected = ", ".join(self.origins)
             response = JSONResponse(
@@ -74,3 +79,6 @@ class HostGuardMiddleware:
             await self.app(scope, receive, send)
             return
         await response(scope, receive, send)
+
+    def _null_allowed(self, origin: str, path: str) -> bool:
+        return origin == "null" and path in self.null_origin_paths

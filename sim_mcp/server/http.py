@@ -36,7 +36,7 @@ from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.openapi import OPENAPI_PATH, openapi_document
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.routes import http_error, one_route_per_path
-from sim_mcp.server.ui import static_paths, ui_routes
+from sim_mcp.server.ui import LOGIN_PATH, static_paths, ui_routes
 from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
@@ -124,10 +124,15 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         *ui_routes(context),
     ]
     # Outermost: a Host or Origin not allowed is refused before anything else reads the request.
-    middleware = [Middleware(HostGuardMiddleware, security=security)] if security is not None else []
+    # The login form only trades the token for a cookie: nothing for another site to gain from posting it.
+    middleware = (
+        [Middleware(HostGuardMiddleware, security=security, null_origin_paths=(LOGIN_PATH,))]
+        if security is not None
+        else []
+    )
     middleware.append(Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes))
     if settings.token:
-        ui_open = ("/ui/login", *static_paths())
+        ui_open = (LOGIN_PATH, *static_paths())
         middleware.append(Middleware(BrowserTokenMiddleware, token=settings.token, open_paths=ui_open))
         middleware.append(
             Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz", *ui_open))
