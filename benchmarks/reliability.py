@@ -77,12 +77,14 @@ def _statistics(output: str) -> list[Property]:
 def _failed(junit: Path) -> list[str]:
     if not junit.exists():
         return ["(pytest wrote no report)"]
-    cases = ElementTree.parse(junit).getroot().iter("testcase")
-    return [
-        f"{case.get('classname')}::{case.get('name')}"
-        for case in cases
-        if case.find("failure") is not None or case.find("error") is not None
-    ]
+    failed = []
+    for case in ElementTree.parse(junit).getroot().iter("testcase"):
+        problem = case.find("failure")
+        problem = problem if problem is not None else case.find("error")
+        if problem is not None:
+            why = (problem.get("message") or "").splitlines()[0][:300]
+            failed.append(f"{case.get('classname')}::{case.get('name')} ({why})")
+    return failed
 
 
 def markdown(properties: list[Property], figures: list[dict[str, Any]], failed: list[str], command: str) -> str:
