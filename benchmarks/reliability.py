@@ -32,10 +32,13 @@ _COUNTS = re.compile(r"- (\d+) passing, (\d+) failing, and (\d+) invalid test ca
 
 @dataclass
 class Property:
+    """One property's counts; a Schemathesis test reports one block per API operation, added up here."""
+
     test: str
     passing: int = 0
     failing: int = 0
     invalid: int = 0
+    blocks: int = 0
 
 
 def run(examples: int, fault_calls: int) -> tuple[list[Property], list[dict[str, Any]], list[str], str, float]:
@@ -62,16 +65,17 @@ def run(examples: int, fault_calls: int) -> tuple[list[Property], list[dict[str,
 
 
 def _statistics(output: str) -> list[Property]:
-    properties: list[Property] = []
+    properties: dict[str, Property] = {}
+    current: Property | None = None
     for line in output.splitlines():
         if (test := _TEST_LINE.match(line.strip())) is not None:
-            properties.append(Property(test.group(1)))
-        elif (counts := _COUNTS.search(line)) is not None and properties:
-            last = properties[-1]
-            last.passing += int(counts.group(1))
-            last.failing += int(counts.group(2))
-            last.invalid += int(counts.group(3))
-    return [prop for prop in properties if prop.passing + prop.failing]
+            current = properties.setdefault(test.group(1), Property(test.group(1)))
+            current.blocks += 1
+        elif (counts := _COUNTS.search(line)) is not None and current is not None:
+            current.passing += int(counts.group(1))
+            current.failing += int(counts.group(2))
+            current.invalid += int(counts.group(3))
+    return [prop for prop in properties.values() if prop.passing + prop.failing]
 
 
 def _failed(junit: Path) -> list[str]:
@@ -91,9 +95,8 @@ def markdown(properties: list[Property], figures: list[dict[str, Any]], failed: 
     lines = [f"Command: `{command}`", "", "| property or operation | examples tried | failing | invalid (discarded) |"]
     lines.append("|---|---|---|---|")
     for prop in properties:
-        lines.append(
-            f"| `{prop.test.split('::', 1)[1]}` | {prop.passing + prop.failing} | {prop.failing} | {prop.invalid} |"
-        )
+        name = f"`{prop.test.split('::', 1)[1]}`" + (f" ({prop.blocks} operations)" if prop.blocks > 1 else "")
+        lines.append(f"| {name} | {prop.passing + prop.failing} | {prop.failing} | {prop.invalid} |")
     total = sum(prop.passing + prop.failing for prop in properties)
     lines.append(f"| **all** | **{total}** | **{sum(prop.failing for prop in properties)}** | |")
     lines += ["", "| run | figures |", "|---|---|"]
