@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -33,7 +34,7 @@ from sim_mcp.server.control import control_routes
 from sim_mcp.server.hosts import HostGuardMiddleware, transport_security
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
-from sim_mcp.server.openapi import OPENAPI_PATH, openapi_document
+from sim_mcp.server.openapi import openapi_route
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.server.routes import http_error, one_route_per_path
 from sim_mcp.server.ui import LOGIN_PATH, static_paths, ui_routes
@@ -49,15 +50,12 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
     security = transport_security(settings)
-    # A handshake-era connection that its client never closes is closed after sitting idle, whatever
-    # --session-ttl says (that one deletes the session's state; this only ends the connection).
+    # Idle handshake-era connections close, whatever --session-ttl (which deletes state) says.
     manager = StreamableHTTPSessionManager(
-        app=server,
-        security_settings=security,
-        max_request_body_size=settings.max_request_bytes,
+        server, security_settings=security, max_request_body_size=settings.max_request_bytes,
         stateless=settings.stateless_http,  # replicas: a handshake's state would live in one process only
         session_idle_timeout=settings.connection_idle_timeout,
-    )
+    )  # fmt: skip
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 
     async def healthz(request: Request) -> Response:
@@ -91,12 +89,6 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
             sessions = None
         return Response(context.metrics.exposition(sessions), media_type=context.metrics.content_type)
 
-    description = openapi_document()
-
-    async def openapi(request: Request) -> Response:
-        """The OpenAPI description of the JSON routes (`server/openapi.py`)."""
-        return JSONResponse(description)
-
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Runtime]]:
         # The watcher's thread polls this, so shutdown needn't wait out its timeout.
@@ -119,17 +111,26 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
-        Route(OPENAPI_PATH, openapi, methods=["GET"]),
+        openapi_route(),
         *control_routes(runtime),
         *ui_routes(context),
     ]
-    # Outermost: a Host or Origin not allowed is refused before anything else reads the request.
-    # The login form only trades the token for a cookie: nothing for another site to gain from posting it.
-    middleware = (
-        [Middleware(HostGuardMiddleware, security=security, null_origin_paths=(LOGIN_PATH,))]
-        if security is not None
-        else []
-    )
+    app = Starlette(
+        routes=one_route_per_path(routes), middleware=_middleware(settings, security), lifespan=lifespan,
+        exception_handlers={HTTPException: http_error},
+    )  # fmt: skip
+    app.state.runtime = runtime
+    app.state.server = context
+    return app
+
+
+def _middleware(settings: Settings, security: TransportSecuritySettings | None) -> list[Middleware]:
+    """Outermost first: the Host and Origin check (before anything else reads the request), the body
+    limit, then the token (with the web UI's cookie) when there is one."""
+    middleware = []
+    if security is not None:
+        # The login form only trades the token for a cookie: nothing for another site to gain from posting it.
+        middleware.append(Middleware(HostGuardMiddleware, security=security, null_origin_paths=(LOGIN_PATH,)))
     middleware.append(Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes))
     if settings.token:
         ui_open = (LOGIN_PATH, *static_paths())
@@ -137,15 +138,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         middleware.append(
             Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz", *ui_open))
         )
-    app = Starlette(
-        routes=one_route_per_path(routes),
-        middleware=middleware,
-        lifespan=lifespan,
-        exception_handlers={HTTPException: http_error},
-    )
-    app.state.runtime = runtime
-    app.state.server = context
-    return app
+    return middleware
 
 
 async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:

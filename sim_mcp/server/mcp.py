@@ -239,7 +239,7 @@ def session_for(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:
     request = ctx.request
     if not isinstance(request, Request):
         return routing.process_session
-    named = request.query_params.get(SESSION_QUERY_PARAM) or request.headers.get(SESSION_HEADER)
+    named = _named_session(request)
     if named is not None:
         if not SESSION_ID_PATTERN.match(named):
             raise InvalidSessionName(
@@ -254,10 +254,12 @@ def names_no_session(ctx: ServerRequestContext[Any]) -> bool:
     request = ctx.request
     if not isinstance(request, Request):
         return False
-    headers = request.headers
-    return not (
-        request.query_params.get(SESSION_QUERY_PARAM) or headers.get(SESSION_HEADER) or headers.get("mcp-session-id")
-    )
+    return _named_session(request) is None and not request.headers.get("mcp-session-id")
+
+
+def _named_session(request: Request) -> str | None:
+    """The session a request names: `?session=NAME`, else the `sim-mcp-session` header."""
+    return request.query_params.get(SESSION_QUERY_PARAM) or request.headers.get(SESSION_HEADER)
 
 
 def connection_of(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from sim_mcp.episodes.trajectory import TRAJECTORY_FORMATS
 from sim_mcp.server.control import (
@@ -181,3 +184,13 @@ _REASONS = {
 
 def _path_parameters(path: str) -> list[str]:
     return [part[1:-1] for part in path.split("/") if part.startswith("{") and part.endswith("}")]
+
+
+def openapi_route() -> Route:
+    """`GET /openapi.json`, the description built once."""
+    description = openapi_document()
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(description)
+
+    return Route(OPENAPI_PATH, openapi, methods=["GET"])
