@@ -25,6 +25,12 @@ class Case:
     name: str | None = None
 
 
+def initialize(client: str) -> dict[str, Any]:
+    """A handshake-era `initialize` request, from a client of that name."""
+    params = {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": client, "version": "0"}}
+    return {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+
+
 def call(arguments: Any = None, *, name: Any = "get_ticket", id: Any = 1, modern: bool = True) -> dict[str, Any]:
     """A `tools/call` request (with the 2026-07-28 envelope in `_meta` when `modern`)."""
     params: dict[str, Any] = {"name": name, "arguments": {"ticket_id": "T-1001"} if arguments is None else arguments}

@@ -22,6 +22,11 @@ FOREIGN = {
     "--config-name": "verl's trainer (docs/integrations.md)",
     "--some-name": "the placeholder of sim_mcp/cli/flags.py's docstring",
     "--appendonly": "redis-server (docs/control-api.md)",
+    "--daemonize": "redis-server (docs/deploy.md)",
+    "--build": "docker compose up (README.md, docs/deploy.md)",
+    "--scale": "docker compose up (README.md, docs/deploy.md)",
+    "--rm": "kubectl run (docs/deploy.md)",
+    "--image": "kubectl run (docs/deploy.md)",
     "--appendfsync": "redis-server (docs/control-api.md)",
 }
 

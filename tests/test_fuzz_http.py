@@ -18,7 +18,7 @@ from sim_mcp.server.openapi import OPERATIONS, openapi_document
 from tests.app_routes import app_routes
 from tests.fuzzing import FUZZ_EXAMPLES, record_figures
 from tests.helpers_server import app_server, mcp_client
-from tests.jsonrpc_corpus import LEGACY_VERSION, MODERN_VERSION, Case, corpus
+from tests.jsonrpc_corpus import LEGACY_VERSION, MODERN_VERSION, Case, corpus, initialize
 
 # Routes that speak something other than the JSON of the description: MCP's JSON-RPC, the web UI's pages.
 NOT_DESCRIBED = ("/mcp", "/ui")
@@ -71,17 +71,7 @@ def _messages(response: httpx.Response) -> list[Any]:
 
 def _legacy_session(http: httpx.Client) -> dict[str, str]:
     """A handshake-era session opened by hand; the headers that send requests in it."""
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "fuzz", "version": "0"},
-        },
-    }
-    response = http.post("/mcp?session=fuzz-legacy", json=hello, headers=_ACCEPT)
+    response = http.post("/mcp?session=fuzz-legacy", json=initialize("fuzz"), headers=_ACCEPT)
     assert response.status_code == 200, response.text
     headers = {"mcp-session-id": response.headers["mcp-session-id"], "mcp-protocol-version": LEGACY_VERSION}
     done = http.post(

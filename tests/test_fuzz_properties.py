@@ -154,7 +154,8 @@ def _state_bytes(state: Any) -> bytes:
 async def test_a_refused_patch_leaves_the_state_byte_identical(
     catalog: Catalog, ops: list[dict[str, Any]], is_error: bool, result: Any
 ) -> None:
-    settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1)
+    # The backend answers every tool (the bundled ones have rules programs, which would answer instead).
+    settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1, run_rules=False)
     backend = ScriptedBackend({"result": result, "is_error": is_error, "state_patch": ops})
     async with Runtime(settings, catalog=catalog, backend=backend) as runtime:
         before = runtime.simulator.world_of(await runtime.sessions.create(session_id=SESSION), "tickets")

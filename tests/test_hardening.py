@@ -25,8 +25,8 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SHARED_SESSION_META, SessionRouting, build_mcp_server
 from sim_mcp.server.ui_render import event_card
-from tests.helpers_server import app_server, mcp_client
-from tests.jsonrpc_corpus import LEGACY_VERSION
+from tests.helpers_server import NEW_TICKET, app_server, mcp_client
+from tests.jsonrpc_corpus import LEGACY_VERSION, initialize
 from tests.servers import BUNDLED_SPECS, ServerProcess, serve_command
 
 # --- 6: a rejected patch leaves no trace where the model reads -------------------------------------------
@@ -50,19 +50,22 @@ async def test_a_rejected_patch_is_not_shown_to_the_model_again() -> None:
     rejected = [{"op": "replace", "path": "/tickets/NO-SUCH-TICKET/status", "value": "ZEBRA-STATUS"}]
     backend = RecordingBackend(
         [
-            {"result": {"id": "T-1001"}, "is_error": False, "state_patch": rejected},
-            {"result": "ticket T-1001 not found", "is_error": True, "state_patch": []},
+            {"result": "refused for now", "is_error": True, "state_patch": rejected},
+            {"result": "refused again", "is_error": True, "state_patch": []},
         ]
     )
-    settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1)
+    # The backend answers every tool (the bundled ones have rules programs, which would answer instead).
+    settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1, run_rules=False)
     async with Runtime(settings, backend=backend) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="rejected"))
         async with Client(server) as client:  # type: ignore[arg-type]
-            first = await client.call_tool("get_ticket", {"ticket_id": "T-1001"})
-            await client.call_tool("get_ticket", {"ticket_id": "T-1001"})
+            first = await client.call_tool("create_ticket", NEW_TICKET)
+            await client.call_tool("create_ticket", NEW_TICKET)
         events = await runtime.store.events("rejected")
     assert first.is_error
+    assert "state_patch does not apply" in first.content[0].text  # type: ignore[union-attr]
     assert [event.failed for event in events] == [True, False]
+    assert len(backend.requests) == 2
     second = backend.requests[1]
     assert second.recent_events == []
     prompt = build_prompt(second, history_events=settings.history_events, state_budget_chars=10**6)
@@ -128,16 +131,6 @@ async def test_calls_that_name_no_session_say_they_share_one(base_url: str, capl
 
 def test_an_idle_handshake_era_connection_is_closed_and_its_session_kept() -> None:
     accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "idle", "version": "0"},
-        },
-    }
     call = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -145,7 +138,7 @@ def test_an_idle_handshake_era_connection_is_closed_and_its_session_kept() -> No
         "params": {"name": "get_ticket", "arguments": {"ticket_id": "T-1001"}},
     }
     with app_server(connection_idle_timeout=0.5) as base, httpx.Client(base_url=base, timeout=10) as http:
-        opened = http.post("/mcp", json=hello, headers=accept)
+        opened = http.post("/mcp", json=initialize("idle"), headers=accept)
         connection = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": LEGACY_VERSION}
         headers = {**accept, **connection}
         assert (
@@ -247,10 +240,9 @@ def test_a_stdio_client_gone_mid_response_is_one_log_line() -> None:
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdin is not None
     assert process.stdout is not None
-    hello = {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "gone", "version": "0"}}
     call = {"name": "get_ticket", "arguments": {"ticket_id": "T-1001"}}
     for message in (
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        initialize("gone"),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call},
     ):

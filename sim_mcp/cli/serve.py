@@ -42,14 +42,14 @@ def run(args: argparse.Namespace) -> int:
     from sim_mcp.server.live import ShutdownAwareServer
 
     # Fail with a plain message, not a lifespan traceback, when the port, the store or the backend can't work.
-    listener = listen(settings.host, settings.port)
-    port: int = listener.getsockname()[1]  # the one taken, for --port 0
     anyio.run(_check_store, settings.store)
     anyio.run(_check_backend, settings)
     if settings.workers > 1:  # N processes on the port: sim_mcp/server/workers.py
         from sim_mcp.server.workers import serve_workers
 
         return serve_workers(settings, log_level=args.log_level)
+    listener = listen(settings.host, settings.port)
+    port: int = listener.getsockname()[1]  # the one taken, for --port 0
     app = create_app(settings)
     catalog: Catalog = app.state.runtime.catalog
     require_environments(catalog, settings.specs)
