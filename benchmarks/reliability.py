@@ -60,6 +60,8 @@ def run(examples: int, fault_calls: int) -> tuple[list[Property], list[dict[str,
         seconds = time.monotonic() - started
         figures = [json.loads(line) for line in figures_file.read_text().splitlines()] if figures_file.exists() else []
         failed = _failed(junit)
+    if failed:  # what pytest said about them, for the report
+        print(done.stdout[-12_000:], file=sys.stderr)
     shown = f"SIM_MCP_FUZZ_EXAMPLES={examples} SIM_MCP_FAULT_CALLS={fault_calls} python -m pytest " + " ".join(TESTS)
     return _statistics(done.stdout), figures, failed, shown, seconds
 

@@ -153,3 +153,12 @@ def test_a_method_a_path_lacks_is_a_json_405_naming_every_method_it_takes(server
     missing = httpx.get(f"{server}/no/such/route")
     assert missing.status_code == 404
     assert missing.json() == {"error": "not found: GET /no/such/route"}
+
+
+@pytest.mark.parametrize("body", [b" \n", b"\x0c", b"\x0b\t"], ids=["space-newline", "form-feed", "vtab-tab"])
+def test_a_blank_body_is_no_json(server: str, body: bytes) -> None:
+    """Found by Schemathesis (`negative_data_rejection`): blanks were read as an empty body, so `{}`."""
+    response = httpx.post(f"{server}/sessions", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"].startswith("invalid JSON body: ")
+    assert httpx.post(f"{server}/sessions", content=b"").status_code == 201  # no body at all: {}

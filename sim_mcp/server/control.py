@@ -336,7 +336,7 @@ async def _body(request: Request, model: type[_Body]) -> _Body:
     """The request's JSON body as `model`; an empty body counts as `{}`."""
     raw = await request.body()
     try:
-        data = json.loads(raw) if raw.strip() else {}
+        data = json.loads(raw) if raw else {}  # only no body at all counts as {}: blanks are no JSON
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise _ApiError(422, f"invalid JSON body: {e}", field=None) from e
     if not isinstance(data, dict):
