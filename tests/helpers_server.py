@@ -21,7 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
 from sim_mcp.server.live import ShutdownAwareServer
-from tests.servers import BUNDLED_SPECS, free_port
+from tests.servers import BUNDLED_SPECS, free_port, stop_process
 
 ERAS = ["legacy", "auto"]
 NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
@@ -118,10 +118,5 @@ class RedisServer:
             sock.recv(64)
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self._log_file.close()

@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -81,26 +81,10 @@ class ServerProcess:
         self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log.read_text()}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"server not ready after {timeout}s:\n{self.log.read_text()}")
+        wait_healthy(self.process, self.url, timeout, lambda: self.log.read_text(), "server")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self._log_file.close()
 
     def kill(self) -> None:
@@ -121,3 +105,29 @@ def running_server(tmp_path: Path, *args: str, specs: Path = BUNDLED_SPECS) -> I
         yield server
     finally:
         server.stop()
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a process the tests started, killing it if it does not go within 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_healthy(process: subprocess.Popen[bytes], url: str, timeout: float, log: Callable[[], str], what: str) -> None:
+    """Wait until `url/healthz` answers 200; an error with `log()` if the process exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}:\n{log()}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} not ready after {timeout}s:\n{log()}")
