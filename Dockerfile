@@ -4,6 +4,7 @@ FROM python:3.11-slim AS build
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY sim_mcp ./sim_mcp
+COPY tool_specs ./tool_specs
 RUN pip install --no-cache-dir build==1.2.2 && python -m build --wheel --outdir /dist
 
 FROM python:3.11-slim

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sim_mcp.errors import ConfigError
+from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency, LlmOutput
 
 ENV_PREFIX = "SIM_MCP_"
@@ -24,7 +25,10 @@ def _cache_dir() -> Path:
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    specs: list[Path] = Field(default_factory=lambda: [Path("tool_specs")], description="Spec files or folders.")
+    specs: list[Path] = Field(
+        default_factory=default_specs,
+        description="Spec files or folders (default ./tool_specs, else the bundled examples).",
+    )
     transport: Literal["stdio", "http"] = Field(default="http", description="Serve over stdio or Streamable HTTP.")
     host: str = Field(default="127.0.0.1", description="HTTP bind address.")
     port: int = Field(default=8765, ge=0, le=65535, description="HTTP port (0: any free port).")
@@ -73,6 +77,12 @@ class Settings(BaseModel):
     max_sessions: int = Field(default=100_000, ge=1, description="Most sessions held at once.")
     session_ttl: float = Field(
         default=0, ge=0, description="Seconds without calls after which a session is deleted; 0 keeps them."
+    )
+    connection_idle_timeout: float = Field(
+        default=1800,
+        gt=0,
+        description="Seconds a handshake-era HTTP connection (Mcp-Session-Id) may sit idle before it is closed; "
+        "the session's state stays.",
     )
     max_state_bytes: int = Field(default=1_000_000, gt=0, description="Largest world state of one session, as JSON.")
     run_rules: bool = Field(

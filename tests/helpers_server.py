@@ -21,7 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
 from sim_mcp.server.live import ShutdownAwareServer
-from tests.servers import BUNDLED_SPECS, free_port
+from tests.servers import BUNDLED_SPECS, free_port, stop_process
 
 ERAS = ["legacy", "auto"]
 NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
@@ -71,18 +71,31 @@ async def mcp_client(url: str, mode: str = "auto", token: str | None = None, **k
 
 
 class RedisServer:
-    """A throwaway `redis-server` on a free port, no persistence."""
+    """A throwaway `redis-server` on a free port: no persistence, or with `durable` an append-only file
+    fsynced at every write (so that `restart` after `kill -9` finds every write acknowledged before it)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *, durable: bool = False) -> None:
         binary = shutil.which("redis-server")
         assert binary is not None
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log = tmp_path / f"redis-{self.port}.log"
-        self._log_file = self.log.open("w")
-        command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(command, cwd=tmp_path, stdout=self._log_file, stderr=subprocess.STDOUT)
+        self.folder = tmp_path
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if durable else ["--appendonly", "no"]
+        self.command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence]
+        self._start()
+
+    def _start(self) -> None:
+        self._log_file = self.log.open("a")
+        self.process = subprocess.Popen(self.command, cwd=self.folder, stdout=self._log_file, stderr=subprocess.STDOUT)
         self._wait_ready()
+
+    def restart(self) -> None:
+        """kill -9, then the same server again (same port, same folder)."""
+        self.process.kill()
+        self.process.wait()
+        self._log_file.close()
+        self._start()
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + 10
@@ -105,10 +118,5 @@ class RedisServer:
             sock.recv(64)
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self._log_file.close()

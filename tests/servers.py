@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,7 +16,27 @@ from mcp import StdioServerParameters
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED_SPECS = REPO / "tool_specs"
-CORPUS = REPO.parent / "shared" / "specs-corpus"
+# Where the shared corpus of third-party specs may be: `SIM_MCP_CORPUS`, else `shared/specs-corpus` beside
+# the checkout or beside any folder above it (CI clones the repo into a folder of its own, with shared/
+# laid beside the clone).
+CORPUS_VARIABLE = "SIM_MCP_CORPUS"
+
+
+def corpus_candidates(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> list[Path]:
+    """The places looked at for the corpus, in order."""
+    given = environ.get(CORPUS_VARIABLE)
+    if given:
+        return [Path(given).expanduser().resolve()]
+    return [folder / "shared" / "specs-corpus" for folder in (repo, *repo.parents)]
+
+
+def find_corpus(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> Path:
+    """The first candidate that is a folder; else the first candidate (absent: the tests that need it skip)."""
+    candidates = corpus_candidates(repo, environ)
+    return next((path for path in candidates if path.is_dir()), candidates[0])
+
+
+CORPUS = find_corpus()
 
 # A small environment whose results an LLM backend decides (the LLM and replay tests script them).
 NOTES_SPEC = """
@@ -61,26 +81,10 @@ class ServerProcess:
         self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log.read_text()}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"server not ready after {timeout}s:\n{self.log.read_text()}")
+        wait_healthy(self.process, self.url, timeout, lambda: self.log.read_text(), "server")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         self._log_file.close()
 
     def kill(self) -> None:
@@ -101,3 +105,29 @@ def running_server(tmp_path: Path, *args: str, specs: Path = BUNDLED_SPECS) -> I
         yield server
     finally:
         server.stop()
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a process the tests started, killing it if it does not go within 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_healthy(process: subprocess.Popen[bytes], url: str, timeout: float, log: Callable[[], str], what: str) -> None:
+    """Wait until `url/healthz` answers 200; an error with `log()` if the process exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}:\n{log()}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} not ready after {timeout}s:\n{log()}")

@@ -11,7 +11,6 @@ import itertools
 import os
 import shutil
 import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ import pytest
 from mcp.client import Client
 
 from tests.helpers_server import RedisServer
-from tests.servers import BUNDLED_SPECS, REPO, ServerProcess, free_port, serve_command
+from tests.servers import BUNDLED_SPECS, REPO, ServerProcess, free_port, serve_command, stop_process, wait_healthy
 
 pytest_plugins = ["tests.fixtures_redis"]
 
@@ -83,18 +82,7 @@ class Nginx:
         conf.write_text(NGINX_MAIN.format(prefix=prefix))
         command = [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"nginx exited with {self.process.returncode}:\n{self.errors()}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nginx did not answer:\n{self.errors()}")
-            time.sleep(0.05)
+        wait_healthy(self.process, self.url, 20, self.errors, "nginx")
 
     def errors(self) -> str:
         log = self.prefix / "error.log"
@@ -106,12 +94,7 @@ class Nginx:
         return [line.split()[2] for line in lines if line.startswith("POST ") and f"session={session}" in line]
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ CORPUS_FILES = (
 )
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="specs corpus not present (../shared/specs-corpus)")
+@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[path.name for path in CORPUS_FILES])
 async def test_corpus_file_is_served_and_every_tool_answers(path: Path) -> None:
     catalog = load_catalog(path)
@@ -42,7 +42,7 @@ async def test_corpus_file_is_served_and_every_tool_answers(path: Path) -> None:
                     assert result.structured_content is not None
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="specs corpus not present (../shared/specs-corpus)")
+@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
 async def test_whole_corpus_in_one_server_namespaces_shared_names() -> None:
     catalog = load_catalog(CORPUS)
     assert catalog.errors == ()
@@ -52,7 +52,7 @@ async def test_whole_corpus_in_one_server_namespaces_shared_names() -> None:
     assert catalog.tool("addPet", "swagger-petstore_openapi") is not None
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="specs corpus not present (../shared/specs-corpus)")
+@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
 async def test_petstore_behaves_like_the_real_one() -> None:
     """The corpus notes: POST /pet then GET /pet/{petId} returns the same pet; after DELETE, GET is a 404."""
     spec = CORPUS / "openapi" / "swagger-petstore_openapi.yaml"

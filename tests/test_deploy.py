@@ -72,17 +72,20 @@ def test_hadolint_passes() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.fixture
-def image_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """The image, replayed: wheel built as the build stage does, installed into a fresh virtual environment
-    as the final stage does, started with the image's CMD and ENV (port and specs folder moved)."""
+@pytest.fixture(scope="module")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built as the image's build stage does (from the files its COPY lines name), installed into
+    a fresh virtual environment as the final stage does; the environment's folder."""
+    tmp_path = tmp_path_factory.mktemp("image")
     source = tmp_path / "src"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md", "sim_mcp"):
+    build = instructions(0)
+    copied = [name for keyword, rest in build if keyword == "COPY" for name in rest.split()[:-1]]
+    assert "sim_mcp" in copied
+    for name in copied:
         copy = shutil.copytree if (REPO / name).is_dir() else shutil.copy
         copy(REPO / name, source / name)
-    build = [rest for keyword, rest in instructions(0) if keyword == "RUN"]
-    assert any("python -m build --wheel" in step for step in build)
+    assert any("python -m build --wheel" in rest for keyword, rest in build if keyword == "RUN")
     dist = tmp_path / "dist"
     wheel_command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dist), str(source)]
     subprocess.run(wheel_command, check=True, capture_output=True, timeout=300)
@@ -97,18 +100,56 @@ def image_server(tmp_path: Path) -> Iterator[ServerProcess]:
         timeout=900,
     )
     assert install.returncode == 0, install.stderr[-3000:]
+    return venv
 
+
+def _venv_environment(venv: Path, **extra: str) -> dict[str, str]:
+    env = {**os.environ, **image_environment(), **extra}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env['PATH']}"
+    env.pop("PYTHONPATH", None)  # the installed wheel, not a checkout
+    return env
+
+
+@pytest.fixture
+def image_server(installed_venv: Path, tmp_path: Path) -> Iterator[ServerProcess]:
+    """The image, replayed: started with the image's CMD and ENV (port and specs folder moved)."""
     specs = tmp_path / "specs"
     shutil.copytree(REPO / "tool_specs", specs)
     port = free_port()
-    env = {**os.environ, **image_environment(), "SIM_MCP_SPECS": str(specs), "SIM_MCP_PORT": str(port)}
-    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env['PATH']}"
+    env = _venv_environment(installed_venv, SIM_MCP_SPECS=str(specs), SIM_MCP_PORT=str(port))
     server = ServerProcess(image_command(), port, tmp_path / "image.log", env=env, cwd=tmp_path)
     try:
         server.wait_ready(timeout=60)
         yield server
     finally:
         server.stop()
+
+
+async def test_the_wheel_serves_its_bundled_environments_from_any_folder(installed_venv: Path, tmp_path: Path) -> None:
+    """No --specs, no SIM_MCP_SPECS, no ./tool_specs: the examples inside the installed package are served."""
+    port = free_port()
+    env = _venv_environment(installed_venv, SIM_MCP_PORT=str(port))
+    env.pop("SIM_MCP_SPECS")
+    server = ServerProcess(image_command(), port, tmp_path / "bundled.log", env=env, cwd=tmp_path)
+    try:
+        server.wait_ready(timeout=60)
+        async with Client(f"{server.url}/mcp?session=bundled") as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            assert {"create_ticket", "get_ticket"} <= names
+    finally:
+        server.stop()
+    assert "4 environments" in server.log.read_text(), server.log.read_text()
+
+
+def test_no_environment_loaded_is_an_error_exit(installed_venv: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = _venv_environment(installed_venv, SIM_MCP_SPECS=str(empty), SIM_MCP_PORT=str(free_port()))
+    result = subprocess.run(image_command(), env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"sim-mcp: error: --specs / SIM_MCP_SPECS: no environment loaded from {empty}")
+    assert "Traceback" not in result.stderr
 
 
 async def test_image_install_and_start_commands_work_in_a_fresh_virtualenv(image_server: ServerProcess) -> None:

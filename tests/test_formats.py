@@ -15,8 +15,7 @@ from sim_mcp.specs.formats.native import check_tool_schemas
 from sim_mcp.specs.model import Environment, ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.specs.schema import compile_schema
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "specs-corpus"
+from tests.servers import CORPUS
 
 
 def load(path: Path, format: str | None = None) -> Environment:

@@ -28,7 +28,7 @@ async def test_health_readiness_and_metrics() -> None:
             text = (await http.get("/metrics")).text
     assert 'sim_mcp_tool_calls_total{environment="tickets",outcome="ok",tool="create_ticket"} 1.0' in text
     assert 'sim_mcp_tool_calls_total{environment="tickets",outcome="error",tool="get_ticket"} 1.0' in text
-    assert 'sim_mcp_tool_calls_total{environment="",outcome="invalid_arguments",tool="get_ticket"} 1.0' in text
+    assert 'sim_mcp_tool_calls_total{environment="tickets",outcome="invalid_arguments",tool="get_ticket"} 1.0' in text
     assert 'sim_mcp_errors_total{kind="invalid_arguments"} 1.0' in text
     assert 'sim_mcp_tool_call_latency_seconds_count{backend="rules"} 2.0' in text  # tickets.rules.star answered
     assert "sim_mcp_active_sessions 1.0" in text

@@ -171,7 +171,7 @@ async def test_concurrent_calls_to_one_session_apply_once_each(runtime: Runtime)
 @pytest.mark.parametrize(
     "url",
     ["sqlite://", "sqlite:///", "sqlite:///x.db?mode=ro", "redis://", "redis://host:port/0", "redis://h:1/db",
-     "postgres://localhost/x", "mem"],
+     "postgres://localhost/x", "mem", "redis://h:1/0?lease_s=0", "redis://h:1/0?lease_s=soon"],
 )  # fmt: skip
 def test_bad_store_urls_name_the_setting(url: str) -> None:
     with pytest.raises(ConfigError, match=r"--store / SIM_MCP_STORE"):
@@ -182,6 +182,9 @@ def test_store_urls_pick_the_store(tmp_path: Path) -> None:
     assert open_store("memory").name == "memory"
     assert open_store(f"sqlite:///{tmp_path / 'a.db'}").name == "sqlite"
     assert open_store("redis://127.0.0.1:6379/0").name == "redis"
+    leased = open_store("redis://127.0.0.1:6379/0?lease_s=2.5")
+    assert isinstance(leased, RedisStore)
+    assert (leased.url, leased.lease_s) == ("redis://127.0.0.1:6379/0", 2.5)
     assert redacted("redis://user:hunter2@host:1/0") == "redis://user:***@host:1/0"
 
 

@@ -34,6 +34,7 @@ SERVER_ONLY = frozenset(
         "watch",
         "max_sessions",
         "session_ttl",
+        "connection_idle_timeout",
         "max_request_bytes",
         "rate_limit",
         "log_format",

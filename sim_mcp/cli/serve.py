@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 
 import anyio
@@ -10,6 +12,8 @@ import anyio
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.config import Settings
+from sim_mcp.errors import ConfigError
+from sim_mcp.specs.bundled import require_environments
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.version import __version__
 
@@ -25,29 +29,35 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings.transport == "stdio":
+        from sim_mcp.runtime import Runtime
         from sim_mcp.server.stdio import serve_stdio
 
-        anyio.run(serve_stdio, settings, args.session)
+        runtime = Runtime(settings)
+        require_environments(runtime.catalog, settings.specs)
+        anyio.run(serve_stdio, settings, args.session, runtime)
         return 0
     import uvicorn
 
     from sim_mcp.server.http import create_app
     from sim_mcp.server.live import ShutdownAwareServer
 
-    # Fail with a plain message, not a lifespan traceback, when the store or the backend can't work.
+    # Fail with a plain message, not a lifespan traceback, when the port, the store or the backend can't work.
     anyio.run(_check_store, settings.store)
     anyio.run(_check_backend, settings)
     if settings.workers > 1:  # N processes on the port: sim_mcp/server/workers.py
         from sim_mcp.server.workers import serve_workers
 
         return serve_workers(settings, log_level=args.log_level)
+    listener = listen(settings.host, settings.port)
+    port: int = listener.getsockname()[1]  # the one taken, for --port 0
     app = create_app(settings)
     catalog: Catalog = app.state.runtime.catalog
+    require_environments(catalog, settings.specs)
     print(
         f"sim-mcp {__version__}: {len(catalog.tools)} tools from {len(catalog.environments)} environments "
         f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}\n"
-        f"MCP endpoint: http://{_display_host(settings.host)}:{settings.port}/mcp\n"
-        f"Web UI: http://{_display_host(settings.host)}:{settings.port}/ui",
+        f"MCP endpoint: http://{_display_host(settings.host)}:{port}/mcp\n"
+        f"Web UI: http://{_display_host(settings.host)}:{port}/ui",
         file=sys.stderr,
         flush=True,
     )
@@ -63,8 +73,27 @@ def run(args: argparse.Namespace) -> int:
         lifespan="on",
         timeout_graceful_shutdown=30,
     )
-    ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run()
+    ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[listener])
     return 0
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound here (as uvicorn would) so that a port in use is one plain error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise ConfigError(
+                f"--port / SIM_MCP_PORT: port {port} on {host} is already in use (another server?): stop it, "
+                "or choose another with --port (0 takes any free port)"
+            ) from e
+        raise ConfigError(f"--host / --port: cannot listen on {host}:{port}: {e.strerror or e}") from e
+    sock.set_inheritable(True)
+    return sock
 
 
 async def _check_store(url: str) -> None:

@@ -189,6 +189,7 @@ class Simulator:
             note=outcome.note,
             fault=fault.kind if kind == "fault" else None,
             rejected=answered.problems,
+            failed=kind == "failed",
         )
         updated = record.model_copy(
             update={
@@ -216,8 +217,9 @@ class Simulator:
         history = self.settings.history_events
         recent = await self.store.events(record.id, last=history) if history else []
         # Injected faults are the simulator's doing, not the world's: the backend is not shown them; nor the
-        # conversation with the simulated user, which is no call; nor outcomes that never applied.
-        recent = [event for event in recent if event.fault is None and event.kind == "tool_call"]
+        # conversation with the simulated user, which is no call; nor calls whose outcomes never applied (a
+        # rejected patch, or the reason it was rejected, must not come back to the model as if it happened).
+        recent = [event for event in recent if event.fault is None and event.kind == "tool_call" and not event.failed]
         return SimulationRequest(
             environment=tool.environment,
             tool=tool.spec,

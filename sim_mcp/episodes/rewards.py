@@ -360,9 +360,11 @@ async def evaluate(task: Task, state: Any, events: Sequence[Event], judge: Judge
 
 
 async def evaluate_session(
-    sessions: SessionService, session_id: str, task: Task, judge: Judge | None = None
+    sessions: SessionService, session_id: str, task: Task, judge: Judge | None = None, *, keep: bool = True
 ) -> Evaluation:
-    """Evaluate a session's state of `task.env` and store the result as the session's latest evaluation.
+    """Evaluate a session's state of `task.env`; with `keep`, store the result as the session's evaluation
+    (its `reward`). The control API keeps only the evaluations of the session's own task (or of any task for a
+    session made for none), so that scoring an episode against another task leaves its reward alone.
 
     The state is read under the session's lock, judged outside it (a judge may take seconds), and the
     evaluation saved under the lock again, on the record as it is then.
@@ -389,6 +391,8 @@ async def evaluate_session(
         count = record.event_count
     evaluation = await evaluate(task, state, events, judge)
     evaluation = evaluation.model_copy(update={"events": count})
+    if not keep:
+        return evaluation
     async with store.lock(session_id):
         current = await store.get(session_id)
         if current is not None:  # deleted meanwhile: nothing to keep it on

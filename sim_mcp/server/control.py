@@ -248,15 +248,14 @@ class _ControlApi:
                 message = "task: expected a task name or a task inline (this session was not created for a task)"
                 raise _ApiError(422, message, field="task")
         task = self._task(given)
-        evaluation = await evaluate_session(self.sessions, session_id, task, self.runtime.judge)
+        # The session's own task, by name: its reward is the session's; any other task (an inline one too,
+        # whatever its name) is scored and answered, and leaves the session's reward and the curriculum alone.
+        own = isinstance(given, str) and given == record.task
+        keep = own or record.task is None
+        evaluation = await evaluate_session(self.sessions, session_id, task, self.runtime.judge, keep=keep)
         # The first evaluation of an episode of a task's session feeds the curriculum (a reset starts another).
         fed: dict[str, Any] | None = None
-        if (
-            body.curriculum
-            and record.task == task.name
-            and record.evaluation is None
-            and task.name in self.runtime.tasks
-        ):
+        if body.curriculum and own and record.evaluation is None and task.name in self.runtime.tasks:
             fed = await self.runtime.curriculum.report(task.name, evaluation.reward)
         return JSONResponse({**evaluation.model_dump(mode="json"), "curriculum": fed})
 
@@ -337,7 +336,7 @@ async def _body(request: Request, model: type[_Body]) -> _Body:
     """The request's JSON body as `model`; an empty body counts as `{}`."""
     raw = await request.body()
     try:
-        data = json.loads(raw) if raw.strip() else {}
+        data = json.loads(raw) if raw else {}  # only no body at all counts as {}: blanks are no JSON
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise _ApiError(422, f"invalid JSON body: {e}", field=None) from e
     if not isinstance(data, dict):

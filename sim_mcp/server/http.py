@@ -1,7 +1,8 @@
 """The HTTP app: MCP over Streamable HTTP at `/mcp` (every environment) and `/mcp/{env}` (one), beside
 health and the session control API (`/sessions`, see `server/control.py`).
 
-With a token, every route but `/healthz` needs `Authorization: Bearer <token>`. With a session TTL, a
+Every route checks `Host` and `Origin` against one allow-list (`server/hosts.py`). With a token, every
+route but `/healthz` and `/readyz` needs `Authorization: Bearer <token>`. With a session TTL, a
 task in the lifespan deletes idle sessions every TTL/4 (at most every minute), so a session lives
 between TTL and TTL plus that interval after its last use.
 """
@@ -17,6 +18,7 @@ import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -29,15 +31,16 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.auth import BearerTokenMiddleware, BrowserTokenMiddleware
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import control_routes
+from sim_mcp.server.hosts import HostGuardMiddleware, transport_security
 from sim_mcp.server.limits import BodyLimitMiddleware
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.server.openapi import openapi_route
 from sim_mcp.server.reload import hot_reload
-from sim_mcp.server.ui import static_paths, ui_routes
+from sim_mcp.server.routes import http_error, one_route_per_path
+from sim_mcp.server.ui import LOGIN_PATH, static_paths, ui_routes
 from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
-
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
@@ -46,12 +49,13 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
+    security = transport_security(settings)
+    # Idle handshake-era connections close, whatever --session-ttl (which deletes state) says.
     manager = StreamableHTTPSessionManager(
-        app=server,
-        security_settings=transport_security(settings),
-        max_request_body_size=settings.max_request_bytes,
+        server, security_settings=security, max_request_body_size=settings.max_request_bytes,
         stateless=settings.stateless_http,  # replicas: a handshake's state would live in one process only
-    )
+        session_idle_timeout=settings.connection_idle_timeout,
+    )  # fmt: skip
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 
     async def healthz(request: Request) -> Response:
@@ -107,20 +111,34 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        openapi_route(),
         *control_routes(runtime),
         *ui_routes(context),
     ]
-    middleware = [Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)]
+    app = Starlette(
+        routes=one_route_per_path(routes), middleware=_middleware(settings, security), lifespan=lifespan,
+        exception_handlers={HTTPException: http_error},
+    )  # fmt: skip
+    app.state.runtime = runtime
+    app.state.server = context
+    return app
+
+
+def _middleware(settings: Settings, security: TransportSecuritySettings | None) -> list[Middleware]:
+    """Outermost first: the Host and Origin check (before anything else reads the request), the body
+    limit, then the token (with the web UI's cookie) when there is one."""
+    middleware = []
+    if security is not None:
+        # The login form only trades the token for a cookie: nothing for another site to gain from posting it.
+        middleware.append(Middleware(HostGuardMiddleware, security=security, null_origin_paths=(LOGIN_PATH,)))
+    middleware.append(Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes))
     if settings.token:
-        ui_open = ("/ui/login", *static_paths())
+        ui_open = (LOGIN_PATH, *static_paths())
         middleware.append(Middleware(BrowserTokenMiddleware, token=settings.token, open_paths=ui_open))
         middleware.append(
             Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz", *ui_open))
         )
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
-    app.state.runtime = runtime
-    app.state.server = context
-    return app
+    return middleware
 
 
 async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:
@@ -135,18 +153,6 @@ async def expire_idle_sessions(runtime: Runtime, ttl: float) -> None:
             continue
         if expired:
             logger.info("expired %d idle sessions (--session-ttl %gs)", len(expired), ttl)
-
-
-def transport_security(settings: Settings) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection: on for a loopback bind (plus any extra allowed hosts), and for any bind
-    that names its allowed hosts; off for a wildcard bind without them (a container behind a proxy)."""
-    hosts = list(settings.allowed_hosts)
-    if settings.host in _LOOPBACK:
-        hosts += ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-    if not hosts:
-        return None
-    origins = [f"http://{host}" for host in hosts] + [f"https://{host}" for host in hosts]
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
 class _KnownEnvironment:

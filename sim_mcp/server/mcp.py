@@ -10,6 +10,7 @@ Sessions whose task's user has `tool: true`, or whose environment has `user_tool
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +37,12 @@ from sim_mcp.specs.schema import compile_schema, value_problem
 from sim_mcp.state.session import SessionRecord
 from sim_mcp.version import __version__
 
+logger = logging.getLogger("sim_mcp")
+
 SESSION_QUERY_PARAM = "session"
 SESSION_HEADER = "sim-mcp-session"
+# The `_meta` key of results of calls that named no session (and so share the default one).
+SHARED_SESSION_META = "sim-mcp/session"
 
 
 @dataclass
@@ -113,6 +118,7 @@ class _ToolHandlers:
             output_schema=ASK_USER_OUTPUT_SCHEMA,
         )
         self.ask_user_arguments = compile_schema(ASK_USER_INPUT_SCHEMA)
+        self.shared_session_logged = False  # the log says once that unnamed calls share the default session
 
     async def _binding(
         self, session_id: str, ctx: ServerRequestContext[Any]
@@ -161,8 +167,28 @@ class _ToolHandlers:
         except SessionLimitExceeded as e:
             outcome = refusal("session_limit", str(e))
         if outcome.event is None:  # turned away before simulation: no commit, so no after-commit metrics
-            self.server.metrics.refused(scope, params.name, outcome.kind)
-        return to_call_tool_result(outcome)
+            known = self.runtime.catalog.tool(params.name, scope)
+            if known is not None:
+                self.server.metrics.refused(known.environment.name, known.name, outcome.kind)
+            else:
+                self.server.metrics.refused(scope, ASK_USER if params.name == ASK_USER else None, outcome.kind)
+        result = to_call_tool_result(outcome)
+        if names_no_session(ctx):
+            result.meta = {SHARED_SESSION_META: self._shared_session_note()}
+        return result
+
+    def _shared_session_note(self) -> dict[str, Any]:
+        """What a result of a call that named no session says (every such result: a 2026-07-28 client has no
+        identity, so none can be told apart as a first one), logged once per server."""
+        session = self.routing.default_session
+        hint = (
+            f"this call named no session, so it went to {session!r}, which every client that names none "
+            f"shares; name one with ?session=NAME in the URL or the {SESSION_HEADER} header"
+        )
+        if not self.shared_session_logged:
+            self.shared_session_logged = True
+            logger.warning("calls that name no session share the session %r: %s (said once)", session, hint)
+        return {"id": session, "shared": True, "hint": hint}
 
     async def _answer(
         self,
@@ -213,7 +239,7 @@ def session_for(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:
     request = ctx.request
     if not isinstance(request, Request):
         return routing.process_session
-    named = request.query_params.get(SESSION_QUERY_PARAM) or request.headers.get(SESSION_HEADER)
+    named = _named_session(request)
     if named is not None:
         if not SESSION_ID_PATTERN.match(named):
             raise InvalidSessionName(
@@ -221,6 +247,19 @@ def session_for(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:
             )
         return named
     return request.headers.get("mcp-session-id") or routing.default_session
+
+
+def names_no_session(ctx: ServerRequestContext[Any]) -> bool:
+    """An HTTP request with no session name and no Mcp-Session-Id: it goes to the shared default session."""
+    request = ctx.request
+    if not isinstance(request, Request):
+        return False
+    return _named_session(request) is None and not request.headers.get("mcp-session-id")
+
+
+def _named_session(request: Request) -> str | None:
+    """The session a request names: `?session=NAME`, else the `sim-mcp-session` header."""
+    return request.query_params.get(SESSION_QUERY_PARAM) or request.headers.get(SESSION_HEADER)
 
 
 def connection_of(ctx: ServerRequestContext[Any], routing: SessionRouting) -> str:

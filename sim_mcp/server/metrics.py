@@ -7,6 +7,9 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from sim_mcp.engine.hooks import Change, Commit
 
+# Label values of refused calls whose tool or environment is not known.
+UNKNOWN_TOOL = "(unknown)"
+NO_LABEL = "(none)"
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
 
@@ -49,9 +52,11 @@ class Metrics:
             if (count := getattr(event.tokens, kind)) > 0:
                 self.tokens.labels(event.backend, kind).inc(count)
 
-    def refused(self, environment: str | None, tool: str, kind: str) -> None:
-        """A call turned away before simulation (no commit): unknown tool, invalid arguments, rate limit..."""
-        self.calls.labels(environment or "", tool, kind).inc()
+    def refused(self, environment: str | None, tool: str | None, kind: str) -> None:
+        """A call turned away before simulation (no commit): unknown tool, invalid arguments, rate limit...
+        Labelled with the tool and its environment when the tool is known; an unknown name counts as
+        `(unknown)` (names a client made up must not each become a series), an unknown environment as `(none)`."""
+        self.calls.labels(environment or NO_LABEL, tool or UNKNOWN_TOOL, kind).inc()
         self.errors.labels(kind).inc()
 
     def exposition(self, active_sessions: int | None) -> bytes:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+
 import anyio
 from mcp.server.stdio import stdio_server
 
@@ -12,16 +16,31 @@ from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.reload import hot_reload
 from sim_mcp.state.session import new_session_id
 
+logger = logging.getLogger("sim_mcp")
 
-async def serve_stdio(settings: Settings, session: str | None = None) -> None:
-    runtime = Runtime(settings)
+
+async def serve_stdio(settings: Settings, session: str | None = None, runtime: Runtime | None = None) -> None:
+    """Serve one session over stdin and stdout until the client closes them. A client that goes away in the
+    middle of a response (a broken pipe) is logged in one line, not as a traceback."""
+    runtime = runtime if runtime is not None else Runtime(settings)
     routing = SessionRouting(process_session=session or f"stdio-{new_session_id()}")
     context = ServerContext(runtime)
     server = build_mcp_server(context, routing)
-    async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
-        stop_watching = anyio.Event()  # polled by the watcher's thread: a prompt exit
-        if settings.watch:
-            tasks.start_soon(lambda: hot_reload(context, stop=stop_watching))
-        await server.run(read_stream, write_stream, server.create_initialization_options())
-        stop_watching.set()
-        tasks.cancel_scope.cancel()
+    try:
+        async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
+            stop_watching = anyio.Event()  # polled by the watcher's thread: a prompt exit
+            if settings.watch:
+                tasks.start_soon(lambda: hot_reload(context, stop=stop_watching))
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            stop_watching.set()
+            tasks.cancel_scope.cancel()
+    except* (BrokenPipeError, ConnectionResetError):
+        logger.warning("stdio: the client closed its end mid-response (broken pipe); the server stops")
+        _discard_stdout()
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of it at exit finds no broken pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

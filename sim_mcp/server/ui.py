@@ -75,6 +75,10 @@ SECURITY_HEADERS = {
 }
 
 
+# The sign-in form (with --token); it is posted with `Origin: null`, as the pages send no referrer.
+LOGIN_PATH = "/ui/login"
+
+
 def static_paths() -> list[str]:
     """The URL of every static file (open without the token: they hold no data)."""
     return sorted(f"/ui/static/{path.name}" for path in STATIC_DIR.iterdir() if path.is_file())
@@ -86,7 +90,7 @@ def ui_routes(server: ServerContext, *, heartbeat_s: float = HEARTBEAT_S) -> lis
         Route("/ui", ui.sessions, methods=["GET"]),
         Route("/ui/sessions/{id}", ui.session, methods=["GET"]),
         Route("/ui/environments", ui.environments, methods=["GET"]),
-        Route("/ui/login", ui.login, methods=["GET", "POST"]),
+        Route(LOGIN_PATH, ui.login, methods=["GET", "POST"]),
         Route("/ui/events", ui.stream, methods=["GET"]),
         Route("/ui/api/sessions/{id}/diff", ui.diff, methods=["GET"]),
         Mount("/ui/static", app=_WithHeaders(StaticFiles(directory=STATIC_DIR)), name="ui-static"),

@@ -15,10 +15,11 @@ from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
 
-# Event fields shown in an event's header line; every other field is shown in its body, by name.
+# Event fields shown in an event's header line; every other field is shown in its body, by name, when set
+# (a field that is null, such as `end` of a call, is not shown).
 EVENT_HEAD_FIELDS = frozenset(
     {"seq", "at", "kind", "environment", "tool", "is_error", "state_patch", "backend", "latency_ms", "tokens", "note"}
-    | {"fault"}
+    | {"fault", "failed"}
 )
 # Longest JSON text shown for one value (arguments, a result) before it is cut.
 MAX_VALUE_CHARS = 20_000
@@ -339,6 +340,8 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
         badges.append('<span class="badge error">error</span>')
     if event.get("fault"):
         badges.append(f'<span class="badge fault">fault: {_e(event["fault"])}</span>')
+    if event.get("failed"):
+        badges.append('<span class="badge fault" title="no valid outcome: nothing was applied">not applied</span>')
     meta = [_event_time(event.get("at"))]
     if isinstance(event.get("latency_ms"), int | float):
         meta.append(f"{event['latency_ms']:,.0f} ms")
@@ -349,7 +352,7 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
     fields = "".join(
         f'<div class="field"><span class="label">{_e(name)}</span><pre>{_e(_shown(value))}</pre></div>'
         for name, value in event.items()
-        if name not in EVENT_HEAD_FIELDS
+        if name not in EVENT_HEAD_FIELDS and value is not None
     )
     note = f'<p class="event-note">{_e(event["note"])}</p>' if event.get("note") else ""
     title = _e(tool) if tool else _e(kind)

@@ -56,6 +56,11 @@ class Event(BaseModel):
     end: ConversationEnd | None = Field(
         default=None, description="A user_message that ended the conversation, and why (goal met, or abandoned)."
     )
+    failed: bool = Field(
+        default=False,
+        description="No valid outcome could be had: the result is the simulator's own error, nothing was applied, "
+        "and the simulator is not shown the call again.",
+    )
 
 
 class SessionRecord(BaseModel):

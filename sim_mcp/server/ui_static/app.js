@@ -318,7 +318,7 @@
 
   const HEAD_FIELDS = new Set([
     "seq", "at", "kind", "environment", "tool", "is_error", "state_patch", "backend", "latency_ms", "tokens",
-    "note", "fault",
+    "note", "fault", "failed",
   ]);
 
   function shown(value) {
@@ -346,6 +346,11 @@
     if (kind !== "tool_call") head.appendChild(el("span", "badge kind", kind));
     if (event.is_error) head.appendChild(el("span", "badge error", "error"));
     if (event.fault) head.appendChild(el("span", "badge fault", "fault: " + event.fault));
+    if (event.failed) {
+      const failed = el("span", "badge fault", "not applied");
+      failed.title = "no valid outcome: nothing was applied";
+      head.appendChild(failed);
+    }
     const meta = el("span", "meta");
     const parts = [];
     if (typeof event.at === "number") {
@@ -370,7 +375,7 @@
 
     const eventBody = el("div", "event-body");
     Object.keys(event).forEach(function (name) {
-      if (HEAD_FIELDS.has(name)) return;
+      if (HEAD_FIELDS.has(name) || event[name] === null || event[name] === undefined) return;
       const field = el("div", "field");
       field.appendChild(el("span", "label", name));
       field.appendChild(el("pre", null, shown(event[name])));

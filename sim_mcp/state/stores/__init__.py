@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit
 
 from sim_mcp.errors import ConfigError
 from sim_mcp.state.stores.base import SessionStore
@@ -46,5 +46,23 @@ def open_store(url: str) -> SessionStore:
             )
         from sim_mcp.state.stores.redis import RedisStore
 
-        return RedisStore(url)
+        plain, lease_s = _lease(url, parts)
+        return RedisStore(plain, lease_s=lease_s)
     raise ConfigError(f"unsupported store {url!r}: {_EXPECTED}")
+
+
+def _lease(url: str, parts: SplitResult) -> tuple[str, float]:
+    """`?lease_s=SECONDS` of a Redis URL (how long a lock outlives a process that died holding it; default
+    30), and the URL without it (the rest of the query goes to redis-py)."""
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    given = [value for key, value in query if key == "lease_s"]
+    if not given:
+        return url, 30.0
+    try:
+        lease = float(given[-1])
+    except ValueError:
+        lease = 0.0
+    if not lease > 0:
+        raise ConfigError(f"bad store URL {url!r}: lease_s: expected seconds above 0, got {given[-1]!r}; {_EXPECTED}")
+    rest = urlencode([(key, value) for key, value in query if key != "lease_s"])
+    return parts._replace(query=rest).geturl(), lease
