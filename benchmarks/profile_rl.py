@@ -27,7 +27,9 @@ def profile(sessions: int, store: str, out: Path | None) -> str:
     load = Load(sessions=sessions, calls=10, workers=2, client="lean")
     with fake_llm(100.0) as fake, redis_server() as redis:
         url = redis.url if store == "redis" and isinstance(redis, RedisServer) else "memory"
+        # --no-run-rules: the bundled tickets tools have rules programs, which would answer with no model.
         args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", url]
+        args.append("--no-run-rules")
         env = server_env(SIM_MCP_BACKEND_CONCURRENCY=str(sessions), OPENAI_API_KEY="sk-bench-unused")
         with sim_http(*args, env=env) as sim:
             spy = None

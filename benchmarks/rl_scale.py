@@ -8,8 +8,11 @@ reads 4 of them back and lists its own; every result is checked, and afterwards 
 state is read through the control API (GET /sessions/{id}): exactly the initial tickets plus its own 5.
 
 Runs: the memory store (recording a cassette with `--record`), Redis, Redis with `--workers 2` (server
-CPU is the supervisor's and its workers'), and replay: the same sessions answered from that cassette
-(`--backend replay`, no LLM), whose ideal is the bare server's time alone.
+CPU is the supervisor's and its workers'), replay: the same sessions answered from that cassette
+(`--backend replay`, no LLM), and rules as code: the tickets environment's own programs
+(`tool_specs/tickets.rules.star`, no LLM). The LLM and replay runs pass `--no-run-rules`, since those
+programs would otherwise answer every tickets tool; the last two have no model latency, so their
+ideal is the bare server's time alone.
 """
 
 from __future__ import annotations
@@ -161,13 +164,15 @@ class Run:
     store: str
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
-    llm: bool = True  # answered by the (fake) LLM; False: by the cassette, no LLM
+    answered_by: str = "llm"  # "llm" (the fake provider), "cassette" (replay) or "rules" (the programs)
 
 
 def sim_under_load(load: Load, fake_url: str, fake_pid: int, run: Run, prefix: str) -> tuple[RunResult, FinalStates]:
     args = ["--store", run.store, *run.args]
-    if run.llm:
+    if run.answered_by == "llm":
         args = ["--backend", "openai", "--base-url", f"{fake_url}/v1", "--model", "fake", *args]
+    if run.answered_by != "rules":
+        args.append("--no-run-rules")
     variables = {
         "SIM_MCP_BACKEND_CONCURRENCY": str(load.sessions),
         "OPENAI_API_KEY": "sk-bench-unused",
@@ -209,8 +214,10 @@ def measure(quick: bool, client: str = "lean", workers: int = 2) -> list[Figure]
                 if isinstance(redis, RedisServer):
                     redis.flush()
         # The memory run's sessions again, with the same names, answered from its cassette.
-        replay = Run("replay", "memory", ("--backend", "replay", "--cassette", cassette), llm=False)
+        replay = Run("replay", "memory", ("--backend", "replay", "--cassette", cassette), answered_by="cassette")
         figures += _run_figures(load, fake.url, fake.pid, replay, f"{tag}-memory", baseline.wall_s)
+        rules = Run("rules as code", "memory", ("--backend", "offline"), answered_by="rules")
+        figures += _run_figures(load, fake.url, fake.pid, rules, f"{tag}-rules", baseline.wall_s)
     return figures
 
 
@@ -219,12 +226,14 @@ def _run_figures(load: Load, fake_url: str, fake_pid: int, run: Run, prefix: str
         result, states = sim_under_load(load, fake_url, fake_pid, run, prefix)
     except RuntimeError as e:
         return [Figure(SECTION, f"{run.name}: the run failed", float("nan"), "", note=str(e)[-300:], failed=True)]
-    return _sim_figures(run.name, result, states, ideal, load)
+    what = "ideal 10 x 100 ms + bare" if run.answered_by == "llm" else "ideal: the bare server"
+    return _sim_figures(run.name, what, result, states, ideal, load)
 
 
-def _sim_figures(store: str, result: RunResult, states: FinalStates, ideal: float, load: Load) -> list[Figure]:
+def _sim_figures(
+    store: str, what: str, result: RunResult, states: FinalStates, ideal: float, load: Load
+) -> list[Figure]:
     calls = load.sessions * load.calls
-    what = "ideal: the bare server" if store == "replay" else "ideal 10 x 100 ms + bare"
     return [
         Figure(SECTION, f"wall time, {store} ({what})", result.wall_s, "s", ideal, Target(1.5)),
         Figure(SECTION, f"calls/s, {store}", calls / result.wall_s if result.wall_s else 0.0, "/s"),
