@@ -24,7 +24,11 @@ import time
 from typing import Any
 
 _CALL = re.compile(r"## The call\nTool: (\S+)\n.*?```json\n(.*?)\n```", re.DOTALL)
-_STATE = re.compile(r"## World state\n.*?```json\n(.*?)\n```", re.DOTALL)
+# The state section may be whole, partial or sliced (a collection shown as its ids and last record), and
+# the records a call names by id come in a block of their own, keyed by JSON pointer (sim_mcp/engine/prompt.py).
+_STATE = re.compile(r"## World state[^\n]*\n.*?```json\n(.*?)\n```", re.DOTALL)
+_NAMED = re.compile(r"## Records this call names \(by path\)\n.*?```json\n(.*?)\n```", re.DOTALL)
+_TICKET_NUMBER = re.compile(r"\bT-(\d+)\b")
 _MAX_HEADER_BYTES = 64 * 1024
 _MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -44,9 +48,13 @@ def outcome_for(prompt: str) -> dict[str, Any]:
         return {"result": "fake provider: no call or state found in the prompt", "is_error": True, "state_patch": []}
     tool, arguments = call.group(1), json.loads(call.group(2))
     state = json.loads(state_match.group(1))
-    tickets: dict[str, Any] = state.get("tickets", {})
+    named_match = _NAMED.search(prompt)
+    named: dict[str, Any] = json.loads(named_match.group(1)) if named_match else {}
+    shown = state.get("tickets", {})
+    tickets: dict[str, Any] = shown if isinstance(shown, dict) and "records" not in shown else {}
     if tool == "create_ticket":
-        number = max((int(key.split("-")[1]) for key in tickets), default=1000) + 1
+        # Every id the state section shows (a sliced one lists the ids and the last, highest, record).
+        number = max((int(n) for n in _TICKET_NUMBER.findall(state_match.group(1))), default=1000) + 1
         ticket_id = f"T-{number}"
         now = f"2025-03-14T10:{number % 60:02d}:00Z"
         record = {
@@ -68,8 +76,8 @@ def outcome_for(prompt: str) -> dict[str, Any]:
             "state_patch": [{"op": "add", "path": f"/tickets/{ticket_id}", "value": record}],
         }
     if tool == "get_ticket":
-        found = tickets.get(arguments["ticket_id"])
-        if found is None:
+        found = named.get(f"/tickets/{arguments['ticket_id']}", tickets.get(arguments["ticket_id"]))
+        if not isinstance(found, dict):
             return {"result": f"ticket {arguments['ticket_id']} not found", "is_error": True, "state_patch": []}
         return {"result": found, "is_error": False, "state_patch": []}
     if tool == "list_tickets":
