@@ -25,7 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx
@@ -164,7 +164,7 @@ class Run:
     store: str
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
-    answered_by: str = "llm"  # "llm" (the fake provider), "cassette" (replay) or "rules" (the programs)
+    answered_by: Literal["llm", "cassette", "rules"] = "llm"  # the fake provider, replay, or the programs
 
 
 def sim_under_load(load: Load, fake_url: str, fake_pid: int, run: Run, prefix: str) -> tuple[RunResult, FinalStates]:
