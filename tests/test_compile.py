@@ -384,7 +384,7 @@ async def test_a_tool_without_output_schema_is_shown_the_shape_of_its_results(fa
         await runtime.simulator.call("s", "get_wallet", {"wallet_id": "W-1"})
     _, user = (message["content"] for message in fake.posts("/chat/completions")[0].body["messages"])
     assert "get_wallet has no output schema. Its results, learnt from its examples" in user
-    assert '{"id": "string", "owner": "string", "balance": "integer"}' in user
+    assert '{"id":"string","owner":"string","balance":"integer"}' in user
 
 
 def test_programs_are_read_as_small_models_write_them() -> None:
