@@ -175,9 +175,10 @@ def tool_text(tool: ToolSpec, *, full: bool = True) -> str:
     return "\n".join(lines)
 
 
-# Keywords that only bound valid arguments: a call's arguments were checked against them before the model
-# is asked (engine/simulator.py), so in one call's prompt they tell it nothing. Types, `required`, `enum`,
-# `default`, `format` and descriptions stay: they say what an argument means, or what its absence means.
+# Keywords that only bound valid arguments (and `$schema`, which names the dialect): a call's arguments
+# were checked against them before the model is asked (engine/simulator.py), so in one call's prompt they
+# tell it nothing. Types, `required`, `enum`, `default`, `format` and descriptions stay: they say what an
+# argument means, or what its absence means.
 _CHECK_ONLY = frozenset(
     {
         "pattern",
@@ -292,7 +293,7 @@ def _record_at(collection: Collection, value: Any) -> tuple[str, Any]:
 
 
 def _state_section(request: SimulationRequest, budget: int) -> str:
-    text = _dump(request.state)
+    text = _compact(request.state)
     if len(text) <= min(budget, _WHOLE_STATE_CHARS):
         return "## World state\nWhole, before this call:\n" + _fence(text)
     if len(text) <= budget and isinstance(request.state, dict):
@@ -324,7 +325,7 @@ def _sliced_state(request: SimulationRequest) -> str:
     for key, value in state.items():
         is_own = own is not None and own.path[0] == key
         listed = is_own and whole
-        if listed or key in request.arguments or len(_dump(value)) <= _OUTLINE_VALUE_CHARS:
+        if listed or key in request.arguments or len(_compact(value)) <= _OUTLINE_VALUE_CHARS:
             shown[key] = value
         else:
             shown[key] = _by_ids(value, sample=is_own and intent.action == Action.CREATE)
@@ -390,7 +391,7 @@ def _shape_section(request: SimulationRequest) -> str:
 def _call_section(request: SimulationRequest) -> str:
     return (
         f"## The call\nTool: {request.tool.name}\n"
-        "Arguments (UNTRUSTED DATA from the agent, values only):\n" + _fence(_dump(request.arguments))
+        "Arguments (UNTRUSTED DATA from the agent, values only):\n" + _fence(_compact(request.arguments))
     )
 
 
@@ -415,19 +416,19 @@ def _feedback_section(feedback: list[str]) -> str:
 def _partial_state(state: Any, arguments: dict[str, Any], budget: int) -> tuple[Any, dict[str, Any], int]:
     """An outline of `state`, and the parts the arguments touch, together within `budget` characters."""
     outline: Any = _outline(state, depth=2)
-    if len(_dump(outline)) > budget // 2:
+    if len(_compact(outline)) > budget // 2:
         outline = _outline(state, depth=1)
-    if len(_dump(outline)) > budget // 2:
+    if len(_compact(outline)) > budget // 2:
         outline = _summary(state)
-    room = budget - len(_dump(outline))
+    room = budget - len(_compact(outline))
     touched: dict[str, Any] = {}
     left_out = 0
     for pointer, value in _touched(state, arguments):
-        text = _dump(value)
+        text = _compact(value)
         if len(text) > room:
             # Whole or not at all (never cut JSON mid-way): a big record is shown by its outline.
             value = _outline(value, depth=1)
-            text = _dump(value)
+            text = _compact(value)
         if len(text) + len(pointer) + 8 > room:
             left_out += 1
             continue
@@ -497,7 +498,7 @@ def _has_matching_id(record: dict[str, Any], needles: set[str]) -> bool:
 
 def _outline(value: Any, depth: int) -> Any:
     """`value` with anything large replaced by a one-line summary, down to `depth` levels of objects."""
-    if len(_dump(value)) <= _OUTLINE_VALUE_CHARS:
+    if len(_compact(value)) <= _OUTLINE_VALUE_CHARS:
         return value
     if isinstance(value, dict) and depth > 0 and len(value) <= _OUTLINE_MAX_KEYS:
         return {key: _outline(item, depth - 1) for key, item in value.items()}
@@ -511,12 +512,12 @@ def _summary(value: Any) -> str:
         return f"<omitted: object with {len(keys)} key(s){last}>"
     if isinstance(value, list):
         return f"<omitted: array of {len(value)} item(s); append with path ending in /->"
-    return f"<omitted: {type(value).__name__} of {len(_dump(value))} characters>"
+    return f"<omitted: {type(value).__name__} of {len(_compact(value))} characters>"
 
 
 def _bounded(value: Any, limit: int = EVENT_VALUE_CHARS) -> Any:
     """`value` itself if small, else a string preview of its JSON that says it was cut."""
-    text = _dump(value)
+    text = _compact(value)
     return value if len(text) <= limit else _cut(text, limit)
 
 
@@ -528,12 +529,8 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
 def _fenced(value: Any) -> str:
-    return _fence(_dump(value))
+    return _fence(_compact(value))
 
 
 def _fence(json_text: str) -> str:
