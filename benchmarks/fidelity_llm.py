@@ -1,17 +1,24 @@
 """Result and state match of LLM-simulated calls, four ways, against one model (BENCHMARKS.md, "State").
 
     python benchmarks/fidelity_llm.py --base-url http://127.0.0.1:8790/v1 --model local \\
-        --scenarios benchmarks/fidelity/bank.yaml --out /tmp/fidelity-llm
+        --scenarios benchmarks/fidelity/*.yaml --out /tmp/fidelity-llm
+    python benchmarks/fidelity_llm.py --table /tmp/fidelity-llm      # the tables from what has run so far
 
 Runs `sim-mcp bench-fidelity` on the scenarios, each call starting from the state of the hand-written
 programs (the reference), for:
   (a) patch    the model answers every call with a JSON patch (programs removed from the specs);
   (b) program  the model answers every call with a program the engine runs (programs removed);
-  (c) compiled `sim-mcp compile` by that model first (programs removed), then its programs answer, and the
-               model (patch mode) the tools it could not compile;
+  (c) compiled `sim-mcp compile` by that model first (programs removed); its programs answer the calls of
+               the tools it compiled, and the calls of the tools it could not are (a)'s answers to the same
+               call from the same state (the model in patch mode, as a served (c) would ask it; only the up
+               to 4 earlier results shown as history may differ), so the model is not asked twice;
   (d) hand     the hand-written programs, no model.
-Each run's JSON report is kept in --out; the table is printed as Markdown. `--skip` leaves runs out.
-Runs one after another: a local server answers one request at a time.
+
+It goes scenario by scenario, every run of one scenario before the next scenario, so that a run stopped
+half-way still gives tables over the same calls for every run. Each report is kept in --out
+(`<run>/<scenario>.json`, compile reports beside them) and a report already there is not made again:
+run the same command to resume. The tables count only the scenarios every run has reached. Requests go
+one after another: a local server answers one at a time.
 """
 
 from __future__ import annotations
@@ -19,59 +26,78 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from sim_mcp.episodes.fidelity import FIELD_GROUPS
+
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "tool_specs"
 RUNS = ("patch", "program", "compiled", "hand")
+LABELS = {
+    "patch": "(a) per-call LLM, patches",
+    "program": "(b) per-call LLM, programs",
+    "compiled": "(c) compiled by that model",
+    "hand": "(d) hand-written programs",
+}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--base-url")
     parser.add_argument("--model", default="local")
-    parser.add_argument("--scenarios", nargs="+", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--scenarios", nargs="+", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--table", type=Path, metavar="OUT", help="print the tables of an --out folder and stop")
     parser.add_argument("--skip", default="", help="comma-separated runs to leave out: " + ",".join(RUNS))
     parser.add_argument("--rounds", type=int, default=2, help="compile rounds per tool")
     parser.add_argument("--max-tokens", type=int, default=700)
+    parser.add_argument("--max-attempts", type=int, default=2, help="tries per call (sim-mcp's default is 3)")
     parser.add_argument("--timeout-s", type=int, default=600)
     args = parser.parse_args()
+    if args.table is not None:
+        print(tables(args.table))
+        return 0
+    if args.base_url is None or args.scenarios is None or args.out is None:
+        parser.error("--base-url, --scenarios and --out are needed (or --table OUT)")
+    skip = set(filter(None, args.skip.split(",")))
+    runs = [run for run in RUNS if run not in skip]
+    if "compiled" in runs and "patch" not in runs:
+        parser.error("(c) takes the calls of the tools it could not compile from (a): keep the patch run")
     args.out.mkdir(parents=True, exist_ok=True)
     envs = sorted({_env_of(path) for path in args.scenarios})
     bare = _specs_without_programs(args.out / "specs-bare", envs)
-    model = ["--backend", "openai", "--base-url", args.base_url, "--model", args.model]
-    model += ["--max-tokens", str(args.max_tokens), "--timeout-s", str(args.timeout_s), "--provider-retries", "0"]
-    skip = set(filter(None, args.skip.split(",")))
-    rows: list[dict[str, Any]] = []
-    for run in RUNS:
-        if run in skip:
-            continue
-        report = args.out / f"{run}.json"
-        if run == "hand":
-            specs: Path = SPECS
-            flags = ["--backend", "offline"]
-        elif run == "compiled":
-            specs, flags = _compiled(args, bare, envs, model), [*model, "--llm-output", "patch"]
-        else:
-            specs, flags = bare, [*model, "--llm-output", run]
-        started = time.perf_counter()
-        _cli(
-            [
-                *("bench-fidelity", *map(str, args.scenarios), "--specs", str(specs), "--reference", str(SPECS)),
-                *("--rules", "always", "--json", str(report), *flags),
-            ],
-            args.out / f"{run}.log",
-        )
-        if not report.exists():
-            print(f"{run}: no report; see {args.out / f'{run}.log'}", file=sys.stderr)
-            continue
-        rows.append({"run": run, "wall_s": time.perf_counter() - started, **json.loads(report.read_text())})
-    print(_table(rows))
+    model = ["--backend", "openai", "--base-url", args.base_url, "--model", args.model, "--max-tokens"]
+    model += [str(args.max_tokens), "--timeout-s", str(args.timeout_s), "--provider-retries", "0"]
+    model += ["--max-attempts", str(args.max_attempts)]
+    compiled = _compiled(args, bare, envs, model) if "compiled" in runs else bare
+    for scenario in args.scenarios:
+        for run in runs:
+            report = args.out / run / f"{scenario.stem}.json"
+            if report.exists():
+                continue
+            report.parent.mkdir(exist_ok=True)
+            if run == "hand":
+                specs, flags = SPECS, ["--backend", "offline"]
+            elif run == "compiled":
+                specs, flags = compiled, ["--backend", "offline"]  # only its programs' answers are kept
+            else:
+                specs, flags = bare, [*model, "--llm-output", run]
+            started = time.perf_counter()
+            _cli(
+                [
+                    *("bench-fidelity", str(scenario), "--specs", str(specs), "--reference", str(SPECS)),
+                    *("--rules", "always", "--json", str(report), *flags),
+                ],
+                args.out / run / f"{scenario.stem}.log",
+            )
+            done = "done" if report.exists() else f"no report (see {report.with_suffix('.log')})"
+            print(f"{scenario.stem} {run}: {done} in {time.perf_counter() - started:.0f} s", flush=True)
+    print(tables(args.out))
     return 0
 
 
@@ -83,23 +109,26 @@ def _env_of(scenario: Path) -> str:
 
 
 def _specs_without_programs(folder: Path, envs: list[str]) -> Path:
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     for env in envs:
         shutil.copy(SPECS / f"{env}.yaml", folder / f"{env}.yaml")
     return folder
 
 
 def _compiled(args: argparse.Namespace, bare: Path, envs: list[str], model: list[str]) -> Path:
+    """The specs with the model's programs beside them; an environment whose compile report exists is kept."""
     folder: Path = args.out / "specs-compiled"
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(bare, folder)
+    folder.mkdir(exist_ok=True)
     for env in envs:
-        log = args.out / f"compile-{env}.log"
         report = args.out / f"compile-{env}.json"
-        _cli(
-            ["compile", str(folder / f"{env}.yaml"), *model, "--rounds", str(args.rounds), "--report", str(report)], log
-        )
+        if report.exists():
+            continue
+        shutil.copy(bare / f"{env}.yaml", folder / f"{env}.yaml")
+        (folder / f"{env}.rules.star").unlink(missing_ok=True)
+        started = time.perf_counter()
+        spec = str(folder / f"{env}.yaml")
+        _cli(["compile", spec, *model, "--rounds", str(args.rounds), "--report", str(report)], args.out / f"{env}.log")
+        print(f"compile {env}: {time.perf_counter() - started:.0f} s", flush=True)
     return folder
 
 
@@ -110,26 +139,98 @@ def _cli(arguments: list[str], log: Path) -> None:
         )
 
 
-def _table(rows: list[dict[str, Any]]) -> str:
-    lines = [
-        "| run | calls | result match | state match | state-changing: result / state | prompt tokens (median) "
-        "| output tokens (mean) | s per call (median) |",
-        "|---|---|---|---|---|---|---|---|",
+# The tables, from the reports in an --out folder.
+
+
+def tables(out: Path) -> str:
+    runs = [run for run in RUNS if (out / run).is_dir()]
+    scenarios = sorted(
+        {path.stem for run in runs for path in (out / run).glob("*.json")},
+    )
+    complete = [name for name in scenarios if all((out / run / f"{name}.json").exists() for run in runs)]
+    compiled_tools = _compiled_tools(out)
+    calls = {run: [call for name in complete for call in _calls(out, run, name, compiled_tools)] for run in runs}
+    lines = [f"Scenarios every run reached ({len(complete)} of {len(scenarios)}): {', '.join(complete)}", ""]
+    lines += [
+        "| run | calls | result match | state match | state-changing calls: result / state "
+        "| prompt tokens (median) | output tokens (mean) | s per call (median) |",
+        "|---|---:|---:|---:|---|---:|---:|---:|",
     ]
-    for row in rows:
-        groups, cost = row["call_groups"], row.get("per_call") or {}
-        every, changing = groups["all calls"], groups["state-changing calls"]
+    for run in runs:
+        every = calls[run]
+        changing = [call for call in every if call.get("fields_changed")]
         lines.append(
-            f"| {row['run']} | {every['calls']} | {_pct(every['result_match'])} | {_pct(every['state_match'])} "
-            f"| {_pct(changing['result_match'])} / {_pct(changing['state_match'])} "
-            f"| {cost.get('prompt_tokens_median', 0):,.0f} | {cost.get('output_tokens_mean', 0):,.0f} "
-            f"| {cost.get('seconds_median', 0):.1f} |"
+            f"| {LABELS[run]} | {len(every)} | {_share(every, 'result_match')} | {_share(every, 'state_match')} "
+            f"| {len(changing)} calls: {_share(changing, 'result_match')} / {_share(changing, 'state_match')} "
+            f"| {_median(every, 'input'):,.0f} | {_mean(every, 'output'):,.0f} | {_seconds(every):.1f} |"
         )
+    lines += ["", "State match by fields the call changes (EnvSimBench's grouping):", ""]
+    lines += ["| run | " + " | ".join(label for label, _, _ in FIELD_GROUPS) + " |"]
+    lines += ["|---|" + "---:|" * len(FIELD_GROUPS)]
+    for run in runs:
+        cells = []
+        for _, low, high in FIELD_GROUPS:
+            group = [call for call in calls[run] if low <= (call.get("fields_changed") or 0) <= high]
+            cells.append(f"{_share(group, 'state_match')} of {len(group)}" if group else "-")
+        lines.append(f"| {LABELS[run]} | " + " | ".join(cells) + " |")
+    if compiled_tools is not None:
+        lines += ["", _compile_summary(out)]
     return "\n".join(lines)
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+def _compiled_tools(out: Path) -> dict[str, set[str]] | None:
+    """The tools each environment's compile gave a program, from the compile reports (None: no compile)."""
+    reports = sorted(out.glob("compile-*.json"))
+    if not reports:
+        return None
+    compiled: dict[str, set[str]] = {}
+    for path in reports:
+        report = json.loads(path.read_text())
+        compiled[report["environment"]] = {tool["tool"] for tool in report["tools"] if tool["status"] != "failed"}
+    return compiled
+
+
+def _calls(out: Path, run: str, name: str, compiled_tools: dict[str, set[str]] | None) -> list[dict[str, Any]]:
+    scenarios = json.loads((out / run / f"{name}.json").read_text())["scenarios"]
+    if run != "compiled":
+        return [call for scenario in scenarios for call in scenario["calls"]]
+    # (c): the compiled tools' calls from this run, the others' from (a) (see the module's doc).
+    by_patch = json.loads((out / "patch" / f"{name}.json").read_text())["scenarios"]
+    calls = []
+    for own, patch in zip(scenarios, by_patch, strict=True):
+        programs = (compiled_tools or {}).get(own["env"], set())
+        for mine, theirs in zip(own["calls"], patch["calls"], strict=True):
+            calls.append(mine if mine["call"] in programs else theirs)
+    return calls
+
+
+def _compile_summary(out: Path) -> str:
+    parts, seconds, tokens = [], 0.0, 0
+    for path in sorted(out.glob("compile-*.json")):
+        report = json.loads(path.read_text())
+        tools = report["tools"]
+        kept = [tool["tool"] for tool in tools if tool["status"] != "failed"]
+        parts.append(f"{report['environment']} {len(kept)} of {len(tools)}" + (f" ({', '.join(kept)})" if kept else ""))
+        seconds += sum(tool["seconds"] for tool in tools)
+        tokens += sum(tool["tokens"]["input"] + tool["tokens"]["output"] for tool in tools)
+    return f"Compiled: {'; '.join(parts)}. Compiling took {seconds / 60:.0f} minutes and {tokens:,} tokens."
+
+
+def _share(calls: list[dict[str, Any]], key: str) -> str:
+    known = [call[key] for call in calls if call.get(key) is not None]
+    return f"{sum(known) / len(known):.1%}" if known else "-"
+
+
+def _median(calls: list[dict[str, Any]], kind: str) -> float:
+    return statistics.median(call["tokens"][kind] for call in calls) if calls else 0.0
+
+
+def _mean(calls: list[dict[str, Any]], kind: str) -> float:
+    return statistics.fmean(call["tokens"][kind] for call in calls) if calls else 0.0
+
+
+def _seconds(calls: list[dict[str, Any]]) -> float:
+    return statistics.median(call["latency_ms"] for call in calls) / 1000 if calls else 0.0
 
 
 if __name__ == "__main__":

@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from jsonschema.protocols import Validator
-
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import PROGRAM_SCHEMA, InvalidOutcome, JsonRequest
 from sim_mcp.engine.intent import Action, read_intent
@@ -50,7 +48,7 @@ from sim_mcp.engine.rules import (
 )
 from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.specs.model import Environment, ToolSpec
-from sim_mcp.specs.schema import compile_schema, value_problem
+from sim_mcp.specs.schema import CompiledSchema, compile_schema, value_problem
 from sim_mcp.state.compare import first_difference
 from sim_mcp.state.patch import apply_patch
 from sim_mcp.state.session import TokenUsage
@@ -287,7 +285,7 @@ def _context(program: Program, tool: str, sequence: int) -> CallContext:
     return CallContext.of(program.clock, seed=0, sequence=sequence, tool=tool)
 
 
-def _validator(tool: ToolSpec) -> Validator | None:
+def _validator(tool: ToolSpec) -> CompiledSchema | None:
     return compile_schema(tool.output_schema) if tool.output_schema is not None else None
 
 

@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema.protocols import Validator
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim_mcp.errors import BackendError
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
+from sim_mcp.specs.schema import CompiledSchema
 from sim_mcp.state.session import Event, JsonPatch, TokenUsage
 
 # The JSON Schema of an outcome, as LLM backends ask for it (structured output / forced tool call).
@@ -102,7 +102,7 @@ class SimulationRequest:
     # How many events the session had before this call (a clock for deterministic timestamps).
     sequence: int = 0
     # The tool's compiled output schema, when it has one (so backends need not compile it again).
-    output_validator: Validator | None = None
+    output_validator: CompiledSchema | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
     # How an LLM answers: a patch of the state, or a program the engine runs (`--llm-output`).

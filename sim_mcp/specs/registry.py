@@ -6,13 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jsonschema.protocols import Validator
-
 from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats import parse_document, read_document, visible_files
 from sim_mcp.specs.formats.native import tools_from_paths
 from sim_mcp.specs.model import Environment, ToolSpec
-from sim_mcp.specs.schema import compile_schema
+from sim_mcp.specs.schema import CompiledSchema, compile_schema
 
 # Where two environments define a tool of the same name, `/mcp` serves each as `{env}__{tool}`;
 # `/mcp/{env}` always serves plain names. (`__` rather than `.`: OpenAI function names forbid dots.)
@@ -29,8 +27,8 @@ class Tool:
 
     spec: ToolSpec
     environment: Environment
-    input_validator: Validator
-    output_validator: Validator | None
+    input_validator: CompiledSchema
+    output_validator: CompiledSchema | None
     qualified_name: str
 
     @property

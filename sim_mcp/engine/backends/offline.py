@@ -18,7 +18,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from jsonpointer import escape
-from jsonschema.protocols import Validator
 
 from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
@@ -32,7 +31,7 @@ from sim_mcp.engine.intent import (
     split_words,
 )
 from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
-from sim_mcp.specs.schema import compile_schema
+from sim_mcp.specs.schema import CompiledSchema, compile_schema
 
 _EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 _TEXT_QUERY_ARGS = frozenset({"query", "q", "search", "text", "keyword", "keywords", "term", "search_term"})
@@ -74,7 +73,7 @@ class _Call:
         ).hexdigest()
         self.rng = random.Random(digest)
         self.output_schema = request.tool.output_schema
-        self.output_validator: Validator | None = request.output_validator
+        self.output_validator: CompiledSchema | None = request.output_validator
         if self.output_schema is not None and self.output_validator is None:
             self.output_validator = compile_schema(self.output_schema)
 
