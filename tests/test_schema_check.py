@@ -26,7 +26,10 @@ TICKET: dict[str, Any] = {
     ("value", "problem"),
     [
         ({"title": "Printer"}, None),
-        ({"title": "Printer", "priority": "urgent"}, "arguments.priority: expected one of ['low', 'high'], got 'urgent'"),
+        (
+            {"title": "Printer", "priority": "urgent"},
+            "arguments.priority: expected one of ['low', 'high'], got 'urgent'",
+        ),
         ({}, "arguments: 'title' is required"),
         ({"title": "x", "extra": 1}, "arguments: Additional properties are not allowed ('extra' was unexpected)"),
         ({"title": 3}, "arguments.title: expected string, got an integer"),
