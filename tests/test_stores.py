@@ -312,6 +312,61 @@ async def test_redis_fenced_writes_large_and_small(redis_url: str, events: int) 
         await store.aclose()
 
 
+async def test_a_redis_call_takes_three_round_trips_and_reads_under_the_lock_follow_its_writes(redis_url: str) -> None:
+    """Taking the lock reads the record and the newest events (one script); reads under the lock are answered
+    from them and from this replica's own writes; the next holder, on another replica, sees those writes."""
+    store, other = RedisStore(redis_url, prefetch_events=8), RedisStore(redis_url)  # two replicas
+    raw = Redis.from_url(redis_url)
+    seen: list[str] = []
+    try:
+        await other.put(SessionRecord(id="trips", event_count=10), [event(n) for n in range(1, 11)])
+        async with store.lock("warm-up"):  # the connection made and the scripts loaded before counting
+            await store.commit(SessionRecord(id="warm-up", event_count=1), event(1))
+        async with raw.monitor() as monitor:
+
+            async def watch() -> None:
+                while (command := await monitor.next_command())["command"] != "ECHO watched":
+                    # What a client sent (not what a script ran), less a new connection's handshake.
+                    if command["client_type"] != "lua" and not command["command"].startswith("HELLO"):
+                        seen.append(command["command"].split(" ", 1)[0].upper())
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(watch)
+                await anyio.sleep(0.2)
+                async with store.lock("trips"):  # one call, as the simulator makes it
+                    record = await store.get("trips")
+                    assert record is not None
+                    assert record.event_count == 10
+                    assert [e.seq for e in await store.events("trips", last=4)] == [7, 8, 9, 10]
+                    await store.commit(record.model_copy(update={"event_count": 11}), event(11))
+                await raw.echo("watched")
+        assert seen == ["EVALSHA", "EVALSHA", "EVALSHA"], seen  # lock and read, commit, release
+
+        async with store.lock("trips"):
+            # Past the 8 events read with the lock, and the whole log: from Redis, with this replica's write.
+            assert [e.seq for e in await store.events("trips", last=9)] == list(range(3, 12))
+            assert [e.seq for e in await store.events("trips")] == list(range(1, 12))
+            await store.commit(SessionRecord(id="trips", event_count=12), event(12))
+            assert [e.seq for e in await store.events("trips", last=2)] == [11, 12]
+            assert await store.delete("trips")
+            assert await store.get("trips") is None
+            assert await store.events("trips") == []
+        async with other.lock("trips"):
+            assert await other.get("trips") is None
+            await other.put(SessionRecord(id="trips", event_count=1), [event(1)])
+        async with store.lock("trips"):
+            record = await store.get("trips")
+            assert record is not None
+            assert record.event_count == 1  # the other replica's write, not a cached one
+            assert [e.seq for e in await store.events("trips")] == [1]
+    finally:
+        await store.delete("trips")
+        await store.delete("warm-up")
+        await raw.aclose()
+        await store.aclose()
+        await other.aclose()
+
+
 async def test_redis_sessions_beyond_the_connection_pool_wait_for_a_connection(redis_url: str) -> None:
     """More sessions at once than the pool has connections: they queue for one, none fails."""
     store = RedisStore(redis_url, max_connections=4)

@@ -134,7 +134,13 @@ class Simulator:
             record = await self.store.get(session_id)
             if record is None:
                 record = await self._new_record(session_id, scope)
-            if record.environment is not None and record.environment != tool.environment.name:
+            if scope is None and record.environment is not None:
+                # A session bound to an environment knows its tools by that environment's names, as on
+                # `/mcp/{env}`: decided here, from the record read under the lock, not from a read before it.
+                # (The name resolved to `tool` without a scope, so this is `tool` or no tool.)
+                if self.catalog.tool(tool_name, record.environment) is None:
+                    return refusal("unknown_tool", self._unknown_tool_message(tool_name, record.environment))
+            elif record.environment is not None and record.environment != tool.environment.name:
                 return refusal(
                     "wrong_environment",
                     f"unknown tool {tool_name!r} in this session: it belongs to environment "

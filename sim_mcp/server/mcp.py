@@ -156,10 +156,10 @@ class _ToolHandlers:
                     "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
                 )
             else:
-                # The record is read here only when the path names no environment or for `ask_user`: a call to
-                # `/mcp/{env}` costs the store one read, the simulator's own, under the session's lock.
+                # The record is read here only for `ask_user`: any other call costs the store one read, the
+                # simulator's own under the session's lock, which also resolves the session's binding.
                 record: SessionRecord | None = None
-                if scope is None or params.name == ASK_USER:
+                if params.name == ASK_USER:
                     record, scope = await self._binding(session_id, ctx)
                 outcome = await self._answer(session_id, record, params.name, params.arguments, scope)
         except InvalidSessionName as e:
@@ -167,7 +167,7 @@ class _ToolHandlers:
         except SessionLimitExceeded as e:
             outcome = refusal("session_limit", str(e))
         if outcome.event is None:  # turned away before simulation: no commit, so no after-commit metrics
-            known = self.runtime.catalog.tool(params.name, scope)
+            known = self.runtime.catalog.tool(params.name, scope) if outcome.kind != "unknown_tool" else None
             if known is not None:
                 self.server.metrics.refused(known.environment.name, known.name, outcome.kind)
             else:

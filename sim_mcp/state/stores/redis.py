@@ -11,6 +11,11 @@ the token and runs the writes (Redis runs a script atomically), so a holder whos
 never overwrite the work of the next one; one round trip, where WATCH, GET and MULTI/EXEC take three.
 (Writes too large for one script's arguments, e.g. a fork's whole event log, take that longer path.)
 Within one process, a local lock queues callers first so that only one of them polls Redis per session.
+
+A call costs three round trips: taking the lock also reads the record and the newest events (one script),
+then the fenced commit, then the release. While this process holds a session's lock nobody else can write
+it, so what was read with the lock, and what this process wrote since, is that session's truth until the
+release; reads under the lock are answered from it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -56,6 +62,15 @@ while i <= #ARGV do
 end
 return results
 """
+# KEYS[1] lock key, KEYS[2] record key, KEYS[3] events key; ARGV[1] token, ARGV[2] lease in ms, ARGV[3] how many
+# of the newest events to read. Takes the lock if it is free and then reads the session: {found, record, events};
+# false if the lock is taken.
+_ACQUIRE = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
+local record = redis.call('GET', KEYS[2])
+if not record then return {0, '', {}} end
+return {1, record, redis.call('LRANGE', KEYS[3], -tonumber(ARGV[3]), -1)}
+"""
 # Beyond this many script arguments (Lua's unpack has a stack limit), fenced writes use WATCH and MULTI/EXEC.
 _SCRIPT_ARGUMENTS = 2_000
 _Command = tuple[str | bytes | int, ...]
@@ -72,12 +87,15 @@ class RedisStore:
         lease_s: float = 30.0,
         wait_s: float = 600.0,
         max_connections: int = 64,
+        prefetch_events: int = 8,
     ) -> None:
-        """`lease_s`: how long a lock outlives a holder that died; `wait_s`: how long a call waits for one."""
+        """`lease_s`: how long a lock outlives a holder that died; `wait_s`: how long a call waits for one;
+        `prefetch_events`: how many of the newest events taking the lock reads (the simulator shows a few)."""
         self.url = url
         self.prefix = prefix
         self.lease_s = lease_s
         self.wait_s = wait_s
+        self.prefetch_events = max(prefetch_events, 0)
         # Constructing the client does not connect; `start` checks that the server answers. A blocking pool:
         # a thousand sessions at once wait for one of its connections rather than fail (the default pool
         # raises past its maximum).
@@ -86,9 +104,13 @@ class RedisStore:
         )
         self._redis: Redis = Redis.from_pool(pool)
         self._fenced = self._redis.register_script(_FENCED)
+        self._acquire_script = self._redis.register_script(_ACQUIRE)
+        self._release = self._redis.register_script(_RELEASE)
         self._local = ProcessLocks()
         # Tokens of the locks this process holds; the local lock makes the holder of a session unique here.
         self._held: dict[str, bytes] = {}
+        # What this process knows of each session it holds the lock of (see the module's doc).
+        self._known: dict[str, _Known] = {}
 
     @property
     def where(self) -> str:
@@ -130,20 +152,31 @@ class RedisStore:
                 raise
             finally:
                 self._held.pop(session_id, None)
+                self._known.pop(session_id, None)
                 with anyio.CancelScope(shield=True):
                     try:
-                        await self._redis.eval(_RELEASE, 1, key, token)
+                        await self._release(keys=[key], args=[token])
                     except redis_errors.RedisError as e:
                         # The lease frees it anyway; the next caller waits at most that long.
                         logger.warning("redis store %s: releasing the lock of %r failed: %s", self.where, session_id, e)
 
     async def _acquire(self, key: str, session_id: str) -> bytes:
+        """Take the lock (waiting for it), reading the session in the same round trip."""
         token = secrets.token_hex(16).encode()
         lease_ms = int(self.lease_s * 1000)
         deadline = anyio.current_time() + self.wait_s
         delay = 0.002
+        keys = [key, self._key("session", session_id), self._key("events", session_id)]
         while True:
-            if await self._io(f"locking session {session_id!r}", self._redis.set(key, token, nx=True, px=lease_ms)):
+            taken = await self._io(
+                f"locking session {session_id!r}",
+                self._acquire_script(keys=keys, args=[token, lease_ms, max(self.prefetch_events, 1)]),
+            )
+            if taken:
+                found, record, events = taken
+                asked = max(self.prefetch_events, 1)  # fewer than asked for: that is the whole log
+                kept = events[len(events) - self.prefetch_events :] if self.prefetch_events else []
+                self._known[session_id] = _Known(record, kept, len(events) < asked) if found else _Known(None, [], True)
                 return token
             if anyio.current_time() >= deadline:
                 raise StoreError(
@@ -204,6 +237,8 @@ class RedisStore:
         )
 
     async def get(self, session_id: str) -> SessionRecord | None:
+        if (known := self._known.get(session_id)) is not None:
+            return known.parsed_record()
         body = await self._io(f"reading session {session_id!r}", self._redis.get(self._key("session", session_id)))
         return None if body is None else SessionRecord.model_validate_json(body)
 
@@ -232,6 +267,11 @@ class RedisStore:
                     ("RPUSH", self._key("events", record.id), *(event.model_dump_json() for event in events))
                 )
         await self._write(record.id, f"saving session {record.id!r}", commands)
+        if (known := self._known.get(record.id)) is not None:
+            known.record = record
+            if events is not None:
+                known.events = list(events[len(events) - self.prefetch_events :] if self.prefetch_events else [])
+                known.complete = len(events) <= self.prefetch_events
 
     async def commit(self, record: SessionRecord, event: Event) -> None:
         commands: list[_Command] = [
@@ -240,10 +280,19 @@ class RedisStore:
             ("SADD", self._key("sessions"), record.id),
         ]
         await self._write(record.id, f"committing event {event.seq} of session {record.id!r}", commands)
+        if (known := self._known.get(record.id)) is not None:
+            known.record = record
+            known.events.append(event)
+            if len(known.events) > self.prefetch_events:
+                del known.events[: len(known.events) - self.prefetch_events]
+                known.complete = False
 
     async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         if last is not None and last <= 0:
             return []
+        known = self._known.get(session_id)
+        if known is not None and (known.complete or (last is not None and last <= len(known.events))):
+            return known.parsed_events(last)
         start = 0 if last is None else -last
         bodies = await self._io(
             f"reading the events of session {session_id!r}",
@@ -258,6 +307,8 @@ class RedisStore:
             ("SREM", self._key("sessions"), session_id),
         ]
         results = await self._write(session_id, f"deleting session {session_id!r}", commands)
+        if session_id in self._known:
+            self._known[session_id] = _Known(None, [], True)
         return bool(results[0])
 
     async def get_meta(self, key: str) -> dict[str, Any] | None:
@@ -269,6 +320,28 @@ class RedisStore:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+
+
+@dataclass(slots=True)
+class _Known:
+    """A session as this process knows it while it holds the session's lock: its record (None: there is none)
+    and its newest events, oldest first, each parsed when first asked for (`complete`: the whole log)."""
+
+    record: SessionRecord | bytes | str | None
+    events: builtins.list[Event | bytes | str]
+    complete: bool
+
+    def parsed_record(self) -> SessionRecord | None:
+        if isinstance(self.record, bytes | str):
+            self.record = SessionRecord.model_validate_json(self.record)
+        return self.record
+
+    def parsed_events(self, last: int | None) -> builtins.list[Event]:
+        start = 0 if last is None else max(len(self.events) - last, 0)
+        for index in range(start, len(self.events)):
+            if isinstance(body := self.events[index], bytes | str):
+                self.events[index] = Event.model_validate_json(body)
+        return [event for event in self.events[start:] if isinstance(event, Event)]
 
 
 def _text(value: bytes | str) -> str:
