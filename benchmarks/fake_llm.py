@@ -27,7 +27,7 @@ _CALL = re.compile(r"## The call\nTool: (\S+)\n.*?```json\n(.*?)\n```", re.DOTAL
 # The state section may be whole, partial or sliced (a collection shown as its ids and last record), and
 # the records a call names by id come in a block of their own, keyed by JSON pointer (sim_mcp/engine/prompt.py).
 _STATE = re.compile(r"## World state[^\n]*\n.*?```json\n(.*?)\n```", re.DOTALL)
-_NAMED = re.compile(r"## Records this call names \(by path\)\n.*?```json\n(.*?)\n```", re.DOTALL)
+_NAMED = re.compile(r"## Records this call names \(by path\)[^\n]*\n.*?```json\n(.*?)\n```", re.DOTALL)
 _TICKET_NUMBER = re.compile(r"\bT-(\d+)\b")
 _MAX_HEADER_BYTES = 64 * 1024
 _MAX_BODY_BYTES = 16 * 1024 * 1024
