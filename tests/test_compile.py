@@ -192,6 +192,35 @@ async def test_a_broken_program_goes_back_with_its_failure_until_it_is_repaired(
     assert "W-1" in asked[3]
     assert "balance = 15, got 10" in asked[3]
     assert deposit.tokens.input == 300
+    # The rounds that failed are in the report, with what the model wrote, for whoever finishes the job.
+    rejected = report.to_json()["tools"][1]["rejected"]
+    assert [entry["program"] for entry in rejected] == [
+        "def deposit(state, args):\n    return {'id': args['wallet_id']\n",
+        wrong_sum,
+    ]
+    assert "balance = 15, got 10" in rejected[1]["problem"]
+
+
+async def test_f_strings_a_model_writes_are_read_as_starlark_and_written_as_such(
+    fake: FakeProvider, spec: Path
+) -> None:
+    fstrings = DEPOSIT.replace(
+        'error("wallet %s not found" % args["wallet_id"])', "error(f\"wallet {args['wallet_id']} not found\")"
+    )
+    fake.script(
+        program(
+            GET_WALLET.replace('"wallet %s not found" % args["wallet_id"]', 'f"wallet {args["wallet_id"]} not found"')
+        ),
+        program(fstrings),
+    )
+    report = await compile_spec(fake, spec)
+    assert statuses(report) == {"get_wallet": "compiled", "deposit": "compiled"}
+    written = report.programs.read_text()
+    assert 'f"' not in written
+    assert "(\"wallet %s not found\" % (args['wallet_id'],))" in written
+    async with Runtime(Settings(specs=[spec.parent])) as runtime:
+        missing = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-9", "amount": 1})
+    assert missing.result == "wallet W-9 not found"
 
 
 async def test_programs_that_loop_or_exceed_limits_are_left_to_the_llm(fake: FakeProvider, spec: Path) -> None:

@@ -39,6 +39,7 @@ from sim_mcp.engine.rules import (
     Limits,
     Program,
     RulesError,
+    as_starlark,
     clock_of,
     compile_program,
     example_problem,
@@ -76,6 +77,8 @@ class ToolReport:
     reason: str | None = None
     tokens: TokenUsage = field(default_factory=TokenUsage)
     seconds: float = 0.0
+    # Each rejected round: the program the model wrote (as read) and why it failed, for whoever finishes it.
+    rejected: list[tuple[str, str]] = field(default_factory=list)
 
     def line(self) -> str:
         cost = f" ({self.tokens.input + self.tokens.output:,} tokens, {self.seconds:.1f} s)" if self.rounds else ""
@@ -96,6 +99,7 @@ class ToolReport:
             "reason": self.reason,
             "tokens": self.tokens.model_dump(),
             "seconds": round(self.seconds, 3),
+            "rejected": [{"program": program, "problem": problem} for program, problem in self.rejected],
         }
 
 
@@ -186,7 +190,7 @@ async def _compile_tool(
     """Ask for the tool's program, feeding each failure back, until one passes or the rounds run out."""
     report = ToolReport(job.tool.name, "failed")
     started = time.perf_counter()
-    failures: list[tuple[str, str]] = []  # (the program, why it failed)
+    failures = report.rejected  # (the program, why it failed)
     for _ in range(max(1, rounds)):
         report.rounds += 1
         request = _request(job, failures[-1] if failures else None)
@@ -201,7 +205,8 @@ async def _compile_tool(
             break
         report.tokens = report.tokens + reply.usage
         try:
-            text = (outcome_from_object(reply.value).program or "").strip("\n") + "\n"
+            # Kept as read (f-strings as `%` formatting), so the programs file holds plain Starlark.
+            text = as_starlark((outcome_from_object(reply.value).program or "").strip("\n") + "\n")
         except InvalidOutcome as e:
             failures.append(("", f"your reply was unusable: {e.reason}"))
             continue

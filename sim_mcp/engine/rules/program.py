@@ -125,7 +125,18 @@ def located_error(error: starlark.StarlarkError, source: str, tool: str | None =
     lines = [int(match.group("line")) for match in _LOCATION.finditer(text) if match.group("file") == source]
     found = _MESSAGE.findall(text)
     reason = found[-1].strip() if found else text.strip().splitlines()[-1] if text.strip() else "failed"
-    return RulesError(source, reason, lines[-1] if lines else None, tool)
+    hint = next((hint for pattern, hint in _HINTS if pattern.search(reason)), None)
+    return RulesError(source, f"{reason} ({hint})" if hint else reason, lines[-1] if lines else None, tool)
+
+
+# Where Starlark is not the Python the writer (often a model) expects: what to write instead.
+_HINTS = (
+    (re.compile(r"^Unpacked \d+ values but expected \d+"), "a loop over a dict gives its keys: use .items()"),
+    (re.compile(r"f-strings"), 'f-strings take bare names only: use "%s" % value'),
+    (re.compile(r"^Variable `round` not found"), "no round() in Starlark: money(x) rounds to cents"),
+    (re.compile(r"^Variable `sum` not found"), "no sum() in Starlark: add in a for loop"),
+    (re.compile(r"^Variable `(set|isinstance)` not found"), "not in Starlark: use a dict, or type(x) == \"string\""),
+)
 
 
 def _clock(text: str, source: str) -> datetime:

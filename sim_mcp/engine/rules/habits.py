@@ -1,0 +1,143 @@
+"""Python a model writes out of habit, turned into the Starlark it meant, before a program it wrote is parsed.
+
+Models asked for Starlark write f-strings anyway (measured: a 1.5B model in most compile rounds, even when
+told not to), often with the quotes of Python 3.12 (`f"{args["id"]}"`), and Starlark reads f-strings only
+with bare names inside. Each f-string on one line becomes `%` formatting with the same text and expressions,
+on the same line, so a later error still points at the line the model wrote. It is read by a scanner, not
+by Python's parser, so that a program that is not valid Python (nor yet valid Starlark) still gets its
+f-strings read. Anything not understood is left as it was, and the parser's error goes back to the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["as_starlark"]
+
+_PREFIX = re.compile(r"(?<![A-Za-z0-9_])[fF](?=[\"'])")
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
+
+
+def as_starlark(text: str) -> str:
+    """`text` with its one-line f-strings written as `%` formatting (unchanged if it has none, or has a
+    triple-quoted string, whose lines a line scanner cannot read)."""
+    if not _PREFIX.search(text) or '"""' in text or "'''" in text:
+        return text
+    return "".join(_line(line) for line in text.splitlines(keepends=True))
+
+
+def _line(line: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "#":
+            break
+        if char in "\"'":  # a plain string: copied as it is
+            end = _string_end(line, index)
+            if end is None:
+                return line
+            out.append(line[index:end])
+            index = end
+            continue
+        if _PREFIX.match(line, index):
+            converted = _f_string(line, index + 1)
+            if converted is None:
+                return line
+            replacement, index = converted
+            out.append(replacement)
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out) + line[index:]
+
+
+def _string_end(line: str, start: int) -> int | None:
+    """The index after the plain string that opens at `start` (None: it does not close on this line)."""
+    quote, index = line[start], start + 1
+    while index < len(line):
+        if line[index] == "\\":
+            index += 2
+        elif line[index] == quote:
+            return index + 1
+        else:
+            index += 1
+    return None
+
+
+def _f_string(line: str, start: int) -> tuple[str, int] | None:
+    """The f-string whose quote is at `start` as `("text %s" % (value,))`, and the index after it."""
+    quote, index = line[start], start + 1
+    template: list[str] = []
+    values: list[str] = []
+    while index < len(line):
+        char = line[index]
+        if char == quote:
+            literal = json.dumps("".join(template), ensure_ascii=False)
+            if not values:
+                return literal.replace("%%", "%"), index + 1
+            return f"({literal} % ({', '.join(values)},))", index + 1
+        if char == "\\" and index + 1 < len(line):
+            template.append(_ESCAPES.get(line[index + 1], line[index : index + 2]))
+            index += 2
+        elif line.startswith("{{", index) or line.startswith("}}", index):
+            template.append(char)
+            index += 2
+        elif char == "{":
+            field = _field(line, index + 1)
+            if field is None:
+                return None
+            value, placeholder, index = field
+            template.append(placeholder)
+            values.append(value)
+        elif char == "}":
+            return None
+        else:
+            template.append("%%" if char == "%" else char)
+            index += 1
+    return None
+
+
+def _field(line: str, start: int) -> tuple[str, str, int] | None:
+    """A replacement field `{expr[!r][:spec]}` from after its `{`: the value to format, its placeholder, and
+    the index after the `}`; None for one Starlark's `%` has no spelling of (a width, an alignment)."""
+    closers: list[str] = []
+    index = start
+    while index < len(line):
+        char = line[index]
+        if char in "\"'":
+            end = _string_end(line, index)
+            if end is None:
+                return None
+            index = end
+            continue
+        if char in _BRACKETS:
+            closers.append(_BRACKETS[char])
+        elif closers and char == closers[-1]:
+            closers.pop()
+        elif not closers and char in "}!:":
+            break
+        index += 1
+    else:
+        return None
+    expression = line[start:index].strip()
+    placeholder = "%s"
+    if line.startswith("!r", index) or line.startswith("!a", index):
+        placeholder, index = "%r", index + 2
+    elif line[index] == "!":
+        index += 2  # !s
+    spec = ""
+    if line[index : index + 1] == ":":
+        end = line.find("}", index)
+        if end < 0:
+            return None
+        spec, index = line[index + 1 : end], end
+    if not expression or line[index : index + 1] != "}":
+        return None
+    if spec == ".2f":  # money, as the helper writes it
+        expression = f"money_text({expression})"
+    elif spec:
+        return None
+    return expression, placeholder, index + 1

@@ -1,0 +1,71 @@
+"""Python habits in programs: f-strings become the `%` formatting Starlark reads, on the same lines; where
+Starlark is not Python, the error says what to write instead."""
+
+from __future__ import annotations
+
+import pytest
+import starlark
+
+from sim_mcp.engine.rules import CallContext, Limits, RulesError, as_starlark, run_tool, tool_program
+from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
+
+
+def run(text: str, name: str) -> object:
+    module = starlark.Module()
+    module.add_callable("money_text", lambda x: f"{x:.2f}")
+    starlark.eval(module, starlark.parse("t", text, starlark.Dialect.standard()), starlark.Globals.standard())
+    return module[name]
+
+
+@pytest.mark.parametrize(
+    ("python", "starlark_text", "value"),
+    [
+        ("f\"id {args['id']}!\"", "(\"id %s!\" % (args['id'],))", "id T-1!"),
+        (
+            "f\"{args['id']}'s {args['n']!r} is 100%\"",
+            "(\"%s's %r is 100%%\" % (args['id'], args['n'],))",
+            "T-1's 3 is 100%",
+        ),
+        ("f\"total {args['amount']:.2f}\"", "(\"total %s\" % (money_text(args['amount']),))", "total 2.50"),
+        ('f"plain"', '"plain"', "plain"),
+        ('f"{args["id"]}\\n{{x}}"', '("%s\\n{x}" % (args["id"],))', "T-1\n{x}"),  # Python 3.12's quotes
+        ("f\"café {args['id']}\"", "(\"café %s\" % (args['id'],))", "café T-1"),
+    ],
+)
+def test_an_f_string_becomes_percent_formatting(python: str, starlark_text: str, value: str) -> None:
+    text = f"args = {{'id': 'T-1', 'n': 3, 'amount': 2.5}}\nout = {python}\n"
+    converted = as_starlark(text)
+    assert converted == text.replace(python, starlark_text)
+    assert run(converted, "out") == value
+
+
+def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> None:
+    widths = 'out = f"{x:>8}"\n'  # a width: Starlark's % has none
+    assert as_starlark(widths) == widths
+    unclosed = 'out = f"{x" + y\n'
+    assert as_starlark(unclosed) == unclosed
+    in_a_string = "out = \"say f'{x}'\" # f'{y}'\n"  # inside a plain string, or a comment: text
+    assert as_starlark(in_a_string) == in_a_string
+    two_lines = 'out = (f"a {x}" +\n       f"b {y}")\n'  # each line's own f-string
+    assert as_starlark(two_lines) == 'out = (("a %s" % (x,)) +\n       ("b %s" % (y,)))\n'
+    assert as_starlark("out = 'no f-strings'\n") == "out = 'no f-strings'\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "hint"),
+    [
+        ("    for key, value in state['w']:\n        pass\n    return {}", "use .items()"),
+        ("    return {'total': round(1.5)}", "money(x) rounds to cents"),
+        ("    return {'total': sum([1, 2])}", "add in a for loop"),
+    ],
+)
+def test_where_starlark_is_not_python_the_error_says_what_to_write(body: str, hint: str) -> None:
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="get")
+
+    def read_and_run() -> None:  # the error comes when the program is read, or when it runs
+        program = tool_program(f"def get(state, args):\n{body}\n", "get", "<your program>")
+        run_tool(program, "get", {"w": {"W-1": 1}}, {}, context, Limits())
+
+    with pytest.raises(RulesError) as raised:
+        read_and_run()
+    assert hint in raised.value.reason
