@@ -103,4 +103,6 @@ class Runtime:
         try:
             await self.backend.aclose()
         finally:
+            if self.recorder is not None:
+                self.recorder.close()
             await self.store.aclose()

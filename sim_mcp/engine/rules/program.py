@@ -135,7 +135,7 @@ _HINTS = (
     (re.compile(r"f-strings"), 'f-strings take bare names only: use "%s" % value'),
     (re.compile(r"^Variable `round` not found"), "no round() in Starlark: money(x) rounds to cents"),
     (re.compile(r"^Variable `sum` not found"), "no sum() in Starlark: add in a for loop"),
-    (re.compile(r"^Variable `(set|isinstance)` not found"), "not in Starlark: use a dict, or type(x) == \"string\""),
+    (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
 )
 
 
