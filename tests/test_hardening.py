@@ -4,6 +4,7 @@ connections close; refused calls are labelled with their tool's environment; the
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
@@ -16,6 +17,7 @@ import httpx
 import pytest
 from mcp.client import Client
 
+from sim_mcp.cli.serve import listen
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
@@ -25,6 +27,7 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SHARED_SESSION_META, SessionRouting, build_mcp_server
 from sim_mcp.server.ui_render import event_card
+from sim_mcp.server.workers import shared_port_socket
 from tests.helpers_server import NEW_TICKET, app_server, mcp_client
 from tests.jsonrpc_corpus import LEGACY_VERSION, initialize
 from tests.servers import BUNDLED_SPECS, ServerProcess, serve_command
@@ -210,6 +213,28 @@ def test_serving_on_a_taken_port_is_one_line_naming_it(tmp_path: Path) -> None:
         f"sim-mcp: error: --port / SIM_MCP_PORT: port {port} on 127.0.0.1 is already in use (another server?): "
         "stop it, or choose another with --port (0 takes any free port)"
     )
+
+
+@pytest.mark.parametrize("workers", [False, True], ids=["serve", "--workers"])
+async def test_connections_to_the_servers_socket_send_small_writes_at_once(workers: bool) -> None:
+    """Nagle's algorithm is off on accepted connections (asyncio turns it off only for a socket that says
+    TCP): with it on, each response's body waited for the client's delayed ACK of its headers, 40 ms."""
+    listener = shared_port_socket("127.0.0.1", 0, listen=True) if workers else listen("127.0.0.1", 0)
+    accepted: list[bool] = []
+    done = asyncio.Event()
+
+    def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        accepted.append(bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)))
+        writer.close()
+        done.set()
+
+    server = await asyncio.start_server(connected, sock=listener)
+    async with server:
+        _, writer = await asyncio.open_connection("127.0.0.1", listener.getsockname()[1])
+        await asyncio.wait_for(done.wait(), 10)
+        writer.close()
+    assert accepted == [True]
 
 
 def test_serving_on_port_0_says_the_port_it_took(tmp_path: Path) -> None:

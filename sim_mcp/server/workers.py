@@ -55,7 +55,7 @@ _BACKLOG = 2048
 def serve_workers(settings: Settings, *, log_level: str) -> int:
     """Run `settings.workers` HTTP servers on `settings.host:settings.port` until SIGTERM or Ctrl-C."""
     check_workers(settings)
-    holder = _bind(settings.host, settings.port)
+    holder = shared_port_socket(settings.host, settings.port)
     port = holder.getsockname()[1]
     # Any worker may get any request: no handshake state may stay in one (sessions are named in the URL).
     settings = settings.model_copy(update={"port": port, "stateless_http": True})
@@ -101,7 +101,7 @@ def check_workers(settings: Settings) -> None:
         raise ConfigError(f"{flag} needs SO_REUSEPORT (Linux); run one process per port behind a balancer instead")
 
 
-def _bind(host: str, port: int, *, listen: bool = False) -> socket.socket:
+def shared_port_socket(host: str, port: int, *, listen: bool = False) -> socket.socket:
     """A TCP socket on `host:port` with SO_REUSEPORT, so that every worker can bind the same port."""
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[
         0
@@ -189,7 +189,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
 
     settings = Settings.model_validate_json(settings_json)
     configure_logging(log_level, settings.log_format)
-    sock = _bind(settings.host, settings.port, listen=True)
+    sock = shared_port_socket(settings.host, settings.port, listen=True)
     app = create_app(settings)
     config = uvicorn.Config(
         app,
