@@ -5,6 +5,8 @@ exceed limits, and programs that disagree with a recording."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
 from tests.fake_providers import FakeProvider, Reply, reply_outcome
+from tests.servers import free_port
 
 WALLET = """\
 name: wallet
@@ -321,6 +324,18 @@ async def test_a_hand_written_function_that_passes_is_kept(fake: FakeProvider, s
     text = programs_path(spec).read_text()
     assert "# Written by hand.\n" + GET_WALLET in text
     assert len(fake.posts("/chat/completions")) == 1
+
+
+def test_compile_against_a_model_server_that_is_not_there_is_one_line(spec: Path) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    flags = ["--backend", "openai", "--base-url", dead, "--model", "m", "--provider-retries", "0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "sim_mcp.cli", "compile", str(spec), *flags], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()  # no "Unclosed client session" after it: the pool was closed
+    assert line.startswith(f"sim-mcp: error: cannot reach the OpenAI-compatible server at {dead}")
+    assert not programs_path(spec).exists()
 
 
 def test_compile_needs_a_model(spec: Path, capsys: Any) -> None:

@@ -242,6 +242,7 @@ class LLMBackend(Backend):
         except self._wire.errors.status:
             pass  # a server without the probed route, or one that wants a key there, still answered
         except self._wire.errors.connection as e:
+            await self.aclose()  # its connection pool, which nobody else will close once start has failed
             raise ConfigError(f"cannot reach {where}: {_describe_cause(e)}") from e
 
     async def aclose(self) -> None:
