@@ -38,6 +38,7 @@ from sim_mcp.episodes.fidelity import FIELD_GROUPS
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "tool_specs"
 RUNS = ("patch", "program", "compiled", "hand")
+_TRIES = 3
 LABELS = {
     "patch": "(a) per-call LLM, patches",
     "program": "(b) per-call LLM, programs",
@@ -88,13 +89,16 @@ def main() -> int:
             else:
                 specs, flags = bare, [*model, "--llm-output", run]
             started = time.perf_counter()
-            _cli(
-                [
-                    *("bench-fidelity", str(scenario), "--specs", str(specs), "--reference", str(SPECS)),
-                    *("--rules", "always", "--json", str(report), *flags),
-                ],
-                args.out / run / f"{scenario.stem}.log",
-            )
+            for _ in range(_TRIES):  # a start that found the model server busy or paused is tried again
+                _cli(
+                    [
+                        *("bench-fidelity", str(scenario), "--specs", str(specs), "--reference", str(SPECS)),
+                        *("--rules", "always", "--json", str(report), *flags),
+                    ],
+                    args.out / run / f"{scenario.stem}.log",
+                )
+                if report.exists():
+                    break
             done = "done" if report.exists() else f"no report (see {report.with_suffix('.log')})"
             print(f"{scenario.stem} {run}: {done} in {time.perf_counter() - started:.0f} s", flush=True)
     print(tables(args.out))
@@ -127,7 +131,13 @@ def _compiled(args: argparse.Namespace, bare: Path, envs: list[str], model: list
         (folder / f"{env}.rules.star").unlink(missing_ok=True)
         started = time.perf_counter()
         spec = str(folder / f"{env}.yaml")
-        _cli(["compile", spec, *model, "--rounds", str(args.rounds), "--report", str(report)], args.out / f"{env}.log")
+        for _ in range(_TRIES):
+            _cli(
+                ["compile", spec, *model, "--rounds", str(args.rounds), "--report", str(report)],
+                args.out / f"{env}.log",
+            )
+            if report.exists():
+                break
         print(f"compile {env}: {time.perf_counter() - started:.0f} s", flush=True)
     return folder
 

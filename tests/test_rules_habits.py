@@ -69,3 +69,16 @@ def test_where_starlark_is_not_python_the_error_says_what_to_write(body: str, hi
     with pytest.raises(RulesError) as raised:
         read_and_run()
     assert hint in raised.value.reason
+
+
+def test_is_and_is_not_become_equality_in_code_only() -> None:
+    text = 'if found is None or args.get("x") is not None:  # what is this\n    out = "this is it"\n'
+    assert as_starlark(text) == ('if found == None or args.get("x") != None:  # what is this\n    out = "this is it"\n')
+    assert run(as_starlark("found = None\nout = found is None\n"), "out") is True
+
+
+def test_isinstance_with_one_plain_type_becomes_a_type_test() -> None:
+    text = 'out = [isinstance(args["n"], int), isinstance(args, dict), isinstance(args["s"], str)]\n'
+    assert run(f"args = {{'n': 3, 's': 'x'}}\n{as_starlark(text)}", "out") == [True, True, True]
+    both = "out = isinstance(x, (int, float))\n"  # a tuple of types: left to the error and the model
+    assert as_starlark(both) == both

@@ -1,11 +1,15 @@
 """Python a model writes out of habit, turned into the Starlark it meant, before a program it wrote is parsed.
 
-Models asked for Starlark write f-strings anyway (measured: a 1.5B model in most compile rounds, even when
-told not to), often with the quotes of Python 3.12 (`f"{args["id"]}"`), and Starlark reads f-strings only
-with bare names inside. Each f-string on one line becomes `%` formatting with the same text and expressions,
-on the same line, so a later error still points at the line the model wrote. It is read by a scanner, not
-by Python's parser, so that a program that is not valid Python (nor yet valid Starlark) still gets its
-f-strings read. Anything not understood is left as it was, and the parser's error goes back to the model.
+Models asked for Starlark write Python anyway (measured: a 1.5B model in most compile rounds, even when told
+not to). Two habits have one meaning in Starlark and are rewritten, on the same line, so that a later error
+still points at the line the model wrote:
+- f-strings, often with the quotes of Python 3.12 (`f"{args["id"]}"`), which Starlark reads only with bare
+  names inside: each one on one line becomes `%` formatting with the same text and expressions;
+- `is` and `is not` (a reserved word in Starlark), which a program only uses against None, True or False:
+  `==` and `!=`;
+- `isinstance(value, dict)` (no such function): `type(value) == "dict"`.
+Programs are read by a scanner, not by Python's parser, so that one that is not valid Python (nor yet valid
+Starlark) is still read. Anything not understood is left as it was, and the parser's error goes back.
 """
 
 from __future__ import annotations
@@ -16,42 +20,54 @@ import re
 __all__ = ["as_starlark"]
 
 _PREFIX = re.compile(r"(?<![A-Za-z0-9_])[fF](?=[\"'])")
+_IS_NOT = re.compile(r"\bis\s+not\b")
+_IS = re.compile(r"\bis\b")
+# isinstance(value, T) with one plain type: Starlark spells it type(value) == "name".
+_ISINSTANCE = re.compile(r"\bisinstance\(\s*([^(),]+?)\s*,\s*(dict|list|str|int|float|bool|tuple)\s*\)")
+_TYPE_NAMES = {"str": "string"}
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
 
 def as_starlark(text: str) -> str:
-    """`text` with its one-line f-strings written as `%` formatting (unchanged if it has none, or has a
-    triple-quoted string, whose lines a line scanner cannot read)."""
-    if not _PREFIX.search(text) or '"""' in text or "'''" in text:
+    """`text` with its one-line f-strings written as `%` formatting and `is` as `==` (unchanged if it has
+    neither, or has a triple-quoted string, whose lines a line scanner cannot read)."""
+    if not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text) or '"""' in text or "'''" in text:
         return text
-    return "".join(_line(line) for line in text.splitlines(keepends=True))
+    return "".join(_line(_type_tests(line)) for line in text.splitlines(keepends=True))
 
 
 def _line(line: str) -> str:
     out: list[str] = []
+    code = ""  # code read since the last string, rewritten when a string or the line's end closes it
     index = 0
     while index < len(line):
         char = line[index]
         if char == "#":
             break
-        if char in "\"'":  # a plain string: copied as it is
-            end = _string_end(line, index)
-            if end is None:
-                return line
-            out.append(line[index:end])
-            index = end
-            continue
-        if _PREFIX.match(line, index):
-            converted = _f_string(line, index + 1)
+        if char in "\"'" or _PREFIX.match(line, index):
+            if char in "\"'":  # a plain string: copied as it is
+                end = _string_end(line, index)
+                converted = None if end is None else (line[index:end], end)
+            else:
+                converted = _f_string(line, index + 1)
             if converted is None:
                 return line
-            replacement, index = converted
-            out.append(replacement)
+            out += [_code(code), converted[0]]
+            code, index = "", converted[1]
             continue
-        out.append(char)
+        code += char
         index += 1
-    return "".join(out) + line[index:]
+    return "".join(out) + _code(code) + line[index:]
+
+
+def _code(code: str) -> str:
+    return _IS.sub("==", _IS_NOT.sub("!=", code))
+
+
+def _type_tests(line: str) -> str:
+    # On the whole line, since the value may hold a string (`args["n"]`).
+    return _ISINSTANCE.sub(lambda m: f'(type({m[1]}) == "{_TYPE_NAMES.get(m[2], m[2])}")', line)
 
 
 def _string_end(line: str, start: int) -> int | None:
