@@ -38,7 +38,9 @@ from sim_mcp.episodes.fidelity import FIELD_GROUPS
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "tool_specs"
 RUNS = ("patch", "program", "compiled", "hand")
-_TRIES = 3
+# A run or compile whose start found the model server busy or paused is tried again, a minute apart.
+_TRIES = 15
+_RETRY_S = 60
 LABELS = {
     "patch": "(a) per-call LLM, patches",
     "program": "(b) per-call LLM, programs",
@@ -89,7 +91,7 @@ def main() -> int:
             else:
                 specs, flags = bare, [*model, "--llm-output", run]
             started = time.perf_counter()
-            for _ in range(_TRIES):  # a start that found the model server busy or paused is tried again
+            for _ in range(_TRIES):
                 _cli(
                     [
                         *("bench-fidelity", str(scenario), "--specs", str(specs), "--reference", str(SPECS)),
@@ -99,6 +101,7 @@ def main() -> int:
                 )
                 if report.exists():
                     break
+                time.sleep(_RETRY_S)
             done = "done" if report.exists() else f"no report (see {report.with_suffix('.log')})"
             print(f"{scenario.stem} {run}: {done} in {time.perf_counter() - started:.0f} s", flush=True)
     print(tables(args.out))
@@ -138,6 +141,7 @@ def _compiled(args: argparse.Namespace, bare: Path, envs: list[str], model: list
             )
             if report.exists():
                 break
+            time.sleep(_RETRY_S)
         print(f"compile {env}: {time.perf_counter() - started:.0f} s", flush=True)
     return folder
 
