@@ -82,3 +82,9 @@ def test_isinstance_with_one_plain_type_becomes_a_type_test() -> None:
     assert run(f"args = {{'n': 3, 's': 'x'}}\n{as_starlark(text)}", "out") == [True, True, True]
     both = "out = isinstance(x, (int, float))\n"  # a tuple of types: left to the error and the model
     assert as_starlark(both) == both
+
+
+def test_a_default_given_by_keyword_is_given_by_position() -> None:
+    text = 'memo = args.get("memo", default="")\nto = args.get(\'to\', default = None)\n'
+    assert as_starlark(text) == 'memo = args.get("memo", "")\nto = args.get(\'to\', None)\n'
+    assert run(f"args = {{}}\n{as_starlark(text)}", "memo") == ""

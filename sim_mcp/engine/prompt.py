@@ -76,8 +76,9 @@ PROGRAM_GUIDE = """\
 Write the tool's function in Starlark (a small Python dialect): def NAME(state, args):
 - state: the world state (a dict); change it in place for every effect a later call could see (records, \
 balances, counters). args: the call's arguments; an optional one may be missing: args.get("name", default).
-- First the rules' checks, each failing with `return error("the tool's message")` (nothing changes then); \
-then the changes; then return the result, in the tool's output shape.
+- First the rules' checks, each failing with the tool's error message, values filled in: \
+`return error("account %s not found" % account_id)` (nothing changes then); then the changes; then \
+return the result, in the tool's output shape.
 - Not Python: no imports, classes, while, try, f-strings, `is`, set() or round() (use money); format with \
 "%s" % x; dict.get takes its default by position (never default=).
 - Helpers: error(message); next_id(records, prefix) ("TRF-9005" after "TRF-9004"); now() (ISO 8601); \

@@ -7,7 +7,8 @@ still points at the line the model wrote:
   names inside: each one on one line becomes `%` formatting with the same text and expressions;
 - `is` and `is not` (a reserved word in Starlark), which a program only uses against None, True or False:
   `==` and `!=`;
-- `isinstance(value, dict)` (no such function): `type(value) == "dict"`.
+- `isinstance(value, dict)` (no such function): `type(value) == "dict"`;
+- `d.get(key, default=value)` (Starlark's `get` takes no keywords): `d.get(key, value)`.
 Programs are read by a scanner, not by Python's parser, so that one that is not valid Python (nor yet valid
 Starlark) is still read. Anything not understood is left as it was, and the parser's error goes back.
 """
@@ -25,6 +26,8 @@ _IS = re.compile(r"\bis\b")
 # isinstance(value, T) with one plain type: Starlark spells it type(value) == "name".
 _ISINSTANCE = re.compile(r"\bisinstance\(\s*([^(),]+?)\s*,\s*(dict|list|str|int|float|bool|tuple)\s*\)")
 _TYPE_NAMES = {"str": "string"}
+# dict.get(key, default=value): Starlark's get takes its default by position only.
+_GET_DEFAULT = re.compile(r"(\.get\([^()=]*?),\s*default\s*=\s*")
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
@@ -32,9 +35,13 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 def as_starlark(text: str) -> str:
     """`text` with its one-line f-strings written as `%` formatting and `is` as `==` (unchanged if it has
     neither, or has a triple-quoted string, whose lines a line scanner cannot read)."""
-    if not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text) or '"""' in text or "'''" in text:
+    if (
+        not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text or "default" in text)
+        or '"""' in text
+        or "'''" in text
+    ):
         return text
-    return "".join(_line(_type_tests(line)) for line in text.splitlines(keepends=True))
+    return "".join(_line(_keyword_defaults(_type_tests(line))) for line in text.splitlines(keepends=True))
 
 
 def _line(line: str) -> str:
@@ -63,6 +70,11 @@ def _line(line: str) -> str:
 
 def _code(code: str) -> str:
     return _IS.sub("==", _IS_NOT.sub("!=", code))
+
+
+def _keyword_defaults(line: str) -> str:
+    # On the whole line, since the key is often a string (`args.get("memo", default="")`).
+    return _GET_DEFAULT.sub(r"\1, ", line)
 
 
 def _type_tests(line: str) -> str:
