@@ -14,8 +14,9 @@ programs (the reference), for:
                to 4 earlier results shown as history may differ), so the model is not asked twice;
   (d) hand     the hand-written programs, no model.
 
-It goes scenario by scenario, every run of one scenario before the next scenario, so that a run stopped
-half-way still gives tables over the same calls for every run. Each report is kept in --out
+It goes scenario by scenario, every run of one scenario before the next scenario (an environment is
+compiled before its first scenario), so that a run stopped half-way still gives tables over the same
+calls for every run. Each report is kept in --out
 (`<run>/<scenario>.json`, compile reports beside them) and a report already there is not made again:
 run the same command to resume. The tables count only the scenarios every run has reached. Requests go
 one after another: a local server answers one at a time.
@@ -72,13 +73,14 @@ def main() -> int:
     if "compiled" in runs and "patch" not in runs:
         parser.error("(c) takes the calls of the tools it could not compile from (a): keep the patch run")
     args.out.mkdir(parents=True, exist_ok=True)
-    envs = sorted({_env_of(path) for path in args.scenarios})
-    bare = _specs_without_programs(args.out / "specs-bare", envs)
+    bare = _specs_without_programs(args.out / "specs-bare", sorted({_env_of(path) for path in args.scenarios}))
     model = ["--backend", "openai", "--base-url", args.base_url, "--model", args.model, "--max-tokens"]
     model += [str(args.max_tokens), "--timeout-s", str(args.timeout_s), "--provider-retries", "0"]
     model += ["--max-attempts", str(args.max_attempts)]
-    compiled = _compiled(args, bare, envs, model) if "compiled" in runs else bare
+    compiled = args.out / "specs-compiled"
     for scenario in args.scenarios:
+        if "compiled" in runs:  # each environment compiled before its first scenario, not all first
+            _compile(args, bare, _env_of(scenario), model)
         for run in runs:
             report = args.out / run / f"{scenario.stem}.json"
             if report.exists():
@@ -122,28 +124,24 @@ def _specs_without_programs(folder: Path, envs: list[str]) -> Path:
     return folder
 
 
-def _compiled(args: argparse.Namespace, bare: Path, envs: list[str], model: list[str]) -> Path:
-    """The specs with the model's programs beside them; an environment whose compile report exists is kept."""
+def _compile(args: argparse.Namespace, bare: Path, env: str, model: list[str]) -> None:
+    """The spec of `env` with the model's programs beside it, in `--out`/specs-compiled (kept if its
+    compile report exists)."""
     folder: Path = args.out / "specs-compiled"
     folder.mkdir(exist_ok=True)
-    for env in envs:
-        report = args.out / f"compile-{env}.json"
+    report = args.out / f"compile-{env}.json"
+    if report.exists():
+        return
+    shutil.copy(bare / f"{env}.yaml", folder / f"{env}.yaml")
+    (folder / f"{env}.rules.star").unlink(missing_ok=True)
+    started = time.perf_counter()
+    spec = str(folder / f"{env}.yaml")
+    for _ in range(_TRIES):
+        _cli(["compile", spec, *model, "--rounds", str(args.rounds), "--report", str(report)], args.out / f"{env}.log")
         if report.exists():
-            continue
-        shutil.copy(bare / f"{env}.yaml", folder / f"{env}.yaml")
-        (folder / f"{env}.rules.star").unlink(missing_ok=True)
-        started = time.perf_counter()
-        spec = str(folder / f"{env}.yaml")
-        for _ in range(_TRIES):
-            _cli(
-                ["compile", spec, *model, "--rounds", str(args.rounds), "--report", str(report)],
-                args.out / f"{env}.log",
-            )
-            if report.exists():
-                break
-            time.sleep(_RETRY_S)
-        print(f"compile {env}: {time.perf_counter() - started:.0f} s", flush=True)
-    return folder
+            break
+        time.sleep(_RETRY_S)
+    print(f"compile {env}: {time.perf_counter() - started:.0f} s", flush=True)
 
 
 def _cli(arguments: list[str], log: Path) -> None:
