@@ -88,3 +88,9 @@ def test_a_default_given_by_keyword_is_given_by_position() -> None:
     text = 'memo = args.get("memo", default="")\nto = args.get(\'to\', default = None)\n'
     assert as_starlark(text) == 'memo = args.get("memo", "")\nto = args.get(\'to\', None)\n'
     assert run(f"args = {{}}\n{as_starlark(text)}", "memo") == ""
+
+
+def test_triple_quoted_strings_are_kept_and_the_code_around_them_is_read() -> None:
+    docstring = '    """The account\'s f"{x}" record; what is it."""\n'
+    text = f'def get(state, args):\n{docstring}    return f"{{args["id"]}}" is None\n'
+    assert as_starlark(text) == (f'def get(state, args):\n{docstring}    return ("%s" % (args["id"],)) == None\n')

@@ -1,8 +1,8 @@
 """Python a model writes out of habit, turned into the Starlark it meant, before a program it wrote is parsed.
 
 Models asked for Starlark write Python anyway (measured: a 1.5B model in most compile rounds, even when told
-not to). Two habits have one meaning in Starlark and are rewritten, on the same line, so that a later error
-still points at the line the model wrote:
+not to). Four habits have one meaning in Starlark and are rewritten, on the same line, so that a later
+error still points at the line the model wrote:
 - f-strings, often with the quotes of Python 3.12 (`f"{args["id"]}"`), which Starlark reads only with bare
   names inside: each one on one line becomes `%` formatting with the same text and expressions;
 - `is` and `is not` (a reserved word in Starlark), which a program only uses against None, True or False:
@@ -10,7 +10,8 @@ still points at the line the model wrote:
 - `isinstance(value, dict)` (no such function): `type(value) == "dict"`;
 - `d.get(key, default=value)` (Starlark's `get` takes no keywords): `d.get(key, value)`.
 Programs are read by a scanner, not by Python's parser, so that one that is not valid Python (nor yet valid
-Starlark) is still read. Anything not understood is left as it was, and the parser's error goes back.
+Starlark) is still read; triple-quoted strings (docstrings) are kept as they are. Anything not understood
+is left as it was, and the parser's error goes back.
 """
 
 from __future__ import annotations
@@ -28,20 +29,20 @@ _ISINSTANCE = re.compile(r"\bisinstance\(\s*([^(),]+?)\s*,\s*(dict|list|str|int|
 _TYPE_NAMES = {"str": "string"}
 # dict.get(key, default=value): Starlark's get takes its default by position only.
 _GET_DEFAULT = re.compile(r"(\.get\([^()=]*?),\s*default\s*=\s*")
+_TRIPLE = re.compile(r"((\"\"\"|\'\'\')[\s\S]*?\2)")
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
 
 def as_starlark(text: str) -> str:
-    """`text` with its one-line f-strings written as `%` formatting and `is` as `==` (unchanged if it has
-    neither, or has a triple-quoted string, whose lines a line scanner cannot read)."""
-    if (
-        not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text or "default" in text)
-        or '"""' in text
-        or "'''" in text
-    ):
+    """`text` with the habits of the module's doc rewritten (unchanged if it has none)."""
+    if not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text or "default" in text):
         return text
-    return "".join(_line(_keyword_defaults(_type_tests(line))) for line in text.splitlines(keepends=True))
+    parts = _TRIPLE.split(text)  # code, then a triple-quoted string and the code after it, and so on
+    for index in range(0, len(parts), 3):
+        lines = parts[index].splitlines(keepends=True)
+        parts[index] = "".join(_line(_keyword_defaults(_type_tests(line))) for line in lines)
+    return "".join(part for index, part in enumerate(parts) if index % 3 != 2)
 
 
 def _line(line: str) -> str:
