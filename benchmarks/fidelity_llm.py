@@ -156,27 +156,21 @@ def _cli(arguments: list[str], log: Path) -> None:
 
 def tables(out: Path) -> str:
     runs = [run for run in RUNS if (out / run).is_dir()]
-    scenarios = sorted(
-        {path.stem for run in runs for path in (out / run).glob("*.json")},
-    )
-    complete = [name for name in scenarios if all((out / run / f"{name}.json").exists() for run in runs)]
+    reached = {run: sorted(path.stem for path in (out / run).glob("*.json")) for run in runs}
+    scenarios = sorted({name for names in reached.values() for name in names})
+    complete = [name for name in scenarios if all(name in reached[run] for run in runs)]
     compiled_tools = _compiled_tools(out)
     calls = {run: [call for name in complete for call in _calls(out, run, name, compiled_tools)] for run in runs}
     lines = [f"Scenarios every run reached ({len(complete)} of {len(scenarios)}): {', '.join(complete)}", ""]
-    lines += [
-        "| run | calls | result match | state match | state-changing calls: result / state "
-        "| prompt tokens (median) | output tokens (mean) | s per call (median) |",
-        "|---|---:|---:|---:|---|---:|---:|---:|",
-    ]
-    for run in runs:
-        every = calls[run]
-        changing = [call for call in every if call.get("fields_changed")]
-        lines.append(
-            f"| {LABELS[run]} | {len(every)} | {_share(every, 'result_match')} | {_share(every, 'state_match')} "
-            f"| {len(changing)} calls: {_share(changing, 'result_match')} / {_share(changing, 'state_match')} "
-            f"| {_median(every, 'input'):,.0f} | {_mean(every, 'output'):,.0f} | {_seconds(every):.1f} |"
-        )
-    lines += ["", "State match by fields the call changes (EnvSimBench's grouping):", ""]
+    lines += [_HEADER, "|---|---:|---:|---:|---|---:|---:|---:|"]
+    lines += [_row(LABELS[run], calls[run]) for run in runs]
+    if complete != scenarios:
+        lines += ["", "Each run on every scenario it reached:", "", _HEADER, "|---|---:|---:|---:|---|---:|---:|---:|"]
+        for run in runs:
+            names = [name for name in reached[run] if run != "compiled" or name in reached.get("patch", [])]
+            every = [call for name in names for call in _calls(out, run, name, compiled_tools)]
+            lines.append(_row(f"{LABELS[run]} ({', '.join(names)})", every))
+    lines += ["", "State match by fields the call changes (EnvSimBench's grouping), scenarios every run reached:", ""]
     lines += ["| run | " + " | ".join(label for label, _, _ in FIELD_GROUPS) + " |"]
     lines += ["|---|" + "---:|" * len(FIELD_GROUPS)]
     for run in runs:
@@ -188,6 +182,21 @@ def tables(out: Path) -> str:
     if compiled_tools is not None:
         lines += ["", _compile_summary(out)]
     return "\n".join(lines)
+
+
+_HEADER = (
+    "| run | calls | result match | state match | state-changing calls: result / state "
+    "| prompt tokens (median) | output tokens (mean) | s per call (median) |"
+)
+
+
+def _row(label: str, calls: list[dict[str, Any]]) -> str:
+    changing = [call for call in calls if call.get("fields_changed")]
+    return (
+        f"| {label} | {len(calls)} | {_share(calls, 'result_match')} | {_share(calls, 'state_match')} "
+        f"| {len(changing)} calls: {_share(changing, 'result_match')} / {_share(changing, 'state_match')} "
+        f"| {_median(calls, 'input'):,.0f} | {_mean(calls, 'output'):,.0f} | {_seconds(calls):.1f} |"
+    )
 
 
 def _compiled_tools(out: Path) -> dict[str, set[str]] | None:
