@@ -226,6 +226,22 @@ async def test_f_strings_a_model_writes_are_read_as_starlark_and_written_as_such
     assert missing.result == "wallet W-9 not found"
 
 
+async def test_a_program_that_says_a_record_the_state_has_is_not_found_is_sent_back(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    """deposit without examples: the probes alone must catch a function that reads its ids wrong (it says
+    every wallet is missing), although a write may rightly refuse every probe for its rules."""
+    spec = tmp_path / "wallet.yaml"
+    spec.write_text(WALLET.split("    examples:\n      - arguments: {wallet_id: W-1, amount: 10}")[0])
+    misreads = DEPOSIT.replace('_wallet(state, args["wallet_id"])', '_wallet(state, "W-" + args["wallet_id"])')
+    fake.script(program(GET_WALLET), program(misreads), program(DEPOSIT))
+    report = await compile_spec(fake, spec, rounds=2)
+    deposit = report.tools[1]
+    assert (deposit.status, deposit.rounds) == ("compiled", 2)
+    assert "wallet W-1 not found" in deposit.rejected[0][1]
+    assert 'wallet_id "W-1" is in the state (/wallets)' in deposit.rejected[0][1]
+
+
 async def test_programs_that_loop_or_exceed_limits_are_left_to_the_llm(fake: FakeProvider, spec: Path) -> None:
     loops = "def deposit(state, args):\n    for i in range(100000000):\n        pass\n    return {}\n"
     grows = (

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import PROGRAM_SCHEMA, InvalidOutcome, JsonRequest
+from sim_mcp.engine.guards import has_record, ids_named
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.probes import probe_arguments
@@ -254,6 +255,10 @@ def check_program(
         except RulesError as e:
             return f"the probe call with arguments {_show(arguments)} failed: {e.reason}"
         if ran.is_error:
+            if (
+                contradiction := _not_found_yet_there(tool, environment.initial_state, arguments, ran.result)
+            ) is not None:
+                return f"the probe call with arguments {_show(arguments)} answered {_show(ran.result)}: {contradiction}"
             refusals.append(f"{_show(arguments)} -> {_show(ran.result)}")
         elif output is not None and (problem := value_problem(ran.result, output, "result")):
             return f"the probe call with arguments {_show(arguments)} broke the output schema: {problem}"
@@ -262,6 +267,19 @@ def check_program(
         # A listing or a read (of ids that exist, among the probes) that refuses every valid call is no
         # model of the tool; other tools may refuse all of them rightly (rules the probes break).
         return f"it refused every valid probe call, e.g. {refusals[0]}; optional arguments may be missing"
+    return None
+
+
+def _not_found_yet_there(tool: ToolSpec, state: Any, arguments: dict[str, Any], result: Any) -> str | None:
+    """A refusal that says a record is not found while the state has it (a program that reads its ids
+    wrong refuses every call, which no probe would otherwise catch for a tool that may refuse rightly)."""
+    text = result if isinstance(result, str) else _dump(result)
+    if "not found" not in text.lower():
+        return None
+    for key, value, collection in ids_named(tool, state, arguments):
+        named = re.search(rf"(?<![\w-]){re.escape(str(value))}(?![\w-])", text) is not None
+        if named and has_record(collection, value):
+            return f"{key} {_dump(value)} is in the state ({collection.pointer})"
     return None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from sim_mcp.engine.intent import Action, Collection, find_collection, read_intent, split_words
 from sim_mcp.specs.model import Environment, ToolSpec
 
-__all__ = ["ids_named", "missing_record"]
+__all__ = ["has_record", "ids_named", "missing_record"]
 
 # The intents that need the record to exist (creations and listings don't).
 _NEEDS_RECORD = frozenset({Action.GET, Action.UPDATE, Action.DELETE, Action.SET_STATUS})
@@ -51,12 +51,13 @@ def missing_record(environment: Environment, tool: ToolSpec, state: Any, argumen
     if read_intent(tool.name, state).action not in _NEEDS_RECORD:
         return None
     for key, value, collection in ids_named(tool, state, arguments):
-        if not _has(collection, value):
+        if not has_record(collection, value):
             return not_found_message(environment, tool, key, value, collection.singular)
     return None
 
 
-def _has(collection: Collection, value: str | int) -> bool:
+def has_record(collection: Collection, value: str | int) -> bool:
+    """Whether `collection` holds a record with the id `value` (a key, or an `id` field)."""
     records = collection.records
     if isinstance(records, dict):
         if str(value) in records or value in records:
