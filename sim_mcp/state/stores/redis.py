@@ -23,7 +23,7 @@ from __future__ import annotations
 import builtins
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -174,9 +174,11 @@ class RedisStore:
             )
             if taken:
                 found, record, events = taken
-                asked = max(self.prefetch_events, 1)  # fewer than asked for: that is the whole log
-                kept = events[len(events) - self.prefetch_events :] if self.prefetch_events else []
-                self._known[session_id] = _Known(record, kept, len(events) < asked) if found else _Known(None, [], True)
+                # Fewer events than asked for: that is the whole log.
+                complete = len(events) < max(self.prefetch_events, 1)
+                self._known[session_id] = (
+                    _Known(record, self._newest(events), complete) if found else _Known(None, [], True)
+                )
                 return token
             if anyio.current_time() >= deadline:
                 raise StoreError(
@@ -236,6 +238,10 @@ class RedisStore:
             f"{session_id!r} expired while held (the call took over {self.lease_s:g}s)"
         )
 
+    def _newest(self, events: Sequence[Event | bytes | str]) -> builtins.list[Event | bytes | str]:
+        """The events a lock holder keeps: the newest `prefetch_events` of `events`, oldest first."""
+        return list(events[len(events) - self.prefetch_events :]) if self.prefetch_events else []
+
     async def get(self, session_id: str) -> SessionRecord | None:
         if (known := self._known.get(session_id)) is not None:
             return known.parsed_record()
@@ -270,8 +276,7 @@ class RedisStore:
         if (known := self._known.get(record.id)) is not None:
             known.record = record
             if events is not None:
-                known.events = list(events[len(events) - self.prefetch_events :] if self.prefetch_events else [])
-                known.complete = len(events) <= self.prefetch_events
+                known.events, known.complete = self._newest(events), len(events) <= self.prefetch_events
 
     async def commit(self, record: SessionRecord, event: Event) -> None:
         commands: list[_Command] = [
@@ -284,8 +289,7 @@ class RedisStore:
             known.record = record
             known.events.append(event)
             if len(known.events) > self.prefetch_events:
-                del known.events[: len(known.events) - self.prefetch_events]
-                known.complete = False
+                known.events, known.complete = self._newest(known.events), False
 
     async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         if last is not None and last <= 0:
