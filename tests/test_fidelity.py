@@ -233,3 +233,39 @@ async def test_an_inconsistent_provider_scores_lower_without_crashing(fake: Fake
 async def bench(settings: Settings, scenarios: list[Scenario], *, rules: RulesMode = "auto") -> BenchmarkReport:
     async with Runtime(settings) as runtime:
         return await run_benchmark(runtime.sessions, scenarios, rules=rules)
+
+
+async def test_each_call_keeps_why_answers_were_rejected_and_the_error_it_ended_with(fake: FakeProvider) -> None:
+    created = {
+        "id": "T-1006",
+        "title": "VPN drops every hour",
+        "description": "The office VPN disconnects on the hour, every hour, since Monday.",
+        "customer_email": "ops@acme.example",
+        "priority": "high",
+        "status": "open",
+        "assignee": None,
+        "resolution": None,
+        "tags": ["network"],
+    }
+    fake.script(
+        reply_outcome("", is_error=True),  # an error with no message: rejected, asked again
+        reply_outcome(created, state_patch=[{"op": "add", "path": "/tickets/T-1006", "value": created}]),
+        reply_outcome("ticket T-1006 not found", is_error=True),
+    )
+    settings = Settings(
+        specs=[BUNDLED_SPECS],
+        backend="openai",
+        model="fake-model",
+        base_url=fake.openai_url,
+        max_attempts=2,
+        provider_retries=0,
+        run_rules=False,
+    )
+    scenarios, _ = load_scenarios(SCENARIOS / "tickets.yaml")
+    report = await bench(settings, scenarios)
+    first, second = report.scenarios[0].calls[:2]
+    assert (first.result_match, first.error) == (True, None)
+    (reason,) = first.rejected
+    assert "message" in reason
+    assert (second.result_match, second.rejected, second.error) == (False, (), "ticket T-1006 not found")
+    assert report.to_json()["scenarios"][0]["calls"][0]["rejected"] == [reason]

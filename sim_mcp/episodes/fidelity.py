@@ -59,6 +59,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sim_mcp.engine.sessions import SessionService
+from sim_mcp.engine.simulator import CallResult
 from sim_mcp.episodes.rewards import json_matches, run_check
 from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError
@@ -82,6 +83,7 @@ __all__ = [
 RulesMode = Literal["auto", "always", "never"]
 _TEMPLATE = re.compile(r"\{\{\s*steps\.([A-Za-z0-9_\-]+)\.(result|is_error|args)((?:\.[^.{}\s]+)*)\s*\}\}")
 _FAILURES_SHOWN = 40
+_REASON_CHARS = 600
 
 
 class Expectation(BaseModel):
@@ -239,6 +241,10 @@ class CallScore:
     output_tokens: int
     latency_ms: float
     state_difference: str | None = None
+    # Why the backend's answers before the committed one were rejected, and the error result the call
+    # ended with (both cut to _REASON_CHARS): what a model got wrong, beyond whether it did.
+    rejected: tuple[str, ...] = ()
+    error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -250,6 +256,8 @@ class CallScore:
             "tokens": {"input": self.input_tokens, "output": self.output_tokens},
             "latency_ms": self.latency_ms,
             "state_difference": self.state_difference,
+            "rejected": list(self.rejected),
+            "error": self.error,
         }
 
 
@@ -524,7 +532,7 @@ async def run_scenario(
                 for result in _judge_step(index, step.call, expectation, rule, outcome, state, outcomes)
             ]
             report.results += judged
-            report.calls.append(_score(index, step.call, judged, called.is_error, state, expected, tokens, latency))
+            report.calls.append(_score(index, step.call, judged, called, state, expected))
     finally:
         await sessions.delete(session_id)
     return report
@@ -549,11 +557,9 @@ def _score(
     index: int,
     call: str,
     judged: list[ExpectationResult],
-    is_error: bool,
+    called: CallResult,
     state: Any,
     expected: ReferenceStep | None,
-    tokens: TokenUsage,
-    latency_ms: float,
 ) -> CallScore:
     """One call's result and state match: the step's expectations on the result (with none, the reference's
     success or failure), and the state after it against the reference's."""
@@ -562,7 +568,7 @@ def _score(
     if on_result:
         result_match = all(result.passed for result in on_result)
     else:
-        result_match = expected is None or expected.is_error == is_error
+        result_match = expected is None or expected.is_error == called.is_error
     difference: str | None = None
     if expected is not None:
         difference = first_difference(expected.after, state)
@@ -571,8 +577,20 @@ def _score(
     else:
         state_match = all(result.passed for result in on_state) if on_state else None
         fields = None
+    event = called.event
+    tokens = event.tokens if event is not None else TokenUsage()
     return CallScore(
-        index, call, result_match, state_match, fields, tokens.input, tokens.output, latency_ms, difference
+        index,
+        call,
+        result_match,
+        state_match,
+        fields,
+        tokens.input,
+        tokens.output,
+        event.latency_ms if event is not None else 0.0,
+        difference,
+        rejected=tuple(reason[:_REASON_CHARS] for reason in (event.rejected if event is not None else [])),
+        error=_as_text(called.result)[:_REASON_CHARS] if called.is_error else None,
     )
 
 
