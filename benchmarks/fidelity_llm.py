@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -181,7 +182,59 @@ def tables(out: Path) -> str:
         lines.append(f"| {LABELS[run]} | " + " | ".join(cells) + " |")
     if compiled_tools is not None:
         lines += ["", _compile_summary(out)]
+    lines += _rejection_lines(out, reached)
     return "\n".join(lines)
+
+
+# Why the simulator turned a model's answer down (the reasons it fed back), or why a call got no answer at
+# all: the first pattern that matches names the kind.
+_REJECTIONS = [
+    ("cut off at the token limit", re.compile(r"cut off at \d+ tokens")),
+    ("program: a name it never defined", re.compile(r"program failed: .*Variable `[^`]+` not found")),
+    ("program: does not parse", re.compile(r"program failed: .*(Parse error|[Ss]yntax|expected a function)")),
+    ("program: failed when run", re.compile(r"program failed")),
+    ("result not in the output shape", re.compile(r"output schema")),
+    ("patch does not apply", re.compile(r"state_patch does not apply")),
+    ("error without a message", re.compile(r"needs its message")),
+    ("not one JSON object of the contract", re.compile(r"JSON|the object has no|must be")),
+    ("the model server failed", re.compile(r"the backend failed")),
+]
+
+
+def _rejection_lines(out: Path, reached: dict[str, list[str]]) -> list[str]:
+    """Per model run: its answers the simulator rejected, by why (from reports that record it)."""
+    rows = []
+    for run in ("patch", "program"):
+        calls = [
+            call
+            for name in reached.get(run, [])
+            for scenario in json.loads((out / run / f"{name}.json").read_text())["scenarios"]
+            for call in scenario["calls"]
+            if "rejected" in call
+        ]
+        if not calls:
+            continue
+        kinds: dict[str, int] = {}
+        for reason in (reason for call in calls for reason in call["rejected"]):
+            kind = next((label for label, pattern in _REJECTIONS if pattern.search(reason)), "other")
+            kinds[kind] = kinds.get(kind, 0) + 1
+        asked = [call for call in calls if call["tokens"]["input"] or call["rejected"]]
+        gave_up = sum("could not produce a valid result" in (call.get("error") or "") for call in calls)
+        shown = ", ".join(f"{label} {count}" for label, count in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        rows.append(
+            f"| {LABELS[run]} | {len(asked)} | {sum(len(call['rejected']) for call in calls)} | {gave_up} "
+            f"| {shown or '-'} |"
+        )
+    if not rows:
+        return []
+    return [
+        "",
+        "Answers the simulator rejected (reports that record why; each rejected answer was asked again):",
+        "",
+        "| run | calls that asked the model | answers rejected | calls with no valid answer | why |",
+        "|---|---:|---:|---:|---|",
+        *rows,
+    ]
 
 
 _HEADER = (
