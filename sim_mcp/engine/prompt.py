@@ -75,10 +75,12 @@ read."""
 PROGRAM_GUIDE = """\
 Write the tool's function in Starlark (a small Python dialect): def NAME(state, args):
 - state: the world state (a dict); change it in place for every effect a later call could see (records, \
-balances, counters). args: the call's arguments; an optional one may be missing: args.get("name", default).
-- First the rules' checks, each failing with the tool's error message, values filled in: \
-`return error("account %s not found" % account_id)` (nothing changes then); then the changes; then \
-return the result, in the tool's output shape.
+balances, counters). args: the call's arguments, already checked against the input schema; an optional one \
+may be missing: args.get("name", default).
+- First the checks of the rules that apply to this tool (not the other tools' rules), each failing with the \
+tool's error message, values filled in: `return error("account %s not found" % account_id)` (nothing \
+changes then); then the changes (a read changes nothing); then return the result, in the tool's output \
+shape. Short: no comments.
 - Not Python: no imports, classes, while, try, f-strings, `is`, set() or round() (use money); format with \
 "%s" % x; dict.get takes its default by position (never default=).
 - Helpers: error(message); next_id(records, prefix) ("TRF-9005" after "TRF-9004"); now() (ISO 8601); \
