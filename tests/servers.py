@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 from mcp import StdioServerParameters
+
+from sim_mcp.client._server import stop_process
+from sim_mcp.client._server import wait_healthy as healthy
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED_SPECS = REPO / "tool_specs"
@@ -107,27 +109,8 @@ def running_server(tmp_path: Path, *args: str, specs: Path = BUNDLED_SPECS) -> I
         server.stop()
 
 
-def stop_process(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a process the tests started, killing it if it does not go within 10 s."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def wait_healthy(process: subprocess.Popen[bytes], url: str, timeout: float, log: Callable[[], str], what: str) -> None:
     """Wait until `url/healthz` answers 200; an error with `log()` if the process exits or time runs out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{what} exited with {process.returncode}:\n{log()}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"{what} not ready after {timeout}s:\n{log()}")
+    if not healthy(process, url, timeout):
+        state = f"exited with {process.returncode}" if process.poll() is not None else f"not ready after {timeout}s"
+        raise RuntimeError(f"{what} {state}:\n{log()}")

@@ -94,17 +94,7 @@ class LocalServer:
 
     def _wait_ready(self) -> bool:
         assert self.process is not None
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                return False
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return True
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        return False
+        return wait_healthy(self.process, f"http://127.0.0.1:{self.port}", self.startup_timeout)
 
     def _output(self) -> str:
         if self._log is None:
@@ -115,13 +105,8 @@ class LocalServer:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        if process is not None:
+            stop_process(process)
         if self._log is not None:
             self._log.close()
             self._log = None
@@ -153,3 +138,29 @@ def _free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def wait_healthy(process: subprocess.Popen[bytes], url: str, timeout: float) -> bool:
+    """Whether `url/healthz` answers 200 within `timeout` seconds (False as soon as `process` exits)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def stop_process(process: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL if the process has not exited within `grace_s`; returns once it has."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
