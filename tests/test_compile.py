@@ -407,6 +407,20 @@ async def test_program_mode_feeds_failures_back_then_gives_an_honest_error(fake:
     assert "missing" in second
 
 
+async def test_a_program_cut_off_is_asked_for_a_shorter_program(fake: FakeProvider, spec: Path) -> None:
+    settings = settings_for(fake, specs=[spec.parent], llm_output="program", max_attempts=2)
+    fake.script(Reply(text='{"program": "def deposit(state, args):\\n    # First', finish="length"), program(DEPOSIT))
+    async with Runtime(settings) as runtime:
+        moved = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+    assert (moved.is_error, moved.result) == (False, {"id": "W-1", "balance": 6})
+    assert moved.event is not None
+    (reason,) = moved.event.rejected
+    assert (
+        reason
+        == "the reply was cut off at 2048 tokens; answer with a shorter program: only this tool's checks, no comments"
+    )
+
+
 # -- the LLM path's guards -------------------------------------------------------------------------
 
 

@@ -279,7 +279,9 @@ class LLMBackend(Backend):
             seed=request.seed,
             cache_key=f"sim-mcp-{environment.name}-{environment.version}",
         )
-        reply = await self._ask(call)
+        # A program cut off is most often one that checks other tools' rules too, or explains itself.
+        shorter = "a shorter program: only this tool's checks, no comments" if request.llm_output == "program" else None
+        reply = await self._ask(call, shorter=shorter or "a shorter result")
         try:
             if reply.tool_input is not None:
                 outcome = outcome_from_object(reply.tool_input)
@@ -306,7 +308,7 @@ class LLMBackend(Backend):
             schema=request.schema,
             description=request.description,
         )
-        reply = await self._ask(call)
+        reply = await self._ask(call, shorter="a shorter reply")
         required: Sequence[str] = request.schema.get("required", ())
         tool_input = reply.tool_input
         try:
@@ -341,15 +343,16 @@ class LLMBackend(Backend):
                 self._static.popitem(last=False)
         return found
 
-    async def _ask(self, call: Call) -> Reply:
-        """The reply to `call`, within the backend's concurrency; `InvalidOutcome` for an unusable reply."""
+    async def _ask(self, call: Call, *, shorter: str) -> Reply:
+        """The reply to `call`, within the backend's concurrency; `InvalidOutcome` for an unusable reply (one
+        cut off at `max_tokens` asks for `shorter`, what the reply should be instead)."""
         missing = self._missing_client()
         if missing is not None:
             raise BackendError(self.name, missing, model=call.model)
         async with self._limiter:
             reply = await self._send_with_retries(call)
         if reply.cut_off:
-            reason = f"the reply was cut off at {call.max_tokens} tokens; answer with a shorter result"
+            reason = f"the reply was cut off at {call.max_tokens} tokens; answer with {shorter}"
             raise InvalidOutcome(self.name, reason, model=call.model, usage=reply.usage)
         if reply.problem is not None:
             raise InvalidOutcome(self.name, reply.problem, model=call.model, usage=reply.usage)
