@@ -57,6 +57,8 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
         ("    for key, value in state['w']:\n        pass\n    return {}", "use .items()"),
         ("    return {'total': round(1.5)}", "money(x) rounds to cents"),
         ("    return {'total': sum([1, 2])}", "add in a for loop"),
+        ("    return {'at': datetime.now()}", "dates are ISO strings, compared as strings"),
+        ("    from datetime import timedelta\n    return {}", "no imports or datetime in Starlark"),
     ],
 )
 def test_where_starlark_is_not_python_the_error_says_what_to_write(body: str, hint: str) -> None:

@@ -81,10 +81,11 @@ may be missing: args.get("name", default).
 tool's error message, values filled in: `return error("account %s not found" % account_id)` (nothing \
 changes then); then the changes (a read changes nothing); then return the result, in the tool's output \
 shape. Short: no comments.
-- Not Python: no imports, classes, while, try, set() or round() (use money).
+- Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, set() or round() \
+(use money).
 - Helpers: error(message); next_id(records, prefix) ("TRF-9005" after "TRF-9004"); now() (ISO 8601); \
-today() (YYYY-MM-DD); money(x) (rounded to cents); money_text(x) ("63.10"); sorted_by(records, field, \
-reverse = False); contains_text(record, fields, text); random_code(length)."""
+today() (YYYY-MM-DD); to_seconds(time); money(x) (rounded to cents); money_text(x) ("63.10"); \
+sorted_by(records, field, reverse = False); contains_text(record, fields, text); random_code(length)."""
 
 _PROGRAM_RULES = f"""\
 How to answer: with a short program, which the engine runs on a copy of the state: compute with code, not \

@@ -136,6 +136,11 @@ _HINTS = (
     (re.compile(r"^Variable `round` not found"), "no round() in Starlark: money(x) rounds to cents"),
     (re.compile(r"^Variable `sum` not found"), "no sum() in Starlark: add in a for loop"),
     (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
+    (
+        re.compile(r"^Variable `(datetime|timedelta|date|time)` not found|reserved keyword `(from|import)`"),
+        "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
+        "to_seconds(t) for times",
+    ),
 )
 
 
