@@ -33,7 +33,7 @@ from sim_mcp.engine.guards import has_record, ids_named
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.probes import probe_arguments
-from sim_mcp.engine.prompt import PROGRAM_GUIDE, tool_text
+from sim_mcp.engine.prompt import program_guide, tool_text
 from sim_mcp.engine.recordings import Recording
 from sim_mcp.engine.rules import (
     CallContext,
@@ -324,7 +324,7 @@ def _request(job: _Job, failure: tuple[str, str] | None) -> JsonRequest:
             "engine runs for every call of that tool. Make it exact and general: it must give the right answer "
             "for any valid arguments and any state, not only the examples.",
             "",
-            PROGRAM_GUIDE.replace("NAME", name),
+            program_guide(tool),
             "A helper function of your own must have a name starting with _.",
             'Reply with one JSON object and nothing else: {"program": "<the program>"}',
             "",

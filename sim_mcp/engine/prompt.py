@@ -33,6 +33,7 @@ __all__ = [
     "PROGRAM_GUIDE",
     "Prompt",
     "build_prompt",
+    "program_guide",
     "result_shape",
     "static_prompt",
     "tool_text",
@@ -78,19 +79,37 @@ Write the tool's function in Starlark (a small Python dialect): def NAME(state, 
 balances, counters). args: the call's arguments, already checked against the input schema; an optional one \
 may be missing: args.get("name", default).
 - First the checks of the rules that apply to this tool (not the other tools' rules), each failing with the \
-tool's error message, values filled in: `return error("account %s not found" % account_id)` (nothing \
-changes then); then the changes (a read changes nothing); then return the result, in the tool's output \
-shape. Short: no comments.
+tool's error message, values filled in: `return error(EXAMPLE)` (nothing changes then); then the changes \
+(a read changes nothing); then return the result, in the tool's output shape. Short: no comments.
 - Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, set() or round() \
 (use money).
 - Helpers: error(message); next_id(records, prefix) ("TRF-9005" after "TRF-9004"); now() (ISO 8601); \
 today() (YYYY-MM-DD); to_seconds(time); money(x) (rounded to cents); money_text(x) ("63.10"); \
 sorted_by(records, field, reverse = False); contains_text(record, fields, text); random_code(length)."""
 
-_PROGRAM_RULES = f"""\
+_PROGRAM_RULES = """\
 How to answer: with a short program, which the engine runs on a copy of the state: compute with code, not \
-by hand.
-{PROGRAM_GUIDE}"""
+by hand."""
+
+
+def program_guide(tool: ToolSpec | None) -> str:
+    """PROGRAM_GUIDE for `tool`: its function's name, and an error example made of its own arguments (a
+    small model copies the example's names as they are: a fixed `account_id` turned up in a ticket tool)."""
+    if tool is None:
+        return PROGRAM_GUIDE.replace("NAME", "TOOL").replace("EXAMPLE", '"not permitted"')
+    return PROGRAM_GUIDE.replace("NAME", function_name(tool.name)).replace("EXAMPLE", _error_example(tool))
+
+
+def _error_example(tool: ToolSpec) -> str:
+    """`"ticket %s not found" % args["ticket_id"]` for a tool with an id argument; else about its first."""
+    names = [name for name in tool.input_schema.get("properties") or {} if name.isidentifier()]
+    ids = [name for name in names if name == "id" or name.endswith("_id")]
+    if ids:
+        noun = ids[0][:-3].replace("_", " ") or "record"
+        return f'"{noun} %s not found" % args["{ids[0]}"]'
+    if names:
+        return f'"{names[0].replace("_", " ")} %s is not allowed" % args["{names[0]}"]'
+    return '"not permitted"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +145,7 @@ def build_prompt(
 def static_prompt(environment: Environment, tool: ToolSpec | None = None, mode: LlmOutput = "patch") -> str:
     """The part of the prompt that depends on the environment, the called tool and the mode only (the same
     bytes on every call of that tool). Without `tool`: every tool in full (the judge's and users' view)."""
-    rules = (
-        _PATCH_RULES
-        if mode == "patch"
-        else _PROGRAM_RULES.replace("NAME", function_name(tool.name) if tool else "TOOL")
-    )
+    rules = _PATCH_RULES if mode == "patch" else f"{_PROGRAM_RULES}\n{program_guide(tool)}"
     lines = [_PURPOSE, "", rules, "", f"# Environment: {environment.name}"]
     if environment.description:
         lines.append(environment.description.strip())

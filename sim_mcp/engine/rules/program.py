@@ -137,6 +137,13 @@ _HINTS = (
     (re.compile(r"^Variable `sum` not found"), "no sum() in Starlark: add in a for loop"),
     (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
     (
+        re.compile(
+            r"^Local variable `(error|next_id|now|today|to_seconds|money|money_text|sorted_by|contains_text|"
+            r"random_code|random_int)` referenced before assignment"
+        ),
+        "a variable of that name hides the helper: name it otherwise",
+    ),
+    (
         re.compile(r"^Variable `(datetime|timedelta|date|time)` not found|reserved keyword `(from|import)`"),
         "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
         "to_seconds(t) for times",
