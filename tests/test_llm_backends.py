@@ -488,16 +488,18 @@ def test_static_part_is_identical_across_calls() -> None:
     assert "Transfers need enough balance" in first.system
 
 
-def test_the_program_guide_shows_an_error_made_of_the_called_tools_own_arguments() -> None:
-    # A small model copies the example's names as they are; each tool's guide uses that tool's arguments.
-    by_id = static_prompt(ENVIRONMENT, GET, "program")
-    assert "def get_account(state, args):" in by_id
-    assert 'return error("account %s not found" % args["account_id"])' in by_id
-    by_first = static_prompt(ENVIRONMENT, TRANSFER, "program")
-    assert 'return error("from %s not found" % args["from_id"])' in by_first
-    bare = ToolSpec(name="ping", description="Ping.", input_schema={"type": "object", "properties": {"host": {}}})
-    assert 'return error("host %s is not allowed" % args["host"])' in static_prompt(ENVIRONMENT, bare, "program")
-    assert "account_id" not in static_prompt(ENVIRONMENT, bare.model_copy(update={"input_schema": {}}), "program")
+def test_the_program_guide_shows_an_error_check_made_of_the_called_tools_own_id_argument() -> None:
+    # A small model copies the example as it is: each tool's guide shows the check that is right for it.
+    environment = ENVIRONMENT.model_copy(update={"initial_state": {"accounts": {"acc_1": {"balance": 5}}}})
+    get = static_prompt(environment, GET, "program")
+    assert "def get_account(state, args):" in get
+    assert (
+        'if args["account_id"] not in state["accounts"]: return error("account %s not found" % args["account_id"])'
+        in get
+    )
+    # No required argument names a top-level collection's record (from_id is no `account_id`): no example
+    # to copy, only the form.
+    assert '`return error("...")`' in static_prompt(environment, TRANSFER, "program")
 
 
 def test_one_call_prompt_leaves_out_the_checks_already_made_but_keeps_the_meaning() -> None:

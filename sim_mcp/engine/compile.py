@@ -324,7 +324,7 @@ def _request(job: _Job, failure: tuple[str, str] | None) -> JsonRequest:
             "engine runs for every call of that tool. Make it exact and general: it must give the right answer "
             "for any valid arguments and any state, not only the examples.",
             "",
-            program_guide(tool),
+            program_guide(environment, tool),
             "A helper function of your own must have a name starting with _.",
             'Reply with one JSON object and nothing else: {"program": "<the program>"}',
             "",

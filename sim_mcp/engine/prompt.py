@@ -79,8 +79,8 @@ Write the tool's function in Starlark (a small Python dialect): def NAME(state, 
 balances, counters). args: the call's arguments, already checked against the input schema; an optional one \
 may be missing: args.get("name", default).
 - First the checks of the rules that apply to this tool (not the other tools' rules), each failing with the \
-tool's error message, values filled in: `return error(EXAMPLE)` (nothing changes then); then the changes \
-(a read changes nothing); then return the result, in the tool's output shape. Short: no comments.
+tool's error message, values filled in with %: EXAMPLE (nothing changes then); then the changes (a read \
+changes nothing); then return the result, in the tool's output shape. Short: no comments.
 - Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, set() or round() \
 (use money).
 - Helpers: error(message); next_id(records, prefix) ("TRF-9005" after "TRF-9004"); now() (ISO 8601); \
@@ -92,24 +92,25 @@ How to answer: with a short program, which the engine runs on a copy of the stat
 by hand."""
 
 
-def program_guide(tool: ToolSpec | None) -> str:
-    """PROGRAM_GUIDE for `tool`: its function's name, and an error example made of its own arguments (a
-    small model copies the example's names as they are: a fixed `account_id` turned up in a ticket tool)."""
-    if tool is None:
-        return PROGRAM_GUIDE.replace("NAME", "TOOL").replace("EXAMPLE", '"not permitted"')
-    return PROGRAM_GUIDE.replace("NAME", function_name(tool.name)).replace("EXAMPLE", _error_example(tool))
+def program_guide(environment: Environment, tool: ToolSpec | None) -> str:
+    """PROGRAM_GUIDE for `tool`: its function's name, and an error example made of its own id argument and
+    collection, so that copying it is right (a 1.5B model copied the example's names as they were: a fixed
+    `account_id` turned up in a ticket tool, a refusal of the first argument in a create)."""
+    name, example = (function_name(tool.name), _error_example(environment, tool)) if tool else ("TOOL", None)
+    shown = f"`{example}`" if example else '`return error("...")`'
+    return PROGRAM_GUIDE.replace("NAME", name).replace("EXAMPLE", shown)
 
 
-def _error_example(tool: ToolSpec) -> str:
-    """`"ticket %s not found" % args["ticket_id"]` for a tool with an id argument; else about its first."""
-    names = [name for name in tool.input_schema.get("properties") or {} if name.isidentifier()]
-    ids = [name for name in names if name == "id" or name.endswith("_id")]
-    if ids:
-        noun = ids[0][:-3].replace("_", " ") or "record"
-        return f'"{noun} %s not found" % args["{ids[0]}"]'
-    if names:
-        return f'"{names[0].replace("_", " ")} %s is not allowed" % args["{names[0]}"]'
-    return '"not permitted"'
+def _error_example(environment: Environment, tool: ToolSpec) -> str | None:
+    """`if args["ticket_id"] not in state["tickets"]: return error("ticket %s not found" % ...)` for the
+    first required argument that names a record of a top-level collection of the initial state; else None."""
+    state = environment.initial_state
+    for key in tool.input_schema.get("required") or []:  # an optional one may be missing from args
+        for _, _, collection in ids_named(tool, state, {key: "x"}):
+            if len(collection.path) == 1 and isinstance(collection.records, dict) and key.isidentifier():
+                found = f'args["{key}"] not in state["{collection.path[0]}"]'
+                return f'if {found}: return error("{collection.singular} %s not found" % args["{key}"])'
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +146,7 @@ def build_prompt(
 def static_prompt(environment: Environment, tool: ToolSpec | None = None, mode: LlmOutput = "patch") -> str:
     """The part of the prompt that depends on the environment, the called tool and the mode only (the same
     bytes on every call of that tool). Without `tool`: every tool in full (the judge's and users' view)."""
-    rules = _PATCH_RULES if mode == "patch" else f"{_PROGRAM_RULES}\n{program_guide(tool)}"
+    rules = _PATCH_RULES if mode == "patch" else f"{_PROGRAM_RULES}\n{program_guide(environment, tool)}"
     lines = [_PURPOSE, "", rules, "", f"# Environment: {environment.name}"]
     if environment.description:
         lines.append(environment.description.strip())
