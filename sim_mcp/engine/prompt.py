@@ -83,7 +83,7 @@ tool's error message, values filled in with %: EXAMPLE (nothing changes then); t
 changes nothing); then return the result, in the tool's output shape. Short: no comments.
 - Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, set() or round() \
 (use money).
-- Helpers: error(message); next_id(records, prefix) ("TRF-9005" after "TRF-9004"); now() (ISO 8601); \
+- Helpers: error(message); NEXT_ID; now() (ISO 8601); \
 today() (YYYY-MM-DD); to_seconds(time); money(x) (rounded to cents); money_text(x) ("63.10"); \
 sorted_by(records, field, reverse = False); contains_text(record, fields, text); random_code(length)."""
 
@@ -98,7 +98,22 @@ def program_guide(environment: Environment, tool: ToolSpec | None) -> str:
     `account_id` turned up in a ticket tool, a refusal of the first argument in a create)."""
     name, example = (function_name(tool.name), _error_example(environment, tool)) if tool else ("TOOL", None)
     shown = f"`{example}`" if example else '`return error("...")`'
-    return PROGRAM_GUIDE.replace("NAME", name).replace("EXAMPLE", shown)
+    guide = PROGRAM_GUIDE.replace("NAME", name).replace("EXAMPLE", shown)
+    return guide.replace("NEXT_ID", _next_id_example(environment, tool))
+
+
+def _next_id_example(environment: Environment, tool: ToolSpec | None) -> str:
+    """next_id shown on the tool's own collection, with its ids' prefix (given as `records`, the 1.5B model
+    read `state["records"]`)."""
+    state = environment.initial_state
+    collection = find_collection(state, read_intent(tool.name, state).noun) if tool else None
+    if collection is None or len(collection.path) != 1 or not isinstance(collection.records, dict):
+        return 'next_id(records, prefix) ("TRF-9005" after "TRF-9004")'
+    some_id = next(iter(collection.records), "")
+    prefix = some_id.rstrip("0123456789")
+    if not prefix or prefix == some_id:
+        return f'next_id(state["{collection.path[0]}"], prefix) (the next free id)'
+    return f'next_id(state["{collection.path[0]}"], "{prefix}") (the next free id)'
 
 
 def _error_example(environment: Environment, tool: ToolSpec) -> str | None:
