@@ -196,8 +196,8 @@ _REJECTIONS = [
     ("result not in the output shape", re.compile(r"output schema")),
     ("patch does not apply", re.compile(r"state_patch does not apply")),
     ("error without a message", re.compile(r"needs its message")),
+    ("the model server failed", re.compile(r"the backend failed")),  # before JSON: its message may say JSON
     ("not one JSON object of the contract", re.compile(r"JSON|the object has no|must be")),
-    ("the model server failed", re.compile(r"the backend failed")),
 ]
 
 

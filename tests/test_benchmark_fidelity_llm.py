@@ -8,20 +8,10 @@ from pathlib import Path
 from benchmarks.fidelity_llm import tables
 from sim_mcp.cli import main
 from tests.fake_providers import FakeProvider, reply_outcome
+from tests.scripted_tickets import created_ticket
 from tests.servers import BUNDLED_SPECS, REPO
 
 TICKETS = REPO / "benchmarks" / "fidelity" / "tickets.yaml"
-CREATED = {
-    "id": "T-1006",
-    "title": "VPN drops every hour",
-    "description": "The office VPN disconnects on the hour, every hour, since Monday.",
-    "customer_email": "ops@acme.example",
-    "priority": "high",
-    "status": "open",
-    "assignee": None,
-    "resolution": None,
-    "tags": ["network"],
-}
 
 
 def bench(out: Path, *flags: str) -> None:
@@ -34,10 +24,10 @@ def bench(out: Path, *flags: str) -> None:
 def test_the_tables_count_matches_per_run_and_the_rejections_by_kind(fake: FakeProvider, tmp_path: Path) -> None:
     fake.script(
         reply_outcome("", is_error=True),  # rejected: an error needs its message
-        reply_outcome(CREATED, state_patch=[{"op": "add", "path": "/tickets/T-1006", "value": CREATED}]),
+        created_ticket(),
         # Both answers to the second call rejected: a patch to a path the state lacks, twice.
-        reply_outcome(CREATED, state_patch=[{"op": "replace", "path": "/nowhere/x", "value": 1}]),
-        reply_outcome(CREATED, state_patch=[{"op": "replace", "path": "/nowhere/x", "value": 1}]),
+        created_ticket([{"op": "replace", "path": "/nowhere/x", "value": 1}]),
+        created_ticket([{"op": "replace", "path": "/nowhere/x", "value": 1}]),
     )
     # Later calls find no scripted reply: the provider fails, and they end as errors without a rejection.
     # The rules programs are not run, as the driver removes them from the specs.

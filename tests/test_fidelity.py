@@ -14,6 +14,7 @@ from sim_mcp.episodes.fidelity import BenchmarkReport, RulesMode, Scenario, load
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
 from tests.fake_providers import FakeProvider, reply_outcome
+from tests.scripted_tickets import created_ticket
 from tests.servers import BUNDLED_SPECS, REPO
 
 SCENARIOS = REPO / "benchmarks" / "fidelity"
@@ -22,6 +23,19 @@ BUNDLED = sorted(SCENARIOS.glob("*.yaml"))
 
 def offline(**settings: Any) -> Settings:
     return Settings(specs=[BUNDLED_SPECS], **settings)
+
+
+def scripted(fake: FakeProvider, *, max_attempts: int) -> Settings:
+    """The scripted provider answers every call, even those of tools with a rules program."""
+    return Settings(
+        specs=[BUNDLED_SPECS],
+        backend="openai",
+        model="fake-model",
+        base_url=fake.openai_url,
+        max_attempts=max_attempts,
+        provider_retries=0,
+        run_rules=False,
+    )
 
 
 def write(path: Path, text: str) -> Path:
@@ -184,32 +198,13 @@ async def test_unknown_tools_and_environments_stop_the_run(tmp_path: Path) -> No
 
 
 async def test_an_inconsistent_provider_scores_lower_without_crashing(fake: FakeProvider) -> None:
-    created = {
-        "id": "T-1006",
-        "title": "VPN drops every hour",
-        "description": "The office VPN disconnects on the hour, every hour, since Monday.",
-        "customer_email": "ops@acme.example",
-        "priority": "high",
-        "status": "open",
-        "assignee": None,
-        "resolution": None,
-        "tags": ["network"],
-    }
     fake.script(
-        reply_outcome(created, state_patch=[{"op": "add", "path": "/tickets/T-1006", "value": created}]),
+        created_ticket(),
         # The ticket just created is not found: the inconsistency the benchmark is there to catch.
         reply_outcome("ticket T-1006 not found", is_error=True),
     )
     # Every later request finds no scripted reply: the provider fails, the calls end as error results.
-    settings = Settings(
-        specs=[BUNDLED_SPECS],
-        backend="openai",
-        model="fake-model",
-        base_url=fake.openai_url,
-        max_attempts=1,
-        provider_retries=0,
-        run_rules=False,  # the provider answers every call, even those of tools with a rules program
-    )
+    settings = scripted(fake, max_attempts=1)
     scenarios, _ = load_scenarios(SCENARIOS / "tickets.yaml")
     report = await bench(settings, scenarios)
     (scenario,) = report.scenarios
@@ -236,31 +231,12 @@ async def bench(settings: Settings, scenarios: list[Scenario], *, rules: RulesMo
 
 
 async def test_each_call_keeps_why_answers_were_rejected_and_the_error_it_ended_with(fake: FakeProvider) -> None:
-    created = {
-        "id": "T-1006",
-        "title": "VPN drops every hour",
-        "description": "The office VPN disconnects on the hour, every hour, since Monday.",
-        "customer_email": "ops@acme.example",
-        "priority": "high",
-        "status": "open",
-        "assignee": None,
-        "resolution": None,
-        "tags": ["network"],
-    }
     fake.script(
         reply_outcome("", is_error=True),  # an error with no message: rejected, asked again
-        reply_outcome(created, state_patch=[{"op": "add", "path": "/tickets/T-1006", "value": created}]),
+        created_ticket(),
         reply_outcome("ticket T-1006 not found", is_error=True),
     )
-    settings = Settings(
-        specs=[BUNDLED_SPECS],
-        backend="openai",
-        model="fake-model",
-        base_url=fake.openai_url,
-        max_attempts=2,
-        provider_retries=0,
-        run_rules=False,
-    )
+    settings = scripted(fake, max_attempts=2)
     scenarios, _ = load_scenarios(SCENARIOS / "tickets.yaml")
     report = await bench(settings, scenarios)
     first, second = report.scenarios[0].calls[:2]

@@ -107,7 +107,7 @@ def _next_id_example(environment: Environment, tool: ToolSpec | None) -> str:
     read `state["records"]`)."""
     state = environment.initial_state
     collection = find_collection(state, read_intent(tool.name, state).noun) if tool else None
-    if collection is None or len(collection.path) != 1 or not isinstance(collection.records, dict):
+    if collection is None or not _keyed_at_root(collection):
         return 'next_id(records, prefix) ("TRF-9005" after "TRF-9004")'
     some_id = next(iter(collection.records), "")
     prefix = some_id.rstrip("0123456789")
@@ -122,10 +122,15 @@ def _error_example(environment: Environment, tool: ToolSpec) -> str | None:
     state = environment.initial_state
     for key in tool.input_schema.get("required") or []:  # an optional one may be missing from args
         for _, _, collection in ids_named(tool, state, {key: "x"}):
-            if len(collection.path) == 1 and isinstance(collection.records, dict) and key.isidentifier():
+            if _keyed_at_root(collection) and key.isidentifier():
                 found = f'args["{key}"] not in state["{collection.path[0]}"]'
                 return f'if {found}: return error("{collection.singular} %s not found" % args["{key}"])'
     return None
+
+
+def _keyed_at_root(collection: Collection) -> bool:
+    """A collection the examples can write as `state["tickets"]`: a mapping id -> record at the root."""
+    return len(collection.path) == 1 and isinstance(collection.records, dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -280,8 +280,10 @@ class LLMBackend(Backend):
             cache_key=f"sim-mcp-{environment.name}-{environment.version}",
         )
         # A program cut off is most often one that checks other tools' rules too, or explains itself.
-        shorter = "a shorter program: only this tool's checks, no comments" if request.llm_output == "program" else None
-        reply = await self._ask(call, shorter=shorter or "a shorter result")
+        program = request.llm_output == "program"
+        reply = await self._ask(
+            call, shorter="a shorter program: only this tool's checks, no comments" if program else "a shorter result"
+        )
         try:
             if reply.tool_input is not None:
                 outcome = outcome_from_object(reply.tool_input)
