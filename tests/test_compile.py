@@ -402,6 +402,12 @@ async def test_program_mode_feeds_failures_back_then_gives_an_honest_error(fake:
     assert "missing" in rejected[0]
     assert "ran past its budget" in rejected[1]
     assert "needs its message" in rejected[2]
+    # Beside each reason, the program it was found in, as the model wrote it.
+    assert [answer.splitlines()[1].strip() for answer in answered.event.rejected_answers] == [
+        "return state['wallets'][args['wallet_id']]['missing']",
+        "for i in range(100000000):",
+        "return error('')",
+    ]
     _, second = (message["content"] for message in fake.posts("/chat/completions")[1].body["messages"])
     assert "previous answer was rejected" in second
     assert "missing" in second
@@ -419,6 +425,7 @@ async def test_a_program_cut_off_is_asked_for_a_shorter_program(fake: FakeProvid
         reason
         == "the reply was cut off at 2048 tokens; answer with a shorter program: only this tool's checks, no comments"
     )
+    assert moved.event.rejected_answers == ['{"program": "def deposit(state, args):\\n    # First']
 
 
 # -- the LLM path's guards -------------------------------------------------------------------------
@@ -444,6 +451,8 @@ async def test_an_empty_error_is_asked_again_and_the_rejection_is_kept(fake: Fak
     # The trajectory keeps it too, though the retry succeeded.
     (line,) = (trajectories / "s.jsonl").read_text().splitlines()
     assert json.loads(line)["rejected"] == [reason]
+    (answer,) = json.loads(line)["rejected_answers"]
+    assert json.loads(answer) == {"result": None, "is_error": True, "state_patch": []}
 
 
 async def test_a_tool_without_output_schema_is_shown_the_shape_of_its_results(fake: FakeProvider, spec: Path) -> None:

@@ -230,7 +230,7 @@ async def bench(settings: Settings, scenarios: list[Scenario], *, rules: RulesMo
         return await run_benchmark(runtime.sessions, scenarios, rules=rules)
 
 
-async def test_each_call_keeps_why_answers_were_rejected_and_the_error_it_ended_with(fake: FakeProvider) -> None:
+async def test_each_call_keeps_its_rejected_answers_why_and_the_error_it_ended_with(fake: FakeProvider) -> None:
     fake.script(
         reply_outcome("", is_error=True),  # an error with no message: rejected, asked again
         created_ticket(),
@@ -244,4 +244,7 @@ async def test_each_call_keeps_why_answers_were_rejected_and_the_error_it_ended_
     (reason,) = first.rejected
     assert "message" in reason
     assert (second.result_match, second.rejected, second.error) == (False, (), "ticket T-1006 not found")
+    (answer,) = first.rejected_answers
+    assert json.loads(answer) == {"result": "", "is_error": True, "state_patch": []}
     assert report.to_json()["scenarios"][0]["calls"][0]["rejected"] == [reason]
+    assert report.to_json()["scenarios"][0]["calls"][0]["rejected_answers"] == [answer]

@@ -302,11 +302,13 @@ async def test_malformed_reply_is_an_invalid_outcome_with_its_usage(
 async def test_reply_cut_off_at_max_tokens_is_an_invalid_outcome(
     fake: FakeProvider, openai_backend: OpenAIBackend, anthropic_backend: AnthropicBackend
 ) -> None:
-    fake.script(reply_text('{"result": "', finish="length"), reply_text('{"result": "', finish="max_tokens"))
-    with pytest.raises(InvalidOutcome, match="cut off"):
+    fake.script(reply_text('{"result": "', finish="length"), reply_text('{"result": "Lon', finish="max_tokens"))
+    with pytest.raises(InvalidOutcome, match="cut off") as cut:
         await openai_backend.simulate(make_request())
-    with pytest.raises(InvalidOutcome, match="cut off"):
+    assert cut.value.answer == '{"result": "'  # what the model was writing, for the trajectory
+    with pytest.raises(InvalidOutcome, match="cut off") as cut:
         await anthropic_backend.simulate(make_request())
+    assert cut.value.answer == '{"result": "Lon'
 
 
 # -- provider retries, errors, usage ---------------------------------------------------------------

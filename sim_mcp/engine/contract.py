@@ -136,11 +136,19 @@ def result_text(result: Any) -> str:
 
 class InvalidOutcome(BackendError):
     """A reply that breaks the contract (not JSON, wrong keys or types): the simulator asks again,
-    feeding `reason` back to the backend. `usage` holds the tokens the rejected reply cost."""
+    feeding `reason` back to the backend. `usage` holds the tokens the rejected reply cost, `answer` the
+    reply as the model wrote it (empty when there was none to read), for the trajectory."""
 
     def __init__(
-        self, backend: str, message: str, *, model: str | None = None, usage: TokenUsage | None = None
+        self,
+        backend: str,
+        message: str,
+        *,
+        model: str | None = None,
+        usage: TokenUsage | None = None,
+        answer: str = "",
     ) -> None:
         super().__init__(backend, message, model=model)
         self.reason = message
         self.usage = usage if usage is not None else TokenUsage()
+        self.answer = answer

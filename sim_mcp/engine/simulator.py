@@ -11,7 +11,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -49,6 +49,8 @@ from sim_mcp.state.stores.base import SessionStore
 logger = logging.getLogger("sim_mcp")
 # The `backend` of an event that a rules program answered (docs/formats.md, "Rules programs").
 RULES_BACKEND = "rules"
+# How much of each rejected answer an event keeps (state/session.py, `Event.rejected_answers`).
+_ANSWER_CHARS = 4_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,7 @@ class Simulator:
             note=outcome.note,
             fault=fault.kind if kind == "fault" else None,
             rejected=answered.problems,
+            rejected_answers=answered.answers,
             failed=kind == "failed",
         )
         updated = record.model_copy(
@@ -250,24 +253,28 @@ class Simulator:
             return _Answer(decided, request.state, TokenUsage(), [])
         usage = TokenUsage()
         problems: list[str] = []
+        answers: list[str] = []  # what each rejected answer said, beside why it was rejected
         for _ in range(self.settings.max_attempts):
             try:
                 candidate = await self.backend.simulate(request)
             except InvalidOutcome as e:
                 usage = usage + e.usage  # a rejected reply still cost its tokens
                 problems.append(e.reason)
+                answers.append(_cut_answer(e.answer))
             except BackendError as e:
                 problems.append(f"the backend failed: {e}")
+                answers.append("")
                 break
             else:
                 usage = usage + candidate.usage
                 checked = self._checked_answer(candidate, tool, request)
                 if isinstance(checked, tuple):
-                    return _Answer(checked[0], checked[1].state, usage, problems)
+                    return _Answer(checked[0], checked[1].state, usage, problems, answers)
                 problems.append(checked.reason)
+                answers.append(_cut_answer(_as_written(candidate)))
                 self.backend.forget(request)  # a cached outcome that failed the checks must not come back
             request = replace(request, feedback=list(problems))
-        return _Answer(None, request.state, usage, problems)
+        return _Answer(None, request.state, usage, problems, answers)
 
     def _checked_answer(
         self, candidate: Outcome, tool: Tool, request: SimulationRequest
@@ -437,6 +444,22 @@ class _Answer:
     state: Any
     usage: TokenUsage
     problems: list[str]
+    # Beside each problem, the answer it was found in (as the model wrote it, cut), for the trajectory.
+    answers: list[str] = field(default_factory=list)
+
+
+def _as_written(candidate: Outcome) -> str:
+    """A rejected outcome as the backend answered it: its program, else the contract's JSON object."""
+    if candidate.program is not None:
+        return candidate.program
+    return json.dumps(candidate.model_dump(mode="json"), ensure_ascii=False, default=str)
+
+
+def _cut_answer(answer: str) -> str:
+    """A rejected answer short enough to keep in every event (a model cut off at its token limit)."""
+    if len(answer) <= _ANSWER_CHARS:
+        return answer
+    return answer[:_ANSWER_CHARS] + f"… ({len(answer) - _ANSWER_CHARS} more characters)"
 
 
 def _clock(environment: Environment) -> datetime:

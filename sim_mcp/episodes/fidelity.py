@@ -245,6 +245,8 @@ class CallScore:
     # ended with (both cut to _REASON_CHARS): what a model got wrong, beyond whether it did.
     rejected: tuple[str, ...] = ()
     error: str | None = None
+    # Those rejected answers as the model wrote them (the event's `rejected_answers`).
+    rejected_answers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -258,6 +260,7 @@ class CallScore:
             "state_difference": self.state_difference,
             "rejected": list(self.rejected),
             "error": self.error,
+            "rejected_answers": list(self.rejected_answers),
         }
 
 
@@ -591,6 +594,7 @@ def _score(
         difference,
         rejected=tuple(reason[:_REASON_CHARS] for reason in (event.rejected if event is not None else [])),
         error=_as_text(called.result)[:_REASON_CHARS] if called.is_error else None,
+        rejected_answers=tuple(event.rejected_answers) if event is not None else (),
     )
 
 

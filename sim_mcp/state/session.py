@@ -53,6 +53,12 @@ class Event(BaseModel):
         description="Why each answer of the backend before the committed one was rejected (also when a retry "
         "succeeded): the reasons fed back to it.",
     )
+    rejected_answers: list[str] = Field(
+        default_factory=list,
+        description="Those answers themselves, beside `rejected`, as the model wrote them (a program, the "
+        "contract's JSON, or a reply cut off at the token limit), each cut to 4,000 characters; empty where "
+        "there was no reply to keep (the provider failed).",
+    )
     end: ConversationEnd | None = Field(
         default=None, description="A user_message that ended the conversation, and why (goal met, or abandoned)."
     )

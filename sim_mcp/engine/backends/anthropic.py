@@ -124,14 +124,13 @@ def _reply(body: dict[str, Any] | str, tool: str) -> Reply:
     if isinstance(body, str):
         return Reply(TokenUsage(), problem=body)
     usage = _usage(body.get("usage"))
-    if body.get("stop_reason") == "max_tokens":
-        return Reply(usage, cut_off=True)
     blocks = [block for block in body.get("content") or () if isinstance(block, dict)]
     tool_input = next(
         (block.get("input") for block in blocks if block.get("type") == "tool_use" and block.get("name") == tool), None
     )
     text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
-    return Reply(usage, text=text, tool_input=tool_input)
+    # A reply cut off keeps what it had (for the trajectory), but is not read as an answer.
+    return Reply(usage, text=text, tool_input=tool_input, cut_off=body.get("stop_reason") == "max_tokens")
 
 
 def _usage(usage: object) -> TokenUsage:

@@ -110,6 +110,13 @@ class Reply:
     cut_off: bool = False
     problem: str | None = None
 
+    @property
+    def written(self) -> str:
+        """The reply as the model wrote it: its text, else the forced tool call's input as JSON."""
+        if self.text or self.tool_input is None:
+            return self.text
+        return json.dumps(self.tool_input, ensure_ascii=False, default=str)
+
 
 @dataclass(frozen=True, slots=True)
 class ErrorKinds:
@@ -290,7 +297,7 @@ class LLMBackend(Backend):
             else:
                 outcome = parse_outcome(reply.text)
         except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage) from None
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=reply.written) from None
         outcome.usage = reply.usage
         return outcome
 
@@ -319,7 +326,7 @@ class LLMBackend(Backend):
             else:
                 value = parse_json_object(reply.text, required)
         except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage) from None
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=reply.written) from None
         return JsonReply(value, reply.usage)
 
     # -- one call: limit, forms, deadline, retries -------------------------------------------------
@@ -355,9 +362,9 @@ class LLMBackend(Backend):
             reply = await self._send_with_retries(call)
         if reply.cut_off:
             reason = f"the reply was cut off at {call.max_tokens} tokens; answer with {shorter}"
-            raise InvalidOutcome(self.name, reason, model=call.model, usage=reply.usage)
+            raise InvalidOutcome(self.name, reason, model=call.model, usage=reply.usage, answer=reply.written)
         if reply.problem is not None:
-            raise InvalidOutcome(self.name, reply.problem, model=call.model, usage=reply.usage)
+            raise InvalidOutcome(self.name, reply.problem, model=call.model, usage=reply.usage, answer=reply.written)
         return reply
 
     async def _send_with_retries(self, call: Call) -> Reply:

@@ -159,11 +159,11 @@ def _reply(body: dict[str, Any] | str) -> Reply:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return Reply(usage, problem="the reply had no choices")
     choice = choices[0]
-    if choice.get("finish_reason") == "length":
-        return Reply(usage, cut_off=True)
     message = choice.get("message")
     message = message if isinstance(message, dict) else {}
     content = message.get("content")
+    if choice.get("finish_reason") == "length":  # kept for the trajectory: what the model was writing
+        return Reply(usage, text=content if isinstance(content, str) else "", cut_off=True)
     if not isinstance(content, str) or not content:
         refusal = message.get("refusal")
         return Reply(usage, problem=f"the model refused: {refusal}" if refusal else "the reply had no content")
