@@ -60,6 +60,8 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
         ("    return {'at': datetime.now()}", "dates are ISO strings, compared as strings"),
         ("    from datetime import timedelta\n    return {}", "no imports or datetime in Starlark"),
         ("    next_id = next_id(state['w'], 'W-')\n    return {'id': next_id}", "hides the helper"),
+        ("    return {'by': args['caller']}", 'use .get("key")'),
+        ("    return state['w']['W-9']", '"id in collection" first'),
     ],
 )
 def test_where_starlark_is_not_python_the_error_says_what_to_write(body: str, hint: str) -> None:

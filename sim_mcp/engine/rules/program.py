@@ -148,6 +148,11 @@ _HINTS = (
         "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
         "to_seconds(t) for times",
     ),
+    (
+        re.compile(r"^Key `[^`]+` was not found"),
+        'a key that may be absent (an optional argument or field): use .get("key"); a record: test '
+        '"id in collection" first',
+    ),
 )
 
 
