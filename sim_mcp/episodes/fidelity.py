@@ -237,8 +237,7 @@ class CallScore:
     result_match: bool
     state_match: bool | None
     fields_changed: int | None
-    input_tokens: int
-    output_tokens: int
+    tokens: TokenUsage
     latency_ms: float
     state_difference: str | None = None
     # Why the backend's answers before the committed one were rejected, and the error result the call
@@ -255,7 +254,7 @@ class CallScore:
             "result_match": self.result_match,
             "state_match": self.state_match,
             "fields_changed": self.fields_changed,
-            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
+            "tokens": self.tokens.model_dump(),
             "latency_ms": self.latency_ms,
             "state_difference": self.state_difference,
             "rejected": list(self.rejected),
@@ -293,8 +292,6 @@ class ScenarioReport:
     steps: int = 0
     results: list[ExpectationResult] = field(default_factory=list)
     skipped_rules: int = 0
-    tokens: TokenUsage = field(default_factory=TokenUsage)
-    latencies_ms: list[float] = field(default_factory=list)
     failed_calls: int = 0
     calls: list[CallScore] = field(default_factory=list)
     referenced: bool = False
@@ -312,8 +309,12 @@ class ScenarioReport:
         return self.met / self.total if self.total else 1.0
 
     @property
+    def tokens(self) -> TokenUsage:
+        return sum((call.tokens for call in self.calls), TokenUsage())
+
+    @property
     def mean_latency_ms(self) -> float | None:
-        return sum(self.latencies_ms) / len(self.latencies_ms) if self.latencies_ms else None
+        return statistics.fmean(call.latency_ms for call in self.calls) if self.calls else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -361,15 +362,12 @@ class BenchmarkReport:
 
     @property
     def tokens(self) -> TokenUsage:
-        total = TokenUsage()
-        for report in self.scenarios:
-            total = total + report.tokens
-        return total
+        return sum((report.tokens for report in self.scenarios), TokenUsage())
 
     @property
     def mean_latency_ms(self) -> float | None:
-        latencies = [latency for report in self.scenarios for latency in report.latencies_ms]
-        return sum(latencies) / len(latencies) if latencies else None
+        calls = self.calls
+        return statistics.fmean(call.latency_ms for call in calls) if calls else None
 
     @property
     def calls(self) -> list[CallScore]:
@@ -389,12 +387,12 @@ class BenchmarkReport:
         calls = self.calls
         if not calls:
             return {}
-        inputs = [call.input_tokens for call in calls]
+        inputs = [call.tokens.input for call in calls]
         return {
             "calls": len(calls),
             "prompt_tokens_median": statistics.median(inputs),
             "prompt_tokens_mean": statistics.fmean(inputs),
-            "output_tokens_mean": statistics.fmean(call.output_tokens for call in calls),
+            "output_tokens_mean": statistics.fmean(call.tokens.output for call in calls),
             "seconds_median": statistics.median(call.latency_ms for call in calls) / 1000,
             "seconds_mean": statistics.fmean(call.latency_ms for call in calls) / 1000,
         }
@@ -518,10 +516,6 @@ async def run_scenario(
             if expected is not None:
                 await _force_state(sessions, session_id, scenario.env, expected.before)
             called = await sessions.simulator.call(session_id, step.call, arguments, scope=scenario.env)
-            tokens = called.event.tokens if called.event is not None else TokenUsage()
-            latency = called.event.latency_ms if called.event is not None else 0.0
-            report.tokens = report.tokens + tokens
-            report.latencies_ms.append(latency)
             if called.kind not in ("ok", "error"):
                 report.failed_calls += 1
             outcome = {"result": called.result, "is_error": called.is_error, "args": arguments}
@@ -581,15 +575,13 @@ def _score(
         state_match = all(result.passed for result in on_state) if on_state else None
         fields = None
     event = called.event
-    tokens = event.tokens if event is not None else TokenUsage()
     return CallScore(
         index,
         call,
         result_match,
         state_match,
         fields,
-        tokens.input,
-        tokens.output,
+        event.tokens if event is not None else TokenUsage(),
         event.latency_ms if event is not None else 0.0,
         difference,
         rejected=tuple(reason[:_REASON_CHARS] for reason in (event.rejected if event is not None else [])),
