@@ -149,6 +149,10 @@ _HINTS = (
         "to_seconds(t) for times",
     ),
     (
+        re.compile(r"unexpected symbol '\*\*'"),
+        "no {**record} in Starlark: copy with new = dict(record), then new.update(changes) or new[key] = value",
+    ),
+    (
         re.compile(r"^Key `[^`]+` was not found"),
         'a key that may be absent (an optional argument or field): use .get("key"); a record: test '
         '"id in collection" first',
