@@ -363,7 +363,7 @@ async def call_library(tmp_path: Path, rules: str, **settings: Any) -> tuple[Any
         ("    for i in range(1000000000):\n        state['books']['BK-2']['copies'] = i\n", "ran past its budget"),
         (
             "    state['books']['BK-2']['copies'] -= 1\n    return state['nope']\n",
-            'borrow_book (line 3): Key `"nope"` was not found',
+            "borrow_book (line 3): Key 'nope' was not found",
         ),
         ("    state['big'] = ['x' * 1000] * 2000\n    return 1\n", "the state would grow to over"),
         ("    return money('ten')\n", "money(amount): expected a number"),

@@ -100,3 +100,16 @@ def test_triple_quoted_strings_are_kept_and_the_code_around_them_is_read() -> No
     docstring = '    """The account\'s f"{x}" record; what is it."""\n'
     text = f'def get(state, args):\n{docstring}    return f"{{args["id"]}}" is None\n'
     assert as_starlark(text) == (f'def get(state, args):\n{docstring}    return ("%s" % (args["id"],)) == None\n')
+
+
+def test_an_error_a_model_is_shown_has_no_double_quotes_to_copy_into_its_json() -> None:
+    # The model answers {"program": "..."}: a `"` it copies from the message, unescaped, ends its program.
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="get")
+    program = tool_program("def get(state, args):\n    return args['caller']\n", "get", "<p>")
+    with pytest.raises(RulesError) as missing:
+        run_tool(program, "get", {}, {}, context, Limits())
+    assert missing.value.reason.startswith("Key 'caller' was not found (")
+    with pytest.raises(RulesError) as unparsed:
+        tool_program("def get(state, args):\n    return {**args}\n", "get", "<p>")
+    assert unparsed.value.reason.startswith("Parse error: unexpected symbol '**' here (no {**record}")
+    assert (unparsed.value.line, '"' in unparsed.value.reason) == (2, False)

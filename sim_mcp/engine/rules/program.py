@@ -22,6 +22,12 @@ ENTRY = "sim_mcp_call"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _LOCATION = re.compile(r"-->\s*(?P<file>[^\n]*?):(?P<line>\d+):\d+")
 _MESSAGE = re.compile(r"^error:\s*(?P<message>.+)$", re.MULTILINE)
+# Starlark quotes a missing key as `"id"`, and lists the tokens a parse error expected in double quotes. A
+# model copies a message it is shown into its next program, inside a JSON string, where an unescaped `"`
+# ends the program early (measured: the 1.5B model's "unfinished string literal" retries): quoted singly,
+# and the token list (noise beside the line number) left out.
+_KEY_QUOTES = re.compile(r'`"([^"`]*)"`')
+_EXPECTED_TOKENS = re.compile(r",\s*expected one of .*$")
 _CLOCK = re.compile(r"^CLOCK\s*=\s*[\"']([^\"'\n]+)[\"']", re.MULTILINE)
 
 # The entry point: runs one tool's function on a decoded copy of the state and answers with JSON text
@@ -125,6 +131,7 @@ def located_error(error: starlark.StarlarkError, source: str, tool: str | None =
     lines = [int(match.group("line")) for match in _LOCATION.finditer(text) if match.group("file") == source]
     found = _MESSAGE.findall(text)
     reason = found[-1].strip() if found else text.strip().splitlines()[-1] if text.strip() else "failed"
+    reason = _EXPECTED_TOKENS.sub("", _KEY_QUOTES.sub(r"'\1'", reason))
     hint = next((hint for pattern, hint in _HINTS if pattern.search(reason)), None)
     return RulesError(source, f"{reason} ({hint})" if hint else reason, lines[-1] if lines else None, tool)
 
@@ -153,7 +160,7 @@ _HINTS = (
         "no {**record} in Starlark: copy with new = dict(record), then new.update(changes) or new[key] = value",
     ),
     (
-        re.compile(r"^Key `[^`]+` was not found"),
+        re.compile(r"^Key '[^']*' was not found"),
         'a key that may be absent (an optional argument or field): use .get("key"); a record: test '
         '"id in collection" first',
     ),
