@@ -56,13 +56,14 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
     [
         ("    for key, value in state['w']:\n        pass\n    return {}", "use .items()"),
         ("    return {'total': round(1.5)}", "money(x) rounds to cents"),
-        ("    return {'total': sum([1, 2])}", "add in a for loop"),
+        ("    items = [2, 1]\n    items.sort()\n    return items", "sorted(items)"),
+        ("    return [r['id'] for r in state['w']]", "a loop over a dict gives its keys, use .values()"),
         ("    return {'at': datetime.now()}", "dates are ISO strings, compared as strings"),
         ("    from datetime import timedelta\n    return {}", "no imports or datetime in Starlark"),
         ("    next_id = next_id(state['w'], 'W-')\n    return {'id': next_id}", "hides the helper"),
-        ("    return {'by': args['caller']}", 'use .get("key")'),
+        ("    return {'by': args['caller']}", "use .get('key')"),
         ("    return {**args, 'status': 'open'}", "copy with new = dict(record)"),
-        ("    return state['w']['W-9']", '"id in collection" first'),
+        ("    return state['w']['W-9']", "'id in collection' first"),
     ],
 )
 def test_where_starlark_is_not_python_the_error_says_what_to_write(body: str, hint: str) -> None:
@@ -113,3 +114,25 @@ def test_an_error_a_model_is_shown_has_no_double_quotes_to_copy_into_its_json() 
         tool_program("def get(state, args):\n    return {**args}\n", "get", "<p>")
     assert unparsed.value.reason.startswith("Parse error: unexpected symbol '**' here (no {**record}")
     assert (unparsed.value.line, '"' in unparsed.value.reason) == (2, False)
+
+
+def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() -> None:
+    text = (
+        'total = sum(i["qty"] * i["price"] for i in items)\n'
+        'code = "1Z" + "".join(c for c in ["a", "b"] if c != ",")  # for a code\n'
+        "most = max((i['qty'] for i in items))\n"
+        "if any(i['qty'] > 2 for i in items) and f(a, b for b in items):\n"
+    )
+    assert as_starlark(text) == (
+        'total = sum([i["qty"] * i["price"] for i in items])\n'
+        'code = "1Z" + "".join([c for c in ["a", "b"] if c != ","])  # for a code\n'
+        "most = max([i['qty'] for i in items])\n"
+        "if any([i['qty'] > 2 for i in items]) and f(a, b for b in items):\n"  # two arguments: not one generator
+    )
+    body = "".join("    " + line for line in text.splitlines(True)[:3])
+    program = tool_program(
+        f"def get(state, args):\n    items = args['items']\n{body}    return [total, code, most]\n", "get", "<p>"
+    )
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="get")
+    items = [{"qty": 2, "price": 1.5}, {"qty": 3, "price": 2}]
+    assert run_tool(program, "get", {}, {"items": items}, context, Limits()).result == [9.0, "1Zab", 3]

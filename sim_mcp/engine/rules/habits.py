@@ -1,14 +1,16 @@
 """Python a model writes out of habit, turned into the Starlark it meant, before a program it wrote is parsed.
 
 Models asked for Starlark write Python anyway (measured: a 1.5B model in most compile rounds, even when told
-not to). Four habits have one meaning in Starlark and are rewritten, on the same line, so that a later
+not to). Five habits have one meaning in Starlark and are rewritten, on the same line, so that a later
 error still points at the line the model wrote:
 - f-strings, often with the quotes of Python 3.12 (`f"{args["id"]}"`), which Starlark reads only with bare
   names inside: each one on one line becomes `%` formatting with the same text and expressions;
 - `is` and `is not` (a reserved word in Starlark), which a program only uses against None, True or False:
   `==` and `!=`;
 - `isinstance(value, dict)` (no such function): `type(value) == "dict"`;
-- `d.get(key, default=value)` (Starlark's `get` takes no keywords): `d.get(key, value)`.
+- `d.get(key, default=value)` (Starlark's `get` takes no keywords): `d.get(key, value)`;
+- a generator expression, which Starlark does not have, as a call's one argument or in its own
+  parentheses (`sum(i["qty"] for i in items)`, `"".join(c for c in code)`): a list comprehension.
 Programs are read by a scanner, not by Python's parser, so that one that is not valid Python (nor yet valid
 Starlark) is still read; triple-quoted strings (docstrings) are kept as they are. Anything not understood
 is left as it was, and the parser's error goes back.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 __all__ = ["as_starlark"]
 
@@ -29,6 +32,8 @@ _ISINSTANCE = re.compile(r"\bisinstance\(\s*([^(),]+?)\s*,\s*(dict|list|str|int|
 _TYPE_NAMES = {"str": "string"}
 # dict.get(key, default=value): Starlark's get takes its default by position only.
 _GET_DEFAULT = re.compile(r"(\.get\([^()=]*?),\s*default\s*=\s*")
+_FOR = re.compile(r"\bfor\b")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRIPLE = re.compile(r"((\"\"\"|\'\'\')[\s\S]*?\2)")
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
@@ -36,12 +41,12 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
 def as_starlark(text: str) -> str:
     """`text` with the habits of the module's doc rewritten (unchanged if it has none)."""
-    if not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text or "default" in text):
+    if not (_PREFIX.search(text) or _IS.search(text) or "isinstance" in text or "default" in text or _FOR.search(text)):
         return text
     parts = _TRIPLE.split(text)  # code, then a triple-quoted string and the code after it, and so on
     for index in range(0, len(parts), 3):
         lines = parts[index].splitlines(keepends=True)
-        parts[index] = "".join(_line(_keyword_defaults(_type_tests(line))) for line in lines)
+        parts[index] = "".join(_generators(_line(_keyword_defaults(_type_tests(line)))) for line in lines)
     return "".join(part for index, part in enumerate(parts) if index % 3 != 2)
 
 
@@ -76,6 +81,60 @@ def _code(code: str) -> str:
 def _keyword_defaults(line: str) -> str:
     # On the whole line, since the key is often a string (`args.get("memo", default="")`).
     return _GET_DEFAULT.sub(r"\1, ", line)
+
+
+@dataclass(slots=True)
+class _Parenthesis:
+    """An open `(` while a line is read: where, and whether a `for` or a comma stands directly in it."""
+
+    at: int
+    loop: bool = False
+    comma: bool = False
+
+
+def _generators(line: str) -> str:
+    """`line` with each generator expression that fills a pair of parentheses, on this line, made a list
+    comprehension: `f(x for x in y)` is `f([x for x in y])`, `(x for x in y)` is `[x for x in y]`."""
+    if not _FOR.search(line):
+        return line
+    opened: list[_Parenthesis | None] = []  # None: a [ or {, whose `for` is a comprehension already
+    found: list[tuple[int, int, bool]] = []  # (open, close, a call's parentheses)
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "#":
+            break
+        if char in "\"'":
+            end = _string_end(line, index)
+            if end is None:
+                return line
+            index = end
+            continue
+        if (word := _WORD.match(line, index)) is not None:
+            if word[0] == "for" and opened and opened[-1] is not None:
+                opened[-1].loop = True
+            index = word.end()
+            continue
+        if char == "(":
+            opened.append(_Parenthesis(index))
+        elif char in "[{":
+            opened.append(None)
+        elif char in ")]}":
+            if not opened:
+                return line
+            closed = opened.pop()
+            if closed is not None and closed.loop and not closed.comma:
+                before = line[: closed.at].rstrip()
+                found.append((closed.at, index, bool(before) and (before[-1].isalnum() or before[-1] in "_)]")))
+        elif char == "," and opened and opened[-1] is not None:
+            opened[-1].comma = True
+        index += 1
+    for start, end, call in sorted(found, reverse=True):  # from the right, so the indices stay true
+        if call:
+            line = line[: start + 1] + "[" + line[start + 1 : end] + "]" + line[end:]
+        else:
+            line = line[:start] + "[" + line[start + 1 : end] + "]" + line[end + 1 :]
+    return line
 
 
 def _type_tests(line: str) -> str:

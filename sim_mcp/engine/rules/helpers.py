@@ -46,6 +46,13 @@ def next_id(records, prefix):
     number = str(highest + 1)
     return prefix + "0" * (width - len(number)) + number
 
+def sum(values, start = 0):
+    """The total of `values` (numbers), as Python's sum: models and people write it out of habit."""
+    total = start
+    for value in values:
+        total += value
+    return total
+
 def sorted_by(records, field, reverse = False):
     """`records` (a list, or a mapping's values) sorted by one field; missing values sort first."""
     items = records.values() if type(records) == "dict" else records

@@ -22,10 +22,10 @@ ENTRY = "sim_mcp_call"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _LOCATION = re.compile(r"-->\s*(?P<file>[^\n]*?):(?P<line>\d+):\d+")
 _MESSAGE = re.compile(r"^error:\s*(?P<message>.+)$", re.MULTILINE)
-# Starlark quotes a missing key as `"id"`, and lists the tokens a parse error expected in double quotes. A
-# model copies a message it is shown into its next program, inside a JSON string, where an unescaped `"`
-# ends the program early (measured: the 1.5B model's "unfinished string literal" retries): quoted singly,
-# and the token list (noise beside the line number) left out.
+# Starlark quotes keys and values in double quotes (Key `"id"` was not found). A model copies a message it
+# is shown into its next program, inside a JSON string, where an unescaped `"` ends the program early
+# (measured: the 1.5B model's "unfinished string literal" retries): quoted singly, and a parse error's list
+# of the tokens it expected (noise beside the line number) left out.
 _KEY_QUOTES = re.compile(r'`"([^"`]*)"`')
 _EXPECTED_TOKENS = re.compile(r",\s*expected one of .*$")
 _CLOCK = re.compile(r"^CLOCK\s*=\s*[\"']([^\"'\n]+)[\"']", re.MULTILINE)
@@ -131,9 +131,10 @@ def located_error(error: starlark.StarlarkError, source: str, tool: str | None =
     lines = [int(match.group("line")) for match in _LOCATION.finditer(text) if match.group("file") == source]
     found = _MESSAGE.findall(text)
     reason = found[-1].strip() if found else text.strip().splitlines()[-1] if text.strip() else "failed"
-    reason = _EXPECTED_TOKENS.sub("", _KEY_QUOTES.sub(r"'\1'", reason))
+    reason = _KEY_QUOTES.sub(r"'\1'", _EXPECTED_TOKENS.sub("", reason))
     hint = next((hint for pattern, hint in _HINTS if pattern.search(reason)), None)
-    return RulesError(source, f"{reason} ({hint})" if hint else reason, lines[-1] if lines else None, tool)
+    said = f"{reason} ({hint})" if hint else reason
+    return RulesError(source, said.replace('"', "'"), lines[-1] if lines else None, tool)
 
 
 # Where Starlark is not the Python the writer (often a model) expects: what to write instead.
@@ -141,7 +142,6 @@ _HINTS = (
     (re.compile(r"^Unpacked \d+ values but expected \d+"), "a loop over a dict gives its keys: use .items()"),
     (re.compile(r"f-strings"), 'f-strings take bare names only: use "%s" % value'),
     (re.compile(r"^Variable `round` not found"), "no round() in Starlark: money(x) rounds to cents"),
-    (re.compile(r"^Variable `sum` not found"), "no sum() in Starlark: add in a for loop"),
     (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
     (
         re.compile(
@@ -154,6 +154,11 @@ _HINTS = (
         re.compile(r"^Variable `(datetime|timedelta|date|time)` not found|reserved keyword `(from|import)`"),
         "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
         "to_seconds(t) for times",
+    ),
+    (re.compile(r"has no attribute `sort`"), "no list.sort() in Starlark: sorted(items), or sorted_by(records, field)"),
+    (
+        re.compile(r"^Type of parameters mismatch, expected `int`, actual `string"),
+        "a string indexed by a name: a loop over a dict gives its keys, use .values() or .items()",
     ),
     (
         re.compile(r"unexpected symbol '\*\*'"),
