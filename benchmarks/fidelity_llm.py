@@ -180,10 +180,32 @@ def tables(out: Path) -> str:
             group = [call for call in calls[run] if low <= (call.get("fields_changed") or 0) <= high]
             cells.append(f"{_share(group, 'state_match')} of {len(group)}" if group else "-")
         lines.append(f"| {LABELS[run]} | " + " | ".join(cells) + " |")
+    lines += _scenario_lines(out, complete, runs, compiled_tools)
     if compiled_tools is not None:
         lines += ["", _compile_summary(out)]
     lines += _rejection_lines(out, reached)
     return "\n".join(lines)
+
+
+def _scenario_lines(
+    out: Path, complete: list[str], runs: list[str], compiled_tools: dict[str, set[str]] | None
+) -> list[str]:
+    """Per scenario every run reached: how many of its state changes each model run made exact."""
+    model_runs = [run for run in runs if run != "hand"]
+    if not complete or not model_runs:
+        return []
+    lines = ["", "State changes made exact, by scenario (the calls that change state, per run):", ""]
+    lines += ["| scenario | calls | state-changing calls | " + " | ".join(LABELS[run] for run in model_runs) + " |"]
+    lines += ["|---|---:|---:|" + "---:|" * len(model_runs)]
+    for name in complete:
+        by_run = {run: _calls(out, run, name, compiled_tools) for run in model_runs}
+        first = by_run[model_runs[0]]
+        changing = sum(1 for call in first if call.get("fields_changed"))
+        exact = [
+            sum(1 for call in by_run[run] if call.get("fields_changed") and call["state_match"]) for run in model_runs
+        ]
+        lines.append(f"| {name} | {len(first)} | {changing} | " + " | ".join(str(count) for count in exact) + " |")
+    return lines
 
 
 # Why the simulator turned a model's answer down (the reasons it fed back), or why a call got no answer at
