@@ -122,12 +122,14 @@ def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() ->
         'code = "1Z" + "".join(c for c in ["a", "b"] if c != ",")  # for a code\n'
         "most = max((i['qty'] for i in items))\n"
         "if any(i['qty'] > 2 for i in items) and f(a, b for b in items):\n"
+        "n = sum(len(x for x in y) for y in z)\n"
     )
     assert as_starlark(text) == (
         'total = sum([i["qty"] * i["price"] for i in items])\n'
         'code = "1Z" + "".join([c for c in ["a", "b"] if c != ","])  # for a code\n'
         "most = max([i['qty'] for i in items])\n"
         "if any([i['qty'] > 2 for i in items]) and f(a, b for b in items):\n"  # two arguments: not one generator
+        "n = sum([len([x for x in y]) for y in z])\n"  # nested, each its own
     )
     body = "".join("    " + line for line in text.splitlines(True)[:3])
     program = tool_program(

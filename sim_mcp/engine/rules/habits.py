@@ -129,12 +129,13 @@ def _generators(line: str) -> str:
         elif char == "," and opened and opened[-1] is not None:
             opened[-1].comma = True
         index += 1
-    for start, end, call in sorted(found, reverse=True):  # from the right, so the indices stay true
-        if call:
-            line = line[: start + 1] + "[" + line[start + 1 : end] + "]" + line[end:]
-        else:
-            line = line[:start] + "[" + line[start + 1 : end] + "]" + line[end + 1 :]
-    return line
+    if not found:
+        return line
+    # Each parenthesis replaced where it stands, so that nested generators' indices all stay true.
+    chars = list(line)
+    for start, end, call in found:
+        chars[start], chars[end] = ("([", "])") if call else ("[", "]")
+    return "".join(chars)
 
 
 def _type_tests(line: str) -> str:
