@@ -161,7 +161,8 @@ def tables(out: Path) -> str:
     scenarios = sorted({name for names in reached.values() for name in names})
     complete = [name for name in scenarios if all(name in reached[run] for run in runs)]
     compiled_tools = _compiled_tools(out)
-    calls = {run: [call for name in complete for call in _calls(out, run, name, compiled_tools)] for run in runs}
+    by_scenario = {run: {name: _calls(out, run, name, compiled_tools) for name in complete} for run in runs}
+    calls = {run: [call for name in complete for call in by_scenario[run][name]] for run in runs}
     lines = [f"Scenarios every run reached ({len(complete)} of {len(scenarios)}): {', '.join(complete)}", ""]
     lines += [_HEADER, "|---|---:|---:|---:|---|---:|---:|---:|"]
     lines += [_row(LABELS[run], calls[run]) for run in runs]
@@ -180,25 +181,25 @@ def tables(out: Path) -> str:
             group = [call for call in calls[run] if low <= (call.get("fields_changed") or 0) <= high]
             cells.append(f"{_share(group, 'state_match')} of {len(group)}" if group else "-")
         lines.append(f"| {LABELS[run]} | " + " | ".join(cells) + " |")
-    lines += _scenario_lines(out, complete, runs, compiled_tools)
+    lines += _scenario_lines(by_scenario)
     if compiled_tools is not None:
         lines += ["", _compile_summary(out)]
     lines += _rejection_lines(out, reached)
     return "\n".join(lines)
 
 
-def _scenario_lines(
-    out: Path, complete: list[str], runs: list[str], compiled_tools: dict[str, set[str]] | None
-) -> list[str]:
-    """Per scenario every run reached: how many of its state changes each model run made exact."""
-    model_runs = [run for run in runs if run != "hand"]
-    if not complete or not model_runs:
+def _scenario_lines(by_scenario: dict[str, dict[str, list[dict[str, Any]]]]) -> list[str]:
+    """Per scenario every run reached (`by_scenario`: run -> scenario -> its calls): how many of its state
+    changes each model run made exact."""
+    model_runs = [run for run in by_scenario if run != "hand"]
+    complete = list(by_scenario[model_runs[0]]) if model_runs else []
+    if not complete:
         return []
     lines = ["", "State changes made exact, by scenario (the calls that change state, per run):", ""]
     lines += ["| scenario | calls | state-changing calls | " + " | ".join(LABELS[run] for run in model_runs) + " |"]
     lines += ["|---|---:|---:|" + "---:|" * len(model_runs)]
     for name in complete:
-        by_run = {run: _calls(out, run, name, compiled_tools) for run in model_runs}
+        by_run = {run: by_scenario[run][name] for run in model_runs}
         first = by_run[model_runs[0]]
         changing = sum(1 for call in first if call.get("fields_changed"))
         exact = [
