@@ -14,6 +14,7 @@ RANKS = {
     "errors": 0,
     "version": 0,
     "logs": 0,
+    "text": 0,
     "specs": 1,
     "state": 1,
     "config": 2,

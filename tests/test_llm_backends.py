@@ -582,7 +582,7 @@ def test_long_event_values_are_cut_to_a_bound() -> None:
     arguments = {"from_id": "acc_1", "to_id": "acc_2", "amount": 3}
     prompt = build_prompt(make_request(TRANSFER, arguments, events=events), history_events=8, state_budget_chars=10_000)
     assert len(prompt.user) < 5_000
-    assert "truncated: 50,010 characters in all" in prompt.user
+    assert "… (49,610 more characters)" in prompt.user
 
 
 async def test_injection_arrives_as_quoted_data(fake: FakeProvider, openai_backend: OpenAIBackend) -> None:

@@ -26,6 +26,7 @@ from sim_mcp.engine.intent import Action, Collection, find_collection, read_inte
 from sim_mcp.engine.rules import function_name
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 from sim_mcp.state.session import Event
+from sim_mcp.text import shorten
 
 __all__ = [
     "EVENT_VALUE_CHARS",
@@ -448,7 +449,7 @@ def _closing(tool: ToolSpec, mode: LlmOutput) -> str:
 
 
 def _feedback_section(feedback: list[str]) -> str:
-    items = "\n".join(f"- {_cut(message.strip(), FEEDBACK_CHARS)}" for message in feedback)
+    items = "\n".join(f"- {shorten(message.strip(), FEEDBACK_CHARS)}" for message in feedback)
     return f"## Your previous answer was rejected\nFix these problems and answer again:\n{items}"
 
 
@@ -557,11 +558,7 @@ def _summary(value: Any) -> str:
 def _bounded(value: Any, limit: int = EVENT_VALUE_CHARS) -> Any:
     """`value` itself if small, else a string preview of its JSON that says it was cut."""
     text = _compact(value)
-    return value if len(text) <= limit else _cut(text, limit)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}... <truncated: {len(text):,} characters in all>"
+    return value if len(text) <= limit else shorten(text, limit)
 
 
 def _compact(value: Any) -> str:

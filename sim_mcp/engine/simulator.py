@@ -45,6 +45,7 @@ from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch
 from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
+from sim_mcp.text import shorten
 
 logger = logging.getLogger("sim_mcp")
 # The `backend` of an event that a rules program answered (docs/formats.md, "Rules programs").
@@ -260,7 +261,7 @@ class Simulator:
             except InvalidOutcome as e:
                 usage = usage + e.usage  # a rejected reply still cost its tokens
                 problems.append(e.reason)
-                answers.append(_cut_answer(e.answer))
+                answers.append(shorten(e.answer, _ANSWER_CHARS))
             except BackendError as e:
                 problems.append(f"the backend failed: {e}")
                 answers.append("")
@@ -271,7 +272,7 @@ class Simulator:
                 if isinstance(checked, tuple):
                     return _Answer(checked[0], checked[1].state, usage, problems, answers)
                 problems.append(checked.reason)
-                answers.append(_cut_answer(_as_written(candidate)))
+                answers.append(shorten(_as_written(candidate), _ANSWER_CHARS))
                 self.backend.forget(request)  # a cached outcome that failed the checks must not come back
             request = replace(request, feedback=list(problems))
         return _Answer(None, request.state, usage, problems, answers)
@@ -453,13 +454,6 @@ def _as_written(candidate: Outcome) -> str:
     if candidate.program is not None:
         return candidate.program
     return json.dumps(candidate.model_dump(mode="json"), ensure_ascii=False, default=str)
-
-
-def _cut_answer(answer: str) -> str:
-    """A rejected answer short enough to keep in every event (a model cut off at its token limit)."""
-    if len(answer) <= _ANSWER_CHARS:
-        return answer
-    return answer[:_ANSWER_CHARS] + f"… ({len(answer) - _ANSWER_CHARS} more characters)"
 
 
 def _clock(environment: Environment) -> datetime:

@@ -37,6 +37,7 @@ from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import type_name, value_problem
 from sim_mcp.state.session import Event, TokenUsage
 from sim_mcp.state.values import json_equal, pointer_parts
+from sim_mcp.text import shorten
 
 __all__ = [
     "CheckResult",
@@ -281,10 +282,9 @@ def judge_prompt(
 ) -> tuple[str, str]:
     """(system, user) for the judge: task, rubric, the final state (trimmed), the latest events."""
     rubric = task.judge.rubric if task.judge is not None else ""
-    state_text = json.dumps(state, ensure_ascii=False, indent=1, default=str)
-    if len(state_text) > state_budget_chars:
-        cut = len(state_text) - state_budget_chars
-        state_text = state_text[:state_budget_chars] + f"\n... ({cut} more characters not shown)"
+    state_text = shorten(
+        json.dumps(state, ensure_ascii=False, indent=1, default=str), state_budget_chars, separator="\n"
+    )
     shown = list(events)[-JUDGE_EVENTS:]
     lines = [_judge_line(event) for event in shown]
     calls = "\n".join(lines) if lines else "(no tool calls)"

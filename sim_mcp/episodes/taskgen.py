@@ -48,6 +48,7 @@ from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.stores.memory import MemoryStore
+from sim_mcp.text import shorten
 
 __all__ = ["GenerationReport", "Rejection", "check_by_replay", "generate_tasks", "template_drafts"]
 
@@ -306,8 +307,7 @@ def draft_prompt(environment: Environment, difficulty: int, accepted: Sequence[T
         parts += ["## Rules of this environment", environment.instructions.strip()]
     parts += ["## Tools", _fence(tools)]
     state = json.dumps(environment.initial_state, ensure_ascii=False, indent=1)
-    if len(state) > _STATE_CHARS:
-        state = state[:_STATE_CHARS] + f"\n... ({len(state) - _STATE_CHARS} more characters not shown)"
+    state = shorten(state, _STATE_CHARS, separator="\n")
     parts += ["## World state (before the agent acts)", "```json\n" + state.replace("`", "\\u0060") + "\n```"]
     system = _SYSTEM + "\n\n" + "\n\n".join(parts) + "\n"
     lines = [f"## Difficulty {difficulty}", _difficulty_text(difficulty)]

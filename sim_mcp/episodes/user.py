@@ -35,6 +35,7 @@ from sim_mcp.episodes.rewards import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
 from sim_mcp.state.session import ConversationEnd, Event, SessionRecord, TokenUsage
+from sim_mcp.text import shorten
 
 __all__ = [
     "ASK_USER",
@@ -333,7 +334,10 @@ def user_prompt(task: Task, user: UserSpec, conversation: Sequence[Event], messa
         lines += ["", "## More about how you behave", user.instructions.strip()]
     system = "\n".join(lines) + "\n"
     earlier = [
-        {"from": "agent" if event.kind == "agent_message" else "you", "text": _clip(_text(event.result))}
+        {
+            "from": "agent" if event.kind == "agent_message" else "you",
+            "text": shorten(_text(event.result), _HISTORY_CHARS),
+        }
         for event in conversation
         if event.kind in ("agent_message", "user_message")
     ]
@@ -352,7 +356,7 @@ def user_prompt(task: Task, user: UserSpec, conversation: Sequence[Event], messa
         else ""
     )
     prompt = (
-        f"{history}\n\n## The agent's new message\n{_fence(_clip(message, MAX_MESSAGE_CHARS))}\n\n"
+        f"{history}\n\n## The agent's new message\n{_fence(shorten(message, MAX_MESSAGE_CHARS))}\n\n"
         f"This is your reply number {turn} of at most {user.max_turns}.{last} Reply with one JSON object."
     )
     return system, prompt
@@ -417,10 +421,6 @@ def _join(first: str | None, second: str) -> str:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _clip(text: str, limit: int = _HISTORY_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit] + f" ... ({len(text) - limit} more characters)"
 
 
 def _fence(value: Any) -> str:

@@ -15,6 +15,8 @@ from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from sim_mcp.text import shorten
+
 # Event fields shown in an event's header line; every other field is shown in its body, by name, when set
 # (a field that is null, such as `end` of a call, is not shown).
 EVENT_HEAD_FIELDS = frozenset(
@@ -76,10 +78,7 @@ def page(
 
 def json_text(value: Any, *, indent: int | None = 2, limit: int = MAX_VALUE_CHARS) -> str:
     """`value` as JSON text for display, cut at `limit` characters (saying how much was left out)."""
-    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
-    if len(text) > limit:
-        return f"{text[:limit]}\n… ({len(text) - limit:,} more characters)"
-    return text
+    return shorten(json.dumps(value, indent=indent, ensure_ascii=False, default=str), limit, separator="\n")
 
 
 def ago(seconds: float) -> str:
