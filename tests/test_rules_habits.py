@@ -44,6 +44,8 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
     assert as_starlark(widths) == widths
     unclosed = 'out = f"{x" + y\n'
     assert as_starlark(unclosed) == unclosed
+    cut_off = "if x is not None: return error('shipping address can only change while the order is "
+    assert as_starlark(cut_off) == cut_off.replace("is not", "!=", 1)  # the code before it is still read
     in_a_string = "out = \"say f'{x}'\" # f'{y}'\n"  # inside a plain string, or a comment: text
     assert as_starlark(in_a_string) == in_a_string
     two_lines = 'out = (f"a {x}" +\n       f"b {y}")\n'  # each line's own f-string
@@ -55,7 +57,7 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
     ("body", "hint"),
     [
         ("    for key, value in state['w']:\n        pass\n    return {}", "use .items()"),
-        ("    return {'total': round(1.5)}", "money(x) rounds to cents"),
+        ("    if not args:\n        raise error('no')\n    return {}", "return error('message') fails the call"),
         ("    items = [2, 1]\n    items.sort()\n    return items", "sorted(items)"),
         ("    return [r['id'] for r in state['w']]", "a loop over a dict gives its keys, use .values()"),
         ("    return {'at': datetime.now()}", "dates are ISO strings, compared as strings"),
@@ -123,6 +125,7 @@ def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() ->
         "most = max((i['qty'] for i in items))\n"
         "if any(i['qty'] > 2 for i in items) and f(a, b for b in items):\n"
         "n = sum(len(x for x in y) for y in z)\n"
+        "total = sum(q * p for q, p in pairs)\n"
     )
     assert as_starlark(text) == (
         'total = sum([i["qty"] * i["price"] for i in items])\n'
@@ -130,6 +133,7 @@ def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() ->
         "most = max([i['qty'] for i in items])\n"
         "if any([i['qty'] > 2 for i in items]) and f(a, b for b in items):\n"  # two arguments: not one generator
         "n = sum([len([x for x in y]) for y in z])\n"  # nested, each its own
+        "total = sum([q * p for q, p in pairs])\n"  # a comma in the loop's target: still one argument
     )
     body = "".join("    " + line for line in text.splitlines(True)[:3])
     program = tool_program(

@@ -82,8 +82,7 @@ may be missing: args.get("name", default).
 - First the checks of the rules that apply to this tool (not the other tools' rules), each failing with the \
 tool's error message, values filled in with %: EXAMPLE (nothing changes then); then the changes (a read \
 changes nothing); then return the result, in the tool's output shape. Short: no comments.
-- Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, set() or round() \
-(use money).
+- Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, raise or set().
 - Helpers: error(message); NEXT_ID; now() (ISO 8601); \
 today() (YYYY-MM-DD); to_seconds(time); money(x) (rounded to cents); money_text(x) ("63.10"); \
 sorted_by(records, field, reverse = False); contains_text(record, fields, text); random_code(length)."""

@@ -64,8 +64,8 @@ def _line(line: str) -> str:
                 converted = None if end is None else (line[index:end], end)
             else:
                 converted = _f_string(line, index + 1)
-            if converted is None:
-                return line
+            if converted is None:  # not understood, or cut off: the code before it is still read
+                break
             out += [_code(code), converted[0]]
             code, index = "", converted[1]
             continue
@@ -85,7 +85,8 @@ def _keyword_defaults(line: str) -> str:
 
 @dataclass(slots=True)
 class _Parenthesis:
-    """An open `(` while a line is read: where, and whether a `for` or a comma stands directly in it."""
+    """An open `(` while a line is read: where, whether a `for` stands directly in it, and a comma before
+    that (arguments besides the generator)."""
 
     at: int
     loop: bool = False
@@ -126,8 +127,8 @@ def _generators(line: str) -> str:
             if closed is not None and closed.loop and not closed.comma:
                 before = line[: closed.at].rstrip()
                 found.append((closed.at, index, bool(before) and (before[-1].isalnum() or before[-1] in "_)]")))
-        elif char == "," and opened and opened[-1] is not None:
-            opened[-1].comma = True
+        elif char == "," and opened and opened[-1] is not None and not opened[-1].loop:
+            opened[-1].comma = True  # another argument; one after the `for` is its target's (`for k, v in`)
         index += 1
     if not found:
         return line

@@ -124,6 +124,7 @@ def python_helpers(slot: ContextSlot) -> dict[str, Callable[..., object]]:
         "today": today,
         "money": money,
         "money_text": money_text,
+        "round": round_half_away,
         "random_code": random_code,
         "random_int": random_int,
         "to_seconds": to_seconds,
@@ -137,6 +138,18 @@ def money(amount: float | int) -> float:
     except (InvalidOperation, ValueError) as e:
         raise ValueError(f"money(amount): expected a number, got {amount!r}") from e
     return float(exact)
+
+
+def round_half_away(number: float | int, ndigits: int | None = None) -> float | int:
+    """Python's `round`, which programs call out of habit, with halves away from zero on the number as
+    written (`round(2.675, 2)` is 2.68, as `money`) as a rule saying "rounded" means; an int without `ndigits`."""
+    if isinstance(number, bool) or not isinstance(number, int | float) or not isinstance(ndigits, int | None):
+        raise ValueError(f"round(number, ndigits): expected a number and a whole number of digits, got {number!r}")
+    try:
+        exact = Decimal(repr(number)).quantize(Decimal(1).scaleb(-(ndigits or 0)), rounding=ROUND_HALF_UP)
+    except InvalidOperation as e:
+        raise ValueError(f"round(number, ndigits): {number!r} cannot be rounded to {ndigits} digits") from e
+    return int(exact) if ndigits is None else float(exact)
 
 
 def money_text(amount: float | int) -> str:

@@ -141,7 +141,10 @@ def located_error(error: starlark.StarlarkError, source: str, tool: str | None =
 _HINTS = (
     (re.compile(r"^Unpacked \d+ values but expected \d+"), "a loop over a dict gives its keys: use .items()"),
     (re.compile(r"f-strings"), 'f-strings take bare names only: use "%s" % value'),
-    (re.compile(r"^Variable `round` not found"), "no round() in Starlark: money(x) rounds to cents"),
+    (
+        re.compile(r"reserved keyword `(raise|try|except)`"),
+        "no exceptions in Starlark: return error('message') fails the call; test first (.get(), 'in')",
+    ),
     (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
     (
         re.compile(
