@@ -496,14 +496,14 @@ def test_the_program_guide_shows_an_error_check_made_of_the_called_tools_own_id_
     get = static_prompt(environment, GET, "program")
     assert "def get_account(state, args):" in get
     assert (
-        'if args["account_id"] not in state["accounts"]: return error("account %s not found" % args["account_id"])'
+        "if args['account_id'] not in state['accounts']: return error('account %s not found' % args['account_id'])"
         in get
     )
     # No required argument names a top-level collection's record (from_id is no `account_id`): no example
     # to copy, only the form.
-    assert '`return error("...")`' in static_prompt(environment, TRANSFER, "program")
+    assert "`return error('...')`" in static_prompt(environment, TRANSFER, "program")
     # next_id on the tool's own collection (given as `records`, the model read `state["records"]`).
-    assert 'next_id(state["accounts"], "acc_") (the next free id)' in get
+    assert "next_id(state['accounts'], 'acc_') (the next free id)" in get
 
 
 def test_one_call_prompt_leaves_out_the_checks_already_made_but_keeps_the_meaning() -> None:

@@ -65,6 +65,7 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
         ("    next_id = next_id(state['w'], 'W-')\n    return {'id': next_id}", "hides the helper"),
         ("    return {'by': args['caller']}", "use .get('key')"),
         ("    return {**args, 'status': 'open'}", "copy with new = dict(record)"),
+        ("    return {'code': random.choice('AB')}", "random_code(length) and random_int(low, high)"),
         ("    return state['w']['W-9']", "'id in collection' first"),
     ],
 )

@@ -78,13 +78,14 @@ PROGRAM_GUIDE = """\
 Write the tool's function in Starlark (a small Python dialect): def NAME(state, args):
 - state: the world state (a dict); change it in place for every effect a later call could see (records, \
 balances, counters). args: the call's arguments, already checked against the input schema; an optional one \
-may be missing: args.get("name", default).
+may be missing: args.get('name', default).
 - First the checks of the rules that apply to this tool (not the other tools' rules), each failing with the \
 tool's error message, values filled in with %: EXAMPLE (nothing changes then); then the changes (a read \
 changes nothing); then return the result, in the tool's output shape. Short: no comments.
-- Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, raise or set().
+- Not Python: no imports (no datetime: ISO dates compare as strings), classes, while, try, raise or set(). \
+Strings in single quotes: the program is itself a JSON string, which a " would end.
 - Helpers: error(message); NEXT_ID; now() (ISO 8601); \
-today() (YYYY-MM-DD); to_seconds(time); money(x) (rounded to cents); money_text(x) ("63.10"); \
+today() (YYYY-MM-DD); to_seconds(time); money(x) (rounded to cents); money_text(x) ('63.10'); \
 sorted_by(records, field, reverse = False); contains_text(record, fields, text); random_code(length)."""
 
 _PROGRAM_RULES = """\
@@ -97,34 +98,34 @@ def program_guide(environment: Environment, tool: ToolSpec | None) -> str:
     collection, so that copying it is right (a 1.5B model copied the example's names as they were: a fixed
     `account_id` turned up in a ticket tool, a refusal of the first argument in a create)."""
     name, example = (function_name(tool.name), _error_example(environment, tool)) if tool else ("TOOL", None)
-    shown = f"`{example}`" if example else '`return error("...")`'
+    shown = f"`{example}`" if example else "`return error('...')`"
     guide = PROGRAM_GUIDE.replace("NAME", name).replace("EXAMPLE", shown)
     return guide.replace("NEXT_ID", _next_id_example(environment, tool))
 
 
 def _next_id_example(environment: Environment, tool: ToolSpec | None) -> str:
     """next_id shown on the tool's own collection, with its ids' prefix (given as `records`, the 1.5B model
-    read `state["records"]`)."""
+    read `state['records']`); strings in single quotes, as the guide asks."""
     state = environment.initial_state
     collection = find_collection(state, read_intent(tool.name, state).noun) if tool else None
     if collection is None or not _keyed_at_root(collection):
-        return 'next_id(records, prefix) ("TRF-9005" after "TRF-9004")'
+        return "next_id(records, prefix) ('TRF-9005' after 'TRF-9004')"
     some_id = next(iter(collection.records), "")
     prefix = some_id.rstrip("0123456789")
     if not prefix or prefix == some_id:
-        return f'next_id(state["{collection.path[0]}"], prefix) (the next free id)'
-    return f'next_id(state["{collection.path[0]}"], "{prefix}") (the next free id)'
+        return f"next_id(state['{collection.path[0]}'], prefix) (the next free id)"
+    return f"next_id(state['{collection.path[0]}'], '{prefix}') (the next free id)"
 
 
 def _error_example(environment: Environment, tool: ToolSpec) -> str | None:
-    """`if args["ticket_id"] not in state["tickets"]: return error("ticket %s not found" % ...)` for the
+    """`if args['ticket_id'] not in state['tickets']: return error('ticket %s not found' % ...)` for the
     first required argument that names a record of a top-level collection of the initial state; else None."""
     state = environment.initial_state
     for key in tool.input_schema.get("required") or []:  # an optional one may be missing from args
         for _, _, collection in ids_named(tool, state, {key: "x"}):
             if _keyed_at_root(collection) and key.isidentifier():
-                found = f'args["{key}"] not in state["{collection.path[0]}"]'
-                return f'if {found}: return error("{collection.singular} %s not found" % args["{key}"])'
+                found = f"args['{key}'] not in state['{collection.path[0]}']"
+                return f"if {found}: return error('{collection.singular} %s not found' % args['{key}'])"
     return None
 
 

@@ -147,6 +147,10 @@ _HINTS = (
     ),
     (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
     (
+        re.compile(r"^Variable `(random|string|math)` not found"),
+        "no modules in Starlark: random_code(length) and random_int(low, high) draw, round(x, n) rounds",
+    ),
+    (
         re.compile(
             r"^Local variable `(error|next_id|now|today|to_seconds|money|money_text|sorted_by|contains_text|"
             r"random_code|random_int)` referenced before assignment"
