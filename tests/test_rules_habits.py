@@ -66,6 +66,7 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
         ("    return {'by': args['caller']}", "use .get('key')"),
         ("    return {**args, 'status': 'open'}", "copy with new = dict(record)"),
         ("    return {'code': random.choice('AB')}", "random_code(length) and random_int(low, high)"),
+        ("    del state['w']['W-1']\n    return {}", "records.pop(key) removes a key"),
         ("    return state['w']['W-9']", "'id in collection' first"),
     ],
 )

@@ -145,6 +145,7 @@ _HINTS = (
         re.compile(r"reserved keyword `(raise|try|except)`"),
         "no exceptions in Starlark: return error('message') fails the call; test first (.get(), 'in')",
     ),
+    (re.compile(r"reserved keyword `del`"), "no del in Starlark: records.pop(key) removes a key"),
     (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
     (
         re.compile(r"^Variable `(random|string|math)` not found"),
