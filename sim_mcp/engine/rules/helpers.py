@@ -144,7 +144,8 @@ def round_half_away(number: float | int, ndigits: int | None = None) -> float | 
     """Python's `round`, which programs call out of habit, with halves away from zero on the number as
     written (`round(2.675, 2)` is 2.68, as `money`) as a rule saying "rounded" means; an int without `ndigits`."""
     if isinstance(number, bool) or not isinstance(number, int | float) or not isinstance(ndigits, int | None):
-        raise ValueError(f"round(number, ndigits): expected a number and a whole number of digits, got {number!r}")
+        got = f"{number!r}" if ndigits is None else f"{number!r}, {ndigits!r}"
+        raise ValueError(f"round(number, ndigits): expected a number and a whole number of digits, got {got}")
     try:
         exact = Decimal(repr(number)).quantize(Decimal(1).scaleb(-(ndigits or 0)), rounding=ROUND_HALF_UP)
     except InvalidOperation as e:
