@@ -63,6 +63,7 @@ def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> Non
         ("    return {'at': datetime.now()}", "dates are ISO strings, compared as strings"),
         ("    from datetime import timedelta\n    return {}", "no imports or datetime in Starlark"),
         ("    next_id = next_id(state['w'], 'W-')\n    return {'id': next_id}", "hides the helper"),
+        ("    round = round(2.5)\n    return {'n': round}", "hides the helper"),
         ("    return {'by': args['caller']}", "use .get('key')"),
         ("    return {**args, 'status': 'open'}", "copy with new = dict(record)"),
         ("    return {'code': random.choice('AB')}", "random_code(length) and random_int(low, high)"),

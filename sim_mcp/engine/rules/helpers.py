@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,3 +172,9 @@ def parse_clock(text: str) -> datetime:
     """A program's `CLOCK` (an ISO 8601 date-time; UTC when it names no offset)."""
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+# Every helper's name, Starlark and Python: a program's variable of one of these names hides the helper.
+HELPER_NAMES: frozenset[str] = frozenset(re.findall(r"^def (\w+)\(", PRELUDE, re.MULTILINE)) | frozenset(
+    python_helpers(ContextSlot())
+)

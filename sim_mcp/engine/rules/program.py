@@ -16,7 +16,14 @@ from datetime import datetime
 
 import starlark
 
-from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK, PRELUDE, ContextSlot, parse_clock, python_helpers
+from sim_mcp.engine.rules.helpers import (
+    DEFAULT_CLOCK,
+    HELPER_NAMES,
+    PRELUDE,
+    ContextSlot,
+    parse_clock,
+    python_helpers,
+)
 
 ENTRY = "sim_mcp_call"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
@@ -152,10 +159,7 @@ _HINTS = (
         "no modules in Starlark: random_code(length) and random_int(low, high) draw, round(x, n) rounds",
     ),
     (
-        re.compile(
-            r"^Local variable `(error|next_id|now|today|to_seconds|money|money_text|sorted_by|contains_text|"
-            r"random_code|random_int)` referenced before assignment"
-        ),
+        re.compile(rf"^Local variable `({'|'.join(sorted(HELPER_NAMES))})` referenced before assignment"),
         "a variable of that name hides the helper: name it otherwise",
     ),
     (
