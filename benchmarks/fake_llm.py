@@ -25,7 +25,7 @@ from typing import Any
 
 _CALL = re.compile(r"## The call\nTool: (\S+)\n.*?```json\n(.*?)\n```", re.DOTALL)
 # The state section may be whole, partial or sliced (a collection shown as its ids and last record), and
-# the records a call names by id come in a block of their own, keyed by JSON pointer (sim_mcp/engine/prompt.py).
+# the records a call names by id come in a block of their own, keyed by JSON pointer (sim_mcp/llm/context.py).
 _STATE = re.compile(r"## World state[^\n]*\n.*?```json\n(.*?)\n```", re.DOTALL)
 _NAMED = re.compile(r"## Records this call names \(by path\)[^\n]*\n.*?```json\n(.*?)\n```", re.DOTALL)
 _TICKET_NUMBER = re.compile(r"\bT-(\d+)\b")

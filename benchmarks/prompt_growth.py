@@ -3,7 +3,7 @@ state stays the same size, against a naive prompt that carries the whole transcr
 
 In process, no server: the simulator runs with the offline backend (so the state changes as calls
 say) wrapped in a backend that builds, for every call, the prompt the LLM backends send
-(`sim_mcp.engine.prompt.build_prompt`, with the default settings) and the naive one (the same
+(`sim_mcp.llm.modes.prompt_for`, with the default settings) and the naive one (the same
 builder given every event of the session, with no limit on history or state). The calls alternate
 `update_ticket` on T-1001 between two priorities, so the state keeps its size while events pile up.
 Tokens are characters / 4 (no tokenizer is installed).
@@ -23,8 +23,8 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.backends.offline import OfflineBackend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
-from sim_mcp.engine.prompt import build_prompt
 from sim_mcp.engine.simulator import Simulator
+from sim_mcp.llm.modes import MODES, prompt_for
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.stores.memory import MemoryStore
 
@@ -49,14 +49,18 @@ class PromptSizes(Backend):
         self.sizes: list[tuple[int, int]] = []
 
     async def simulate(self, request: SimulationRequest) -> Outcome:
-        bounded = build_prompt(
+        bounded = prompt_for(
             request,
+            MODES["patch"],
             history_events=self.settings.history_events,
             state_budget_chars=self.settings.state_budget_chars,
         )
         transcript = await self.store.events(request.session_id)
-        naive = build_prompt(
-            replace(request, recent_events=transcript), history_events=sys.maxsize, state_budget_chars=sys.maxsize
+        naive = prompt_for(
+            replace(request, recent_events=transcript),
+            MODES["patch"],
+            history_events=sys.maxsize,
+            state_budget_chars=sys.maxsize,
         )
         self.sizes.append((len(bounded.system) + len(bounded.user), len(naive.system) + len(naive.user)))
         return await self.inner.simulate(request)

@@ -26,8 +26,9 @@ if __package__ in (None, ""):
 
 from sim_mcp.config import Settings
 from sim_mcp.engine.contract import SimulationRequest
-from sim_mcp.engine.prompt import build_prompt
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
+from sim_mcp.llm.modes import MODES, prompt_for
+from sim_mcp.llm.profiles import profile_for
 from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import Event
 
@@ -68,9 +69,15 @@ async def prompts(history: int) -> list[dict[str, Any]]:
                         state=expected.before,
                         recent_events=events[-history:],
                         session_id="tokens",
-                        llm_output=mode,
                     )
-                    prompt = build_prompt(request, history_events=history, state_budget_chars=24_000)
+                    # The prompts the local model is asked (its profile: llm/profiles/qwen.py).
+                    prompt = prompt_for(
+                        request,
+                        MODES[mode],
+                        history_events=history,
+                        state_budget_chars=24_000,
+                        profile=profile_for("qwen2.5-coder"),
+                    )
                     rows.append({"call": step.call, "mode": mode, "system": prompt.system, "user": prompt.user})
                 events.append(
                     Event(

@@ -60,6 +60,11 @@ class Settings(BaseModel):
         description="How an LLM backend answers a call: patch (JSON Patch of the state) or program (a short "
         "Starlark program the engine runs on the state, so arithmetic and copies are exact; docs/formats.md).",
     )
+    model_profile: str = Field(
+        default="auto",
+        description="What the model's family needs (habit rewrites, error hints, prompt variant): auto (by the "
+        "model's name), none, or a profile's name (docs/architecture.md, \"Model profiles\").",
+    )
     history_events: int = Field(default=4, ge=0, description="Recent events shown to the simulator.")
     state_budget_chars: int = Field(default=24_000, gt=0, description="State larger than this is trimmed.")
     provider_retries: int = Field(

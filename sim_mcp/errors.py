@@ -6,6 +6,10 @@ The tree::
     ├── SpecError                a spec file that cannot be read (path, place inside it, reason)
     ├── ConfigError              a bad setting (flag or SIM_MCP_* variable)
     ├── BackendError             a simulator backend failed (backend, model, status)
+    │   ├── BackendTimeout       no reply within the deadline (--timeout-s), retries spent
+    │   ├── BackendUnreachable   the provider could not be connected to
+    │   ├── BackendHTTPError     the provider answered with an error status (`status`)
+    │   └── UnusableReply        a reply that breaks the contract (`reason`, `answer`): asked again
     ├── StoreError               a session store failed (which store, what operation)
     └── SessionError             misuse of sessions
         ├── SessionNotFound      no session with that id
@@ -52,6 +56,28 @@ class BackendError(SimMcpError):
         where = f"{backend}:{model}" if model else backend
         code = f" (HTTP {status})" if status is not None else ""
         super().__init__(f"{where}{code}: {message}")
+
+
+class BackendTimeout(BackendError):
+    """No reply within the deadline, after the retries: the request was cancelled each time."""
+
+
+class BackendUnreachable(BackendError):
+    """The provider could not be connected to (refused, DNS, TLS), after the retries."""
+
+
+class BackendHTTPError(BackendError):
+    """The provider answered with an error status that retrying did not mend (`status` holds it)."""
+
+
+class UnusableReply(BackendError):
+    """A reply that cannot be used as an answer (not JSON, wrong keys or types, a program that fails):
+    `reason` is written for the model to read on the next attempt, `answer` is the reply as it was written."""
+
+    def __init__(self, backend: str, reason: str, *, model: str | None = None, answer: str = "") -> None:
+        super().__init__(backend, reason, model=model)
+        self.reason = reason
+        self.answer = answer
 
 
 class StoreError(SimMcpError):

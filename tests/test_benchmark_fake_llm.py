@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.fake_llm import outcome_for
 from sim_mcp.engine.contract import SimulationRequest
-from sim_mcp.engine.prompt import build_prompt
+from sim_mcp.llm.modes import prompt_for
 from sim_mcp.specs.formats import read_spec_file
 from tests.servers import BUNDLED_SPECS
 
@@ -22,7 +22,7 @@ def ask(tool: str, arguments: dict[str, Any], state: Any) -> dict[str, Any]:
     request = SimulationRequest(
         environment=TICKETS, tool=spec, arguments=arguments, state=state, recent_events=[], session_id="s"
     )
-    prompt = build_prompt(request, history_events=4, state_budget_chars=24_000)
+    prompt = prompt_for(request, history_events=4, state_budget_chars=24_000)
     return outcome_for(prompt.system + "\n\n" + prompt.user)
 
 

@@ -18,6 +18,7 @@ from sim_mcp.engine.backends import load_backend
 from sim_mcp.engine.compile import CompileReport, compile_environment, programs_path
 from sim_mcp.engine.recordings import read_recordings
 from sim_mcp.engine.rules import compile_rules
+from sim_mcp.llm.profiles import profile_for
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
@@ -216,7 +217,8 @@ async def test_f_strings_a_model_writes_are_read_as_starlark_and_written_as_such
         ),
         program(fstrings),
     )
-    report = await compile_spec(fake, spec)
+    # The rewrites of a model that writes Python's f-strings (llm/profiles/qwen.py).
+    report = await compile_spec(fake, spec, profile=profile_for("fake-model", "qwen2.5-coder"))
     assert statuses(report) == {"get_wallet": "compiled", "deposit": "compiled"}
     written = report.programs.read_text()
     assert 'f"' not in written
@@ -471,13 +473,15 @@ async def test_a_tool_without_output_schema_is_shown_the_shape_of_its_results(fa
 
 
 def test_programs_are_read_as_small_models_write_them() -> None:
-    from sim_mcp.engine.parse import parse_outcome
+    from sim_mcp.llm.reply import parse_outcome
 
     # A raw newline inside the JSON string, a program escaped twice, one in a code fence with no JSON.
     raw = '{"program": "def f(state, args):\n    return 1\n"}'
     twice = '{"program": "def f(state, args):\\\\n    return 1\\\\n"}'
     fenced = "Here it is:\n```python\ndef f(state, args):\n    return 1\n```"
+    # (the one escaped twice by a model whose profile undoes it: llm/profiles/qwen.py)
+    qwen = profile_for("fake-model", "qwen2.5-coder")
     for reply in (raw, twice, fenced):
         program = parse_outcome(reply).program
         assert program is not None
-        assert program.startswith("def f(state, args):\n    return ")
+        assert qwen.rewrite(program).startswith("def f(state, args):\n    return ")

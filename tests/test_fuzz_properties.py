@@ -28,9 +28,9 @@ from mcp.client import Client
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
-from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.schema_data import generate
 from sim_mcp.errors import SpecError
+from sim_mcp.llm.reply import outcome_from_object
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server

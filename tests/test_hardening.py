@@ -21,8 +21,8 @@ from sim_mcp.cli.serve import listen
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
-from sim_mcp.engine.parse import outcome_from_object
-from sim_mcp.engine.prompt import build_prompt
+from sim_mcp.llm.modes import prompt_for
+from sim_mcp.llm.reply import outcome_from_object
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SHARED_SESSION_META, SessionRouting, build_mcp_server
@@ -71,7 +71,7 @@ async def test_a_rejected_patch_is_not_shown_to_the_model_again() -> None:
     assert len(backend.requests) == 2
     second = backend.requests[1]
     assert second.recent_events == []
-    prompt = build_prompt(second, history_events=settings.history_events, state_budget_chars=10**6)
+    prompt = prompt_for(second, history_events=settings.history_events, state_budget_chars=10**6)
     for trace in ("NO-SUCH-TICKET", "ZEBRA-STATUS", "does not apply", "could not produce"):
         assert trace not in prompt.system + prompt.user, trace
 

@@ -19,6 +19,7 @@ RANKS = {
     "state": 1,
     "config": 2,
     "engine": 3,
+    "llm": 3,
     "episodes": 4,
     "runtime": 5,
     "server": 6,

@@ -16,13 +16,15 @@ import yaml
 
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend, load_backend
-from sim_mcp.engine.backends.anthropic import AnthropicBackend
-from sim_mcp.engine.backends.openai import OpenAIBackend
 from sim_mcp.engine.cache import CachingBackend
-from sim_mcp.engine.contract import OUTCOME_SCHEMA, InvalidOutcome, SimulationRequest, outcome_schema
-from sim_mcp.engine.parse import outcome_from_object, parse_outcome
-from sim_mcp.engine.prompt import build_prompt, static_prompt
+from sim_mcp.engine.contract import InvalidOutcome, SimulationRequest
 from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.llm.modes import MODES, prompt_for, system_prompt
+from sim_mcp.llm.modes.patch import OUTCOME_SCHEMA, outcome_schema
+from sim_mcp.llm.profiles import profile_for
+from sim_mcp.llm.providers.anthropic import AnthropicBackend
+from sim_mcp.llm.providers.openai import OpenAIBackend
+from sim_mcp.llm.reply import outcome_from_object, parse_outcome
 from sim_mcp.specs.model import Environment, ModelSettings, ToolSpec
 from sim_mcp.state.session import Event, TokenUsage
 from tests.fake_providers import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
@@ -65,6 +67,8 @@ ENVIRONMENT = Environment(
 )
 GET, TRANSFER = ENVIRONMENT.tools
 MODEL = "fake-model"
+# The profile whose guide is made of the called tool's own names (llm/profiles/qwen.py).
+QWEN = profile_for(MODEL, "qwen2.5-coder")
 
 
 def make_request(
@@ -150,12 +154,12 @@ async def test_openai_asks_for_schema_constrained_output(fake: FakeProvider, ope
     assert sent.body["temperature"] == 0
     assert sent.body["max_tokens"] == 2048
     # The tool's output schema is inside the constrained-decoding schema, beside an error's message.
-    schema = outcome_schema(make_request())
+    schema = outcome_schema(make_request().tool)
     assert sent.body["response_format"] == {"type": "json_schema", "json_schema": {"name": "outcome", "schema": schema}}
     assert schema["properties"]["result"]["anyOf"][0] == GET.output_schema
     assert schema["properties"]["state_patch"] == OUTCOME_SCHEMA["properties"]["state_patch"]
     system, user = openai_prompt(sent)
-    assert system == static_prompt(ENVIRONMENT, GET)
+    assert system == system_prompt(ENVIRONMENT, GET)
     assert "## The call\nTool: get_account" in user
 
 
@@ -177,7 +181,7 @@ async def test_openai_steps_down_response_formats_and_remembers(
     assert (await openai_backend.simulate(make_request())).result == 2
     formats = [r.body.get("response_format") for r in fake.posts("/chat/completions")]
     # Rejected once, then json_object with the schema (llama.cpp's form) from then on.
-    schema = outcome_schema(make_request())
+    schema = outcome_schema(make_request().tool)
     assert formats == [
         {"type": "json_schema", "json_schema": {"name": "outcome", "schema": schema}},
         {"type": "json_object", "schema": schema},
@@ -423,10 +427,10 @@ async def test_anthropic_caches_the_static_part_and_forces_the_outcome_tool(
     (sent,) = fake.posts("/messages")
     assert sent.headers["content-type"] == "application/json"
     assert sent.body["system"] == [
-        {"type": "text", "text": static_prompt(ENVIRONMENT, GET), "cache_control": {"type": "ephemeral"}}
+        {"type": "text", "text": system_prompt(ENVIRONMENT, GET), "cache_control": {"type": "ephemeral"}}
     ]
     assert sent.body["tools"][0]["name"] == "simulate_outcome"
-    assert sent.body["tools"][0]["input_schema"] == outcome_schema(make_request())
+    assert sent.body["tools"][0]["input_schema"] == outcome_schema(make_request().tool)
     assert sent.body["tool_choice"] == {"type": "tool", "name": "simulate_outcome"}
     assert sent.body["model"] == MODEL
     assert [m["role"] for m in sent.body["messages"]] == ["user"]
@@ -463,7 +467,7 @@ async def test_prompt_carries_state_and_recent_events(fake: FakeProvider, openai
 
 def test_recent_calls_of_the_same_tool_show_their_results() -> None:
     arguments = {"from_id": "acc_1", "to_id": "acc_2", "amount": 3}
-    prompt = build_prompt(
+    prompt = prompt_for(
         make_request(TRANSFER, arguments, events=make_events(2)), history_events=8, state_budget_chars=10_000
     )
     shown = section_block(prompt.user, "## Recent calls")
@@ -472,13 +476,13 @@ def test_recent_calls_of_the_same_tool_show_their_results() -> None:
 
 
 def test_static_part_is_identical_across_calls() -> None:
-    first = build_prompt(make_request(events=make_events(2)), history_events=8, state_budget_chars=10_000)
-    second = build_prompt(
+    first = prompt_for(make_request(events=make_events(2)), history_events=8, state_budget_chars=10_000)
+    second = prompt_for(
         make_request(TRANSFER, {"from_id": "acc_1", "to_id": "acc_2", "amount": 3}, state={"other": 1}),
         history_events=8,
         state_budget_chars=10_000,
     )
-    again = build_prompt(make_request(arguments={"account_id": "acc_2"}), history_events=8, state_budget_chars=10_000)
+    again = prompt_for(make_request(arguments={"account_id": "acc_2"}), history_events=8, state_budget_chars=10_000)
     # The same bytes for every call of one tool; the called tool in full, the others by name.
     assert first.system == again.system
     assert first.system != second.system
@@ -493,7 +497,7 @@ def test_static_part_is_identical_across_calls() -> None:
 def test_the_program_guide_shows_an_error_check_made_of_the_called_tools_own_id_argument() -> None:
     # A small model copies the example as it is: each tool's guide shows the check that is right for it.
     environment = ENVIRONMENT.model_copy(update={"initial_state": {"accounts": {"acc_1": {"balance": 5}}}})
-    get = static_prompt(environment, GET, "program")
+    get = system_prompt(environment, GET, MODES["program"], QWEN)
     assert "def get_account(state, args):" in get
     assert (
         "if args['account_id'] not in state['accounts']: return error('account %s not found' % args['account_id'])"
@@ -501,9 +505,15 @@ def test_the_program_guide_shows_an_error_check_made_of_the_called_tools_own_id_
     )
     # No required argument names a top-level collection's record (from_id is no `account_id`): no example
     # to copy, only the form.
-    assert "`return error('...')`" in static_prompt(environment, TRANSFER, "program")
+    assert "`return error('...')`" in system_prompt(environment, TRANSFER, MODES["program"], QWEN)
     # next_id on the tool's own collection (given as `records`, the model read `state["records"]`).
     assert "next_id(state['accounts'], 'acc_') (the next free id)" in get
+    # The default profile's guide keeps its examples generic.
+    plain = system_prompt(environment, GET, MODES["program"])
+    assert "`return error('...')`" in plain
+    assert "next_id(records, prefix)" in plain
+    assert "Strings in single quotes" in get
+    assert "Strings in single quotes" not in plain
 
 
 def test_one_call_prompt_leaves_out_the_checks_already_made_but_keeps_the_meaning() -> None:
@@ -522,7 +532,7 @@ def test_one_call_prompt_leaves_out_the_checks_already_made_but_keeps_the_meanin
         },
     )
     environment = ENVIRONMENT.model_copy(update={"tools": [*ENVIRONMENT.tools, bounded]})
-    system = static_prompt(environment, bounded)
+    system = system_prompt(environment, bounded)
     shown = json.loads(system.split("Input schema: ", 1)[1].splitlines()[0])
     assert shown == {
         "type": "object",
@@ -534,7 +544,7 @@ def test_one_call_prompt_leaves_out_the_checks_already_made_but_keeps_the_meanin
         "required": ["owner"],
     }
     # Code written for the tool (compile) sees the whole schema: it must check what the engine checks.
-    whole = static_prompt(environment, None)
+    whole = system_prompt(environment, None)
     assert json.dumps(bounded.input_schema, separators=(",", ":")) in whole
 
 
@@ -551,7 +561,7 @@ def test_a_changing_call_also_sees_the_records_its_records_refer_to() -> None:
     get_transfer = cancel.model_copy(update={"name": "get_transfer", "description": "Read one transfer."})
     environment = ENVIRONMENT.model_copy(update={"tools": [*ENVIRONMENT.tools, cancel, get_transfer]})
     heading = "## Records this call names"
-    changing = build_prompt(
+    changing = prompt_for(
         make_request(cancel, {"transfer_id": "t_1"}, state=state, environment=environment),
         history_events=8,
         state_budget_chars=10_000,
@@ -560,7 +570,7 @@ def test_a_changing_call_also_sees_the_records_its_records_refer_to() -> None:
     assert set(named) == {"/transfers/t_1", "/accounts/acc_1", "/accounts/acc_2"}
     assert named["/accounts/acc_1"]["balance"] == 120
     # A read's answer is its record: the records that one refers to would only cost tokens.
-    reading = build_prompt(
+    reading = prompt_for(
         make_request(get_transfer, {"transfer_id": "t_1"}, state=state, environment=environment),
         history_events=8,
         state_budget_chars=10_000,
@@ -580,7 +590,7 @@ def test_long_event_values_are_cut_to_a_bound() -> None:
     events = make_events(1)
     events[0] = events[0].model_copy(update={"result": {"log": "z" * 50_000}})
     arguments = {"from_id": "acc_1", "to_id": "acc_2", "amount": 3}
-    prompt = build_prompt(make_request(TRANSFER, arguments, events=events), history_events=8, state_budget_chars=10_000)
+    prompt = prompt_for(make_request(TRANSFER, arguments, events=events), history_events=8, state_budget_chars=10_000)
     assert len(prompt.user) < 5_000
     assert "… (49,610 more characters)" in prompt.user
 
@@ -607,7 +617,7 @@ def test_state_over_budget_shows_only_what_the_call_touches() -> None:
     cards = [{"card_id": f"card_{n}", "account": f"acc_{n}", "limit": 100} for n in range(300)]
     state = {"accounts": accounts, "cards": cards, "next_transfer": 9001}
     request = make_request(TRANSFER, {"from_id": "acc_250", "to_id": "card_17", "amount": 5}, state=state)
-    prompt = build_prompt(request, history_events=8, state_budget_chars=4_000)
+    prompt = prompt_for(request, history_events=8, state_budget_chars=4_000)
     assert "World state (partial)" in prompt.user
     assert "the rest of it is omitted" in prompt.user
     view = json.loads(fenced_blocks(prompt.user)[0])
@@ -622,7 +632,7 @@ def test_touched_parts_are_whole_or_outlined_or_counted() -> None:
     records = {f"k{n}": {"note": "x" * 80, "n": n} for n in range(300)}
     state = {"big": {"blob": "z" * 5_000, "size": 1}, "records": records}
     request = make_request(arguments={"target": "big", "ids": list(records)}, state=state)
-    prompt = build_prompt(request, history_events=8, state_budget_chars=4_000)
+    prompt = prompt_for(request, history_events=8, state_budget_chars=4_000)
     view = json.loads(fenced_blocks(prompt.user)[0])
     # Too big to show whole: its outline. Then as many whole records as fit, and a count of the rest.
     assert view["touched"]["/big"] == {"blob": "<omitted: str of 5002 characters>", "size": 1}
@@ -633,7 +643,7 @@ def test_touched_parts_are_whole_or_outlined_or_counted() -> None:
 
 
 def test_state_within_budget_is_shown_whole() -> None:
-    prompt = build_prompt(make_request(), history_events=8, state_budget_chars=10_000)
+    prompt = prompt_for(make_request(), history_events=8, state_budget_chars=10_000)
     assert section_block(prompt.user, "## World state") == ENVIRONMENT.initial_state
     assert "omitted" not in prompt.user
 
@@ -641,7 +651,7 @@ def test_state_within_budget_is_shown_whole() -> None:
 def test_feedback_is_in_the_retry_prompt() -> None:
     request = make_request()
     retry = dataclasses.replace(request, feedback=["result.balance: expected a number"])
-    prompt = build_prompt(retry, history_events=8, state_budget_chars=10_000)
+    prompt = prompt_for(retry, history_events=8, state_budget_chars=10_000)
     assert "previous answer was rejected" in prompt.user
     assert "- result.balance: expected a number" in prompt.user
 

@@ -13,12 +13,12 @@ import pytest
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.backends.anthropic import AnthropicBackend
 from sim_mcp.engine.backends.offline import OfflineBackend
-from sim_mcp.engine.backends.openai import OpenAIBackend
 from sim_mcp.episodes.rewards import LlmJudge, evaluate, judge_for, run_check, validate_task
 from sim_mcp.episodes.tasks import Check, Task, load_tasks, parse_task
 from sim_mcp.errors import InvalidSessionInput
+from sim_mcp.llm.providers.anthropic import AnthropicBackend
+from sim_mcp.llm.providers.openai import OpenAIBackend
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.session import Event
 from tests.fake_providers import FakeProvider, Reply, reply_status

@@ -1,13 +1,19 @@
-"""Python habits in programs: f-strings become the `%` formatting Starlark reads, on the same lines; where
-Starlark is not Python, the error says what to write instead."""
+"""Python habits in programs, for a model whose profile rewrites them (llm/profiles/qwen.py): f-strings
+become the `%` formatting Starlark reads, on the same lines, and nothing inside a string changes; where
+Starlark is not Python, the error says what to write instead. The default profile does none of it."""
 
 from __future__ import annotations
 
 import pytest
 import starlark
 
-from sim_mcp.engine.rules import CallContext, Limits, RulesError, as_starlark, run_tool, tool_program
+from sim_mcp.engine.rules import CallContext, Limits, RulesError, run_tool, tool_program
 from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
+from sim_mcp.errors import ConfigError
+from sim_mcp.llm.profiles import DEFAULT_PROFILE, profile_for
+from sim_mcp.llm.profiles.habits import as_starlark
+
+QWEN = profile_for(None, "qwen2.5-coder")
 
 
 def run(text: str, name: str) -> object:
@@ -75,12 +81,13 @@ def test_where_starlark_is_not_python_the_error_says_what_to_write(body: str, hi
     context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="get")
 
     def read_and_run() -> None:  # the error comes when the program is read, or when it runs
-        program = tool_program(f"def get(state, args):\n{body}\n", "get", "<your program>")
+        program = tool_program(QWEN.rewrite(f"def get(state, args):\n{body}\n"), "get", "<your program>")
         run_tool(program, "get", {"w": {"W-1": 1}}, {}, context, Limits())
 
     with pytest.raises(RulesError) as raised:
         read_and_run()
-    assert hint in raised.value.reason
+    assert hint in QWEN.explain(raised.value.reason)
+    assert hint not in DEFAULT_PROFILE.explain(raised.value.reason)
 
 
 def test_is_and_is_not_become_equality_in_code_only() -> None:
@@ -114,11 +121,12 @@ def test_an_error_a_model_is_shown_has_no_double_quotes_to_copy_into_its_json() 
     program = tool_program("def get(state, args):\n    return args['caller']\n", "get", "<p>")
     with pytest.raises(RulesError) as missing:
         run_tool(program, "get", {}, {}, context, Limits())
-    assert missing.value.reason.startswith("Key 'caller' was not found (")
+    assert QWEN.explain(missing.value.reason).startswith("Key 'caller' was not found (")
     with pytest.raises(RulesError) as unparsed:
         tool_program("def get(state, args):\n    return {**args}\n", "get", "<p>")
-    assert unparsed.value.reason.startswith("Parse error: unexpected symbol '**' here (no {**record}")
-    assert (unparsed.value.line, '"' in unparsed.value.reason) == (2, False)
+    shown = QWEN.explain(unparsed.value.reason)
+    assert shown.startswith("Parse error: unexpected symbol '**' here (no {**record}")
+    assert (unparsed.value.line, '"' in shown) == (2, False)
 
 
 def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() -> None:
@@ -140,8 +148,55 @@ def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() ->
     )
     body = "".join("    " + line for line in text.splitlines(True)[:3])
     program = tool_program(
-        f"def get(state, args):\n    items = args['items']\n{body}    return [total, code, most]\n", "get", "<p>"
+        QWEN.rewrite(f"def get(state, args):\n    items = args['items']\n{body}    return [total, code, most]\n"),
+        "get",
+        "<p>",
     )
     context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="get")
     items = [{"qty": 2, "price": 1.5}, {"qty": 3, "price": 2}]
     assert run_tool(program, "get", {}, {"items": items}, context, Limits()).result == [9.0, "1Zab", 3]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'msg = "call isinstance(x, dict) first"\n',
+        'hint = "use d.get(k, default=0)"\n',
+        "hint = 'use d.get(k, default=0) or isinstance(v, str)'\n",
+        'out = "x is None" + "a is not b"\n',
+        'out = "sum(i for i in items)"\n',
+        "out = 1  # isinstance(x, dict) and d.get(k, default=0)\n",
+        'out = "never closed isinstance(x, dict)\n',
+        'doc = """isinstance(x, dict), d.get(k, default=0)"""\n',
+    ],
+)
+def test_a_rewrite_never_changes_a_string_or_a_comment(text: str) -> None:
+    assert as_starlark(text) == text
+
+
+def test_code_beside_a_string_is_still_rewritten_and_the_string_kept() -> None:
+    text = 'msg = "isinstance(x, dict)" if isinstance(x, dict) else d.get("k", default="default=0")\n'
+    assert as_starlark(text) == ('msg = "isinstance(x, dict)" if (type(x) == "dict") else d.get("k", "default=0")\n')
+    assert run(f"x = {{}}\nd = {{}}\n{as_starlark(text)}", "msg") == "isinstance(x, dict)"
+    inside = 'out = f"{x} is isinstance(y, dict)" if x is None else 1\n'
+    assert as_starlark(inside) == 'out = ("%s is isinstance(y, dict)" % (x,)) if x == None else 1\n'
+
+
+def test_the_profile_is_chosen_by_the_models_name_and_can_be_switched_off() -> None:
+    for name in ("Qwen/Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-coder:1.5b", "qwen2.5-coder-7b-instruct-q4_k_m.gguf"):
+        assert profile_for(name).name == "qwen2.5-coder"
+    for name in ("gpt-4.1", "claude-sonnet-4-5", "local", None):
+        assert profile_for(name) is DEFAULT_PROFILE
+    assert profile_for("Qwen2.5-Coder-1.5B", "none") is DEFAULT_PROFILE
+    assert profile_for("local", "qwen2.5-coder") is QWEN
+    with pytest.raises(ConfigError, match=r"unknown model profile 'qwen'.*expected one of auto, none, qwen2.5-coder"):
+        profile_for("local", "qwen")
+
+
+def test_the_default_profile_leaves_a_program_as_it_was_written() -> None:
+    text = 'def get(state, args):\n    return f"{args["id"]}" if args.get("id") is not None else None\n'
+    assert DEFAULT_PROFILE.rewrite(text) == text
+    assert DEFAULT_PROFILE.explain('Key `"id"` was not found') == 'Key `"id"` was not found'
+    assert QWEN.rewrite(text) == (
+        'def get(state, args):\n    return ("%s" % (args["id"],)) if args.get("id") != None else None\n'
+    )

@@ -806,7 +806,7 @@ async def test_generated_tasks_failing_their_own_replay_are_rejected() -> None:
 
 
 async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
-    from sim_mcp.engine.backends.openai import OpenAIBackend
+    from sim_mcp.llm.providers.openai import OpenAIBackend
 
     fake.script(
         Reply(tool_input=draft()),

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from sim_mcp.engine.backends import load_backend
     from sim_mcp.engine.compile import CompileReport, compile_environment
     from sim_mcp.engine.recordings import Recording, read_recordings
+    from sim_mcp.llm.profiles import profile_for
     from sim_mcp.specs.formats import read_spec_file
 
     if args.rounds < 1:
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
                 recordings=recordings,
                 rounds=args.rounds,
                 force=args.force,
+                profile=profile_for(backend.model, settings.model_profile),
                 progress=lambda line: print(line, flush=True),
             )
         finally:

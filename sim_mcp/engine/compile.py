@@ -28,19 +28,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import PROGRAM_SCHEMA, InvalidOutcome, JsonRequest
+from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
 from sim_mcp.engine.guards import has_record, ids_named
 from sim_mcp.engine.intent import Action, read_intent
-from sim_mcp.engine.parse import outcome_from_object
 from sim_mcp.engine.probes import probe_arguments
-from sim_mcp.engine.prompt import program_guide, tool_text
 from sim_mcp.engine.recordings import Recording
 from sim_mcp.engine.rules import (
     CallContext,
     Limits,
     Program,
     RulesError,
-    as_starlark,
     clock_of,
     compile_program,
     example_problem,
@@ -49,6 +46,10 @@ from sim_mcp.engine.rules import (
     tool_program,
 )
 from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.llm.context import tool_text
+from sim_mcp.llm.modes.program import PROGRAM_SCHEMA, program_guide
+from sim_mcp.llm.profiles import DEFAULT_PROFILE, ModelProfile
+from sim_mcp.llm.reply import outcome_from_object
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import CompiledSchema, compile_schema, value_problem
 from sim_mcp.state.compare import first_difference
@@ -133,6 +134,8 @@ class _Job:
     tool: ToolSpec
     recordings: list[Recording]
     limits: Limits
+    # The writing model's profile: its habits rewritten, its errors explained as it needs (llm/profiles).
+    profile: ModelProfile = DEFAULT_PROFILE
 
 
 async def compile_environment(
@@ -144,6 +147,7 @@ async def compile_environment(
     rounds: int = 3,
     force: bool = False,
     limits: Limits | None = None,
+    profile: ModelProfile = DEFAULT_PROFILE,
     progress: Callable[[str], None] = lambda line: None,
 ) -> CompileReport:
     """Compile every tool of `environment` (read from `spec_path`), writing the programs that pass."""
@@ -157,7 +161,7 @@ async def compile_environment(
     report = CompileReport(environment.name, path)
     changed = False
     for tool in environment.tools:
-        job = _Job(environment, tool, [r for r in recordings if r.tool == tool.name], limits or Limits())
+        job = _Job(environment, tool, [r for r in recordings if r.tool == tool.name], limits or Limits(), profile)
         existing = _existing_problem(text, job) if text else "no function yet"
         if existing is None and not force:
             report.tools.append(ToolReport(tool.name, "kept"))
@@ -206,8 +210,9 @@ async def _compile_tool(
             break
         report.tokens = report.tokens + reply.usage
         try:
-            # Kept as read (f-strings as `%` formatting), so the programs file holds plain Starlark.
-            text = as_starlark((outcome_from_object(reply.value).program or "").strip("\n") + "\n")
+            # Kept as the profile rewrote it (f-strings as `%` formatting), so the programs file holds Starlark.
+            program = (outcome_from_object(reply.value).program or "").strip("\n")
+            text = job.profile.rewrite(program).strip("\n") + "\n"
         except InvalidOutcome as e:
             failures.append(("", f"your reply was unusable: {e.reason}"))
             continue
@@ -230,21 +235,28 @@ def _problem_of(text: str, job: _Job) -> str | None:
     try:
         program = tool_program(checked, job.tool.name, "<your program>")
     except RulesError as e:
-        return f"it does not compile: {e.reason}" + (f" (line {e.line})" if e.line else "")
-    return check_program(program, job.environment, job.tool, job.recordings, job.limits)
+        return f"it does not compile: {job.profile.explain(e.reason)}" + (f" (line {e.line})" if e.line else "")
+    return check_program(program, job.environment, job.tool, job.recordings, job.limits, explain=job.profile.explain)
 
 
 def check_program(
-    program: Program, environment: Environment, tool: ToolSpec, recordings: list[Recording], limits: Limits
+    program: Program,
+    environment: Environment,
+    tool: ToolSpec,
+    recordings: list[Recording],
+    limits: Limits,
+    *,
+    explain: Callable[[str], str] = DEFAULT_PROFILE.explain,
 ) -> str | None:
     """Why `program`'s function for `tool` fails (None: it passes): the examples, the recorded calls, then
-    probe calls, each failure naming the call, what was expected and what came out."""
+    probe calls, each failure naming the call, what was expected and what came out; an interpreter's error
+    as `explain` tells it (the writing model's profile)."""
     output = _validator(tool)
     for index in range(len(tool.examples)):
         if (failed := example_problem(program, tool, index, environment.initial_state, limits)) is not None:
-            return f"{failed.reason} (arguments {_show(tool.examples[index].arguments)})"
+            return f"{explain(failed.reason)} (arguments {_show(tool.examples[index].arguments)})"
     for number, recording in enumerate(recordings, start=1):
-        if (problem := _recording_problem(program, tool, recording, number, limits)) is not None:
+        if (problem := _recording_problem(program, tool, recording, number, limits, explain)) is not None:
             return problem
     probes = probe_arguments(tool, environment.initial_state)
     refusals: list[str] = []
@@ -253,7 +265,7 @@ def check_program(
         try:
             ran = run_tool(program, tool.name, environment.initial_state, arguments, context, limits)
         except RulesError as e:
-            return f"the probe call with arguments {_show(arguments)} failed: {e.reason}"
+            return f"the probe call with arguments {_show(arguments)} failed: {explain(e.reason)}"
         if ran.is_error:
             if (
                 contradiction := _not_found_yet_there(tool, environment.initial_state, arguments, ran.result)
@@ -284,14 +296,14 @@ def _not_found_yet_there(tool: ToolSpec, state: Any, arguments: dict[str, Any], 
 
 
 def _recording_problem(
-    program: Program, tool: ToolSpec, recording: Recording, number: int, limits: Limits
+    program: Program, tool: ToolSpec, recording: Recording, number: int, limits: Limits, explain: Callable[[str], str]
 ) -> str | None:
     call = f"recorded call {number} ({recording.source}) with arguments {_show(recording.arguments)}"
     context = _context(program, tool.name, recording.sequence)
     try:
         ran = run_tool(program, tool.name, recording.before, recording.arguments, context, limits)
     except RulesError as e:
-        return f"{call}: the function failed: {e.reason}"
+        return f"{call}: the function failed: {explain(e.reason)}"
     if ran.is_error != recording.is_error:
         wanted = "an error" if recording.is_error else "a success"
         got = "an error" if ran.is_error else "a success"
@@ -324,7 +336,7 @@ def _request(job: _Job, failure: tuple[str, str] | None) -> JsonRequest:
             "engine runs for every call of that tool. Make it exact and general: it must give the right answer "
             "for any valid arguments and any state, not only the examples.",
             "",
-            program_guide(environment, tool),
+            program_guide(environment, tool, job.profile),
             "A helper function of your own must have a name starting with _.",
             'Reply with one JSON object and nothing else: {"program": "<the program>"}',
             "",

@@ -8,68 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim_mcp.errors import BackendError
-from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
+from sim_mcp.errors import UnusableReply
+from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import CompiledSchema
 from sim_mcp.state.session import Event, JsonPatch, TokenUsage
-
-# The JSON Schema of an outcome, as LLM backends ask for it (structured output / forced tool call).
-OUTCOME_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "result": {"description": "The tool's result, as the real tool would return it."},
-        "is_error": {"type": "boolean", "description": "True when the call fails (not found, not permitted...)."},
-        "state_patch": {
-            "type": "array",
-            "description": "RFC 6902 JSON Patch operations applied to the world state; [] for no change.",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "op": {"type": "string", "enum": ["add", "remove", "replace", "move", "copy", "test"]},
-                    "path": {"type": "string"},
-                    "from": {"type": "string"},
-                    "value": {},
-                },
-                "required": ["op", "path"],
-            },
-        },
-    },
-    "required": ["result", "is_error", "state_patch"],
-}
-
-# The JSON Schema of an answer in program mode (`--llm-output program`): the engine runs the program.
-PROGRAM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "program": {
-            "type": "string",
-            "minLength": 1,
-            "description": "A Starlark program defining the tool's function (state, args): it changes state in "
-            "place and returns the result, or error(message) when the call fails.",
-        }
-    },
-    "required": ["program"],
-}
-_ERROR_RESULT: dict[str, Any] = {"type": "string", "minLength": 1, "description": "An error's message."}
-_DEFINITIONS = ("$defs", "definitions")
-
-
-def outcome_schema(request: SimulationRequest) -> dict[str, Any]:
-    """The schema a model's answer to `request` must fit, for constrained decoding: in program mode the
-    program; else the outcome, whose `result` is the tool's output schema (or an error's message) when the
-    tool has one. The output schema's own definitions move to the root, where its `$ref`s point."""
-    if request.llm_output == "program":
-        return PROGRAM_SCHEMA
-    output = request.tool.output_schema
-    if output is None:
-        return OUTCOME_SCHEMA
-    inner = {key: value for key, value in output.items() if key not in _DEFINITIONS and key != "$schema"}
-    result = {"description": OUTCOME_SCHEMA["properties"]["result"]["description"], "anyOf": [inner, _ERROR_RESULT]}
-    schema: dict[str, Any] = {**OUTCOME_SCHEMA, "properties": {**OUTCOME_SCHEMA["properties"], "result": result}}
-    for key in _DEFINITIONS:
-        if key in output:
-            schema[key] = output[key]
-    return schema
 
 
 class Outcome(BaseModel):
@@ -80,7 +22,7 @@ class Outcome(BaseModel):
     result: Any = None
     is_error: bool = False
     state_patch: JsonPatch = Field(default_factory=list)
-    # Program mode: the program the model answered with; the simulator runs it for the result and the patch
+    # Program mode: the program the model answered with, which the LLM layer ran for the result and the patch
     # (kept out of dumps: what a cassette records is the result and the patch it came to).
     program: str | None = Field(default=None, exclude=True)
     # Not part of what the model writes: filled in by the backend.
@@ -105,8 +47,6 @@ class SimulationRequest:
     output_validator: CompiledSchema | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
-    # How an LLM answers: a patch of the state, or a program the engine runs (`--llm-output`).
-    llm_output: LlmOutput = "patch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,10 +74,10 @@ def result_text(result: Any) -> str:
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
-class InvalidOutcome(BackendError):
-    """A reply that breaks the contract (not JSON, wrong keys or types): the simulator asks again,
-    feeding `reason` back to the backend. `usage` holds the tokens the rejected reply cost, `answer` the
-    reply as the model wrote it (empty when there was none to read), for the trajectory."""
+class InvalidOutcome(UnusableReply):
+    """A reply that breaks the contract (not JSON, wrong keys or types, a program that fails): the simulator
+    asks again, feeding `reason` back to the backend. `usage` holds the tokens the rejected reply cost,
+    `answer` the reply as the model wrote it (empty when there was none to read), for the trajectory."""
 
     def __init__(
         self,
@@ -148,7 +88,18 @@ class InvalidOutcome(BackendError):
         usage: TokenUsage | None = None,
         answer: str = "",
     ) -> None:
-        super().__init__(backend, message, model=model)
-        self.reason = message
+        super().__init__(backend, message, model=model, answer=answer)
         self.usage = usage if usage is not None else TokenUsage()
-        self.answer = answer
+
+
+def empty_message(result: Any) -> bool:
+    """Whether an error's result says nothing: null, an empty or blank string, an empty object or array,
+    or an object whose only message is blank."""
+    if result is None or (isinstance(result, str) and not result.strip()):
+        return True
+    if isinstance(result, dict | list) and not result:
+        return True
+    if isinstance(result, dict):
+        messages = [result[key] for key in ("error", "message", "detail") if key in result]
+        return bool(messages) and len(result) == len(messages) and all(empty_message(m) for m in messages)
+    return False

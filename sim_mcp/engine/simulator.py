@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any
 
 import anyio
@@ -21,25 +20,13 @@ import jsonpointer
 
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends.base import Backend
-from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, result_text
+from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, empty_message, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
-from sim_mcp.engine.parse import empty_message
-from sim_mcp.engine.rules import (
-    CallContext,
-    Program,
-    RulesCatalog,
-    RulesError,
-    clock_of,
-    compile_environment,
-    run_tool,
-    tool_program,
-)
-from sim_mcp.engine.rules import Limits as RulesLimits
-from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK, parse_clock
+from sim_mcp.engine.rules import CallContext, Limits, Program, RulesCatalog, RulesError, compile_environment, run_tool
 from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
-from sim_mcp.specs.model import Environment, LlmOutput
+from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch
@@ -240,7 +227,6 @@ class Simulator:
             seed=record.seed,
             sequence=record.event_count,
             output_validator=tool.output_validator,
-            llm_output=_llm_output(tool, self.settings),
         )
 
     async def _answer(self, request: SimulationRequest, tool: Tool) -> _Answer:
@@ -280,52 +266,18 @@ class Simulator:
     def _checked_answer(
         self, candidate: Outcome, tool: Tool, request: SimulationRequest
     ) -> tuple[Outcome, Applied] | Rejected:
-        """A backend's outcome (its program run first, in program mode) and the state after it, or why not."""
-        if candidate.program is not None:
-            ran = self._run_program(candidate, tool, request)
-            if isinstance(ran, Rejected):
-                return ran
-            candidate = ran
+        """A backend's finished outcome and the state after it, or why not."""
         if candidate.is_error and empty_message(candidate.result):
             return Rejected("an error result needs its message: give the error the real tool would return")
         checked = self.check(candidate, tool, request.state)
         return (candidate, checked) if isinstance(checked, Applied) else checked
 
-    def _run_program(self, candidate: Outcome, tool: Tool, request: SimulationRequest) -> Outcome | Rejected:
-        """Program mode: the model's program run on a copy of the state, within the rules' limits."""
-        assert candidate.program is not None
-        source = f"<program for call {request.sequence + 1}>"
-        context = CallContext.of(_clock(tool.environment), seed=request.seed, sequence=request.sequence, tool=tool.name)
-        limits = RulesLimits(
-            max_steps=self.settings.rules_max_steps,
-            timeout_s=self.settings.rules_timeout_ms / 1000,
-            max_state_bytes=self.settings.max_state_bytes,
-        )
-        try:
-            program = tool_program(candidate.program, tool.name, source)
-            ran = run_tool(program, tool.name, request.state, request.arguments, context, limits)
-        except RulesError as e:
-            return Rejected(f"your program failed: {e.reason}" + (f" (line {e.line})" if e.line else ""))
-        return Outcome(
-            result=ran.result,
-            is_error=ran.is_error,
-            state_patch=ran.state_patch,
-            program=candidate.program,
-            note="program: the model's program, run by the engine",
-            usage=candidate.usage,
-        )
-
     def _by_rules(self, program: Program, request: SimulationRequest, tool: Tool) -> _Answer:
         """Run the tool's function of its environment's rules program: once (it is deterministic), no model;
         its outcome goes through the same checks as a backend's."""
         context = CallContext.of(program.clock, seed=request.seed, sequence=request.sequence, tool=tool.name)
-        limits = RulesLimits(
-            max_steps=self.settings.rules_max_steps,
-            timeout_s=self.settings.rules_timeout_ms / 1000,
-            max_state_bytes=self.settings.max_state_bytes,
-        )
         try:
-            ran = run_tool(program, tool.name, request.state, request.arguments, context, limits)
+            ran = run_tool(program, tool.name, request.state, request.arguments, context, Limits.of(self.settings))
         except RulesError as e:
             return _Answer(None, request.state, TokenUsage(), [f"the rules program failed: {e}"])
         line = program.functions.get(tool.name)
@@ -454,18 +406,6 @@ def _as_written(candidate: Outcome) -> str:
     if candidate.program is not None:
         return candidate.program
     return json.dumps(candidate.model_dump(mode="json"), ensure_ascii=False, default=str)
-
-
-def _clock(environment: Environment) -> datetime:
-    """The clock of a program the model wrote for one call: the one the instructions name, else the default."""
-    named = clock_of(environment)
-    return parse_clock(named) if named is not None else DEFAULT_CLOCK
-
-
-def _llm_output(tool: Tool, settings: Settings) -> LlmOutput:
-    """How the model answers a call of `tool`: its environment's `model_settings.llm_output`, else the flag."""
-    own = tool.environment.model_settings
-    return own.llm_output if own is not None and own.llm_output is not None else settings.llm_output
 
 
 def _settle(answered: _Answer, fault: FaultDecision, world: Any) -> tuple[CallKind, Outcome, Any]:

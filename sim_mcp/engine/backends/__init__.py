@@ -2,9 +2,8 @@
 
 `offline` (deterministic, no network; the default), `anthropic`, `openai` (also any
 OpenAI-compatible server), `replay` (answers from a cassette recorded by `--record`). The two LLM
-backends share one base (`llm.py`: retries, error mapping, response-format negotiation, token
-accounting); their modules hold only their wire format. `load_backend` imports a backend only when
-it is asked for.
+backends are the LLM layer's (`sim_mcp/llm/`: providers, transport, output modes, model profiles).
+`load_backend` imports a backend only when it is asked for.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ BACKEND_NAMES = ("offline", "anthropic", "openai", "replay")
 def load_backend(settings: Settings) -> Backend:
     """The backend named by `settings.backend`, imported only when asked for."""
     from sim_mcp.errors import ConfigError
+    from sim_mcp.llm.config import LlmConfig
 
     backend: Backend
     if settings.backend != "replay":
@@ -39,13 +39,13 @@ def load_backend(settings: Settings) -> Backend:
 
             return OfflineBackend()
         case "openai":
-            from sim_mcp.engine.backends.openai import OpenAIBackend
+            from sim_mcp.llm.providers.openai import OpenAIBackend
 
-            backend = OpenAIBackend(settings)
+            backend = OpenAIBackend(LlmConfig.from_settings(settings))
         case "anthropic":
-            from sim_mcp.engine.backends.anthropic import AnthropicBackend
+            from sim_mcp.llm.providers.anthropic import AnthropicBackend
 
-            backend = AnthropicBackend(settings)
+            backend = AnthropicBackend(LlmConfig.from_settings(settings))
         case "replay":
             return _replay_backend(settings)
         case _:

@@ -9,7 +9,6 @@ of it for a catalog: the program that answers each tool, and the load errors of 
 
 from sim_mcp.engine.rules.catalog import RulesCatalog, compile_environment, compile_rules
 from sim_mcp.engine.rules.examples import example_problem
-from sim_mcp.engine.rules.habits import as_starlark
 from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
 from sim_mcp.engine.rules.runtime import Limits, RuleOutcome, run_tool
@@ -22,7 +21,6 @@ __all__ = [
     "RuleOutcome",
     "RulesCatalog",
     "RulesError",
-    "as_starlark",
     "clock_of",
     "compile_environment",
     "compile_program",

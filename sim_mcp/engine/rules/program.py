@@ -18,7 +18,6 @@ import starlark
 
 from sim_mcp.engine.rules.helpers import (
     DEFAULT_CLOCK,
-    HELPER_NAMES,
     PRELUDE,
     ContextSlot,
     parse_clock,
@@ -29,10 +28,8 @@ ENTRY = "sim_mcp_call"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _LOCATION = re.compile(r"-->\s*(?P<file>[^\n]*?):(?P<line>\d+):\d+")
 _MESSAGE = re.compile(r"^error:\s*(?P<message>.+)$", re.MULTILINE)
-# Starlark quotes keys and values in double quotes (Key `"id"` was not found). A model copies a message it
-# is shown into its next program, inside a JSON string, where an unescaped `"` ends the program early
-# (measured: the 1.5B model's "unfinished string literal" retries): quoted singly, and a parse error's list
-# of the tokens it expected (noise beside the line number) left out.
+# Starlark quotes keys in backticks and double quotes (Key `"id"` was not found): read as 'id'; and a parse
+# error's list of the tokens it expected (noise beside the line number) is left out.
 _KEY_QUOTES = re.compile(r'`"([^"`]*)"`')
 _EXPECTED_TOKENS = re.compile(r",\s*expected one of .*$")
 _CLOCK = re.compile(r"^CLOCK\s*=\s*[\"']([^\"'\n]+)[\"']", re.MULTILINE)
@@ -139,49 +136,7 @@ def located_error(error: starlark.StarlarkError, source: str, tool: str | None =
     found = _MESSAGE.findall(text)
     reason = found[-1].strip() if found else text.strip().splitlines()[-1] if text.strip() else "failed"
     reason = _KEY_QUOTES.sub(r"'\1'", _EXPECTED_TOKENS.sub("", reason))
-    hint = next((hint for pattern, hint in _HINTS if pattern.search(reason)), None)
-    said = f"{reason} ({hint})" if hint else reason
-    return RulesError(source, said.replace('"', "'"), lines[-1] if lines else None, tool)
-
-
-# Where Starlark is not the Python the writer (often a model) expects: what to write instead.
-_HINTS = (
-    (re.compile(r"^Unpacked \d+ values but expected \d+"), "a loop over a dict gives its keys: use .items()"),
-    (re.compile(r"f-strings"), 'f-strings take bare names only: use "%s" % value'),
-    (
-        re.compile(r"reserved keyword `(raise|try|except)`"),
-        "no exceptions in Starlark: return error('message') fails the call; test first (.get(), 'in')",
-    ),
-    (re.compile(r"reserved keyword `del`"), "no del in Starlark: records.pop(key) removes a key"),
-    (re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'),
-    (
-        re.compile(r"^Variable `(random|string|math)` not found"),
-        "no modules in Starlark: random_code(length) and random_int(low, high) draw, round(x, n) rounds",
-    ),
-    (
-        re.compile(rf"^Local variable `({'|'.join(sorted(HELPER_NAMES))})` referenced before assignment"),
-        "a variable of that name hides the helper: name it otherwise",
-    ),
-    (
-        re.compile(r"^Variable `(datetime|timedelta|date|time)` not found|reserved keyword `(from|import)`"),
-        "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
-        "to_seconds(t) for times",
-    ),
-    (re.compile(r"has no attribute `sort`"), "no list.sort() in Starlark: sorted(items), or sorted_by(records, field)"),
-    (
-        re.compile(r"^Type of parameters mismatch, expected `int`, actual `string"),
-        "a string indexed by a name: a loop over a dict gives its keys, use .values() or .items()",
-    ),
-    (
-        re.compile(r"unexpected symbol '\*\*'"),
-        "no {**record} in Starlark: copy with new = dict(record), then new.update(changes) or new[key] = value",
-    ),
-    (
-        re.compile(r"^Key '[^']*' was not found"),
-        'a key that may be absent (an optional argument or field): use .get("key"); a record: test '
-        '"id in collection" first',
-    ),
-)
+    return RulesError(source, reason, lines[-1] if lines else None, tool)
 
 
 def _clock(text: str, source: str) -> datetime:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import starlark
 
@@ -19,6 +19,9 @@ from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import ENTRY, Program, RulesError, located_error
 from sim_mcp.state.patch import diff_patch
 from sim_mcp.state.values import pointer
+
+if TYPE_CHECKING:
+    from sim_mcp.config import Settings
 
 # `check_cancelled` is called about every this many bytecode instructions.
 _STEPS_PER_CHECK = 1000
@@ -32,6 +35,16 @@ class Limits:
     timeout_s: float = 1.0
     max_call_depth: int = 64
     max_state_bytes: int = 1_000_000
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        """The limits the settings give every program, hand-written or a model's (`--rules-max-steps`,
+        `--rules-timeout-ms`, `--max-state-bytes`)."""
+        return cls(
+            max_steps=settings.rules_max_steps,
+            timeout_s=settings.rules_timeout_ms / 1000,
+            max_state_bytes=settings.max_state_bytes,
+        )
 
 
 @dataclass(frozen=True, slots=True)

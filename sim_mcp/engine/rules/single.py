@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from sim_mcp.engine.rules.habits import as_starlark
 from sim_mcp.engine.rules.program import Program, RulesError, compile_program, function_name
 from sim_mcp.specs.model import Environment
 
@@ -22,8 +21,7 @@ _TODAY = re.compile(
 
 def tool_program(text: str, tool: str, source: str) -> Program:
     """Compile `text` as the program of `tool`; `RulesError` (with the line) when it does not compile or
-    defines no function that could be the tool's. A model wrote it: Python habits are read as Starlark."""
-    text = as_starlark(text)
+    defines no function that could be the tool's (what a model's profile rewrites is rewritten already)."""
     name = function_name(tool)
     defined = _DEF.findall(text)
     if name not in defined:

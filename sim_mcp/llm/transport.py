@@ -1,10 +1,10 @@
-"""What the LLM backends share, so that `openai.py` and `anthropic.py` hold only their wire format.
+"""Sending one request to a model: what the providers share, so that each provider module holds only its
+wire format.
 
-`LLMBackend` owns one call's path: the model and limits an environment asks for, the prompt (its
-static part built once per environment version), the backend's concurrency limit, the deadline and
-retries, the response forms a provider refuses, the mapping of SDK errors to `BackendError`, and
-the token accounting of every reply, rejected ones included. A provider module gives a `Wire`:
-how to send one `Call` in one response form, and how to read that SDK's errors.
+A provider module gives a `Wire`: how to send one `Call` in one response form, and how to read that SDK's
+errors. `Transport` sends: within the backend's concurrency limit, under the deadline, with retries,
+stepping down the response forms a provider refuses, and maps SDK errors to ours (`BackendTimeout`,
+`BackendUnreachable`, `BackendHTTPError`, under `BackendError`).
 
 Retries are ours, not the SDK's (its clients are built with `max_retries=0`), so that:
 - a request that runs past `--timeout-s` is cancelled (its connection closed, which a local server
@@ -27,8 +27,7 @@ import random
 import re
 import time
 from abc import ABC, abstractmethod
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -36,29 +35,19 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import anyio
 import httpx2
 
-from sim_mcp.engine.backends.base import Backend
-from sim_mcp.engine.contract import (
-    InvalidOutcome,
-    JsonReply,
-    JsonRequest,
-    Outcome,
-    SimulationRequest,
-    outcome_schema,
-)
-from sim_mcp.engine.parse import outcome_from_object, parse_json_object, parse_outcome
-from sim_mcp.engine.prompt import build_prompt, static_prompt
-from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.engine.contract import InvalidOutcome
+from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable, ConfigError
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from sim_mcp.config import Settings
+    from sim_mcp.llm.config import LlmConfig
 
 __all__ = [
     "Call",
     "ErrorKinds",
     "FormMemory",
-    "LLMBackend",
     "Reply",
+    "Transport",
     "Wire",
     "json_object",
     "json_text",
@@ -73,8 +62,6 @@ _INITIAL_DELAY_S = 0.5
 _MAX_DELAY_S = 8.0
 _MAX_RETRY_AFTER_S = 60.0
 _RETRIED_STATUSES = frozenset({408, 409, 429})
-# Static prompts kept per backend (one per environment version, tool and mode; a reload makes a new version).
-_STATIC_PROMPTS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,10 +161,6 @@ class FormMemory:
         self._path = path
         self._forms: dict[str, str] = self._read() if path is not None else {}
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> FormMemory:
-        return cls(settings.response_format_memory)
-
     def get(self, base_url: str) -> str | None:
         return self._forms.get(base_url)
 
@@ -210,37 +193,27 @@ class FormMemory:
             pass
 
 
-class LLMBackend(Backend):
-    """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
+class Transport:
+    """One provider's requests, sent: within the concurrency limit, under the deadline, retried, stepping
+    down the response forms a provider refuses (remembered per base URL), SDK errors made ours."""
 
-    def __init__(self, settings: Settings, wire: Wire, *, base_url: str | None, api_key: str | None) -> None:
-        self._settings = settings
+    def __init__(
+        self, backend: str, config: LlmConfig, wire: Wire, *, base_url: str | None, api_key: str | None
+    ) -> None:
+        self._backend = backend
+        self._config = config
         self._wire = wire
         self._base_url = base_url
         self._api_key = api_key
-        self.model = settings.model
-        self._limiter = anyio.CapacityLimiter(settings.backend_concurrency)
-        self._memory = FormMemory.from_settings(settings)
+        self._limiter = anyio.CapacityLimiter(config.concurrency)
+        self._memory = FormMemory(config.response_format_memory)
         self._memory_key = base_url or wire.provider
         remembered = self._memory.get(self._memory_key)
         self._form = remembered if remembered in wire.forms else wire.forms[0]
-        self._static: OrderedDict[tuple[str, str, str, str], tuple[str, bytes]] = OrderedDict()
         self._random = random.Random()
 
-    # -- what subclasses say about themselves ------------------------------------------------------
-
-    @abstractmethod
-    def _missing_client(self) -> str | None:
-        """Why no request can be sent (no key and no base URL), naming what to set; None when one can."""
-
-    # -- Backend -----------------------------------------------------------------------------------
-
-    async def start(self) -> None:
-        missing = self._missing_client()
-        if missing is not None:
-            raise ConfigError(missing)
-        if self.model is None:
-            raise ConfigError(f"backend {self.name} needs a model: give --model / SIM_MCP_MODEL")
+    async def probe(self) -> None:
+        """Prove the base URL answers (a model listing); `ConfigError` naming the URL when nothing does."""
         if self._base_url is None:
             return
         where = f"{self._wire.server} at {self._base_url} ({self._wire.url_source})"
@@ -255,123 +228,25 @@ class LLMBackend(Backend):
     async def aclose(self) -> None:
         await self._wire.aclose()
 
-    def can_complete(self) -> bool:
-        return True
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        model = self._model_for(request)
-        environment = request.environment
-        system, system_json = self._static_prompt(request)
-        prompt = build_prompt(
-            request,
-            history_events=self._settings.history_events,
-            state_budget_chars=self._settings.state_budget_chars,
-            system=system,
-        )
-        settings = environment.model_settings
-        call = Call(
-            purpose="simulate",
-            model=model,
-            system=prompt.system,
-            system_json=system_json,
-            user=prompt.user,
-            max_tokens=self._settings.max_tokens
-            if settings is None or settings.max_tokens is None
-            else settings.max_tokens,
-            temperature=(
-                self._settings.temperature if settings is None or settings.temperature is None else settings.temperature
-            ),
-            name="outcome",
-            schema=outcome_schema(request),
-            seed=request.seed,
-            cache_key=f"sim-mcp-{environment.name}-{environment.version}",
-        )
-        # A program cut off is most often one that checks other tools' rules too, or explains itself.
-        program = request.llm_output == "program"
-        reply = await self._ask(
-            call, shorter="a shorter program: only this tool's checks, no comments" if program else "a shorter result"
-        )
-        try:
-            if reply.tool_input is not None:
-                outcome = outcome_from_object(reply.tool_input)
-            else:
-                outcome = parse_outcome(reply.text)
-        except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=reply.written) from None
-        outcome.usage = reply.usage
-        return outcome
-
-    async def complete_json(self, request: JsonRequest) -> JsonReply:
-        model = self.model
-        if model is None:
-            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
-        call = Call(
-            purpose="complete",
-            model=model,
-            system=request.system,
-            system_json=json_text(request.system),
-            user=request.user,
-            max_tokens=self._settings.max_tokens,
-            temperature=self._settings.temperature,
-            name=request.name,
-            schema=request.schema,
-            description=request.description,
-        )
-        reply = await self._ask(call, shorter="a shorter reply")
-        required: Sequence[str] = request.schema.get("required", ())
-        tool_input = reply.tool_input
-        try:
-            if isinstance(tool_input, dict) and all(key in tool_input for key in required):
-                value: dict[str, Any] = tool_input
-            else:
-                value = parse_json_object(reply.text, required)
-        except InvalidOutcome as e:
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=reply.written) from None
-        return JsonReply(value, reply.usage)
-
-    # -- one call: limit, forms, deadline, retries -------------------------------------------------
-
-    def _model_for(self, request: SimulationRequest) -> str:
-        """The environment's `model_settings.model`, else the server's `--model`."""
-        settings = request.environment.model_settings
-        model = (settings.model if settings is not None else None) or self.model
-        if model is None:
-            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
-        return model
-
-    def _static_prompt(self, request: SimulationRequest) -> tuple[str, bytes]:
-        """The call's static prompt and its JSON encoding, built once per environment version, tool and mode
-        (the called tool is shown in full, the others by name: engine/prompt.py)."""
-        environment = request.environment
-        key = (environment.name, environment.version, request.tool.name, request.llm_output)
-        found = self._static.get(key)
-        if found is None:
-            text = static_prompt(environment, request.tool, request.llm_output)
-            found = self._static[key] = (text, json_text(text))
-            while len(self._static) > _STATIC_PROMPTS:
-                self._static.popitem(last=False)
-        return found
-
-    async def _ask(self, call: Call, *, shorter: str) -> Reply:
-        """The reply to `call`, within the backend's concurrency; `InvalidOutcome` for an unusable reply (one
-        cut off at `max_tokens` asks for `shorter`, what the reply should be instead)."""
-        missing = self._missing_client()
-        if missing is not None:
-            raise BackendError(self.name, missing, model=call.model)
+    async def ask(self, call: Call, *, shorter: str) -> Reply:
+        """The reply to `call`, within the concurrency limit; `InvalidOutcome` for an unusable reply (one cut
+        off at `max_tokens` asks for `shorter`, what the reply should be instead)."""
         async with self._limiter:
             reply = await self._send_with_retries(call)
         if reply.cut_off:
             reason = f"the reply was cut off at {call.max_tokens} tokens; answer with {shorter}"
-            raise InvalidOutcome(self.name, reason, model=call.model, usage=reply.usage, answer=reply.written)
+            raise InvalidOutcome(self._backend, reason, model=call.model, usage=reply.usage, answer=reply.written)
         if reply.problem is not None:
-            raise InvalidOutcome(self.name, reply.problem, model=call.model, usage=reply.usage, answer=reply.written)
+            raise InvalidOutcome(
+                self._backend, reply.problem, model=call.model, usage=reply.usage, answer=reply.written
+            )
         return reply
 
     async def _send_with_retries(self, call: Call) -> Reply:
         forms = self._wire.forms
         index = forms.index(self._form)
-        retries_left = self._settings.provider_retries
-        for attempt in range(1 + self._settings.provider_retries + len(forms)):
+        retries_left = self._config.provider_retries
+        for attempt in range(1 + self._config.provider_retries + len(forms)):
             try:
                 reply = await self._send_once(call, forms[index])
             except (self._wire.errors.base, _Timeout) as e:
@@ -389,14 +264,14 @@ class LLMBackend(Backend):
                 self._form = forms[index]
                 self._memory.set(self._memory_key, self._form)
             return reply
-        raise BackendError(self.name, "gave up after stepping through every response form", model=call.model)
+        raise BackendError(self._backend, "gave up after stepping through every response form", model=call.model)
 
     async def _send_once(self, call: Call, form: str) -> Reply:
         """One request under the deadline: past it, the request is cancelled (its connection closed)."""
-        with anyio.move_on_after(self._settings.timeout_s) as scope:
+        with anyio.move_on_after(self._config.timeout_s) as scope:
             return await self._wire.send(call, form)
         assert scope.cancelled_caught
-        raise _Timeout(f"no reply within {self._settings.timeout_s:g}s")
+        raise _Timeout(f"no reply within {self._config.timeout_s:g}s")
 
     def _retry_delay(self, error: Exception, attempt: int) -> float | None:
         """Seconds to wait before trying `error`'s request again, or None when it is not worth trying."""
@@ -417,24 +292,27 @@ class LLMBackend(Backend):
         return min(_INITIAL_DELAY_S * 2.0**attempt, _MAX_DELAY_S) * (1 - 0.25 * self._random.random())
 
     def _translate(self, error: Exception, model: str) -> BackendError:
-        """The SDK's error as ours, never carrying the API key (nor anything shaped like one)."""
+        """The SDK's error as ours (timeout, unreachable, HTTP status, or plain), never carrying the API key
+        (nor anything shaped like one)."""
         kinds = self._wire.errors
         status: int | None = None
+        kind: type[BackendError] = BackendError
         if isinstance(error, _Timeout):
-            message = str(error)
+            message, kind = str(error), BackendTimeout
         elif isinstance(error, kinds.timeout):
-            message = f"no reply within {self._settings.timeout_s:g}s"
+            message, kind = f"no reply within {self._config.timeout_s:g}s", BackendTimeout
         elif isinstance(error, kinds.connection):
             message = f"cannot reach {self._base_url or self._wire.provider}: {_describe_cause(error)}"
+            kind = BackendUnreachable
         elif isinstance(error, kinds.status):
-            message = _status_message(error)
+            message, kind = _status_message(error), BackendHTTPError
             status = getattr(error, "status_code", None)
         else:
             message = str(error)
         if self._api_key:
             message = message.replace(self._api_key, "***")
         message = self._wire.secret.sub(r"\1***", message)[:_MESSAGE_CHARS]
-        return BackendError(self.name, message, model=model, status=status)
+        return kind(self._backend, message, model=model, status=status)
 
 
 class _Timeout(Exception):
@@ -466,16 +344,16 @@ def count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def aiohttp_client(kind: Callable[..., httpx2.AsyncClient], settings: Settings) -> httpx2.AsyncClient:
+def aiohttp_client(kind: Callable[..., httpx2.AsyncClient], config: LlmConfig) -> httpx2.AsyncClient:
     """An SDK's `DefaultAioHttpClient` (`kind`) with as many pooled connections as requests in flight."""
-    connections = settings.backend_concurrency
+    connections = config.concurrency
     limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return kind(limits=limits, timeout=sdk_timeout_s(settings))
+    return kind(limits=limits, timeout=sdk_timeout_s(config))
 
 
-def sdk_timeout_s(settings: Settings) -> float:
+def sdk_timeout_s(config: LlmConfig) -> float:
     """The SDK client's timeout: past our own deadline, so that ours cancels the request first."""
-    return settings.timeout_s + 5.0
+    return config.timeout_s + 5.0
 
 
 def _retryable_status(status: int) -> bool:

@@ -1,8 +1,8 @@
 """Python a model writes out of habit, turned into the Starlark it meant, before a program it wrote is parsed.
 
-Models asked for Starlark write Python anyway (measured: a 1.5B model in most compile rounds, even when told
-not to). Five habits have one meaning in Starlark and are rewritten, on the same line, so that a later
-error still points at the line the model wrote:
+Some models asked for Starlark write Python anyway, even when told not to (a profile that needs this names
+`as_starlark` among its rewrites: llm/profiles/qwen.py). Five habits have one meaning in Starlark and are
+rewritten, on the same line, so that a later error still points at the line the model wrote:
 - f-strings, often with the quotes of Python 3.12 (`f"{args["id"]}"`), which Starlark reads only with bare
   names inside: each one on one line becomes `%` formatting with the same text and expressions;
 - `is` and `is not` (a reserved word in Starlark), which a program only uses against None, True or False:
@@ -11,15 +11,19 @@ error still points at the line the model wrote:
 - `d.get(key, default=value)` (Starlark's `get` takes no keywords): `d.get(key, value)`;
 - a generator expression, which Starlark does not have, as a call's one argument or in its own
   parentheses (`sum(i["qty"] for i in items)`, `"".join(c for c in code)`): a list comprehension.
-Programs are read by a scanner, not by Python's parser, so that one that is not valid Python (nor yet valid
-Starlark) is still read; triple-quoted strings (docstrings) are kept as they are. Anything not understood
-is left as it was, and the parser's error goes back.
+Every rewrite is of code only: string literals and comments are kept as they are (`msg = "call
+isinstance(x, dict) first"` and `"use d.get(k, default=0)"` are text), and so are triple-quoted strings.
+Programs are read by a scanner, not by Python's parser or `tokenize`, so that one that is not valid Python
+(nor yet valid Starlark) is still read: Python 3.11's `tokenize` raises on a line that does not close, and
+reads `f"{args["id"]}"` (3.12's quoting, which models write) as three tokens. Anything not understood is
+left as it was, and the parser's error goes back.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["as_starlark"]
@@ -36,6 +40,7 @@ _FOR = re.compile(r"\bfor\b")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRIPLE = re.compile(r"((\"\"\"|\'\'\')[\s\S]*?\2)")
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
+_PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
 
@@ -46,7 +51,7 @@ def as_starlark(text: str) -> str:
     parts = _TRIPLE.split(text)  # code, then a triple-quoted string and the code after it, and so on
     for index in range(0, len(parts), 3):
         lines = parts[index].splitlines(keepends=True)
-        parts[index] = "".join(_generators(_line(_keyword_defaults(_type_tests(line)))) for line in lines)
+        parts[index] = "".join(_generators(_in_code(_line(line), _rewrite_calls)) for line in lines)
     return "".join(part for index, part in enumerate(parts) if index % 3 != 2)
 
 
@@ -78,9 +83,39 @@ def _code(code: str) -> str:
     return _IS.sub("==", _IS_NOT.sub("!=", code))
 
 
-def _keyword_defaults(line: str) -> str:
-    # On the whole line, since the key is often a string (`args.get("memo", default="")`).
-    return _GET_DEFAULT.sub(r"\1, ", line)
+def _rewrite_calls(code: str) -> str:
+    """`isinstance` and keyword defaults, in a line whose strings and comment are placeholders."""
+    code = _ISINSTANCE.sub(lambda m: f'(type({m[1]}) == "{_TYPE_NAMES.get(m[2], m[2])}")', code)
+    return _GET_DEFAULT.sub(r"\1, ", code)
+
+
+def _in_code(line: str, rewrite: Callable[[str], str]) -> str:
+    """`line` with `rewrite` applied to its code only: each string literal (and the comment) stands in as a
+    placeholder while it runs, so that a rewrite may span a string (`args.get("memo", default="")`, whose
+    key is one) and never changes one."""
+    kept: list[str] = []
+
+    def hold(text: str) -> str:
+        kept.append(text)
+        return f"\x00{len(kept) - 1}\x00"
+
+    masked: list[str] = []
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if char == "#":
+            masked.append(hold(line[index:].rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :])
+            break
+        if char in "\"'":
+            end = _string_end(line, index)
+            end = len(line.rstrip("\r\n")) if end is None else end  # one that does not close: text to the end
+            masked.append(hold(line[index:end]))
+            index = end
+            continue
+        masked.append(char)
+        index += 1
+    rewritten = rewrite("".join(masked))
+    return _PLACEHOLDER.sub(lambda m: kept[int(m[1])], rewritten)
 
 
 @dataclass(slots=True)
@@ -137,11 +172,6 @@ def _generators(line: str) -> str:
     for start, end, call in found:
         chars[start], chars[end] = ("([", "])") if call else ("[", "]")
     return "".join(chars)
-
-
-def _type_tests(line: str) -> str:
-    # On the whole line, since the value may hold a string (`args["n"]`).
-    return _ISINSTANCE.sub(lambda m: f'(type({m[1]}) == "{_TYPE_NAMES.get(m[2], m[2])}")', line)
 
 
 def _string_end(line: str, start: int) -> int | None:

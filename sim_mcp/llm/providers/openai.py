@@ -1,9 +1,9 @@
 """The `openai` backend: OpenAI Chat Completions, or any server that speaks it (vLLM, Ollama, llama.cpp).
 
 Only the wire format lives here; retries, deadlines, errors and the memory of refused response forms
-are `LLMBackend`'s (`llm.py`). Structured output first (`json_schema`). A server that rejects it (an
-error naming the response format, or a bare 400 / 422) is asked again with `json_object` with the
-schema (as llama.cpp's server takes it), then without, then in plain text.
+are the LLM layer's (`llm/transport.py`, `llm/backend.py`). Structured output first (`json_schema`). A
+server that rejects it (an error naming the response format, or a bare 400 / 422) is asked again with
+`json_object` with the schema (as llama.cpp's server takes it), then without, then in plain text.
 
 One `AsyncOpenAI` client per backend, on the SDK's aiohttp transport (`DefaultAioHttpClient`, its
 documented `http_client` hook) with as many pooled connections as `--backend-concurrency`: the default
@@ -29,10 +29,11 @@ from openai import (
     OpenAIError,
 )
 
-from sim_mcp.engine.backends.llm import (
+from sim_mcp.llm.backend import LLMBackend
+from sim_mcp.llm.config import LlmConfig
+from sim_mcp.llm.transport import (
     Call,
     ErrorKinds,
-    LLMBackend,
     Reply,
     Wire,
     aiohttp_client,
@@ -61,20 +62,21 @@ class OpenAIBackend(LLMBackend):
 
     name = "openai"
 
-    def __init__(self, settings: Settings, *, api_key: str | None = None) -> None:
-        base_url = settings.base_url or os.environ.get(_URL_VARIABLE) or None
+    def __init__(self, settings: LlmConfig | Settings, *, api_key: str | None = None) -> None:
+        config = LlmConfig.of(settings)
+        base_url = config.base_url or os.environ.get(_URL_VARIABLE) or None
         api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
         client: AsyncOpenAI | None = None
         if api_key is not None or base_url is not None:
             client = AsyncOpenAI(
                 api_key=api_key or _PLACEHOLDER_KEY,
                 base_url=base_url,
-                timeout=sdk_timeout_s(settings),
+                timeout=sdk_timeout_s(config),
                 max_retries=0,
-                http_client=aiohttp_client(DefaultAioHttpClient, settings),
+                http_client=aiohttp_client(DefaultAioHttpClient, config),
             )
         self._has_client = client is not None
-        super().__init__(settings, _OpenAIWire(client, base_url), base_url=base_url, api_key=api_key)
+        super().__init__(config, _OpenAIWire(client, base_url), base_url=base_url, api_key=api_key)
 
     def _missing_client(self) -> str | None:
         if self._has_client:

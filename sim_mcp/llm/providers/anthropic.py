@@ -1,12 +1,12 @@
 """The `anthropic` backend: Claude through the Messages API.
 
-Only the wire format lives here; retries, deadlines, errors and accounting are `LLMBackend`'s
-(`llm.py`). The static part of the prompt is a system block marked `cache_control: ephemeral`, so
-calls of one environment share a cached prefix. The outcome comes as the input of a forced tool call
-whose input schema is the contract; a reply without that tool call is parsed as text. The Messages API
-(SDK 2.x) takes no temperature: `--temperature` and an environment's `temperature` do not apply here.
-One `AsyncAnthropic` client per backend, on the SDK's aiohttp transport, pooled, with bodies encoded and
-replies parsed here, as `openai.py` says.
+Only the wire format lives here; retries, deadlines, errors and accounting are the LLM layer's
+(`llm/transport.py`, `llm/backend.py`). The static part of the prompt is a system block marked
+`cache_control: ephemeral`, so calls of one environment share a cached prefix. The outcome comes as the
+input of a forced tool call whose input schema is the contract; a reply without that tool call is parsed as
+text. The Messages API (SDK 2.x) takes no temperature: `--temperature` and an environment's `temperature` do
+not apply here. One `AsyncAnthropic` client per backend, on the SDK's aiohttp transport, pooled, with bodies
+encoded and replies parsed here, as `openai.py` says.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from anthropic import (
     DefaultAioHttpClient,
 )
 
-from sim_mcp.engine.backends.llm import (
+from sim_mcp.llm.backend import LLMBackend
+from sim_mcp.llm.config import LlmConfig
+from sim_mcp.llm.transport import (
     Call,
     ErrorKinds,
-    LLMBackend,
     Reply,
     Wire,
     aiohttp_client,
@@ -58,8 +59,9 @@ class AnthropicBackend(LLMBackend):
 
     name = "anthropic"
 
-    def __init__(self, settings: Settings, *, api_key: str | None = None) -> None:
-        base_url = settings.base_url or os.environ.get(_URL_VARIABLE) or None
+    def __init__(self, settings: LlmConfig | Settings, *, api_key: str | None = None) -> None:
+        config = LlmConfig.of(settings)
+        base_url = config.base_url or os.environ.get(_URL_VARIABLE) or None
         api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
         auth_token = os.environ.get(_TOKEN_VARIABLE) or None
         client: AsyncAnthropic | None = None
@@ -68,12 +70,12 @@ class AnthropicBackend(LLMBackend):
                 api_key=api_key or (None if auth_token else _PLACEHOLDER_KEY),
                 auth_token=auth_token,
                 base_url=base_url,
-                timeout=sdk_timeout_s(settings),
+                timeout=sdk_timeout_s(config),
                 max_retries=0,
-                http_client=aiohttp_client(DefaultAioHttpClient, settings),
+                http_client=aiohttp_client(DefaultAioHttpClient, config),
             )
         self._has_client = client is not None
-        super().__init__(settings, _AnthropicWire(client), base_url=base_url, api_key=api_key)
+        super().__init__(config, _AnthropicWire(client), base_url=base_url, api_key=api_key)
 
     def _missing_client(self) -> str | None:
         if self._has_client:

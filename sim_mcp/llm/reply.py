@@ -1,6 +1,8 @@
 """Tolerant parsing of a model's reply into an `Outcome`.
 
-Models with structured output return the object itself; others wrap it in code fences or prose.
+Models with structured output return the object itself; others wrap it in code fences or prose. Either
+mode's answer is read (a patch outcome, or a program: `{"program": ...}`, or code in a fence), so that a
+model that answers in the other mode's form is still understood; the mode finishes what was read.
 Anything that still isn't an outcome raises `InvalidOutcome`, whose reason is written for the model
 to read on the next attempt.
 """
@@ -12,10 +14,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sim_mcp.engine.contract import InvalidOutcome, Outcome
+from sim_mcp.engine.contract import InvalidOutcome, Outcome, empty_message
 from sim_mcp.specs.schema import type_name
 
-__all__ = ["empty_message", "outcome_from_object", "parse_json_object", "parse_outcome"]
+__all__ = ["outcome_from_object", "parse_json_object", "parse_outcome"]
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)```", re.DOTALL)
 _CODE_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -101,11 +103,7 @@ def _program_outcome(program: object) -> Outcome:
     if not isinstance(program, str) or not program.strip():
         found = "an empty string" if isinstance(program, str) else type_name(program)
         raise InvalidOutcome(_SOURCE, f"'program' must be the program's text, got {found}")
-    text = _unfenced(program)
-    if "\n" not in text and "\\n" in text:
-        # Escaped twice (the newlines arrived as backslash-n): undo the second escaping.
-        text = text.replace("\\n", "\n").replace('\\"', '"').replace("\\t", "    ")
-    return Outcome(program=text)
+    return Outcome(program=_unfenced(program))
 
 
 def _bare_program(text: str) -> str | None:
@@ -118,19 +116,6 @@ def _unfenced(text: str) -> str:
     """The code in `text`: the first fenced block, if it has one, else the text itself."""
     match = _CODE_FENCE.search(text)
     return (match.group(1) if match else text).strip("\n")
-
-
-def empty_message(result: Any) -> bool:
-    """Whether an error's result says nothing: null, an empty or blank string, an empty object or array,
-    or an object whose only message is blank."""
-    if result is None or (isinstance(result, str) and not result.strip()):
-        return True
-    if isinstance(result, dict | list) and not result:
-        return True
-    if isinstance(result, dict):
-        messages = [result[key] for key in ("error", "message", "detail") if key in result]
-        return bool(messages) and len(result) == len(messages) and all(empty_message(m) for m in messages)
-    return False
 
 
 def _find_object(text: str, accept: Callable[[dict[str, Any]], bool], wanted: str) -> Any:

@@ -1,0 +1,162 @@
+"""`LLMBackend`: a backend that answers a call by asking a model, through one provider's `Wire`.
+
+One call's path: the model and limits its environment asks for, the call's output mode (llm/modes/) and
+the model's profile (llm/profiles/), the prompt (its static part built once per environment version, tool
+and mode), the request (`Transport`: limit, deadline, retries, response forms), the reply read, and the
+mode's finishing step: what comes back is a finished `Outcome`, which the simulator checks and commits.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from sim_mcp.engine.backends.base import Backend
+from sim_mcp.engine.contract import InvalidOutcome, JsonReply, JsonRequest, Outcome, SimulationRequest
+from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.llm.config import LlmConfig
+from sim_mcp.llm.modes import Mode, ModeContext, mode_for, prompt_for, system_prompt
+from sim_mcp.llm.profiles import ModelProfile, profile_for
+from sim_mcp.llm.reply import outcome_from_object, parse_json_object, parse_outcome
+from sim_mcp.llm.transport import Call, Transport, Wire, json_text
+
+__all__ = ["LLMBackend"]
+
+# Static prompts kept per backend (one per environment version, tool, mode and profile; a reload makes a
+# new version).
+_STATIC_PROMPTS = 256
+
+
+class LLMBackend(Backend):
+    """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
+
+    def __init__(self, config: LlmConfig, wire: Wire, *, base_url: str | None, api_key: str | None) -> None:
+        self.config = config
+        self.model = config.model
+        self._transport = Transport(self.name, config, wire, base_url=base_url, api_key=api_key)
+        # Checked now, so that a bad --model-profile stops the server before it serves.
+        profile_for(config.model, config.model_profile)
+        self._static: OrderedDict[tuple[str, str, str, str, str], tuple[str, bytes]] = OrderedDict()
+
+    @abstractmethod
+    def _missing_client(self) -> str | None:
+        """Why no request can be sent (no key and no base URL), naming what to set; None when one can."""
+
+    # -- Backend -----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        missing = self._missing_client()
+        if missing is not None:
+            raise ConfigError(missing)
+        if self.model is None:
+            raise ConfigError(f"backend {self.name} needs a model: give --model / SIM_MCP_MODEL")
+        await self._transport.probe()
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+    def can_complete(self) -> bool:
+        return True
+
+    def profile(self, model: str) -> ModelProfile:
+        """The profile of `model`, as `--model-profile` says (llm/profiles)."""
+        return profile_for(model, self.config.model_profile)
+
+    async def simulate(self, request: SimulationRequest) -> Outcome:
+        model = self._model_for(request)
+        mode = mode_for(request, self.config.output)
+        profile = self.profile(model)
+        system, system_json = self._static_prompt(request, mode, profile)
+        prompt = prompt_for(
+            request,
+            mode,
+            history_events=self.config.history_events,
+            state_budget_chars=self.config.state_budget_chars,
+            profile=profile,
+            system=system,
+        )
+        settings = request.environment.model_settings
+        call = Call(
+            purpose="simulate",
+            model=model,
+            system=prompt.system,
+            system_json=system_json,
+            user=prompt.user,
+            max_tokens=self.config.max_tokens
+            if settings is None or settings.max_tokens is None
+            else settings.max_tokens,
+            temperature=(
+                self.config.temperature if settings is None or settings.temperature is None else settings.temperature
+            ),
+            name="outcome",
+            schema=mode.schema(request),
+            seed=request.seed,
+            cache_key=f"sim-mcp-{request.environment.name}-{request.environment.version}",
+        )
+        reply = await self._ask(call, shorter=mode.shorter)
+        try:
+            read = outcome_from_object(reply.tool_input) if reply.tool_input is not None else parse_outcome(reply.text)
+            read.usage = reply.usage
+            return mode.finish(read, request, ModeContext(profile, self.config.program_limits))
+        except InvalidOutcome as e:
+            answer = e.answer or reply.written
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=answer) from None
+
+    async def complete_json(self, request: JsonRequest) -> JsonReply:
+        model = self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        call = Call(
+            purpose="complete",
+            model=model,
+            system=request.system,
+            system_json=json_text(request.system),
+            user=request.user,
+            max_tokens=self.config.max_tokens,
+            temperature=self.config.temperature,
+            name=request.name,
+            schema=request.schema,
+            description=request.description,
+        )
+        reply = await self._ask(call, shorter="a shorter reply")
+        required: Sequence[str] = request.schema.get("required", ())
+        tool_input = reply.tool_input
+        try:
+            if isinstance(tool_input, dict) and all(key in tool_input for key in required):
+                value: dict[str, Any] = tool_input
+            else:
+                value = parse_json_object(reply.text, required)
+        except InvalidOutcome as e:
+            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=reply.written) from None
+        return JsonReply(value, reply.usage)
+
+    # -- one call ------------------------------------------------------------------------------------
+
+    def _model_for(self, request: SimulationRequest) -> str:
+        """The environment's `model_settings.model`, else the server's `--model`."""
+        settings = request.environment.model_settings
+        model = (settings.model if settings is not None else None) or self.model
+        if model is None:
+            raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
+        return model
+
+    def _static_prompt(self, request: SimulationRequest, mode: Mode, profile: ModelProfile) -> tuple[str, bytes]:
+        """The call's static prompt and its JSON encoding, built once per environment version, tool, mode and
+        profile (the called tool is shown in full, the others by name: llm/context.py)."""
+        environment = request.environment
+        key = (environment.name, environment.version, request.tool.name, mode.name, profile.name)
+        found = self._static.get(key)
+        if found is None:
+            text = system_prompt(environment, request.tool, mode, profile)
+            found = self._static[key] = (text, json_text(text))
+            while len(self._static) > _STATIC_PROMPTS:
+                self._static.popitem(last=False)
+        return found
+
+    async def _ask(self, call: Call, *, shorter: str) -> Any:
+        missing = self._missing_client()
+        if missing is not None:
+            raise BackendError(self.name, missing, model=call.model)
+        return await self._transport.ask(call, shorter=shorter)
