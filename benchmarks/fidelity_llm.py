@@ -13,6 +13,9 @@ programs (the reference), for:
                call from the same state (the model in patch mode, as a served (c) would ask it; only the up
                to 4 earlier results shown as history may differ), so the model is not asked twice;
   (d) hand     the hand-written programs, no model.
+The model's profile (`--model-profile`, passed to every sim-mcp command) is the local model's by default,
+`qwen2.5-coder` (its habit rewrites, error hints, guide variant and quoting: sim_mcp/llm/profiles/qwen.py);
+`--model-profile none` measures the same runs without them (give another --out).
 
 It goes scenario by scenario, every run of one scenario before the next scenario (an environment is
 compiled before its first scenario), so that a run stopped half-way still gives tables over the same
@@ -63,6 +66,12 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=700)
     parser.add_argument("--max-attempts", type=int, default=2, help="tries per call (sim-mcp's default is 3)")
     parser.add_argument("--timeout-s", type=int, default=600)
+    parser.add_argument(
+        "--model-profile",
+        default="qwen2.5-coder",
+        help="the model's profile (sim-mcp --model-profile): the local model's by default, as the figures in "
+        "BENCHMARKS.md were made; none to measure without its rewrites, hints and guide",
+    )
     args = parser.parse_args()
     if args.table is not None:
         print(tables(args.table))
@@ -77,7 +86,7 @@ def main() -> int:
     bare = _specs_without_programs(args.out / "specs-bare", sorted({_env_of(path) for path in args.scenarios}))
     model = ["--backend", "openai", "--base-url", args.base_url, "--model", args.model, "--max-tokens"]
     model += [str(args.max_tokens), "--timeout-s", str(args.timeout_s), "--provider-retries", "0"]
-    model += ["--max-attempts", str(args.max_attempts)]
+    model += ["--max-attempts", str(args.max_attempts), "--model-profile", args.model_profile]
     compiled = args.out / "specs-compiled"
     for scenario in args.scenarios:
         if "compiled" in runs:  # each environment compiled before its first scenario, not all first

@@ -18,7 +18,7 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cache import CachingBackend
 from sim_mcp.engine.contract import InvalidOutcome, SimulationRequest
-from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, ConfigError
 from sim_mcp.llm.modes import MODES, prompt_for, system_prompt
 from sim_mcp.llm.modes.patch import OUTCOME_SCHEMA, outcome_schema
 from sim_mcp.llm.profiles import profile_for
@@ -343,6 +343,7 @@ async def test_exhausted_500s_raise_backend_error_with_status(fake: FakeProvider
     finally:
         await backend.aclose()
     assert not isinstance(caught.value, InvalidOutcome)
+    assert isinstance(caught.value, BackendHTTPError)
     assert caught.value.status == 500
     assert caught.value.backend == provider
     assert caught.value.model == MODEL
@@ -373,7 +374,7 @@ async def test_timeout_is_a_backend_error(fake: FakeProvider) -> None:
     fake.script(reply_outcome("late", delay_s=5))
     backend = OpenAIBackend(settings_for("openai", fake.openai_url, timeout_s=0.2, provider_retries=0))
     try:
-        with pytest.raises(BackendError, match=r"no reply within 0\.2s"):
+        with pytest.raises(BackendTimeout, match=r"no reply within 0\.2s"):
             await backend.simulate(make_request())
     finally:
         await backend.aclose()
