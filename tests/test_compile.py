@@ -18,6 +18,7 @@ from sim_mcp.engine.backends import load_backend
 from sim_mcp.engine.compile import CompileReport, compile_environment, programs_path
 from sim_mcp.engine.recordings import read_recordings
 from sim_mcp.engine.rules import compile_rules
+from sim_mcp.errors import ConfigError
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.formats import read_spec_file
@@ -382,6 +383,46 @@ async def test_program_mode_runs_the_models_program_on_the_state(fake: FakeProvi
     )
     assert schema["required"] == ["program"]
     assert "def deposit(state, args)" in json.dumps(sent)
+
+
+@pytest.mark.parametrize(
+    ("model", "profile", "rewritten"),
+    [
+        ("Qwen2.5-Coder-1.5B-Instruct", "auto", True),  # its family's profile, chosen by the model's name
+        ("Qwen2.5-Coder-1.5B-Instruct", "none", False),  # switched off
+        ("fake-model", "auto", False),  # the default profile: nothing
+        ("fake-model", "qwen2.5-coder", True),  # named
+    ],
+)
+async def test_program_mode_applies_the_models_profile_only(
+    fake: FakeProvider, spec: Path, model: str, profile: str, rewritten: bool
+) -> None:
+    # Python where Starlark has none: an f-string with 3.12's quotes, `is None`, and an error that a
+    # profile explains. With the profile the program runs; without, the interpreter's error goes back.
+    python = DEPOSIT.replace("if wallet == None:", "if wallet is None:").replace(
+        'error("wallet %s not found" % args["wallet_id"])', 'error(f"wallet {args["wallet_id"]} not found")'
+    )
+    settings = settings_for(
+        fake, specs=[spec.parent], llm_output="program", max_attempts=1, model=model, model_profile=profile
+    )
+    fake.script(program(python))
+    async with Runtime(settings) as runtime:
+        missing = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-9", "amount": 1})
+    assert missing.event is not None
+    if rewritten:
+        assert (missing.kind, missing.result) == ("error", "wallet W-9 not found")
+    else:
+        assert missing.kind == "failed"
+        assert "your program failed" in missing.event.rejected[0]
+    _, user = (message["content"] for message in fake.posts("/chat/completions")[0].body["messages"])
+    system = fake.posts("/chat/completions")[0].body["messages"][0]["content"]
+    assert ("Strings in single quotes" in system) is rewritten
+    assert "def deposit(state, args)" in user
+
+
+async def test_an_unknown_model_profile_stops_the_backend_before_it_serves(fake: FakeProvider) -> None:
+    with pytest.raises(ConfigError, match=r"unknown model profile 'qwen-coder' \(--model-profile"):
+        load_backend(settings_for(fake, model_profile="qwen-coder"))
 
 
 async def test_program_mode_feeds_failures_back_then_gives_an_honest_error(fake: FakeProvider, spec: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cache import CachingBackend
 from sim_mcp.engine.contract import InvalidOutcome, SimulationRequest
-from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, ConfigError
+from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable, ConfigError
 from sim_mcp.llm.modes import MODES, prompt_for, system_prompt
 from sim_mcp.llm.modes.patch import OUTCOME_SCHEMA, outcome_schema
 from sim_mcp.llm.profiles import profile_for
@@ -375,6 +376,21 @@ async def test_timeout_is_a_backend_error(fake: FakeProvider) -> None:
     backend = OpenAIBackend(settings_for("openai", fake.openai_url, timeout_s=0.2, provider_retries=0))
     try:
         with pytest.raises(BackendTimeout, match=r"no reply within 0\.2s"):
+            await backend.simulate(make_request())
+    finally:
+        await backend.aclose()
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_a_provider_nobody_answers_at_is_unreachable_not_slow(provider: str) -> None:
+    with socket.socket() as taken:  # a port that was free a moment ago: nothing listens on it
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    url = f"http://127.0.0.1:{port}" + ("/v1" if provider == "openai" else "")
+    settings = settings_for(provider, url, provider_retries=0)
+    backend: Backend = OpenAIBackend(settings) if provider == "openai" else AnthropicBackend(settings)
+    try:
+        with pytest.raises(BackendUnreachable, match=rf"cannot reach http://127\.0\.0\.1:{port}"):
             await backend.simulate(make_request())
     finally:
         await backend.aclose()

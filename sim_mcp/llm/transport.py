@@ -299,7 +299,7 @@ class Transport:
         kind: type[BackendError] = BackendError
         if isinstance(error, _Timeout):
             message, kind = str(error), BackendTimeout
-        elif isinstance(error, kinds.timeout):
+        elif isinstance(error, kinds.timeout) and not _refused(error):
             message, kind = f"no reply within {self._config.timeout_s:g}s", BackendTimeout
         elif isinstance(error, kinds.connection):
             message = f"cannot reach {self._base_url or self._wire.provider}: {_describe_cause(error)}"
@@ -387,6 +387,19 @@ def _status_message(error: Any) -> str:
         if detail:
             return str(detail)
     return str(getattr(error, "message", error))
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether a connection was refused somewhere under `error` (the SDKs' aiohttp transport reports a
+    refused connection as a timeout: it is no slow reply, but no server)."""
+    seen: BaseException | None = error
+    for _ in range(10):  # a cause chain is short; a cycle must not hold us
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _describe_cause(error: BaseException) -> str:
