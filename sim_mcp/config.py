@@ -57,8 +57,9 @@ class Settings(BaseModel):
     backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
     llm_output: LlmOutput = Field(
         default="patch",
-        description="How an LLM backend answers a call: patch (JSON Patch of the state) or program (a short "
-        "Starlark program the engine runs on the state, so arithmetic and copies are exact; docs/formats.md).",
+        description="How an LLM backend answers a call: patch (JSON Patch of the state), program (a short "
+        "Starlark program the engine runs on the state, so arithmetic and copies are exact), or auto (program for "
+        "a call that changes the state and whose tool's schemas hold a number, patch otherwise; docs/formats.md).",
     )
     model_profile: str = Field(
         default="auto",

@@ -420,6 +420,22 @@ async def test_program_mode_applies_the_models_profile_only(
     assert "def deposit(state, args)" in user
 
 
+async def test_auto_mode_asks_for_a_program_where_the_call_computes_and_a_patch_elsewhere(
+    fake: FakeProvider, spec: Path
+) -> None:
+    settings = settings_for(fake, specs=[spec.parent], llm_output="auto")
+    read = {"result": {"id": "W-1", "owner": "ann", "balance": 5}, "is_error": False, "state_patch": []}
+    fake.script(program(DEPOSIT), Reply(tool_input=read))
+    async with Runtime(settings) as runtime:
+        moved = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 0.1})
+        got = await runtime.simulator.call("s", "get_wallet", {"wallet_id": "W-1"})
+    # deposit changes the state and takes a number: a program, run by the engine; get_wallet reads: a patch.
+    assert (moved.kind, moved.result) == ("ok", {"id": "W-1", "balance": 5.1})
+    assert (got.kind, got.result) == ("ok", read["result"])
+    schemas = [post.body["response_format"]["json_schema"]["schema"] for post in fake.posts("/chat/completions")]
+    assert [schema["required"] for schema in schemas] == [["program"], ["result", "is_error", "state_patch"]]
+
+
 async def test_an_unknown_model_profile_stops_the_backend_before_it_serves(fake: FakeProvider) -> None:
     with pytest.raises(ConfigError, match=r"unknown model profile 'qwen-coder' \(--model-profile"):
         load_backend(settings_for(fake, model_profile="qwen-coder"))

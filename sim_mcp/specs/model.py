@@ -21,7 +21,7 @@ from pydantic import (
 
 JsonObject = dict[str, Any]
 # How an LLM answers one call: an RFC 6902 patch of the state, or a rules program run on it (docs/formats.md).
-LlmOutput = Literal["patch", "program"]
+LlmOutput = Literal["patch", "program", "auto"]
 
 
 class ToolAnnotations(BaseModel):
@@ -205,8 +205,9 @@ class ModelSettings(BaseModel):
     max_tokens: int | None = Field(default=None, gt=0)
     llm_output: LlmOutput | None = Field(
         default=None,
-        description="How the model answers a call: a JSON patch of the state, or a short program that the engine "
-        "runs on the state (exact arithmetic); unset: the server's --llm-output.",
+        description="How the model answers a call: a JSON patch of the state, a short program that the engine "
+        "runs on the state (exact arithmetic), or auto (a program for calls that compute, per call); unset: the "
+        "server's --llm-output.",
     )
 
 

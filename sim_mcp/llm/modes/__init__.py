@@ -1,14 +1,16 @@
 """Output modes: how a model answers one call (docs/formats.md, "Program mode of the LLM path").
 
 `patch` (the default): the result and an RFC 6902 patch of the state. `program`: the tool's function, which
-the LLM layer runs on a copy of the state. Each mode is one module owning its instructions, decoding schema
-and finishing step (`base.Mode`); `mode_for` picks the mode of a call, `prompt_for` builds its prompt.
+the LLM layer runs on a copy of the state. `auto`: one or the other per call (`auto.py`). Each mode is one
+module owning its instructions, decoding schema and finishing step (`base.Mode`); `mode_for` picks the mode
+of a call, `prompt_for` builds its prompt.
 """
 
 from __future__ import annotations
 
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.llm.context import Prompt, build_prompt, static_prompt
+from sim_mcp.llm.modes.auto import chosen_mode
 from sim_mcp.llm.modes.base import Mode, ModeContext
 from sim_mcp.llm.modes.patch import PatchMode
 from sim_mcp.llm.modes.program import ProgramMode
@@ -21,10 +23,11 @@ MODES: dict[str, Mode] = {"patch": PatchMode(), "program": ProgramMode()}
 
 
 def mode_for(request: SimulationRequest, configured: LlmOutput) -> Mode:
-    """The mode of this call: its environment's `model_settings.llm_output`, else `configured` (`--llm-output`)."""
+    """The mode of this call: its environment's `model_settings.llm_output`, else `configured` (`--llm-output`);
+    `auto` chooses per call (`auto.py`)."""
     own = request.environment.model_settings
     chosen = own.llm_output if own is not None and own.llm_output is not None else configured
-    return MODES[chosen]
+    return MODES[chosen_mode(request) if chosen == "auto" else chosen]
 
 
 def system_prompt(
