@@ -20,7 +20,7 @@ from sim_mcp.llm.config import LlmConfig
 from sim_mcp.llm.modes import Mode, ModeContext, mode_for, prompt_for, system_prompt
 from sim_mcp.llm.profiles import ModelProfile, profile_for
 from sim_mcp.llm.reply import outcome_from_object, parse_json_object, parse_outcome
-from sim_mcp.llm.transport import Call, Transport, Wire, json_text
+from sim_mcp.llm.transport import Call, Reply, Transport, Wire, json_text
 
 __all__ = ["LLMBackend"]
 
@@ -155,7 +155,7 @@ class LLMBackend(Backend):
                 self._static.popitem(last=False)
         return found
 
-    async def _ask(self, call: Call, *, shorter: str) -> Any:
+    async def _ask(self, call: Call, *, shorter: str) -> Reply:
         missing = self._missing_client()
         if missing is not None:
             raise BackendError(self.name, missing, model=call.model)
