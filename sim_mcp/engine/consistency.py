@@ -65,7 +65,7 @@ def shown_records(result: Any, tool_name: str, before: Any, after: Any) -> list[
         return []
     intent = read_intent(tool_name, before if isinstance(before, dict) else after)
     own = find_collection(after, intent.noun) or find_collection(before, intent.noun)
-    named = [Collection(path, records, path[-1]) for path, records in collections_in(after)]
+    named = [Collection(path, records, _singular_of(path)) for path, records in collections_in(after)]
     found: list[Shown] = []
 
     def visit(node: Any, where: str, key: str | None, depth: int) -> None:
@@ -79,7 +79,7 @@ def shown_records(result: Any, tool_name: str, before: Any, after: Any) -> list[
         if collection is not None and (field := id_field(collection)) in node:
             record_id = node[field]
             if isinstance(record_id, str | int) and not isinstance(record_id, bool):
-                must = collection is own and intent.action in _READS
+                must = own is not None and collection.path == own.path and intent.action in _READS
                 found.append(Shown(where or "/", collection, record_id, node, must))
                 return
         for name, value in node.items():
