@@ -105,6 +105,8 @@ class _Call:
             action = self.intent.action
         if action is Action.UNKNOWN or collection is None:
             return self._unknown()
+        if action is Action.LIST and self._argument_id(collection, id_field(collection)) is not None:
+            action = Action.GET  # `find_pet_by_id`: a search that names one record reads it
         try:
             match action:
                 case Action.CREATE:
