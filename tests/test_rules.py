@@ -190,6 +190,10 @@ async def test_bank_transfer_moves_both_balances_and_counts_ids() -> None:
         ({"from_account_id": "ACC-1001", "to_account_id": "ACC-1002", "amount": 2918.38}, "available 2918.37 USD"),
         ({"from_account_id": "ACC-9999", "to_account_id": "ACC-1002", "amount": 5}, "Account ACC-9999 not found."),
         (
+            {"from_account_id": "ACC-1001", "to_account_id": "ACC-1002", "amount": 1.005},
+            "Amount 1.005 has more than two decimals",
+        ),
+        (
             {"from_account_id": "ACC-1001", "to_account_id": "ACC-1002", "amount": 5, "scheduled_for": "2025-03-01"},
             "is in the past",
         ),

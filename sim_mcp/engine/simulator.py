@@ -20,6 +20,7 @@ import jsonpointer
 
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends.base import Backend
+from sim_mcp.engine.consistency import keep_promises
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, empty_message, result_text
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.guards import missing_record
@@ -270,7 +271,18 @@ class Simulator:
         if candidate.is_error and empty_message(candidate.result):
             return Rejected("an error result needs its message: give the error the real tool would return")
         checked = self.check(candidate, tool, request.state)
-        return (candidate, checked) if isinstance(checked, Applied) else checked
+        if not isinstance(checked, Applied):
+            return checked
+        if candidate.program is not None:
+            return candidate, checked
+        # An answer not carried out by a program must keep what its result shows (engine/consistency.py).
+        kept = keep_promises(candidate, tool.name, request.state, checked.state)
+        if isinstance(kept, str):
+            return Rejected(kept)
+        if kept[0] is candidate:
+            return candidate, checked
+        rechecked = self.check(kept[0], tool, request.state)
+        return (kept[0], rechecked) if isinstance(rechecked, Applied) else rechecked
 
     def _by_rules(self, program: Program, request: SimulationRequest, tool: Tool) -> _Answer:
         """Run the tool's function of its environment's rules program: once (it is deterministic), no model;

@@ -14,28 +14,43 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from jsonpointer import escape
 
 from sim_mcp.engine.backends.base import Backend
+from sim_mcp.engine.clock import stamp, world_now
 from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.engine.intent import (
+    STATUS_OF_VERB,
     Action,
     Collection,
     Intent,
     find_collection,
     plural,
     read_intent,
+    singular,
     split_words,
+)
+from sim_mcp.engine.records import (
+    allows_null,
+    enum_of,
+    id_field,
+    items,
+    locate,
+    record_schema,
+    resolved,
+    sample_record,
 )
 from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
 from sim_mcp.specs.schema import CompiledSchema, compile_schema
 
-_EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 _TEXT_QUERY_ARGS = frozenset({"query", "q", "search", "text", "keyword", "keywords", "term", "search_term"})
-_PAGING_ARGS = frozenset({"limit", "max_results", "page_size", "per_page", "top", "count", "offset", "page", "sort"})
+_PAGING_ARGS = frozenset(
+    {"limit", "max_results", "page_size", "per_page", "top", "count", "offset", "page", "sort", "cursor", "order"}
+)
+# A filter value that asks for every record (a schema's enum often offers it beside the real values).
+_EVERY = frozenset({"all", "any", "*"})
 _LIMIT_ARGS = ("limit", "max_results", "page_size", "per_page", "top")
 _TIMESTAMP_FIELDS = {"created_at", "createdAt", "created"}
 _UPDATED_FIELDS = {"updated_at", "updatedAt", "modified_at"}
@@ -76,6 +91,7 @@ class _Call:
         self.output_validator: CompiledSchema | None = request.output_validator
         if self.output_schema is not None and self.output_validator is None:
             self.output_validator = compile_schema(self.output_schema)
+        self._schemas: dict[tuple[str, ...], tuple[dict[str, Any], dict[str, Any]] | None] = {}
 
     def run(self) -> Outcome:
         collection = find_collection(self.state, self.intent.noun)
@@ -84,8 +100,13 @@ class _Call:
         # verb-like word comes last (`borrow_book`: no booking of "borrows" is meant).
         if action is Action.CREATE and collection is None and self.intent.noun and self.intent.leading:
             collection = Collection((plural("_".join(self.intent.noun)),), {}, "_".join(self.intent.noun))
+        if action is Action.UNKNOWN:
+            collection, self.intent = self._status_verb_of_schema()
+            action = self.intent.action
         if action is Action.UNKNOWN or collection is None:
             return self._unknown()
+        if action is Action.LIST and self._argument_id(collection, id_field(collection)) is not None:
+            action = Action.GET  # `find_pet_by_id`: a search that names one record reads it
         try:
             match action:
                 case Action.CREATE:
@@ -110,25 +131,26 @@ class _Call:
     # --- actions -------------------------------------------------------------------------------
 
     def _create(self, collection: Collection) -> Outcome:
-        id_field = _id_field(collection)
+        id_name = id_field(collection)
         patch: list[dict[str, Any]] = []
-        given_id = self._argument_id(collection, id_field)
+        given_id = self._argument_id(collection, id_name)
         if given_id is not None:
-            if _locate(collection, given_id) is not None:
+            if locate(collection, given_id) is not None:
                 raise _Failure("already_exists", f"{collection.singular} {given_id!r} already exists")
             new_id: Any = given_id
         else:
-            new_id, patch = self._next_id(collection, id_field)
-        record: dict[str, Any] = {id_field: new_id}
+            new_id, patch = self._next_id(collection, id_name)
+        record: dict[str, Any] = {id_name: new_id}
         record.update(
-            {key: value for key, value in self.arguments.items() if key != id_field and key not in _PAGING_ARGS}
+            {key: value for key, value in self.arguments.items() if key != id_name and key not in _PAGING_ARGS}
         )
-        sample = _sample_record(collection)
+        sample = sample_record(collection)
         for field in sample.keys() - record.keys():
             if field in _TIMESTAMP_FIELDS or field in _UPDATED_FIELDS:
                 record[field] = self._now()
             elif field == "status":
                 record[field] = self._default_status(collection)
+        record.update(self._new_fields(collection, record))
         if isinstance(collection.records, dict):
             if not self._exists(collection.path):
                 patch.append({"op": "add", "path": collection.pointer, "value": {}})
@@ -140,35 +162,61 @@ class _Call:
 
     def _get(self, collection: Collection) -> Outcome:
         key, record = self._target(collection)
+        record, patch = self._completed(collection, key, record)
         result = self._shape([record, {collection.singular: record}], record)
-        return Outcome(result=result, note=f"offline: read {collection.pointer}/{key}")
+        return Outcome(result=result, state_patch=patch, note=f"offline: read {collection.pointer}/{key}")
 
     def _list(self, collection: Collection) -> Outcome:
-        records = list(collection.records.values() if isinstance(collection.records, dict) else collection.records)
-        fields = set().union(*(record.keys() for record in records)) if records else set()
-        for name, wanted in self.arguments.items():
-            if name in fields:
-                records = [record for record in records if _matches(record.get(name), wanted)]
+        pairs = items(collection)
+        fields = set().union(*(record.keys() for _, record in pairs)) if pairs else set()
+        fields |= self._schema_properties(collection).keys()
+        ignored: list[str] = []
+        # A filter left out takes its schema's default (a list of issues shows the open ones by default).
+        defaults = {
+            name: sub["default"]
+            for name, sub in self.request.tool.input_schema.get("properties", {}).items()
+            if isinstance(sub, dict) and "default" in sub and _field_named(name, fields) is not None
+        }
+        for name, wanted in {**defaults, **self.arguments}.items():
+            field = _field_named(name, fields)
+            if field is not None:
+                held = {json.dumps(record.get(field), sort_keys=True, default=str) for _, record in pairs}
+                if isinstance(wanted, str) and wanted.casefold() in _EVERY and json.dumps(wanted) not in held:
+                    continue  # "all" of a filter's enum: no filter
+                pairs = [(key, record) for key, record in pairs if _matches(record.get(field), wanted)]
             elif name in _TEXT_QUERY_ARGS and isinstance(wanted, str) and wanted:
-                records = [record for record in records if _mentions(record, wanted)]
-        total = len(records)
+                pairs = [(key, record) for key, record in pairs if _mentions(record, wanted)]
+            elif name not in _PAGING_ARGS and name not in _TEXT_QUERY_ARGS and wanted is not None:
+                ignored.append(name)
+        total = len(pairs)
         limit = next((self.arguments[name] for name in _LIMIT_ARGS if isinstance(self.arguments.get(name), int)), None)
         if limit is not None and limit >= 0:
-            records = records[:limit]
-        natural = {collection.key: records, "count": len(records), "total": total}
+            pairs = pairs[:limit]
+        patch: list[dict[str, Any]] = []
+        records: list[dict[str, Any]] = []
+        for key, record in pairs:
+            completed, filled = self._completed(collection, key, record)
+            records.append(completed)
+            patch += filled
+        natural: dict[str, Any] = {collection.key: records, "count": len(records), "total": total}
+        if ignored:
+            natural["ignored_filters"] = ignored
         result = self._shape(
             [natural, {"items": records, "count": len(records)}, {"results": records}], natural, records=records
         )
-        return Outcome(result=result, note=f"offline: listed {len(records)} of {collection.pointer}")
+        note = f"offline: listed {len(records)} of {collection.pointer}"
+        if ignored:
+            note += f"; ignored {', '.join(ignored)} (no field of {collection.pointer} by that name)"
+            if isinstance(result, dict) and "ignored_filters" not in result:
+                said = {**result, "ignored_filters": ignored}
+                if self.output_validator is None or self.output_validator.is_valid(said):
+                    result = said
+        return Outcome(result=result, state_patch=patch, note=note)
 
     def _update(self, collection: Collection) -> Outcome:
         key, record = self._target(collection)
-        id_field = _id_field(collection)
-        changes = {
-            name: value
-            for name, value in self.arguments.items()
-            if name != id_field and name not in self._id_argument_names(collection) and value is not None
-        }
+        ids = {id_field(collection), *self._id_argument_names(collection)}
+        changes = self._homed(collection, record, {name for name in self.arguments if name not in ids})
         if any(field in record for field in _UPDATED_FIELDS):
             changes.update({field: self._now() for field in _UPDATED_FIELDS if field in record})
         pointer = self._record_pointer(collection, key)
@@ -184,7 +232,7 @@ class _Call:
     def _delete(self, collection: Collection) -> Outcome:
         key, record = self._target(collection)
         pointer = self._record_pointer(collection, key)
-        record_id = record.get(_id_field(collection), key)
+        record_id = record.get(id_field(collection), key)
         natural = {"id": record_id, "deleted": True}
         result = self._shape([natural, {**natural, collection.singular: record}, record], natural)
         return Outcome(
@@ -192,25 +240,29 @@ class _Call:
         )
 
     def _set_status(self, collection: Collection) -> Outcome:
+        """The record's status-like field (whatever its name) moved to the value the verb implies; the record
+        is kept, and the call's other arguments stored where the record keeps them."""
         key, record = self._target(collection)
-        if "status" not in record:
-            return self._delete(collection)
-        status = self._status_spelling(self.intent)
-        if record["status"] == status:
+        field, status = self._status_target(collection, strict=False)
+        if record.get(field) == status:
             raise _Failure("invalid_state", f"{collection.singular} {key!r} is already {status}")
         pointer = self._record_pointer(collection, key)
-        extra = {
-            name: value
-            for name, value in self.arguments.items()
-            if name in record and name != "status" and name not in self._id_argument_names(collection)
-        }
-        updated = {**record, **extra, "status": status}
-        patch = [{"op": "replace", "path": f"{pointer}/status", "value": status}]
-        patch += [
-            {"op": "replace", "path": f"{pointer}/{escape(name)}", "value": value} for name, value in extra.items()
+        ids = {id_field(collection), *self._id_argument_names(collection), field}
+        changes = self._homed(collection, record, {name for name in self.arguments if name not in ids})
+        changes[field] = status
+        known = record.keys() | self._schema_properties(collection).keys()
+        stamped = [f"{status}_at", re.sub(r"_(\w)", lambda m: m.group(1).upper(), f"{status}_at")]
+        for name in [*stamped, *_UPDATED_FIELDS]:
+            if name in known and (name in record or name in stamped):
+                changes[name] = self._now()
+        updated = {**record, **changes}
+        patch = [
+            {"op": "replace" if name in record else "add", "path": f"{pointer}/{escape(name)}", "value": value}
+            for name, value in changes.items()
+            if record.get(name) != value or name not in record
         ]
         result = self._shape([updated, {collection.singular: updated}], updated)
-        return Outcome(result=result, state_patch=patch, note=f"offline: set {pointer}/status to {status}")
+        return Outcome(result=result, state_patch=patch, note=f"offline: set {pointer}/{field} to {status}")
 
     def _unknown(self) -> Outcome:
         schema = self.output_schema
@@ -230,18 +282,18 @@ class _Call:
 
     def _target(self, collection: Collection) -> tuple[str, dict[str, Any]]:
         """The record the arguments point at (by id, or by matching fields); not found is a failure."""
-        id_field = _id_field(collection)
-        wanted = self._argument_id(collection, id_field)
+        id_name = id_field(collection)
+        wanted = self._argument_id(collection, id_name)
         if wanted is None:
             wanted = self._any_argument_naming_a_record(collection)
         if wanted is not None:
-            located = _locate(collection, wanted)
+            located = locate(collection, wanted)
             if located is None:
                 raise _Failure("not_found", f"{collection.singular} {wanted!r} not found")
             return located
         matches = [
             (key, record)
-            for key, record in _items(collection)
+            for key, record in items(collection)
             if self.arguments and all(_matches(record.get(name), value) for name, value in self.arguments.items())
         ]
         if not matches:
@@ -264,7 +316,7 @@ class _Call:
     def _any_argument_naming_a_record(self, collection: Collection) -> Any:
         for name, value in self.arguments.items():
             named_like_an_id = name.endswith("_id") or name.endswith("Id")
-            if named_like_an_id and isinstance(value, str | int) and _locate(collection, value) is not None:
+            if named_like_an_id and isinstance(value, str | int) and locate(collection, value) is not None:
                 return value
         return None
 
@@ -289,7 +341,7 @@ class _Call:
             if isinstance(value, int) and not isinstance(value, bool):
                 styled = _styled_like(collection, id_field, value)
                 return styled, [{"op": "replace", "path": f"/{escape(counter)}", "value": value + 1}]
-        existing = [record.get(id_field, key) for key, record in _items(collection)]
+        existing = [record.get(id_field, key) for key, record in items(collection)]
         numbers = [_split_id(value) for value in existing]
         parsed = [item for item in numbers if item is not None]
         if parsed:
@@ -312,18 +364,167 @@ class _Call:
             status = schema.get("properties", {}).get("status", {})
             if isinstance(status, dict) and status.get("enum"):
                 return str(status["enum"][0])
-        statuses = Counter(str(record.get("status")) for _, record in _items(collection) if "status" in record)
+        statuses = Counter(str(record.get("status")) for _, record in items(collection) if "status" in record)
         return statuses.most_common(1)[0][0] if statuses else "active"
 
-    def _status_spelling(self, intent: Intent) -> str:
-        status = intent.status or intent.verb
-        enum = (self.output_schema or {}).get("properties", {}).get("status", {}).get("enum", [])
-        american = status.replace("cancelled", "canceled")
-        return american if american in enum and status not in enum else status
-
     def _now(self) -> str:
-        moment = _EPOCH + timedelta(minutes=self.request.sequence)
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return stamp(world_now(self.request.environment, self.request.sequence))
+
+    # --- the record's schema --------------------------------------------------------------------
+
+    def _schema(self, collection: Collection) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        if collection.path not in self._schemas:
+            self._schemas[collection.path] = record_schema(self.request.environment, collection)
+        return self._schemas[collection.path]
+
+    def _schema_properties(self, collection: Collection) -> dict[str, Any]:
+        found = self._schema(collection)
+        properties = found[0].get("properties") if found is not None else None
+        return properties if isinstance(properties, dict) else {}
+
+    def _new_fields(self, collection: Collection, record: dict[str, Any]) -> dict[str, Any]:
+        """The fields a new record gets beside its arguments, from its schema: timestamps of creation now,
+        a field that may be null null (what only happens later, `closed_at`, has not happened), a status-like
+        enum its first value, and any other required field a value chosen once (it is stored)."""
+        found = self._schema(collection)
+        if found is None:
+            return {}
+        schema, root = found
+        required = set(schema.get("required") or [])
+        fields: dict[str, Any] = {}
+        for name, sub in self._schema_properties(collection).items():
+            if name in record:
+                continue
+            if name in _TIMESTAMP_FIELDS or name in _UPDATED_FIELDS:
+                fields[name] = self._now()
+            elif allows_null(sub, root):
+                fields[name] = None
+            elif name in required or enum_of(sub, root):
+                fields[name] = self._default_value(sub, root, name)
+        return fields
+
+    def _completed(self, collection: Collection, key: str, record: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+        """The record with the required fields its schema names and it lacks filled in, and the patch that
+        stores them: a value the result shows is chosen once, never again on the next read."""
+        found = self._schema(collection)
+        if found is None:
+            return record, []
+        schema, root = found
+        properties = self._schema_properties(collection)
+        missing = [name for name in schema.get("required") or [] if name not in record and name in properties]
+        if not missing:
+            return record, []
+        filled = {
+            name: None if allows_null(properties[name], root) else self._default_value(properties[name], root, name)
+            for name in missing
+        }
+        pointer = self._record_pointer(collection, key)
+        patch = [{"op": "add", "path": f"{pointer}/{escape(name)}", "value": value} for name, value in filled.items()]
+        return {**record, **filled}, patch
+
+    def _default_value(self, schema: Any, root: dict[str, Any], name: str) -> Any:
+        """A plain value for a field nobody gave: the first of an enum, zero, empty, now; else generated."""
+        schema = resolved(schema, root)
+        if not isinstance(schema, dict):
+            return None
+        if "const" in schema:
+            return schema["const"]
+        if schema.get("enum"):
+            return schema["enum"][0]
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = next((item for item in kind if item != "null"), "null")
+        match kind:
+            case "integer" | "number":
+                low = schema.get("minimum", 0)
+                return (
+                    low
+                    if isinstance(low, int | float) and low >= 0
+                    else SchemaDataGenerator(root, self.rng).generate(schema, name=name)
+                )
+            case "boolean":
+                return False
+            case "array" if not schema.get("minItems"):
+                return []
+            case "string" if schema.get("format") == "date-time":
+                return self._now()
+            case "string" if schema.get("format") == "date":
+                return self._now()[:10]
+        return SchemaDataGenerator(root, self.rng).generate(schema, name=name)
+
+    # --- status and arguments -------------------------------------------------------------------
+
+    def _status_verb_of_schema(self) -> tuple[Collection | None, Intent]:
+        """A tool named `<verb>_<noun>` with a verb we don't know (`lock_door`, `publishPost`) sets a status
+        when the noun's records have a status-like field with a value that verb leaves (`locked`)."""
+        words = split_words(self.request.tool.name)
+        if len(words) < 2:
+            return None, self.intent
+        collection = find_collection(self.state, tuple(words[1:]))
+        if collection is None:
+            return None, self.intent
+        intent = Intent(Action.SET_STATUS, words[0], tuple(words[1:]))
+        self.intent = intent
+        if self._status_target(collection, strict=True)[0]:
+            return collection, intent
+        self.intent = read_intent(self.request.tool.name, self.state)
+        return None, self.intent
+
+    def _status_target(self, collection: Collection, *, strict: bool) -> tuple[str, str]:
+        """The field a status verb sets and the value it leaves: an enum field of the record's schema that
+        offers the verb's past form (`state` for close: `closed`), else a field of the records that holds it
+        somewhere; else (not strict) `status`, or `state`, set to that past form. Strict: ("", "") if none."""
+        spellings = _past_forms(self.intent.verb)
+        found = self._schema(collection)
+        if found is not None:
+            _, root = found
+            for name, sub in self._schema_properties(collection).items():
+                offered = enum_of(sub, root)
+                for spelling in spellings:
+                    if spelling in offered:
+                        return name, spelling
+        for _, record in items(collection):
+            for name, value in record.items():
+                if isinstance(value, str) and value in spellings:
+                    return name, value
+        if strict:
+            return "", ""
+        sample = sample_record(collection)
+        field = next((name for name in ("status", "state") if name in sample), "status")
+        return field, spellings[0]
+
+    def _homed(self, collection: Collection, record: dict[str, Any], names: set[str]) -> dict[str, Any]:
+        """The changes that store the call's arguments `names` where the record keeps them: a field of that
+        name set; a plural field given one item (`comment` -> `comments`) appended to, or counted when it is
+        a count; a field that ends in the argument's name (`reason` -> `state_reason`) set when the value
+        fits it. An argument with no home is not stored (the update tools' own fields are new fields)."""
+        properties = self._schema_properties(collection)
+        found = self._schema(collection)
+        root = found[1] if found is not None else {}
+        known = list(record.keys() | properties.keys())
+        changes: dict[str, Any] = {}
+        for name in sorted(names):
+            value = self.arguments[name]
+            if value is None or name in _PAGING_ARGS:
+                continue
+            if name in known or (self.intent.action is Action.UPDATE and not _home_of(name, known)):
+                changes[name] = value
+                continue
+            home = _home_of(name, known)
+            if home is None:
+                continue
+            held = record.get(home)
+            sub = resolved(properties.get(home, {}), root)
+            kind = sub.get("type") if isinstance(sub, dict) else None
+            if home == plural(name) and (isinstance(held, list) or (held is None and kind == "array")):
+                changes[home] = [*(held or []), value]
+            elif home == plural(name) and ((isinstance(held, int) and not isinstance(held, bool)) or kind == "integer"):
+                changes[home] = (held if isinstance(held, int) else 0) + 1
+            elif home != plural(name):
+                offered = enum_of(sub, root)
+                if not offered or value in offered:
+                    changes[home] = value
+        return changes
 
     # --- fitting the output schema --------------------------------------------------------------
 
@@ -375,38 +576,6 @@ class _Call:
         return SchemaDataGenerator(schema, self.rng).generate(schema)
 
 
-def _items(collection: Collection) -> list[tuple[str, dict[str, Any]]]:
-    """(key, record) pairs: the mapping's keys, or list indexes as text."""
-    if isinstance(collection.records, dict):
-        return list(collection.records.items())
-    return [(str(index), record) for index, record in enumerate(collection.records)]
-
-
-def _locate(collection: Collection, wanted: Any) -> tuple[str, dict[str, Any]] | None:
-    """(key, record) whose key or id field equals `wanted` (compared as text: "7" finds 7)."""
-    id_field = _id_field(collection)
-    text = str(wanted)
-    for key, record in _items(collection):
-        if isinstance(collection.records, dict) and key == text:
-            return key, record
-        if str(record.get(id_field)) == text or (id_field != "id" and str(record.get("id")) == text):
-            return key, record
-    return None
-
-
-def _id_field(collection: Collection) -> str:
-    sample = _sample_record(collection)
-    for candidate in ("id", f"{collection.singular}_id", "name", "key"):
-        if candidate in sample:
-            return candidate
-    return next((field for field in sample if field.endswith("_id") or field.endswith("Id")), "id")
-
-
-def _sample_record(collection: Collection) -> dict[str, Any]:
-    records = collection.records.values() if isinstance(collection.records, dict) else collection.records
-    return next((record for record in records if isinstance(record, dict)), {})
-
-
 def _split_id(value: Any) -> tuple[str, int, int] | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return "", value, 0
@@ -416,7 +585,7 @@ def _split_id(value: Any) -> tuple[str, int, int] | None:
 
 
 def _styled_like(collection: Collection, id_field: str, number: int) -> Any:
-    for _, record in _items(collection):
+    for _, record in items(collection):
         parsed = _split_id(record.get(id_field))
         if parsed is not None and isinstance(record.get(id_field), str):
             return f"{parsed[0]}{str(number).zfill(parsed[2])}"
@@ -436,3 +605,41 @@ def _mentions(record: dict[str, Any], text: str) -> bool:
     words = [word for word in split_words(needle) if word]
     haystack = json.dumps(record, ensure_ascii=False, default=str).casefold()
     return needle in haystack or (bool(words) and all(word in haystack for word in words))
+
+
+def _past_forms(verb: str) -> list[str]:
+    """What a status verb leaves behind, most likely spelling first: close -> closed, cancel -> cancelled
+    or canceled, archive -> archived, lock -> locked, approve -> approved, deny -> denied, stop -> stopped."""
+    forms = [STATUS_OF_VERB[verb]] if verb in STATUS_OF_VERB else []
+    if verb.endswith("e"):
+        forms.append(verb + "d")
+    elif verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        forms.append(verb[:-1] + "ied")
+    else:
+        forms.append(verb + "ed")
+        if len(verb) > 2 and verb[-1] not in "aeiouwxy" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
+            forms.append(verb + verb[-1] + "ed")
+    forms += [form.replace("cancelled", "canceled") for form in forms if "cancelled" in form]
+    return list(dict.fromkeys(form for form in forms if form))
+
+
+def _field_named(name: str, fields: set[str]) -> str | None:
+    """The record field a filter argument names: itself, else its plural or singular (`label` -> `labels`)."""
+    for candidate in (name, plural(name), singular(name)):
+        if candidate in fields:
+            return candidate
+    return None
+
+
+def _home_of(name: str, fields: list[str]) -> str | None:
+    """Where a record keeps an argument that is not one of its fields: its plural (`comments` for
+    `comment`), else the one field whose name ends or starts with it as a word (`state_reason`)."""
+    if plural(name) in fields:
+        return plural(name)
+    words = split_words(name)
+    ends = [
+        field
+        for field in fields
+        if (parts := split_words(field)) != words and (parts[-len(words) :] == words or parts[: len(words)] == words)
+    ]
+    return ends[0] if len(ends) == 1 else None

@@ -1,0 +1,205 @@
+"""What a session shows, it keeps: the issue-tracker scenario (an OpenAPI file with a native wrapper, served
+by the default offline engine) through a real client, and the engine's repair of any backend's outcome."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mcp.client import Client
+
+from sim_mcp.config import Settings
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.clock import latest_timestamp, world_start
+from sim_mcp.engine.consistency import findings, keep_promises
+from sim_mcp.engine.contract import Outcome, SimulationRequest
+from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
+from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.specs.registry import load_catalog
+
+TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
+SESSION = "tracker"
+
+
+class Tracker:
+    """A client session on the tracker, and a look at the state it leaves."""
+
+    def __init__(self, client: Client, runtime: Runtime) -> None:
+        self.client = client
+        self.runtime = runtime
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        answer = await self.client.call_tool(tool, arguments)
+        text = answer.content[0].text  # type: ignore[union-attr]
+        if answer.is_error:
+            return {"is_error": True, "text": text}
+        return answer.structured_content if answer.structured_content is not None else json.loads(text)
+
+    async def state(self) -> Any:
+        record = await self.runtime.sessions.get(SESSION)
+        assert record is not None
+        return self.runtime.simulator.world_of(record, "tracker")
+
+
+@asynccontextmanager
+async def open_tracker() -> AsyncIterator[Tracker]:
+    catalog = load_catalog(TRACKER)
+    assert catalog.errors == ()
+    async with Runtime(Settings(specs=[TRACKER], watch=False), catalog=catalog) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            yield Tracker(client, runtime)
+
+
+def _issues(listed: Any) -> list[dict[str, Any]]:
+    issues = listed["result"]
+    assert isinstance(issues, list)
+    return issues
+
+
+async def test_a_created_issue_reads_back_as_created_with_later_only_fields_null() -> None:
+    async with open_tracker() as tracker:
+        created = await tracker.call("createIssue", {"title": "Export fails", "labels": ["bug"]})
+        assert created["assignee"] is None
+        assert created["comments"] == 0
+        assert created["state"] == "open"
+        assert created["closed_at"] is None
+        assert created["state_reason"] is None
+        assert await tracker.call("getIssue", {"issue_id": created["id"]}) == created
+        stored = (await tracker.state())["issues"][str(created["id"])]
+        assert {key: stored[key] for key in created} == created
+
+
+async def test_lists_show_only_stored_records_and_fill_a_missing_field_once() -> None:
+    async with open_tracker() as tracker:
+        first = _issues(await tracker.call("listIssues", {"state": "all"}))
+        assert sorted(issue["id"] for issue in first) == [1, 3]
+        crash = next(issue for issue in first if issue["id"] == 3)
+        assert crash["title"] == "Crash on save"
+        again = _issues(await tracker.call("listIssues", {"state": "all"}))
+        assert again == first
+        assert await tracker.call("getIssue", {"issue_id": 3}) == crash
+        stored = (await tracker.state())["issues"]["3"]
+        assert stored["comments"] == crash["comments"]
+        assert "assignee" in stored
+
+
+async def test_close_with_a_comment_sets_the_schema_state_and_keeps_the_issue() -> None:
+    async with open_tracker() as tracker:
+        closed = await tracker.call("closeIssue", {"issue_id": 1, "comment": "Fixed in 1.2.3"})
+        assert closed["state"] == "closed"
+        assert closed["comments"] == 3  # the seeded issue had 2: the comment is counted where the schema keeps it
+        assert closed["closed_at"] is not None
+        assert await tracker.call("getIssue", {"issue_id": 1}) == closed
+        assert [issue["id"] for issue in _issues(await tracker.call("listIssues", {"state": "closed"}))] == [1]
+        assert [issue["id"] for issue in _issues(await tracker.call("listIssues", {}))] == [3]  # default: open
+        again = await tracker.call("closeIssue", {"issue_id": 1})
+        assert again["is_error"]
+        assert "already closed" in again["text"]
+
+
+async def test_only_delete_removes() -> None:
+    async with open_tracker() as tracker:
+        assert (await tracker.call("deleteIssue", {"issue_id": 3})).get("is_error") is not True
+        gone = await tracker.call("getIssue", {"issue_id": 3})
+        assert gone["is_error"]
+        assert "not found" in gone["text"]
+        assert "3" not in (await tracker.state())["issues"]
+
+
+async def test_a_filter_applies_to_the_field_it_names() -> None:
+    async with open_tracker() as tracker:
+        await tracker.call("createIssue", {"title": "Docs typo", "labels": ["docs"]})
+        bugs = _issues(await tracker.call("listIssues", {"label": "bug", "state": "all"}))
+        assert [issue["id"] for issue in bugs] == [3]
+        assert _issues(await tracker.call("listIssues", {"assignee": "nobody", "state": "all"})) == []
+
+
+async def test_new_records_are_dated_after_the_seeded_world_and_time_moves_on() -> None:
+    async with open_tracker() as tracker:
+        seeded = latest_timestamp(load_catalog(TRACKER).environment("tracker").initial_state)  # type: ignore[union-attr]
+        assert seeded is not None
+        first = await tracker.call("createIssue", {"title": "One"})
+        second = await tracker.call("createIssue", {"title": "Two"})
+        one, two = (datetime.fromisoformat(issue["created_at"].replace("Z", "+00:00")) for issue in (first, second))
+        assert seeded < one < two
+        assert (one - seeded).days < 1
+
+
+def test_a_spec_naming_its_date_starts_there() -> None:
+    catalog = load_catalog(Path(__file__).parents[1] / "tool_specs" / "bank.yaml")
+    assert world_start(catalog.environment("bank")).isoformat().startswith("2025-03-14T10:00")  # type: ignore[arg-type]
+
+
+# --- the engine's repair, for any backend -------------------------------------------------------
+
+NOTES = {"notes": {"n1": {"id": "n1", "text": "milk", "pinned": False}}}
+
+
+def test_a_shown_value_the_patch_does_not_store_is_stored() -> None:
+    outcome = Outcome(result={"id": "n1", "text": "milk", "pinned": True}, state_patch=[])
+    kept = keep_promises(outcome, "pin_note", NOTES, NOTES)
+    assert not isinstance(kept, str)
+    repaired, state = kept
+    assert state["notes"]["n1"]["pinned"] is True
+    assert repaired.state_patch == [{"op": "replace", "path": "/notes/n1/pinned", "value": True}]
+    assert NOTES["notes"]["n1"]["pinned"] is False  # the state given is untouched
+
+
+def test_a_created_record_the_patch_forgot_is_added() -> None:
+    outcome = Outcome(result={"note": {"id": "n2", "text": "eggs"}}, state_patch=[])
+    kept = keep_promises(outcome, "create_note", NOTES, NOTES)
+    assert not isinstance(kept, str)
+    assert kept[1]["notes"]["n2"] == {"id": "n2", "text": "eggs"}
+
+
+def test_a_read_showing_a_record_the_state_lacks_cannot_be_repaired() -> None:
+    outcome = Outcome(result={"notes": [{"id": "n1", "text": "milk"}, {"id": "n9", "text": "invented"}]})
+    kept = keep_promises(outcome, "list_notes", NOTES, NOTES)
+    assert isinstance(kept, str)
+    assert "'n9'" in kept
+    assert findings({"id": "n1", "text": "milk"}, "get_note", NOTES, NOTES) == []
+
+
+class _Scripted(Backend):
+    """A backend answering from a list, as a model might: each answer once, in order."""
+
+    name = "scripted"
+
+    def __init__(self, answers: list[Outcome]) -> None:
+        self.answers = answers
+        self.asked = 0
+
+    async def simulate(self, request: SimulationRequest) -> Outcome:
+        self.asked += 1
+        return self.answers.pop(0)
+
+
+async def test_the_simulator_repairs_or_asks_again(tmp_path: Path) -> None:
+    spec = tmp_path / "notes.yaml"
+    spec.write_text(
+        "name: notes\ninitial_state: " + json.dumps(NOTES) + "\ntools:\n"
+        "  - {name: list_notes, input_schema: {type: object}}\n"
+        "  - {name: pin_note, input_schema: {type: object, properties: {note_id: {type: string}}}}\n"
+    )
+    invented = Outcome(result={"notes": [{"id": "n9", "text": "invented"}]})
+    honest = Outcome(result={"notes": [{"id": "n1", "text": "milk"}]})
+    unsaved = Outcome(result={"id": "n1", "pinned": True})
+    backend = _Scripted([invented, honest, unsaved])
+    settings = Settings(specs=[spec], watch=False, max_attempts=2)
+    async with Runtime(settings, backend=backend) as runtime:
+        listed = await runtime.simulator.call("s", "list_notes", {})
+        assert listed.result == honest.result
+        assert backend.asked == 2
+        assert listed.event is not None
+        assert "'n9'" in listed.event.rejected[0]
+        pinned = await runtime.simulator.call("s", "pin_note", {"note_id": "n1"})
+        assert not pinned.is_error
+        record = await runtime.sessions.get("s")
+        assert record is not None
+        assert runtime.simulator.world_of(record, "notes")["notes"]["n1"]["pinned"] is True
