@@ -200,3 +200,11 @@ def test_the_default_profile_leaves_a_program_as_it_was_written() -> None:
     assert QWEN.rewrite(text) == (
         'def get(state, args):\n    return ("%s" % (args["id"],)) if args.get("id") != None else None\n'
     )
+
+
+def test_a_program_escaped_twice_is_unescaped_but_a_backslash_n_in_a_string_is_text() -> None:
+    twice = "def get(state, args):\\n    return error(\\\"no %s\\\" % args['id'])\\n"
+    assert QWEN.rewrite(twice) == "def get(state, args):\n    return error(\"no %s\" % args['id'])\n"
+    one_line = "def get(state, args): return 'a\\nb'"
+    assert QWEN.rewrite(one_line) == one_line
+    assert DEFAULT_PROFILE.rewrite(twice) == twice

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["as_starlark"]
+__all__ = ["as_starlark", "string_end"]
 
 _PREFIX = re.compile(r"(?<![A-Za-z0-9_])[fF](?=[\"'])")
 _IS_NOT = re.compile(r"\bis\s+not\b")
@@ -65,7 +65,7 @@ def _line(line: str) -> str:
             break
         if char in "\"'" or _PREFIX.match(line, index):
             if char in "\"'":  # a plain string: copied as it is
-                end = _string_end(line, index)
+                end = string_end(line, index)
                 converted = None if end is None else (line[index:end], end)
             else:
                 converted = _f_string(line, index + 1)
@@ -107,7 +107,7 @@ def _in_code(line: str, rewrite: Callable[[str], str]) -> str:
             masked.append(hold(line[index:].rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :])
             break
         if char in "\"'":
-            end = _string_end(line, index)
+            end = string_end(line, index)
             end = len(line.rstrip("\r\n")) if end is None else end  # one that does not close: text to the end
             masked.append(hold(line[index:end]))
             index = end
@@ -141,7 +141,7 @@ def _generators(line: str) -> str:
         if char == "#":
             break
         if char in "\"'":
-            end = _string_end(line, index)
+            end = string_end(line, index)
             if end is None:
                 return line
             index = end
@@ -174,7 +174,7 @@ def _generators(line: str) -> str:
     return "".join(chars)
 
 
-def _string_end(line: str, start: int) -> int | None:
+def string_end(line: str, start: int) -> int | None:
     """The index after the plain string that opens at `start` (None: it does not close on this line)."""
     quote, index = line[start], start + 1
     while index < len(line):
@@ -228,7 +228,7 @@ def _field(line: str, start: int) -> tuple[str, str, int] | None:
     while index < len(line):
         char = line[index]
         if char in "\"'":
-            end = _string_end(line, index)
+            end = string_end(line, index)
             if end is None:
                 return None
             index = end

@@ -15,7 +15,7 @@ import re
 
 from sim_mcp.engine.rules.helpers import HELPER_NAMES
 from sim_mcp.llm.profiles.base import ErrorHint, ModelProfile
-from sim_mcp.llm.profiles.habits import as_starlark
+from sim_mcp.llm.profiles.habits import as_starlark, string_end
 
 __all__ = ["PROFILE", "matches"]
 
@@ -26,10 +26,29 @@ def matches(model: str) -> bool:
 
 
 def undo_double_escaping(program: str) -> str:
-    """A program escaped twice (one line, its newlines written as backslash-n) as the lines it meant."""
-    if "\n" not in program and "\\n" in program:
+    """A program escaped twice (one line, its newlines written as backslash-n) as the lines it meant. A
+    one-line program whose only backslash-n is inside a string literal (`return 'a\\nb'`) is no such
+    program, and is left as it is."""
+    if "\n" not in program and _escaped_newline_in_code(program):
         return program.replace("\\n", "\n").replace('\\"', '"').replace("\\t", "    ")
     return program
+
+
+def _escaped_newline_in_code(text: str) -> bool:
+    """Whether a backslash-n stands in `text` outside a string literal (before the first one that does not
+    close, after which nothing is known)."""
+    index = 0
+    while index < len(text):
+        if text[index] in "\"'":
+            end = string_end(text, index)
+            if end is None:
+                return False
+            index = end
+        elif text.startswith("\\n", index):
+            return True
+        else:
+            index += 1
+    return False
 
 
 # Where Starlark is not the Python the model expects: what to write instead.
