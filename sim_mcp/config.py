@@ -59,7 +59,7 @@ class Settings(BaseModel):
         default="patch",
         description="How an LLM backend answers a call: patch (JSON Patch of the state), program (a short "
         "Starlark program the engine runs on the state, so arithmetic and copies are exact), or auto (program for "
-        "a call that changes the state and whose tool's schemas hold a number, patch otherwise; docs/formats.md).",
+        "a call whose tool changes the state, patch for a read; docs/formats.md).",
     )
     model_profile: str = Field(
         default="auto",

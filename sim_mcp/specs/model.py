@@ -206,8 +206,8 @@ class ModelSettings(BaseModel):
     llm_output: LlmOutput | None = Field(
         default=None,
         description="How the model answers a call: a JSON patch of the state, a short program that the engine "
-        "runs on the state (exact arithmetic), or auto (a program for calls that compute, per call); unset: the "
-        "server's --llm-output.",
+        "runs on the state (exact arithmetic), or auto (a program for a call that changes the state, a patch for "
+        "a read); unset: the server's --llm-output.",
     )
 
 

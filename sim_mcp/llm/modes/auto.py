@@ -1,63 +1,31 @@
 """`--llm-output auto`: each call answered in the mode that suits it, patch or program.
 
-A program earns its cost where the interpreter does what a model does badly: arithmetic on stored
-numbers (a balance, a stock count, a cart's total). Everywhere else a patch is shorter to write, and a
-small model writes one right more often: a read changes nothing, and a status change or a new record with
-the arguments' text is copying, not computing. So a call goes to program mode when its tool changes the
-state (not a read by its name's intent, nor marked read-only) and its schemas carry a number, in an
-argument or in the result; any other call goes to patch mode. The choice reads the tool's spec and the
-state only, so a tool's calls are answered one way, and its static prompt is built once.
+A program earns its cost where a call changes the state: the interpreter copies the arguments into the
+record, counts, adds and stamps exactly, where a model writing a patch misses a field or a number. A read
+changes nothing, and there a program is only slower: on the bundled scenarios (BENCHMARKS.md, "Choosing
+the mode per call") the local model's programs and patches met the same share of reads, the programs at
+about 1.4 times the time, while on calls that change the state programs got the state right more often.
+So a call goes to program mode unless its tool reads (its name's intent is a get or a list, or the tool is
+marked read-only); reads go to patch mode. The choice reads the tool's name, annotations and the state's
+collections only, so all calls of a tool are answered one way, and its static prompt is built once.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import LlmOutput, ToolSpec
 
-__all__ = ["chosen_mode"]
-
-_NUMERIC = frozenset({"number", "integer"})
-# How deep into nested objects and arrays a result's schema is searched for a number.
-_DEPTH = 4
+__all__ = ["chosen_mode", "reads"]
 
 
 def chosen_mode(request: SimulationRequest) -> LlmOutput:
-    """`program` for a call that changes the state and whose tool's schemas hold a number; else `patch`."""
-    tool = request.tool
+    """`patch` for a call of a tool that reads, `program` for any other."""
+    return "patch" if reads(request.tool, request.state) else "program"
+
+
+def reads(tool: ToolSpec, state: object) -> bool:
+    """Whether `tool` only reads: marked read-only, or its name's intent is a get or a list."""
     if tool.annotations is not None and tool.annotations.read_only_hint:
-        return "patch"
-    if read_intent(tool.name, request.state).action in (Action.GET, Action.LIST):
-        return "patch"
-    return "program" if _computes(tool) else "patch"
-
-
-def _computes(tool: ToolSpec) -> bool:
-    """Whether an argument or the result of `tool` is a number (its schemas say so)."""
-    properties = tool.input_schema.get("properties")
-    arguments = properties.values() if isinstance(properties, dict) else ()
-    if any(_has_number(schema, depth=0) for schema in arguments):
         return True
-    return tool.output_schema is not None and _has_number(tool.output_schema, depth=0)
-
-
-def _has_number(schema: Any, depth: int) -> bool:
-    if not isinstance(schema, dict) or depth > _DEPTH:
-        return False
-    kind = schema.get("type")
-    kinds = set(kind) if isinstance(kind, list) else {kind}
-    if kinds & _NUMERIC:
-        return True
-    inner: list[Any] = []
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        inner += properties.values()
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), dict):
-            inner.append(schema[key])
-    for key in ("anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list):
-            inner += schema[key]
-    return any(_has_number(item, depth + 1) for item in inner)
+    return read_intent(tool.name, state).action in (Action.GET, Action.LIST)
