@@ -20,13 +20,13 @@ from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cache import CachingBackend
 from sim_mcp.engine.contract import InvalidOutcome, SimulationRequest
 from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable, ConfigError
-from sim_mcp.llm.modes import MODES, prompt_for, system_prompt
+from sim_mcp.llm.modes import MODES, mode_for, prompt_for, system_prompt
 from sim_mcp.llm.modes.patch import OUTCOME_SCHEMA, outcome_schema
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.llm.providers.anthropic import AnthropicBackend
 from sim_mcp.llm.providers.openai import OpenAIBackend
 from sim_mcp.llm.reply import outcome_from_object, parse_outcome
-from sim_mcp.specs.model import Environment, ModelSettings, ToolSpec
+from sim_mcp.specs.model import Environment, ModelSettings, ToolAnnotations, ToolSpec
 from sim_mcp.state.session import Event, TokenUsage
 from tests.fake_providers import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
 
@@ -877,3 +877,14 @@ async def test_simulator_exhausted_retries_are_an_honest_error_with_state_untouc
     assert str(result.result).startswith("the simulator could not produce a valid result")
     assert record is not None
     assert record.worlds.get("bank", ENVIRONMENT.initial_state) == ENVIRONMENT.initial_state
+
+
+def test_auto_mode_answers_reads_with_a_patch_and_changes_with_a_program() -> None:
+    assert mode_for(make_request(GET), "auto").name == "patch"
+    assert mode_for(make_request(TRANSFER), "auto").name == "program"
+    # Marked read-only, whatever its name says.
+    marked = TRANSFER.model_copy(update={"annotations": ToolAnnotations(read_only_hint=True)})
+    assert mode_for(make_request(marked), "auto").name == "patch"
+    # The environment's own setting wins over the flag's.
+    own = ENVIRONMENT.model_copy(update={"model_settings": ModelSettings(llm_output="patch")})
+    assert mode_for(make_request(TRANSFER, environment=own), "auto").name == "patch"
