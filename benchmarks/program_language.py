@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import datetime as dt
 import json
 import os
@@ -52,6 +53,7 @@ from sim_mcp.engine.rules import (
 )
 from sim_mcp.engine.rules.helpers import ContextSlot, python_helpers
 from sim_mcp.engine.rules.program import _HINTS as HINTS
+from sim_mcp.engine.rules.runtime import _patch as changes_patch
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.model import Environment
@@ -118,7 +120,35 @@ def to_seconds(moment):
         parsed = parsed.replace(tzinfo=datetime.timezone.utc)
     return parsed.timestamp()
 """
-_MONTY_ENTRY = "sim_mcp_answer = {function}(sim_mcp_state, sim_mcp_args)\n[sim_mcp_answer, sim_mcp_state]\n"
+# The entry point, as the Starlark runtime's (sim_mcp/engine/rules/program.py): the state crosses as JSON text
+# (one string is far cheaper to hand over than a value converted value by value, here too) and only what
+# changed comes back.
+MONTY_ENTRY = """
+import json as sim_mcp_json
+
+def sim_mcp_call(function, state_text, arguments_text):
+    state = sim_mcp_json.loads(state_text)
+    result = function(state, sim_mcp_json.loads(arguments_text))
+    if isinstance(result, dict) and len(result) == 1 and "$error" in result:
+        return sim_mcp_json.dumps({"error": result["$error"]})
+    if not isinstance(state, dict):
+        return sim_mcp_json.dumps({"result": result, "replaced": True})
+    before = sim_mcp_json.loads(state_text)
+    if state == before:
+        return sim_mcp_json.dumps({"result": result})
+    changed = {}
+    for key, value in state.items():
+        old = before.get(key)
+        if key in before and old == value:
+            continue
+        if key in before and isinstance(old, dict) and isinstance(value, dict):
+            records = {k: v for k, v in value.items() if k not in old or old[k] != v}
+            changed[key] = {"records": records, "removed": [k for k in old if k not in value]}
+        else:
+            changed[key] = {"value": value}
+    removed = [key for key in before if key not in state]
+    return sim_mcp_json.dumps({"result": result, "changed": changed, "removed": removed})
+"""
 
 
 @dataclass(frozen=True)
@@ -149,7 +179,13 @@ class Answer:
 
     result: Any
     is_error: bool
-    after: Any  # the state after the call (compared as values: the order of keys and patch operations aside)
+    patch: Any  # an RFC 6902 patch of the state
+
+    def same(self, other: Answer, before: Any) -> bool:
+        """The same result and the same state after it (the order of keys and of patch operations aside)."""
+        return (self.result, self.is_error) == (other.result, other.is_error) and apply_patch(
+            before, self.patch
+        ) == apply_patch(before, other.patch)
 
 
 @dataclass(frozen=True)
@@ -196,7 +232,7 @@ def starlark_try(text: str, call: Call, *, rewrite: bool) -> Tried:
         ran = run_tool(program, call.tool, call.before, call.arguments, _context(call), Limits())
     except RulesError as e:
         return Tried("run", e.reason)
-    return Tried("ok", answer=_answer(call, ran.result, ran.is_error, ran.state_patch))
+    return Tried("ok", answer=Answer(ran.result, ran.is_error, ran.state_patch))
 
 
 class MontyRunner:
@@ -228,7 +264,7 @@ class MontyRunner:
     def define(self, session: Any, text: str) -> Tried | None:
         """Feed the helpers and `text` into `session`; a `Tried` when that fails (None: defined)."""
         try:
-            session.feed_run(MONTY_PRELUDE + "\n" + text, external_lookup=self.helpers)
+            session.feed_run(MONTY_ENTRY + MONTY_PRELUDE + "\n" + text, external_lookup=self.helpers)
         except self.monty.MontySyntaxError as e:
             return Tried("parse", e.display("type-msg"))
         except self.monty.MontyError as e:
@@ -239,22 +275,25 @@ class MontyRunner:
         """Run `function` of the program defined in `session` on `call`."""
         self.slot.current = context or _context(call)
         try:
-            answer, state = session.feed_run(
-                _MONTY_ENTRY.format(function=function),
-                inputs={"sim_mcp_state": call.before, "sim_mcp_args": call.arguments},
+            text = session.feed_run(
+                f"sim_mcp_call({function}, sim_mcp_state_text, sim_mcp_arguments_text)",
+                inputs={
+                    "sim_mcp_state_text": json.dumps(call.before, separators=(",", ":"), check_circular=False),
+                    "sim_mcp_arguments_text": json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False),
+                },
                 external_lookup=self.helpers,
             )
         except self.monty.MontyError as e:
             return Tried("run", _monty_reason(self.monty, e))
         finally:
             self.slot.current = None
-        try:
-            answer, state = json.loads(json.dumps(answer)), json.loads(json.dumps(state))
-        except (TypeError, ValueError) as e:
-            return Tried("run", f"the answer is no JSON value: {e}")
-        if isinstance(answer, dict) and len(answer) == 1 and "$error" in answer:
-            return Tried("ok", answer=Answer(answer["$error"], True, call.before))
-        return Tried("ok", answer=Answer(answer, False, state))
+        decoded = json.loads(text)
+        if "error" in decoded:
+            return Tried("ok", answer=Answer(decoded["error"], True, []))
+        if "replaced" in decoded:
+            return Tried("run", "the function replaced the state with a value that is no object")
+        patch = changes_patch(call.before, decoded.get("changed", {}), decoded.get("removed", []))
+        return Tried("ok", answer=Answer(decoded["result"], False, patch))
 
     def try_(self, text: str, call: Call) -> Tried:
         """`text` as written, in a fresh interpreter, run on `call`."""
@@ -266,10 +305,6 @@ class MontyRunner:
             if function is None:
                 return Tried("load", "no function for the tool")
             return self.call(session, function, call)
-
-
-def _answer(call: Call, result: Any, is_error: bool, patch: list[dict[str, Any]]) -> Answer:
-    return Answer(result, is_error, apply_patch(call.before, patch))
 
 
 def _monty_reason(monty: Any, error: Exception) -> str:
@@ -461,10 +496,11 @@ def _agreement(written: list[Written], starlark: list[list[Tried]], monty: list[
             if a.answer is None or b.answer is None:
                 continue
             both += 1
-            if a.answer == b.answer:
+            if a.answer.same(b.answer, call.before):
                 same += 1
             elif len(differences) < 4:
-                differences.append(f"{call.scenario} step {call.step} {call.tool}: {_difference(a.answer, b.answer)}")
+                said = _difference(call, a.answer, b.answer)
+                differences.append(f"{call.scenario} step {call.step} {call.tool}: {said}")
     print(f"Calls run by both (Starlark + rewrites, monty as written): {both}; same answer: {same}.")
     only: dict[str, Counter[str]] = {"monty only": Counter(), "starlark only": Counter()}
     for left, right in zip(starlark, monty, strict=True):
@@ -482,10 +518,10 @@ def _agreement(written: list[Written], starlark: list[list[Tried]], monty: list[
     print()
 
 
-def _difference(a: Answer, b: Answer) -> str:
+def _difference(call: Call, a: Answer, b: Answer) -> str:
     if a.is_error != b.is_error or a.result != b.result:
         return f"result {json.dumps(a.result)[:80]} vs {json.dumps(b.result)[:80]}"
-    return f"state {_first_change(a.after, b.after)}"
+    return f"state {_first_change(apply_patch(call.before, a.patch), apply_patch(call.before, b.patch))}"
 
 
 def _first_change(a: Any, b: Any, path: str = "") -> str:
@@ -521,11 +557,11 @@ def section_bundled(calls: dict[tuple[str, int], Call], environments: dict[str, 
                     expected = run_tool(program, call.tool, call.before, call.arguments, _context(call), Limits())
                     tried = runner.call(session, function_name(call.tool), call)
                     ran += tried.stage == "ok"
-                    answer = _answer(call, expected.result, expected.is_error, expected.state_patch)
-                    if tried.answer == answer:
+                    answer = Answer(expected.result, expected.is_error, expected.state_patch)
+                    if tried.answer is not None and tried.answer.same(answer, call.before):
                         same += 1
                     elif not first:
-                        got = tried.reason if tried.answer is None else _difference(answer, tried.answer)
+                        got = tried.reason if tried.answer is None else _difference(call, answer, tried.answer)
                         first = f"{call.tool}: {got}"[:120]
                 print(f"| {name} | yes | {len(mine)} | {ran} | {same} | {first} |")
     print()
@@ -620,6 +656,48 @@ def section_cost(
                 runner.define(session, environments[call.env].rules or "")
                 runner.call(session, function_name(call.tool), call)
         print(per_call.row("monty: a fresh interpreter and the whole program per call"))
+    print()
+    _by_state_size(calls, environments, loaded, monty, max(10, runs // 20))
+
+
+def _by_state_size(
+    calls: dict[tuple[str, int], Call],
+    environments: dict[str, Environment],
+    loaded: dict[str, Any],
+    monty: Any,
+    runs: int,
+) -> None:
+    """`create_ticket` on the tickets state grown by copies of its first ticket: both languages hand the whole
+    state across (as JSON text into Starlark, as values into monty's worker and back), so the cost grows
+    with it."""
+    first = next((c for c in calls.values() if c.env == "tickets" and c.tool == "create_ticket"), None)
+    if first is None or "tickets" not in loaded:
+        return
+    print(f"CPU ms per call of create_ticket by state size ({runs} calls each; monty: this process + its worker):\n")
+    print("| tickets in the state | state KB | starlark | monty |")
+    print("|---:|---:|---:|---:|")
+    for extra in (0, 100, 1000):
+        state = copy.deepcopy(first.before)
+        model = next(iter(state["tickets"].values()))
+        state["tickets"].update({f"T-{5000 + i}": {**model, "id": f"T-{5000 + i}"} for i in range(extra)})
+        call = Call(first.scenario, first.env, first.step, first.tool, state, first.arguments)
+        starlark = Cost()
+        with _measure(starlark, runs):
+            for _ in range(runs):
+                run_tool(loaded["tickets"], call.tool, call.before, call.arguments, _context(call), Limits())
+        cells = [f"{(starlark.cpu) * 1000 / runs:.3f}"]
+        if monty is None:
+            cells.append("not installed")
+        else:
+            with MontyRunner(monty) as runner, runner.session() as session:
+                runner.define(session, environments["tickets"].rules or "")
+                measured = Cost()
+                with _measure(measured, runs, _pid_of(session)):
+                    for _ in range(runs):
+                        runner.call(session, function_name(call.tool), call)
+                cells.append(f"{(measured.cpu + measured.worker) * 1000 / runs:.3f}")
+        size = len(json.dumps(state)) / 1024
+        print(f"| {len(state['tickets'])} | {size:.1f} | {' | '.join(cells)} |")
     print()
 
 
@@ -880,7 +958,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--runs: expected at least 1 call, got {args.runs}")
     monty = load_monty()
     version = f"pydantic-monty {monty.__version__}" if monty is not None else "pydantic-monty is not installed"
-    print(f"# Language of programs ({version}; Python {sys.version.split()[0]})\n")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"# Language of programs ({version}; Python {sys.version.split()[0]}; load average {load})\n")
     calls, environments = reference(args.specs, args.scenarios)
     if "corpus" in sections:
         written, cut = corpus(args.results, calls)
