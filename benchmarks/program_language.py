@@ -657,7 +657,7 @@ def section_cost(
                 runner.call(session, function_name(call.tool), call)
         print(per_call.row("monty: a fresh interpreter and the whole program per call"))
     print()
-    _by_state_size(calls, environments, loaded, monty, max(10, runs // 20))
+    _by_state_size(calls, environments, loaded, monty, max(20, runs // 4))
 
 
 def _by_state_size(
@@ -665,7 +665,7 @@ def _by_state_size(
     environments: dict[str, Environment],
     loaded: dict[str, Any],
     monty: Any,
-    runs: int,
+    per_size: int,
 ) -> None:
     """`create_ticket` on the tickets state grown by copies of its first ticket: both languages hand the whole
     state across (as JSON text into Starlark, as values into monty's worker and back), so the cost grows
@@ -673,10 +673,11 @@ def _by_state_size(
     first = next((c for c in calls.values() if c.env == "tickets" and c.tool == "create_ticket"), None)
     if first is None or "tickets" not in loaded:
         return
-    print(f"CPU ms per call of create_ticket by state size ({runs} calls each; monty: this process + its worker):\n")
-    print("| tickets in the state | state KB | starlark | monty |")
-    print("|---:|---:|---:|---:|")
+    print("CPU ms per call of create_ticket by state size (monty: this process and its worker):\n")
+    print("| tickets in the state | state KB | calls | starlark | monty |")
+    print("|---:|---:|---:|---:|---:|")
     for extra in (0, 100, 1000):
+        runs = max(20, per_size // (1 + extra // 50))
         state = copy.deepcopy(first.before)
         model = next(iter(state["tickets"].values()))
         state["tickets"].update({f"T-{5000 + i}": {**model, "id": f"T-{5000 + i}"} for i in range(extra)})
@@ -697,7 +698,7 @@ def _by_state_size(
                         runner.call(session, function_name(call.tool), call)
                 cells.append(f"{(measured.cpu + measured.worker) * 1000 / runs:.3f}")
         size = len(json.dumps(state)) / 1024
-        print(f"| {len(state['tickets'])} | {size:.1f} | {' | '.join(cells)} |")
+        print(f"| {len(state['tickets'])} | {size:.1f} | {runs} | {' | '.join(cells)} |")
     print()
 
 
@@ -923,6 +924,13 @@ def _choices(
         "program for writes, then patch where it gave no valid answer": lambda both: (
             [both["patch"]]
             if read_only(both["program"])
+            else [both["program"], both["patch"]]
+            if failed(both["program"])
+            else [both["program"]]
+        ),
+        "program for writes that change no number, then patch where it gave no valid answer": lambda both: (
+            [both["patch"]]
+            if read_only(both["program"]) or (both["program"]["env"], both["program"]["call"]) in numeric
             else [both["program"], both["patch"]]
             if failed(both["program"])
             else [both["program"]]
