@@ -68,17 +68,24 @@ _IS = re.compile(r"\bis\b")
 _NO_ANSWER = "the simulator could not produce a valid result"
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
-# The helpers a program may call (docs/formats.md, "Rules programs"), as Python for monty: those that read
-# the call's clock and seeded random are the engine's own, called from the sandbox as host functions; the
-# others are source run in the sandbox, since a host function cannot be called from inside a builtin's
-# callback (`sorted(events, key=lambda e: to_seconds(e["start"]))` fails with NotImplementedError).
-_HOST_HELPERS = ("now", "today", "random_code", "random_int")
+# The helpers a program may call (docs/formats.md, "Rules programs"), as Python for monty: source run in the
+# sandbox, the call's time read from a value handed in with the call (a host function costs a round trip to
+# this process per call of it, and cannot be called from inside a builtin's callback: `sorted(events,
+# key=lambda e: to_seconds(e["start"]))` fails with NotImplementedError); only the seeded random draws,
+# rare, are the engine's own helpers called from the sandbox.
+_HOST_HELPERS = ("random_code", "random_int")
 MONTY_PRELUDE = """
 import datetime
 from decimal import Decimal, ROUND_HALF_UP
 
 def error(message):
     return {"$error": str(message)}
+
+def now():
+    return sim_mcp_now
+
+def today():
+    return sim_mcp_now[:10]
 
 def next_id(records, prefix):
     keys = records.keys() if isinstance(records, dict) else [r.get("id", "") for r in records]
@@ -278,6 +285,7 @@ class MontyRunner:
             text = session.feed_run(
                 f"sim_mcp_call({function}, sim_mcp_state_text, sim_mcp_arguments_text)",
                 inputs={
+                    "sim_mcp_now": self.slot.get().now.strftime("%Y-%m-%dT%H:%M:%SZ"),
                     "sim_mcp_state_text": json.dumps(call.before, separators=(",", ":"), check_circular=False),
                     "sim_mcp_arguments_text": json.dumps(call.arguments, separators=(",", ":"), ensure_ascii=False),
                 },
