@@ -47,19 +47,21 @@ from sim_mcp.engine.rules import (
     RulesError,
     compile_program,
     function_name,
-    habits,
     run_tool,
     tool_program,
 )
 from sim_mcp.engine.rules.helpers import ContextSlot, python_helpers
-from sim_mcp.engine.rules.program import _HINTS as HINTS
 from sim_mcp.engine.rules.runtime import _patch as changes_patch
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
+from sim_mcp.llm.profiles import habits, profile_for
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.model import Environment
 from sim_mcp.state.patch import apply_patch
 
 REPO = Path(__file__).resolve().parent.parent
+# The rewrites and error hints measured: those of the local model's profile (sim_mcp/llm/profiles/qwen.py).
+PROFILE = profile_for(None, "qwen2.5-coder")
+HINTS = [(entry.pattern, entry.hint) for entry in PROFILE.error_hints]
 SECTIONS = ("corpus", "bundled", "cost", "determinism", "modes")
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _COMPILED = re.compile(r"^# --- compiled: (\S+) ---$", re.MULTILINE)
@@ -222,10 +224,12 @@ def _entry(text: str, tool: str) -> str | None:
 
 
 def starlark_try(text: str, call: Call, *, rewrite: bool) -> Tried:
-    """Compile `text` (through `tool_program` with the rewrites; as written without) and run it on `call`."""
+    """Compile `text` (through `tool_program` with the profile's rewrites, its errors explained as the model
+    is shown them; as written without) and run it on `call`."""
+    explain = PROFILE.explain if rewrite else str
     try:
         if rewrite:
-            program = tool_program(text, call.tool, "<program>")
+            program = tool_program(PROFILE.rewrite(text), call.tool, "<program>")
         else:
             name = _entry(text, call.tool)
             if name is not None and name != function_name(call.tool):
@@ -234,11 +238,11 @@ def starlark_try(text: str, call: Call, *, rewrite: bool) -> Tried:
             if not program.has(call.tool):
                 return Tried("load", "no function for the tool")
     except RulesError as e:
-        return Tried("parse" if e.reason.startswith("Parse error") else "load", e.reason)
+        return Tried("parse" if e.reason.startswith("Parse error") else "load", explain(e.reason))
     try:
         ran = run_tool(program, call.tool, call.before, call.arguments, _context(call), Limits())
     except RulesError as e:
-        return Tried("run", e.reason)
+        return Tried("run", explain(e.reason))
     return Tried("ok", answer=Answer(ran.result, ran.is_error, ran.state_patch))
 
 

@@ -51,7 +51,7 @@ def as_starlark(text: str) -> str:
     parts = _TRIPLE.split(text)  # code, then a triple-quoted string and the code after it, and so on
     for index in range(0, len(parts), 3):
         lines = parts[index].splitlines(keepends=True)
-        parts[index] = "".join(_generators(_in_code(_line(line), _rewrite_calls)) for line in lines)
+        parts[index] = "".join(_generators(_keyword_defaults(_type_tests(_line(line)))) for line in lines)
     return "".join(part for index, part in enumerate(parts) if index % 3 != 2)
 
 
@@ -83,10 +83,18 @@ def _code(code: str) -> str:
     return _IS.sub("==", _IS_NOT.sub("!=", code))
 
 
-def _rewrite_calls(code: str) -> str:
-    """`isinstance` and keyword defaults, in a line whose strings and comment are placeholders."""
-    code = _ISINSTANCE.sub(lambda m: f'(type({m[1]}) == "{_TYPE_NAMES.get(m[2], m[2])}")', code)
-    return _GET_DEFAULT.sub(r"\1, ", code)
+def _type_tests(line: str) -> str:
+    """`isinstance(value, T)` as `(type(value) == "T")`, in code only (the value may hold a string: `args["n"]`)."""
+    return _in_code(line, lambda code: _ISINSTANCE.sub(_type_test, code))
+
+
+def _type_test(match: re.Match[str]) -> str:
+    return f'(type({match[1]}) == "{_TYPE_NAMES.get(match[2], match[2])}")'
+
+
+def _keyword_defaults(line: str) -> str:
+    """`.get(key, default=value)` as `.get(key, value)`, in code only (the key is often a string)."""
+    return _in_code(line, lambda code: _GET_DEFAULT.sub(r"\1, ", code))
 
 
 def _in_code(line: str, rewrite: Callable[[str], str]) -> str:
