@@ -20,18 +20,23 @@ import time
 from pathlib import Path
 
 from benchmarks.rl_scale import Load, run_workers
-from benchmarks.servers import RedisServer, fake_llm, redis_server, server_env, sim_http
+from benchmarks.servers import RedisServer, bare_http, fake_llm, redis_server, server_env, sim_http
 
 
-def profile(sessions: int, store: str, out: Path | None) -> str:
+def profile(sessions: int, store: str, out: Path | None, answered_by: str = "llm") -> str:
     load = Load(sessions=sessions, calls=10, workers=2, client="lean")
     with fake_llm(100.0) as fake, redis_server() as redis:
         url = redis.url if store == "redis" and isinstance(redis, RedisServer) else "memory"
-        # --no-run-rules: the bundled tickets tools have rules programs, which would answer with no model.
-        args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", url]
-        args.append("--no-run-rules")
+        if answered_by == "rules":
+            # The tickets environment's own programs answer (tool_specs/tickets.rules.star), no model.
+            args = ["--backend", "offline", "--store", url]
+        else:
+            # --no-run-rules: the bundled tickets tools have rules programs, which would answer with no model.
+            args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", url]
+            args.append("--no-run-rules")
         env = server_env(SIM_MCP_BACKEND_CONCURRENCY=str(sessions), OPENAI_API_KEY="sk-bench-unused")
-        with sim_http(*args, env=env) as sim:
+        server = bare_http() if answered_by == "bare" else sim_http(*args, env=env)
+        with server as sim:
             spy = None
             if out is not None:
                 py_spy = shutil.which("py-spy")
@@ -40,13 +45,16 @@ def profile(sessions: int, store: str, out: Path | None) -> str:
                 command = [py_spy, "record", "--pid", str(sim.pid), "--format", "raw", "-o", str(out), "--rate", "200"]
                 spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 time.sleep(1)
-            result = run_workers(sim.url, "/mcp/tickets", load, f"prof{time.time_ns()}", echo=False, server_pid=sim.pid)
+            bare = answered_by == "bare"
+            path = "/mcp" if bare else "/mcp/tickets"
+            result = run_workers(sim.url, path, load, f"prof{time.time_ns()}", echo=bare, server_pid=sim.pid)
             if spy is not None:
                 spy.send_signal(2)
                 spy.wait(60)
     calls = sessions * 10
     return (
-        f"{sessions} sessions x 10 calls, store {url}: wall {result.wall_s:.1f} s, server CPU per call "
+        f"{sessions} sessions x 10 calls, answered by {answered_by}, store {url}: wall {result.wall_s:.1f} s, "
+        "server CPU per call "
         f"{result.server_cpu_s / calls * 1000:.2f} ms, errors {result.errors}"
     )
 
@@ -76,13 +84,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=1024)
     parser.add_argument("--store", choices=["memory", "redis"], default="memory")
+    parser.add_argument(
+        "--answered-by",
+        choices=["llm", "rules", "bare"],
+        default="llm",
+        help="llm: the fake provider (default); rules: the tickets programs; bare: the bare SDK echo server",
+    )
     parser.add_argument("--out", type=Path, help="py-spy raw output file (none: measure without profiling)")
     parser.add_argument("--summarize", type=Path, help="summarize a py-spy raw file instead of running")
     args = parser.parse_args()
     if args.summarize is not None:
         print(summarize(args.summarize))
     else:
-        print(profile(args.sessions, args.store, args.out))
+        print(profile(args.sessions, args.store, args.out, args.answered_by))
 
 
 if __name__ == "__main__":
