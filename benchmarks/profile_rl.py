@@ -2,12 +2,16 @@
 
     python -m benchmarks.profile_rl --sessions 1024 --store memory --out profile.txt
     python -m benchmarks.profile_rl --summarize profile.txt
+    python -m benchmarks.profile_rl --parts profile.txt --cpu-ms 2.3
 
 The first starts the fake provider (100 ms), `sim-mcp serve --backend openai` on the store (`memory`, or
 `redis` for a throwaway redis-server), runs the RL load (`rl_scale.run_workers`) with `py-spy record
 --format raw` on the server, and prints the server's CPU per call. The second prints, from such a file,
 the functions with the most samples, inclusive (a function and everything it called) and by their own
-lines. Needs `pip install py-spy` (not a dependency of the package).
+lines. The third splits the event loop's samples into the parts of a call (`PARTS`), as shares and, given
+the server CPU per call the first printed, milliseconds. `--answered-by rules` or `bare` profiles the
+tickets programs answering (no model) or the bare SDK server. Needs `pip install py-spy` (not a
+dependency of the package).
 """
 
 from __future__ import annotations
@@ -80,6 +84,41 @@ def summarize(path: Path, top: int = 60) -> str:
     return "\n".join(lines)
 
 
+# Where a call's time goes: the first part (in this order) whose function is on a sample's stack takes it.
+PARTS = (
+    ("a rules program (run_tool)", ("run_tool",)),
+    ("the prompt (build_prompt)", ("build_prompt",)),
+    ("the provider SDK's request (the wire's send)", ("_OpenAIWire.send", "_AnthropicWire.send")),
+    ("the rest of the LLM backend (body, reply's parse)", ("LLMBackend.simulate",)),
+    ("the store (lock, reads, commit)", ("RedisStore.", "MemoryStore.", "SqliteStore.", "ProcessLocks.")),
+    ("after-commit hooks (metrics, live feed, recorder)", ("AfterCommit.emit",)),
+    ("the engine (checks, validation, patch, event)", ("Simulator.",)),
+    ("the server's call handler (session, result)", ("_ToolHandlers.",)),
+)
+OTHER = "the MCP SDK, Starlette, uvicorn and the event loop"
+
+
+def parts(path: Path, cpu_ms: float | None = None) -> str:
+    """The event loop's samples split into `PARTS` (idle worker threads left out); with `cpu_ms`, the
+    server's CPU per call, each share also as milliseconds per call."""
+    found: collections.Counter[str] = collections.Counter()
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit() or "run_forever" not in stack:
+            continue
+        names = [frame.split(" (", 1)[0] for frame in stack.split(";")]
+        part = next((name for name, marks in PARTS if any(n.startswith(mark) for n in names for mark in marks)), OTHER)
+        found[part] += int(count)
+    total = sum(found.values()) or 1
+    lines = ["| part | share | ms per call |", "|---|---:|---:|"]
+    for name in [*(name for name, _ in PARTS), OTHER]:
+        share = found[name] / total
+        if share:
+            ms = f"{share * cpu_ms:.2f}" if cpu_ms is not None else "-"
+            lines.append(f"| {name} | {share * 100:.0f}% | {ms} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=1024)
@@ -92,8 +131,12 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, help="py-spy raw output file (none: measure without profiling)")
     parser.add_argument("--summarize", type=Path, help="summarize a py-spy raw file instead of running")
+    parser.add_argument("--parts", type=Path, help="a py-spy raw file's samples by part of the call (PARTS)")
+    parser.add_argument("--cpu-ms", type=float, help="with --parts: the server CPU per call, to show milliseconds")
     args = parser.parse_args()
-    if args.summarize is not None:
+    if args.parts is not None:
+        print(parts(args.parts, args.cpu_ms))
+    elif args.summarize is not None:
         print(summarize(args.summarize))
     else:
         print(profile(args.sessions, args.store, args.out, args.answered_by))

@@ -12,7 +12,8 @@ traffic, the baseline of CPU per call.
 
 Each row: wall time, speedup against N=1 on the same store, calls/s, the cores the server used (its
 CPU time, supervisor and workers together, over the wall time), server CPU per call and its ratio to
-the bare server's, errors, and sessions whose final state lost or leaked a record. On a machine with
+the bare server's, the fake provider's and redis-server's CPU per call (what else a deployment must give
+cores to), errors, and sessions whose final state lost or leaked a record. On a machine with
 fewer cores than N + the client and provider processes, the speedup stops at the cores there are:
 `cores used` says how many the server actually got. It runs anywhere; it means most on many cores.
 """
@@ -28,7 +29,16 @@ import httpx
 
 from benchmarks.report import Figure, Target
 from benchmarks.rl_scale import LATENCY_MS, FinalStates, Load, RunResult, final_states, run_workers
-from benchmarks.servers import HttpServer, RedisServer, bare_http, fake_llm, redis_server, server_env, start_sim_http
+from benchmarks.servers import (
+    HttpServer,
+    RedisServer,
+    bare_http,
+    cpu_seconds,
+    fake_llm,
+    redis_server,
+    server_env,
+    start_sim_http,
+)
 
 SECTION = "7 scale"
 WORKER_HEADER = "x-sim-mcp-worker"
@@ -40,6 +50,7 @@ class ScaleRun:
     workers: int
     result: RunResult
     states: FinalStates
+    redis_cpu_s: float = 0.0  # redis-server's CPU time during the load
 
 
 def wait_for_workers(url: str, workers: int, timeout: float = 60.0) -> set[str]:
@@ -61,7 +72,8 @@ def wait_for_workers(url: str, workers: int, timeout: float = 60.0) -> set[str]:
     return seen
 
 
-def _run(load: Load, fake: HttpServer, store_url: str, workers: int, prefix: str) -> tuple[RunResult, FinalStates]:
+def _run(load: Load, fake: HttpServer, redis: RedisServer | None, workers: int, prefix: str) -> ScaleRun:
+    store_url = redis.url if redis is not None else "memory"
     args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", store_url]
     args.append("--no-run-rules")  # the tickets programs would otherwise answer every call, with no model
     env = server_env(
@@ -73,11 +85,13 @@ def _run(load: Load, fake: HttpServer, store_url: str, workers: int, prefix: str
     sim = start_sim_http(*args, env=env)
     try:
         wait_for_workers(sim.url, workers)
+        redis_cpu = cpu_seconds(redis.pid) if redis is not None else 0.0
         result = run_workers(sim.url, "/mcp/tickets", load, prefix, echo=False, server_pid=sim.pid, extra_pid=fake.pid)
+        redis_cpu = cpu_seconds(redis.pid) - redis_cpu if redis is not None else 0.0
         states = anyio.run(final_states, sim.url, prefix, load.sessions)
     finally:
         sim.stop()
-    return result, states
+    return ScaleRun("redis" if redis is not None else "memory", workers, result, states, redis_cpu)
 
 
 def measure(
@@ -100,12 +114,10 @@ def measure(
     ]
     runs: list[ScaleRun] = []
     with fake_llm(LATENCY_MS) as fake, redis_server() as redis:
-        result, states = _run(load, fake, "memory", 1, f"{tag}-m1")
-        runs.append(ScaleRun("memory", 1, result, states))
+        runs.append(_run(load, fake, None, 1, f"{tag}-m1"))
         if isinstance(redis, RedisServer):
             for workers in worker_counts:
-                result, states = _run(load, fake, redis.url, workers, f"{tag}-r{workers}")
-                runs.append(ScaleRun("redis", workers, result, states))
+                runs.append(_run(load, fake, redis, workers, f"{tag}-r{workers}"))
                 redis.flush()
         else:
             figures.append(Figure(SECTION, f"redis store: skipped, {redis}", float("nan"), ""))
@@ -121,6 +133,11 @@ def _figures(run: ScaleRun, runs: list[ScaleRun], calls: int, bare_cpu_ms: float
     speedup = one.result.wall_s / result.wall_s if one is not None and result.wall_s else float("nan")
     ideal = load.calls * LATENCY_MS / 1000
     cpu_ms = result.server_cpu_s / calls * 1000
+    extra = [
+        Figure(SECTION, f"fake provider CPU per call, {name}", result.extra_cpu_s / calls * 1000, "ms"),
+    ]
+    if run.store == "redis":
+        extra.append(Figure(SECTION, f"redis-server CPU per call, {name}", run.redis_cpu_s / calls * 1000, "ms"))
     problems = result.problems[:2] + run.states.leaked[:1] + run.states.incomplete[:1]
     lost = len(run.states.leaked) + len(run.states.incomplete)
     return [
@@ -129,6 +146,7 @@ def _figures(run: ScaleRun, runs: list[ScaleRun], calls: int, bare_cpu_ms: float
         Figure(SECTION, f"calls/s, {name}", calls / result.wall_s if result.wall_s else 0.0, "/s"),
         Figure(SECTION, f"server cores used, {name}", result.server_cpu_s / result.wall_s if result.wall_s else 0, ""),
         Figure(SECTION, f"server CPU per call, {name} (vs bare SDK)", cpu_ms, "ms", bare_cpu_ms, Target(2.0)),
+        *extra,
         Figure(
             SECTION,
             f"errors, lost or leaked sessions, {name}",
