@@ -82,9 +82,11 @@ def _run(load: Load, fake: HttpServer, redis: RedisServer | None, workers: int, 
         SIM_MCP_BACKEND_CONCURRENCY=str(max(1, -(-load.sessions // workers))),
         OPENAI_API_KEY="sk-bench-unused",
     )
-    sim = start_sim_http(*args, env=env)
+    # Each worker imports and loads everything on its own: on a busy machine, 8 of them take a while.
+    startup_s = 30.0 + 15.0 * workers
+    sim = start_sim_http(*args, env=env, timeout=startup_s)
     try:
-        wait_for_workers(sim.url, workers)
+        wait_for_workers(sim.url, workers, startup_s)
         redis_cpu = cpu_seconds(redis.pid) if redis is not None else 0.0
         result = run_workers(sim.url, "/mcp/tickets", load, prefix, echo=False, server_pid=sim.pid, extra_pid=fake.pid)
         redis_cpu = cpu_seconds(redis.pid) - redis_cpu if redis is not None else 0.0

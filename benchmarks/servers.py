@@ -93,11 +93,13 @@ def stop_all() -> None:
 class HttpServer(Process):
     """An HTTP server answering `GET /healthz`; `url` is its base URL."""
 
-    def __init__(self, name: str, command: Sequence[str], port: int, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, name: str, command: Sequence[str], port: int, env: dict[str, str] | None = None, timeout: float = 30.0
+    ) -> None:
         super().__init__(name, command, env)
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
-        self.wait_until(self._healthy, f"{self.url}/healthz")
+        self.wait_until(self._healthy, f"{self.url}/healthz", timeout)
 
     def _healthy(self) -> bool:
         try:
@@ -128,16 +130,17 @@ def server_env(**variables: str) -> dict[str, str]:
     return {**os.environ, **variables}
 
 
-def start_sim_http(*args: str, env: dict[str, str] | None = None) -> HttpServer:
-    """`sim-mcp serve --transport http` on a free port; `RuntimeError` (with its output) if it won't start."""
+def start_sim_http(*args: str, env: dict[str, str] | None = None, timeout: float = 30.0) -> HttpServer:
+    """`sim-mcp serve --transport http` on a free port; `RuntimeError` (with its output) if it won't start
+    within `timeout` seconds."""
     port = free_port()
-    return HttpServer("sim-mcp", sim_command("--transport", "http", "--port", str(port), *args), port, env)
+    return HttpServer("sim-mcp", sim_command("--transport", "http", "--port", str(port), *args), port, env, timeout)
 
 
 @contextmanager
-def sim_http(*args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
+def sim_http(*args: str, env: dict[str, str] | None = None, timeout: float = 30.0) -> Iterator[HttpServer]:
     """`sim-mcp serve --transport http` on a free port, stopped on exit."""
-    server = start_sim_http(*args, env=env)
+    server = start_sim_http(*args, env=env, timeout=timeout)
     try:
         yield server
     finally:
