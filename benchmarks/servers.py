@@ -44,12 +44,13 @@ def log_dir() -> Path:
 class Process:
     """A subprocess with its output in a log file; `ready` says when it is up."""
 
-    def __init__(self, name: str, command: Sequence[str], env: dict[str, str] | None = None) -> None:
+    def __init__(self, name: str, command: Sequence[str], env: dict[str, str] | None = None, cwd: Path = REPO) -> None:
+        """`cwd`: where it runs; `python -m sim_mcp.cli` there runs that checkout's sim-mcp."""
         self.name = name
         self.log = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
         self._log_file = self.log.open("w")
         self.process = subprocess.Popen(
-            list(command), cwd=REPO, env=env, stdout=self._log_file, stderr=subprocess.STDOUT
+            list(command), cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT
         )
         _RUNNING.append(self)
 
@@ -94,9 +95,15 @@ class HttpServer(Process):
     """An HTTP server answering `GET /healthz`; `url` is its base URL."""
 
     def __init__(
-        self, name: str, command: Sequence[str], port: int, env: dict[str, str] | None = None, timeout: float = 30.0
+        self,
+        name: str,
+        command: Sequence[str],
+        port: int,
+        env: dict[str, str] | None = None,
+        timeout: float = 30.0,
+        cwd: Path = REPO,
     ) -> None:
-        super().__init__(name, command, env)
+        super().__init__(name, command, env, cwd)
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.wait_until(self._healthy, f"{self.url}/healthz", timeout)
@@ -130,11 +137,14 @@ def server_env(**variables: str) -> dict[str, str]:
     return {**os.environ, **variables}
 
 
-def start_sim_http(*args: str, env: dict[str, str] | None = None, timeout: float = 30.0) -> HttpServer:
+def start_sim_http(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 30.0, cwd: Path = REPO
+) -> HttpServer:
     """`sim-mcp serve --transport http` on a free port; `RuntimeError` (with its output) if it won't start
-    within `timeout` seconds."""
+    within `timeout` seconds. `cwd`: another checkout, to run its sim-mcp (an A/B comparison)."""
     port = free_port()
-    return HttpServer("sim-mcp", sim_command("--transport", "http", "--port", str(port), *args), port, env, timeout)
+    command = sim_command("--transport", "http", "--port", str(port), *args)
+    return HttpServer("sim-mcp", command, port, env, timeout, cwd)
 
 
 @contextmanager
