@@ -5,7 +5,9 @@
 
 It is served the way sim-mcp serves itself (the SDK's `StreamableHTTPSessionManager` under uvicorn,
 default options, DNS-rebinding protection for 127.0.0.1), so the two differ only in what sim-mcp adds.
-`--delay-ms` makes the tool sleep before it answers (an ideal backend of fixed latency).
+`--delay-ms` makes the tool sleep before it answers (an ideal backend of fixed latency). `--settle-heap`
+tunes the garbage collector as `sim-mcp serve` does (`sim_mcp/server/heap.py`), to tell what that tuning
+saves any server from what sim-mcp's own work costs.
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ def main() -> None:
     parser.add_argument("--transport", choices=["http", "stdio"], default="http")
     parser.add_argument("--port", type=int, default=8123)
     parser.add_argument("--delay-ms", type=float, default=0.0)
+    parser.add_argument("--settle-heap", action="store_true", help="tune the garbage collector as sim-mcp does")
     args = parser.parse_args()
     server = build_server(args.delay_ms / 1000)
     if args.transport == "stdio":
@@ -88,7 +91,12 @@ def main() -> None:
         return
     import uvicorn
 
-    uvicorn.run(build_app(server), host="127.0.0.1", port=args.port, log_level="warning", lifespan="on")
+    app = build_app(server)
+    if args.settle_heap:
+        from sim_mcp.server.heap import settle_heap
+
+        settle_heap()
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="on")
 
 
 if __name__ == "__main__":

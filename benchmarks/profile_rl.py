@@ -2,12 +2,16 @@
 
     python -m benchmarks.profile_rl --sessions 1024 --store memory --out profile.txt
     python -m benchmarks.profile_rl --summarize profile.txt
+    python -m benchmarks.profile_rl --parts profile.txt --cpu-ms 2.3
 
 The first starts the fake provider (100 ms), `sim-mcp serve --backend openai` on the store (`memory`, or
 `redis` for a throwaway redis-server), runs the RL load (`rl_scale.run_workers`) with `py-spy record
 --format raw` on the server, and prints the server's CPU per call. The second prints, from such a file,
 the functions with the most samples, inclusive (a function and everything it called) and by their own
-lines. Needs `pip install py-spy` (not a dependency of the package).
+lines. The third splits the event loop's samples into the parts of a call (`PARTS`), as shares and, given
+the server CPU per call the first printed, milliseconds. `--answered-by rules` or `bare` profiles the
+tickets programs answering (no model) or the bare SDK server. Needs `pip install py-spy` (not a
+dependency of the package).
 """
 
 from __future__ import annotations
@@ -20,18 +24,23 @@ import time
 from pathlib import Path
 
 from benchmarks.rl_scale import Load, run_workers
-from benchmarks.servers import RedisServer, fake_llm, redis_server, server_env, sim_http
+from benchmarks.servers import RedisServer, bare_http, fake_llm, redis_server, server_env, sim_http
 
 
-def profile(sessions: int, store: str, out: Path | None) -> str:
+def profile(sessions: int, store: str, out: Path | None, answered_by: str = "llm") -> str:
     load = Load(sessions=sessions, calls=10, workers=2, client="lean")
     with fake_llm(100.0) as fake, redis_server() as redis:
         url = redis.url if store == "redis" and isinstance(redis, RedisServer) else "memory"
-        # --no-run-rules: the bundled tickets tools have rules programs, which would answer with no model.
-        args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", url]
-        args.append("--no-run-rules")
+        if answered_by == "rules":
+            # The tickets environment's own programs answer (tool_specs/tickets.rules.star), no model.
+            args = ["--backend", "offline", "--store", url]
+        else:
+            # --no-run-rules: the bundled tickets tools have rules programs, which would answer with no model.
+            args = ["--backend", "openai", "--base-url", f"{fake.url}/v1", "--model", "fake", "--store", url]
+            args.append("--no-run-rules")
         env = server_env(SIM_MCP_BACKEND_CONCURRENCY=str(sessions), OPENAI_API_KEY="sk-bench-unused")
-        with sim_http(*args, env=env) as sim:
+        server = bare_http() if answered_by == "bare" else sim_http(*args, env=env)
+        with server as sim:
             spy = None
             if out is not None:
                 py_spy = shutil.which("py-spy")
@@ -40,13 +49,16 @@ def profile(sessions: int, store: str, out: Path | None) -> str:
                 command = [py_spy, "record", "--pid", str(sim.pid), "--format", "raw", "-o", str(out), "--rate", "200"]
                 spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 time.sleep(1)
-            result = run_workers(sim.url, "/mcp/tickets", load, f"prof{time.time_ns()}", echo=False, server_pid=sim.pid)
+            bare = answered_by == "bare"
+            path = "/mcp" if bare else "/mcp/tickets"
+            result = run_workers(sim.url, path, load, f"prof{time.time_ns()}", echo=bare, server_pid=sim.pid)
             if spy is not None:
                 spy.send_signal(2)
                 spy.wait(60)
     calls = sessions * 10
     return (
-        f"{sessions} sessions x 10 calls, store {url}: wall {result.wall_s:.1f} s, server CPU per call "
+        f"{sessions} sessions x 10 calls, answered by {answered_by}, store {url}: wall {result.wall_s:.1f} s, "
+        "server CPU per call "
         f"{result.server_cpu_s / calls * 1000:.2f} ms, errors {result.errors}"
     )
 
@@ -72,17 +84,62 @@ def summarize(path: Path, top: int = 60) -> str:
     return "\n".join(lines)
 
 
+# Where a call's time goes: the first part (in this order) whose function is on a sample's stack takes it.
+PARTS = (
+    ("a rules program (run_tool)", ("run_tool",)),
+    ("the prompt (build_prompt)", ("build_prompt",)),
+    ("the provider SDK's request (the wire's send)", ("_OpenAIWire.send", "_AnthropicWire.send")),
+    ("the rest of the LLM backend (body, reply's parse)", ("LLMBackend.simulate",)),
+    ("the store (lock, reads, commit)", ("RedisStore.", "MemoryStore.", "SqliteStore.", "ProcessLocks.")),
+    ("after-commit hooks (metrics, live feed, recorder)", ("AfterCommit.emit",)),
+    ("the engine (checks, validation, patch, event)", ("Simulator.",)),
+    ("the server's call handler (session, result)", ("_ToolHandlers.",)),
+)
+OTHER = "the MCP SDK, Starlette, uvicorn and the event loop"
+
+
+def parts(path: Path, cpu_ms: float | None = None) -> str:
+    """The event loop's samples split into `PARTS` (idle worker threads left out); with `cpu_ms`, the
+    server's CPU per call, each share also as milliseconds per call."""
+    found: collections.Counter[str] = collections.Counter()
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit() or "run_forever" not in stack:
+            continue
+        names = [frame.split(" (", 1)[0] for frame in stack.split(";")]
+        part = next((name for name, marks in PARTS if any(n.startswith(mark) for n in names for mark in marks)), OTHER)
+        found[part] += int(count)
+    total = sum(found.values()) or 1
+    lines = ["| part | share | ms per call |", "|---|---:|---:|"]
+    for name in [*(name for name, _ in PARTS), OTHER]:
+        share = found[name] / total
+        if share:
+            ms = f"{share * cpu_ms:.2f}" if cpu_ms is not None else "-"
+            lines.append(f"| {name} | {share * 100:.0f}% | {ms} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=1024)
     parser.add_argument("--store", choices=["memory", "redis"], default="memory")
+    parser.add_argument(
+        "--answered-by",
+        choices=["llm", "rules", "bare"],
+        default="llm",
+        help="llm: the fake provider (default); rules: the tickets programs; bare: the bare SDK echo server",
+    )
     parser.add_argument("--out", type=Path, help="py-spy raw output file (none: measure without profiling)")
     parser.add_argument("--summarize", type=Path, help="summarize a py-spy raw file instead of running")
+    parser.add_argument("--parts", type=Path, help="a py-spy raw file's samples by part of the call (PARTS)")
+    parser.add_argument("--cpu-ms", type=float, help="with --parts: the server CPU per call, to show milliseconds")
     args = parser.parse_args()
-    if args.summarize is not None:
+    if args.parts is not None:
+        print(parts(args.parts, args.cpu_ms))
+    elif args.summarize is not None:
         print(summarize(args.summarize))
     else:
-        print(profile(args.sessions, args.store, args.out))
+        print(profile(args.sessions, args.store, args.out, args.answered_by))
 
 
 if __name__ == "__main__":

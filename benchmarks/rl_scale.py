@@ -178,7 +178,8 @@ def sim_under_load(load: Load, fake_url: str, fake_pid: int, run: Run, prefix: s
         "OPENAI_API_KEY": "sk-bench-unused",
         **dict(run.env),
     }
-    with sim_http(*args, env=server_env(**variables)) as sim:
+    # --workers: each worker process starts on its own, which takes longer on a busy machine.
+    with sim_http(*args, env=server_env(**variables), timeout=60.0) as sim:
         result = run_workers(sim.url, "/mcp/tickets", load, prefix, echo=False, server_pid=sim.pid, extra_pid=fake_pid)
         states = anyio.run(final_states, sim.url, prefix, load.sessions)
     return result, states

@@ -4,8 +4,11 @@
     python benchmarks/run.py --quick         # a short smoke run of every section (about 3 minutes)
     python benchmarks/run.py --only overhead,prompt
     python benchmarks/run.py --markdown results.md
+    python benchmarks/run.py --only scale --workers 1,2,4,8   # the RL load at each --workers count
 
-Sections: overhead, rl, memory, prompt, stores, rules (see each module's docstring, and BENCHMARKS.md).
+Sections: overhead, rl, memory, prompt, stores, rules (see each module's docstring, and BENCHMARKS.md);
+everything runs them. `scale` (scaling.py) runs only when named: it means most on a machine with many
+cores, and on 2 cores it shows the cores there are, not the design's limit.
 Servers run in their own processes on 127.0.0.1 and are stopped on exit, Ctrl-C included.
 """
 
@@ -29,11 +32,13 @@ if __package__ in (None, ""):
 
 import anyio
 
-from benchmarks import memory, overhead, prompt_growth, rl_scale, rules_cost, stores
+from benchmarks import memory, overhead, prompt_growth, rl_scale, rules_cost, scaling, stores
 from benchmarks.report import Figure, table
 from benchmarks.servers import stop_all
 
 SECTIONS = ("overhead", "rl", "memory", "prompt", "stores", "rules")
+# Sections run only when `--only` names them.
+EXTRA_SECTIONS = ("scale",)
 
 
 def machine() -> str:
@@ -62,7 +67,24 @@ def _runner(name: str, args: argparse.Namespace) -> Callable[[], list[Figure]]:
             return lambda: stores.measure(quick)
         case "rules":
             return lambda: anyio.run(rules_cost.measure, quick)
+        case "scale":
+            return lambda: scaling.measure(
+                quick, args.workers, client_processes=args.scale_clients, sessions=args.scale_sessions
+            )
     raise ValueError(name)
+
+
+def _counts(text: str) -> list[int]:
+    """`--workers 1,2,4,8`: positive worker counts."""
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected positive worker counts separated by commas, such as 1,2,4,8; got {text!r}"
+        )
+    return counts
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -77,11 +99,22 @@ def main(argv: list[str] | None = None) -> int:
         "--rl-client", choices=["sdk", "lean"], default="lean", help="RL-scale client: lean (default) or the SDK Client"
     )
     parser.add_argument("--rl-workers", type=int, default=2, help="RL-scale client processes (default 2)")
+    parser.add_argument(
+        "--workers",
+        type=_counts,
+        default=[1, 2, 4, 8],
+        help="scale: the --workers counts to run, comma-separated (default 1,2,4,8)",
+    )
+    parser.add_argument(
+        "--scale-sessions", type=int, help="scale: concurrent sessions of 10 calls (default 1024, --quick 128)"
+    )
+    parser.add_argument("--scale-clients", type=int, default=4, help="scale: client processes (default 4)")
     parser.add_argument("--markdown", type=Path, help="also write the results table to this file")
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
-    if unknown := sorted(set(chosen) - set(SECTIONS)):
-        parser.error(f"unknown section(s) {', '.join(unknown)}: expected some of {', '.join(SECTIONS)}")
+    if unknown := sorted(set(chosen) - set(SECTIONS) - set(EXTRA_SECTIONS)):
+        known = ", ".join(SECTIONS + EXTRA_SECTIONS)
+        parser.error(f"unknown section(s) {', '.join(unknown)}: expected some of {known}")
 
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, _on_signal)

@@ -44,12 +44,13 @@ def log_dir() -> Path:
 class Process:
     """A subprocess with its output in a log file; `ready` says when it is up."""
 
-    def __init__(self, name: str, command: Sequence[str], env: dict[str, str] | None = None) -> None:
+    def __init__(self, name: str, command: Sequence[str], env: dict[str, str] | None = None, cwd: Path = REPO) -> None:
+        """`cwd`: where it runs; `python -m sim_mcp.cli` there runs that checkout's sim-mcp."""
         self.name = name
         self.log = log_dir() / f"{name}-{os.getpid()}-{time.monotonic_ns()}.log"
         self._log_file = self.log.open("w")
         self.process = subprocess.Popen(
-            list(command), cwd=REPO, env=env, stdout=self._log_file, stderr=subprocess.STDOUT
+            list(command), cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT
         )
         _RUNNING.append(self)
 
@@ -93,11 +94,19 @@ def stop_all() -> None:
 class HttpServer(Process):
     """An HTTP server answering `GET /healthz`; `url` is its base URL."""
 
-    def __init__(self, name: str, command: Sequence[str], port: int, env: dict[str, str] | None = None) -> None:
-        super().__init__(name, command, env)
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        port: int,
+        env: dict[str, str] | None = None,
+        timeout: float = 30.0,
+        cwd: Path = REPO,
+    ) -> None:
+        super().__init__(name, command, env, cwd)
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
-        self.wait_until(self._healthy, f"{self.url}/healthz")
+        self.wait_until(self._healthy, f"{self.url}/healthz", timeout)
 
     def _healthy(self) -> bool:
         try:
@@ -128,16 +137,20 @@ def server_env(**variables: str) -> dict[str, str]:
     return {**os.environ, **variables}
 
 
-def start_sim_http(*args: str, env: dict[str, str] | None = None) -> HttpServer:
-    """`sim-mcp serve --transport http` on a free port; `RuntimeError` (with its output) if it won't start."""
+def start_sim_http(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 30.0, cwd: Path = REPO
+) -> HttpServer:
+    """`sim-mcp serve --transport http` on a free port; `RuntimeError` (with its output) if it won't start
+    within `timeout` seconds. `cwd`: another checkout, to run its sim-mcp (an A/B comparison)."""
     port = free_port()
-    return HttpServer("sim-mcp", sim_command("--transport", "http", "--port", str(port), *args), port, env)
+    command = sim_command("--transport", "http", "--port", str(port), *args)
+    return HttpServer("sim-mcp", command, port, env, timeout, cwd)
 
 
 @contextmanager
-def sim_http(*args: str, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
+def sim_http(*args: str, env: dict[str, str] | None = None, timeout: float = 30.0) -> Iterator[HttpServer]:
     """`sim-mcp serve --transport http` on a free port, stopped on exit."""
-    server = start_sim_http(*args, env=env)
+    server = start_sim_http(*args, env=env, timeout=timeout)
     try:
         yield server
     finally:

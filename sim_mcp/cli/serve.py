@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import uvicorn
 
+    from sim_mcp.server.heap import settle_heap
     from sim_mcp.server.http import create_app
     from sim_mcp.server.live import ShutdownAwareServer
 
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         lifespan="on",
         timeout_graceful_shutdown=30,
     )
+    settle_heap()
     ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[listener])
     return 0
 

@@ -184,6 +184,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
     import uvicorn
 
     from sim_mcp.logs import configure_logging
+    from sim_mcp.server.heap import settle_heap
     from sim_mcp.server.http import create_app
     from sim_mcp.server.live import ShutdownAwareServer
 
@@ -204,6 +205,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
         timeout_notify=_NOTIFY_S,
     )
     logger.info("worker %d (pid %d) serving on port %d", index, os.getpid(), settings.port)
+    settle_heap()
     ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[sock])
 
 
