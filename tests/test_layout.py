@@ -20,6 +20,7 @@ RANKS = {
     "config": 2,
     "engine": 3,
     "episodes": 4,
+    "authoring": 4,
     "runtime": 5,
     "server": 6,
     "client": 6,
