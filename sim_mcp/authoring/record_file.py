@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sim_mcp.errors import ConfigError
+from sim_mcp.state.compare import answer_value
 
 __all__ = [
     "RECORDINGS_NAME",
     "RecordedCall",
     "Recordings",
     "RecordingsWriter",
-    "comparable",
     "read_calls",
     "sessions_of",
 ]
@@ -55,37 +55,8 @@ class RecordedCall:
 
     @property
     def value(self) -> Any:
-        """What the call answered, in the form two servers are compared by (`comparable`)."""
-        return comparable(self.result, self.rpc_error)
-
-
-def comparable(result: dict[str, Any] | None, rpc_error: dict[str, Any] | None = None) -> Any:
-    """The answer of a call as one JSON value: the structured content when there is one, else the text
-    content read as JSON when it is JSON, else the text; a JSON-RPC error as `{"rpc_error": code}`.
-
-    Structured content first because it is what a client validates against the output schema; text is
-    read as JSON so that two servers that format the same JSON differently (indentation) agree."""
-    if rpc_error is not None:
-        return {"rpc_error": rpc_error.get("code")}
-    if result is None:
-        return None
-    structured = result.get("structuredContent", result.get("structured_content"))
-    if structured is not None and not result.get("isError", result.get("is_error", False)):
-        return structured
-    texts = [
-        str(item.get("text", ""))
-        for item in result.get("content") or []
-        if isinstance(item, dict) and item.get("type") == "text"
-    ]
-    others = [
-        item for item in result.get("content") or [] if not (isinstance(item, dict) and item.get("type") == "text")
-    ]
-    text = "\n".join(texts)
-    try:
-        parsed: Any = json.loads(text)
-    except ValueError:
-        parsed = text
-    return parsed if not others else {"text": parsed, "other_content": others}
+        """What the call answered, in the form two servers are compared by (`answer_value`)."""
+        return answer_value(self.result, self.rpc_error)
 
 
 @dataclass
