@@ -32,7 +32,7 @@ from sim_mcp.authoring.upstream import fresh_server
 from sim_mcp.errors import ConfigError
 from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer
 
-__all__ = ["Target", "parse_target", "serving"]
+__all__ = ["Target", "parse_target", "recording", "serving"]
 
 _LAUNCH = "import sys; from sim_mcp.cli import main; sys.exit(main())"
 _START_SECONDS = 60.0
@@ -105,20 +105,41 @@ def serving(target: Target) -> Iterator[Target]:
                 process.wait(5)
 
 
-def _wait_ready(process: subprocess.Popen[bytes], base: str, log: IO[bytes], what: str) -> None:
+@contextmanager
+def recording(command: list[str], output: Path, env: dict[str, str] | None = None) -> Iterator[Target]:
+    """`sim-mcp record --fresh-per-session` in front of `command`, over HTTP on 127.0.0.1, as a target whose
+    sessions are recorded into `output` (stopped on exit)."""
+    port = _free_port()
+    launch = [sys.executable, "-c", _LAUNCH, "record", "-o", str(output), "--transport", "http"]
+    launch += ["--port", str(port), "--fresh-per-session", "--log-level", "WARNING", "--", *command]
+    with tempfile.TemporaryFile("w+b") as log:
+        process = subprocess.Popen(launch, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+        try:
+            _wait_ready(process, f"http://127.0.0.1:{port}", log, "sim-mcp record", path="/mcp")
+            yield Target(f"record {shlex.join(command)}", HttpServer(f"http://127.0.0.1:{port}/mcp"))
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+
+
+def _wait_ready(process: subprocess.Popen[bytes], base: str, log: IO[bytes], what: str, path: str = "/healthz") -> None:
     deadline = time.monotonic() + _START_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
             log.seek(0)
             tail = log.read().decode(errors="replace").strip().splitlines()[-8:]
-            raise ConfigError(f"{what}: sim-mcp serve exited ({process.returncode}): " + " | ".join(tail))
+            raise ConfigError(f"{what}: the process exited ({process.returncode}): " + " | ".join(tail))
         try:
-            if httpx2.get(f"{base}/healthz", timeout=1.0).status_code == 200:
+            if httpx2.get(f"{base}{path}", timeout=1.0).status_code < 500:
                 return
         except httpx2.HTTPError:
             pass
         time.sleep(0.2)
-    raise ConfigError(f"{what}: sim-mcp serve did not answer /healthz within {_START_SECONDS:g} s")
+    raise ConfigError(f"{what}: did not answer {path} within {_START_SECONDS:g} s")
 
 
 def _free_port() -> int:

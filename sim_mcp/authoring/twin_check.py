@@ -73,10 +73,19 @@ class CheckReport:
                 figure = tools.setdefault(step.tool, {"calls": 0, "agree": 0, "error_text_differs": 0})
                 figure["calls"] += 1
                 figure["agree"] += step.verdict.agree
-                figure["error_text_differs"] += not step.verdict.error_text
+                figure["error_text_differs"] += step.verdict.agree and not step.verdict.error_text
         calls = sum(figure["calls"] for figure in tools.values())
         agree = sum(figure["agree"] for figure in tools.values())
-        return {"calls": calls, "agree": agree, "agreement": _ratio(agree, calls), "tools": dict(sorted(tools.items()))}
+        # Stricter: an error agrees only with an error of the same text (a twin that says it cannot answer
+        # meets a real error under the plain count, not under this one).
+        same = agree - sum(figure["error_text_differs"] for figure in tools.values())
+        return {
+            "calls": calls,
+            "agree": agree,
+            "agreement": _ratio(agree, calls),
+            "agree_same_error_text": same,
+            "tools": dict(sorted(tools.items())),
+        }
 
     def divergences(self) -> dict[str, dict[str, Any]]:
         kinds: dict[str, dict[str, Any]] = {}
@@ -119,13 +128,12 @@ class CheckReport:
 
     def table(self) -> str:
         figures = self.figures()
-        lines = [f"{'tool':<32} {'calls':>6} {'agree':>6} {'%':>7}"]
+        lines = [f"{'tool':<32} {'calls':>6} {'agree':>6} {'%':>7} {'same error text %':>18}"]
         for tool, figure in figures["tools"].items():
-            lines.append(
-                f"{tool:<32} {figure['calls']:>6} {figure['agree']:>6} {_percent(figure['agree'], figure['calls']):>7}"
-            )
-        calls, agree = figures["calls"], figures["agree"]
-        lines.append(f"{'overall':<32} {calls:>6} {agree:>6} {_percent(agree, calls):>7}")
+            calls, agree, same = figure["calls"], figure["agree"], figure["agree"] - figure["error_text_differs"]
+            lines.append(f"{tool:<32} {calls:>6} {agree:>6} {_percent(agree, calls):>7} {_percent(same, calls):>18}")
+        calls, agree, same = figures["calls"], figures["agree"], figures["agree_same_error_text"]
+        lines.append(f"{'overall':<32} {calls:>6} {agree:>6} {_percent(agree, calls):>7} {_percent(same, calls):>18}")
         for key, entry in self.divergences().items():
             lines.append(f"- {key}: {entry['count']} (first: {entry['first']}; {entry['detail']})")
             if "shrunk" in entry:
