@@ -381,6 +381,8 @@ def _expressions(field_name: str, good: list[RecordedCall]) -> Iterator[list[Any
     yield ["count"]
     for argument in arguments:
         yield ["seen", argument]
+    for argument, condition in itertools.permutations(arguments, 2):
+        yield ["seen", argument, condition]  # values of an argument given together with another
 
 
 def _wrap(value: Any) -> str | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,6 +35,8 @@ from sim_mcp.errors import ConfigError
 from sim_mcp.state.compare import answer_value
 
 __all__ = ["CassetteEntry", "CassetteRecorder", "call_key", "read_cassette"]
+
+logger = logging.getLogger("sim_mcp")
 
 
 class CassetteEntry(BaseModel):
@@ -59,13 +62,18 @@ def read_cassette(path: Path) -> list[CassetteEntry]:
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"--cassette {path}: cannot read it: {e}") from e
     entries: list[CassetteEntry] = []
+    real = False  # a recordings file of sim-mcp record: a torn line is skipped, as compile and twin-check do
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or _is_restart(line):
             continue
         try:
             recorded = _recorded_call(line)
+            real = real or recorded is not None
             entries.append(recorded if recorded is not None else CassetteEntry.model_validate_json(line))
         except ValidationError as e:
+            if real:
+                logger.warning("--cassette %s: line %d is no recorded call (cut off?): left out", path, number)
+                continue
             first = e.errors()[0]
             place = ".".join(str(part) for part in first["loc"])
             reason = f"{place}: {first['msg']}" if place else str(first["msg"])
