@@ -236,3 +236,22 @@ def test_a_twin_of_a_real_server_agrees_with_it_at_least_as_the_model_free_infer
     assert figures["calls"] >= 20
     assert figures["agreement"] >= FLOORS[server], report.table()
     shutil.rmtree(recorded, ignore_errors=True)
+
+
+def test_twin_check_cli_compares_two_servers_and_prints_json(shelf: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", str(shelf / "spec.yaml"), "--from", str(shelf)]) == 1
+    capsys.readouterr()
+    args = ["twin-check", str(shelf), str(shelf), "--sessions", "2", "--calls", "4", "--seed", "3", "--json"]
+    assert main([*args, "--recordings", str(shelf / "recordings.jsonl")]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["seed"] == 3
+    assert [session["origin"] for session in report["sessions"]] == ["recorded"] * 2 + ["generated"] * 2
+    assert report["calls"] == report["agree"] > 0  # a twin agrees with itself
+    assert "session 4/4 seed3-1" in err
+    assert "recordings.jsonl:4: not JSON" in err  # the torn lines are named, the rest driven
+
+
+def test_twin_check_names_a_server_it_cannot_use(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["twin-check", "no-such-program-here --x", "http://127.0.0.1:9/mcp"]) == 2
+    assert "'no-such-program-here' is no program on PATH" in capsys.readouterr().err
