@@ -6,6 +6,7 @@ provider as the model), the twin served by `sim-mcp serve` and called with the S
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -212,7 +213,10 @@ SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
 FLOORS = {"memory": 0.9, "filesystem": 0.6, "sequential-thinking": 0.7}
 
 
-@pytest.mark.skipif(not BIN.is_dir(), reason="tests/node/node_modules absent: run npm ci in tests/node (CI does)")
+@pytest.mark.skipif(
+    not BIN.is_dir() and not os.environ.get("CI"),
+    reason="tests/node/node_modules absent: run npm ci in tests/node (CI does)",
+)
 @pytest.mark.parametrize("server", sorted(SERVERS))
 def test_a_twin_of_a_real_server_agrees_with_it_at_least_as_the_model_free_inference_does(
     server: str, tmp_path: Path, fake: FakeProvider
