@@ -382,7 +382,7 @@ def _expressions(field_name: str, good: list[RecordedCall]) -> Iterator[list[Any
     for argument in arguments:
         yield ["seen", argument]
     for argument, condition in itertools.permutations(arguments, 2):
-        yield ["seen", argument, condition]  # values of an argument given together with another
+        yield ["seen", argument, condition]  # non-empty values of an argument given with another
 
 
 def _wrap(value: Any) -> str | None:

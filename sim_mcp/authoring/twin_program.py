@@ -129,7 +129,9 @@ def twin_template(plan, tool, state, args):
     counts[tool] = counts.get(tool, 0) + 1
     seen = twin.setdefault("seen", {})
     for expression in plan["fields"].values():
-        if expression[0] == "seen" and expression[1] in args and (len(expression) < 3 or args.get(expression[2])):
+        if expression[0] == "seen" and expression[1] in args and (
+            len(expression) < 3 or (args.get(expression[1]) and args.get(expression[2]))
+        ):
             values = seen.setdefault(tool + "/" + expression[1], [])
             if args[expression[1]] not in values:
                 values.append(args[expression[1]])
