@@ -186,8 +186,10 @@ def _template(plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict
     counts[tool] = counts.get(tool, 0) + 1
     seen = twin.setdefault("seen", {})
     for expression in plan["fields"].values():
-        if expression[0] == "seen" and expression[1] in args and (
-            len(expression) < 3 or (args.get(expression[1]) and args.get(expression[2]))
+        if (
+            expression[0] == "seen"
+            and expression[1] in args
+            and (len(expression) < 3 or (args.get(expression[1]) and args.get(expression[2])))
         ):
             values = seen.setdefault(f"{tool}/{expression[1]}", [])
             if args[expression[1]] not in values:

@@ -193,10 +193,12 @@ def _candidates(
     for field_name, properties in shape.object_lists.items():
         for key in _keys(properties):
             yield {"family": "create", "collection": field_name, "field": field_name, "key": key, "wrap": wrap}
-    if isinstance(first, dict) and first and all(key in collections for key in first):
-        yield {"family": "read_all", "keys": {key: key for key in first}}
+    # A filter before reading everything: where the recordings cannot tell them apart (every record
+    # matched), a tool that uses its arguments is likelier than one that ignores them.
     if isinstance(first, dict) and len(first) >= 1:
         yield from _filters(first, shape, collections)
+    if isinstance(first, dict) and first and all(key in collections for key in first):
+        yield {"family": "read_all", "keys": {key: key for key in first}}
     for field_name, properties in shape.object_lists.items():
         yield from _nested_adds(field_name, properties, first, errors, keyed, collections)
     if good:

@@ -70,6 +70,8 @@ class CallGenerator:
         if isinstance(value, list):
             return [self._vary(item) for item in value]
         roll = self.rng.random()
+        if isinstance(value, bool):  # the schema generator always draws one value: both must be seen
+            return roll < 0.5
         if isinstance(value, str):
             if roll < _SEEN_CHANCE and self.strings:
                 return self.rng.choice(self.strings)

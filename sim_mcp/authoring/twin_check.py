@@ -23,12 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.from_thread
+import anyio.to_thread
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from sim_mcp.authoring.agreement import Answer, Verdict, compare_answers
 from sim_mcp.authoring.record_file import RecordedCall, sessions_of
 from sim_mcp.authoring.session_gen import CallGenerator, session_rng
+from sim_mcp.authoring.stateful import run_generated
 from sim_mcp.authoring.targets import Target
 from sim_mcp.authoring.upstream import Upstream, UpstreamFailure
 from sim_mcp.state.compare import answer_value
@@ -152,6 +155,7 @@ class CheckPlan:
     timeout: float = 60.0
     shrink_budget: int = 12  # replays per kind of divergence
     shrink_kinds: int = 6
+    generator: str = "hypothesis"  # or "seeded": session_gen's own draws, one random source per session
 
 
 async def run_check(
@@ -168,13 +172,78 @@ async def run_check(
         )
         report.sessions.append(run)
         progress(_progress_line(index, total, name, run))
-    for number in range(plan.sessions):
+    if plan.generator == "hypothesis" and plan.sessions:
+        await _hypothesis_sessions(
+            a, b, tools, plan, report, lambda run: progress(_progress_line(len(report.sessions), total, run.name, run))
+        )
+    for number in range(plan.sessions if plan.generator != "hypothesis" else 0):
         generator = CallGenerator(tools, session_rng(plan.seed, number))
         run = await _run_session(a, b, f"seed{plan.seed}-{number}", "generated", [], generator, plan)
         report.sessions.append(run)
         progress(_progress_line(len(recorded) + number + 1, total, run.name, run))
     await _shrink_all(a, b, report, plan, progress)
     return report
+
+
+@dataclass
+class _Pair:
+    """Both servers of one generated session, and what they answered so far."""
+
+    sides: list[Upstream]
+    folders: list[Path]
+    run: SessionRun
+
+
+async def _hypothesis_sessions(
+    a: Target,
+    b: Target,
+    tools: list[tuple[str, dict[str, Any]]],
+    plan: CheckPlan,
+    report: CheckReport,
+    done: Callable[[SessionRun], None],
+) -> None:
+    """Hypothesis' stateful testing draws the sessions (`stateful.run_generated`, in a worker thread); each
+    step is played here, in the event loop, against both servers, which live in `tasks` meanwhile."""
+    async with anyio.create_task_group() as tasks:
+
+        async def open_pair() -> _Pair:
+            name = f"seed{plan.seed}-{sum(run.origin == 'generated' for run in report.sessions)}"
+            folders = [Path(tempfile.mkdtemp(prefix="sim-mcp-check-")) for _ in range(2)]
+            sides = [Upstream(t.for_session(name, f), plan.timeout) for t, f in zip((a, b), folders, strict=True)]
+            for side in sides:
+                await side.start(tasks)
+            return _Pair(sides, folders, SessionRun(name, "generated"))
+
+        async def call(pair: _Pair, tool: str, arguments: dict[str, Any]) -> Any:
+            answers = [
+                await _answer(side, tool, arguments, f) for side, f in zip(pair.sides, pair.folders, strict=True)
+            ]
+            pair.run.steps.append(
+                Step(tool, arguments, answers[0], answers[1], compare_answers(answers[0], answers[1]))
+            )
+            return answers[0].value
+
+        async def close_pair(pair: _Pair) -> None:
+            for side in pair.sides:
+                await side.stop()
+            for folder in pair.folders:
+                shutil.rmtree(folder, ignore_errors=True)
+            report.sessions.append(pair.run)
+            done(pair.run)
+
+        def blocking() -> None:
+            run_generated(
+                tools,
+                sessions=plan.sessions,
+                calls=plan.calls,
+                run_seed=plan.seed,
+                open_session=lambda: anyio.from_thread.run(open_pair),
+                call=lambda pair, tool, arguments: anyio.from_thread.run(call, pair, tool, arguments),
+                close_session=lambda pair: anyio.from_thread.run(close_pair, pair),
+            )
+
+        await anyio.to_thread.run_sync(blocking)
+        tasks.cancel_scope.cancel()
 
 
 async def _tools_of(target: Target, seconds: float) -> list[tuple[str, dict[str, Any]]]:

@@ -38,6 +38,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument(
         "--twin-arg", action="append", default=[], metavar="ARG", help="a flag for sim-mcp serve of a spec folder"
     )
+    check.add_argument(
+        "--generator",
+        choices=["hypothesis", "seeded"],
+        default="hypothesis",
+        help="how generated sessions are drawn: Hypothesis stateful testing (default) or one seeded random source each",
+    )
     check.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
     check.add_argument(
         "--shrink-budget", type=int, default=12, metavar="N", help="replays to shrink each divergence (default 12)"
@@ -63,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         problems += found.problems
     for problem in problems:
         print(f"sim-mcp twin-check: {problem}", file=sys.stderr)
-    plan = CheckPlan(recorded, args.sessions, args.calls, args.seed, args.timeout, args.shrink_budget)
+    plan = CheckPlan(
+        recorded, args.sessions, args.calls, args.seed, args.timeout, args.shrink_budget, generator=args.generator
+    )
     a = parse_target(args.a, env, tuple(args.twin_arg))
     b = parse_target(args.b, env, tuple(args.twin_arg))
     with serving(a) as ready_a, serving(b) as ready_b:
