@@ -21,6 +21,7 @@ RANKS = {
     "engine": 3,
     "llm": 3,
     "episodes": 4,
+    "authoring": 4,
     "runtime": 5,
     "server": 6,
     "client": 6,

@@ -7,13 +7,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from sim_mcp.cli import bench, call, capture, check, compile, export, import_spec, serve, tasks
+from sim_mcp.cli import bench, call, capture, check, compile, export, import_spec, record, serve, tasks, twin_check
 from sim_mcp.config import ENV_PREFIX
 from sim_mcp.errors import SimMcpError
 from sim_mcp.logs import configure_logging
 from sim_mcp.version import __version__
 
-COMMANDS = (serve, check, call, export, bench, tasks, import_spec, capture, compile)
+COMMANDS = (serve, check, call, export, bench, tasks, import_spec, capture, compile, record, twin_check)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

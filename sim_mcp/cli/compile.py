@@ -43,6 +43,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Compile the spec's tools; print one line per tool as it goes and the programs file at the end.
     Exit 0 when every tool has a program (kept or compiled), 1 when some are left to the LLM."""
+    from sim_mcp.cli.twin import is_recording, run_twin
+
+    if args.recordings and all(is_recording(path) for path in args.recordings):
+        return run_twin(args)
     from sim_mcp.engine.backends import load_backend
     from sim_mcp.engine.compile import CompileReport, compile_environment
     from sim_mcp.engine.recordings import Recording, read_recordings

@@ -34,7 +34,15 @@ from sim_mcp.errors import SimMcpError, SpecError
 from sim_mcp.specs.formats import read_document
 from sim_mcp.specs.model import Environment
 
-__all__ = ["CaptureError", "HttpServer", "LiveServer", "StdioServer", "capture", "environment_name_for"]
+__all__ = [
+    "CaptureError",
+    "HttpServer",
+    "LiveServer",
+    "StdioServer",
+    "capture",
+    "environment_name_for",
+    "tools_environment",
+]
 
 _MAX_PAGES = 1000
 """Most `tools/list` pages followed: a server whose cursors never end cannot hang a capture."""
@@ -114,7 +122,7 @@ async def capture(server: LiveServer, *, name: str | None = None, timeout: float
             raise CaptureError(server.target, reason + _stderr_tail(stderr)) from e
         except Exception as e:
             raise CaptureError(server.target, _reason(e, server, statuses) + _stderr_tail(stderr)) from e
-    return _environment(server, tools, info, instructions, name)
+    return tools_environment(server, tools, info, instructions, name)
 
 
 def environment_name_for(server_name: str) -> str:
@@ -167,9 +175,10 @@ async def _all_tools(client: Client, server: LiveServer) -> list[Tool]:
     raise CaptureError(server.target, f"tools/list did not end within {_MAX_PAGES} pages")
 
 
-def _environment(
+def tools_environment(
     server: LiveServer, tools: list[Tool], info: Implementation | None, instructions: str, name: str | None
 ) -> Environment:
+    """Tools listed by a live server as an environment, checked as an MCP `tools/list` file would be."""
     # Read as the MCP `tools/list` file it would be, so captured tools are checked like any other spec.
     document: dict[str, Any] = {
         "tools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["changed_fields", "first_difference"]
+__all__ = ["answer_value", "changed_fields", "first_difference"]
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
 _SHOWN_CHARS = 120
@@ -90,3 +90,32 @@ def _leaves(value: Any) -> int:
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+
+
+def answer_value(result: dict[str, Any] | None, rpc_error: dict[str, Any] | None = None) -> Any:
+    """The answer of a call as one JSON value: the structured content when there is one, else the text
+    content read as JSON when it is JSON, else the text; a JSON-RPC error as `{"rpc_error": code}`.
+
+    Structured content first because it is what a client validates against the output schema; text is
+    read as JSON so that two servers that format the same JSON differently (indentation) agree."""
+    if rpc_error is not None:
+        return {"rpc_error": rpc_error.get("code")}
+    if result is None:
+        return None
+    structured = result.get("structuredContent", result.get("structured_content"))
+    if structured is not None and not result.get("isError", result.get("is_error", False)):
+        return structured
+    texts = [
+        str(item.get("text", ""))
+        for item in result.get("content") or []
+        if isinstance(item, dict) and item.get("type") == "text"
+    ]
+    others = [
+        item for item in result.get("content") or [] if not (isinstance(item, dict) and item.get("type") == "text")
+    ]
+    text = "\n".join(texts)
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = text
+    return parsed if not others else {"text": parsed, "other_content": others}

@@ -1,0 +1,94 @@
+"""Whether two servers' answers to the same call agree, and if not, what kind of divergence it is.
+
+Answers are compared as JSON values (`answer_value`: the structured content, else the text read as JSON):
+every leaf equal, except that leaves two servers make up on their own are compared by form: two ISO 8601
+date-times, two UUIDs, two hex strings of the same length. An error meets an error (both `is_error`, or
+both JSON-RPC errors) whatever its text; the texts are compared too, and reported apart (`error_text`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Answer", "Verdict", "compare_answers"]
+
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+_HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
+_SHOWN = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    value: Any
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    agree: bool
+    kind: str | None = None  # e.g. "error vs result", "value at /entities/*/name"
+    detail: str | None = None  # the first difference, shown
+    error_text: bool = True  # both errors with the same text (True when not both errors)
+
+
+def compare_answers(expected: Answer, actual: Answer) -> Verdict:
+    if expected.is_error or actual.is_error:
+        if expected.is_error and actual.is_error:
+            return Verdict(True, error_text=expected.value == actual.value)
+        kind = "error vs result" if expected.is_error else "result vs error"
+        return Verdict(False, kind, f"expected {_show(expected.value)}, got {_show(actual.value)}")
+    difference = _difference(expected.value, actual.value, "")
+    if difference is None:
+        return Verdict(True)
+    path, detail = difference
+    return Verdict(False, f"value at {path or '/'}", detail)
+
+
+def _difference(expected: Any, actual: Any, path: str) -> tuple[str, str] | None:
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(expected) | set(actual), key=str):
+            child = f"{path}/{key}"
+            if key not in actual:
+                return child, f"{child}: expected {_show(expected[key])}, got nothing"
+            if key not in expected:
+                return child, f"{child}: expected nothing, got {_show(actual[key])}"
+            found = _difference(expected[key], actual[key], child)
+            if found is not None:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return f"{path}/#", f"{path or '/'}: expected {len(expected)} items, got {len(actual)}"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            found = _difference(want, got, f"{path}/{index}")
+            if found is not None:
+                # The kind of a divergence names the list, not the item: /entities/*/name.
+                return re.sub(r"/\d+(?=/|$)", "/*", found[0]), found[1]
+        return None
+    if _same_leaf(expected, actual):
+        return None
+    return path, f"{path or '/'}: expected {_show(expected)}, got {_show(actual)}"
+
+
+def _same_leaf(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return expected == actual
+    if isinstance(expected, str) and isinstance(actual, str):
+        if expected == actual:
+            return True
+        return any(
+            pattern.match(expected) and pattern.match(actual) and (pattern is not _HEX or len(expected) == len(actual))
+            for pattern in (_DATE_TIME, _UUID, _HEX)
+        )
+    return bool(type(expected) is type(actual) and expected == actual)
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."

@@ -1,0 +1,226 @@
+"""`sim-mcp compile SPEC --from RECORDINGS`: a twin of a recorded real server, beside its captured spec.
+
+1. Read the recordings (a bad line is named by file and line and left out; the rest is used).
+2. Infer without a model (`infer.infer_plans`) each tool's behaviour, and the first world.
+3. Write the behaviours as Starlark (`twin_program`) and replay every recorded session, in order, from
+   the first world through the engine's rules runtime: a tool keeps its program only if every one of its
+   recorded calls gets the recorded answer there (and the others are dropped until that holds).
+4. Given a model (`backend`), ask it (`engine.compile.compile_environment`) for the tools still without
+   a program, checked against their recorded calls in the states the twin reaches.
+5. Write the spec with its first world (`initial_state`) and the programs file beside it
+   (`<spec>.rules.star`); the report says per tool: exact without a model, written by the model, or left
+   to the LLM at run time (served by the replay of the recordings when nothing else answers), and why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim_mcp.authoring.agreement import Answer, compare_answers
+from sim_mcp.authoring.infer import Inference, infer_plans
+from sim_mcp.authoring.record_file import RecordedCall, read_calls
+from sim_mcp.authoring.twin_program import program_text
+from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.compile import compile_environment, programs_path
+from sim_mcp.engine.recordings import Recording
+from sim_mcp.engine.rules import CallContext, Limits, RulesError, compile_program, run_tool
+from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
+from sim_mcp.errors import ConfigError
+from sim_mcp.specs.formats import read_spec_file
+from sim_mcp.specs.model import Environment
+from sim_mcp.specs.writer import environment_yaml
+from sim_mcp.state.patch import apply_patch
+
+__all__ = ["TwinReport", "build_twin"]
+
+
+@dataclass
+class TwinReport:
+    spec: Path
+    programs: Path
+    calls: int = 0
+    sessions: int = 0
+    problems: list[str] = field(default_factory=list)
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool -> {status, reason, calls, plan}
+
+    def lines(self) -> list[str]:
+        out = []
+        for tool, entry in self.tools.items():
+            status = {
+                "exact": "exact without a model",
+                "model": "written by the model",
+                "llm": "left to the LLM at run time",
+            }[entry["status"]]
+            why = f": {entry['reason']}" if entry.get("reason") else ""
+            family = f" ({entry['family']})" if entry.get("family") else ""
+            out.append(f"{tool}: {status}{family}, {entry['calls']} recorded calls{why}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "spec": str(self.spec),
+            "programs": str(self.programs),
+            "sessions": self.sessions,
+            "calls": self.calls,
+            "problems": self.problems,
+            "tools": self.tools,
+        }
+
+
+async def build_twin(
+    spec_path: Path,
+    recordings: list[Path],
+    backend: Backend | None = None,
+    *,
+    rounds: int = 3,
+    progress: Callable[[str], None] = lambda line: None,
+) -> TwinReport:
+    environment = read_spec_file(spec_path)
+    calls: list[RecordedCall] = []
+    report = TwinReport(spec_path, programs_path(spec_path))
+    for path in recordings:
+        found = read_calls(path)
+        calls += found.calls
+        report.problems += found.problems
+    known = {tool.name for tool in environment.tools}
+    unknown = sorted({call.tool for call in calls} - known)
+    if unknown:
+        report.problems.append(f"calls of tools the spec lacks are left out: {', '.join(unknown)}")
+    calls = [call for call in calls if call.tool in known]
+    sessions = _sessions(calls)
+    report.calls, report.sessions = len(calls), len(sessions)
+    if not calls:
+        raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
+    inference = infer_plans(list(environment.tools), sessions)
+    plans, reasons = _verified(environment, inference, sessions)
+    text = program_text(plans)
+    initial = inference.initial_state()
+    twin = environment.model_copy(update={"initial_state": initial, "rules": None, "rules_source": ""})
+    _write(
+        spec_path, environment_yaml(twin, header=f"A twin built by sim-mcp compile --from {len(calls)} recorded calls.")
+    )
+    _write(report.programs, text)
+    for tool in environment.tools:
+        count = sum(call.tool == tool.name for call in calls)
+        if tool.name in plans:
+            report.tools[tool.name] = {
+                "status": "exact",
+                "calls": count,
+                "family": plans[tool.name]["family"],
+                "plan": plans[tool.name],
+            }
+        else:
+            reason = reasons.get(tool.name) or "no recorded call"
+            report.tools[tool.name] = {"status": "llm", "calls": count, "reason": reason}
+        progress(report.lines()[-1])
+    left = [tool for tool in environment.tools if tool.name not in plans and report.tools[tool.name]["calls"]]
+    if backend is not None and left:
+        await _ask_model(spec_path, plans, initial, sessions, left, backend, rounds, report, progress)
+    return report
+
+
+def _sessions(calls: list[RecordedCall]) -> list[list[RecordedCall]]:
+    grouped: dict[str, list[RecordedCall]] = {}
+    for call in calls:
+        grouped.setdefault(call.session, []).append(call)
+    return [sorted(group, key=lambda call: call.seq) for group in grouped.values()]
+
+
+def _verified(
+    environment: Environment, inference: Inference, sessions: list[list[RecordedCall]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The plans whose Starlark gives every recorded answer when all kept plans replay every session."""
+    plans = dict(inference.plans)
+    reasons = dict(inference.reasons)
+    while plans:
+        misses = _starlark_misses(environment, plans, sessions, inference.initial_state())
+        if not misses:
+            break
+        for tool, miss in misses.items():
+            reasons[tool] = f"its program ({plans[tool]['family']}) in the rules runtime missed {miss}"
+            del plans[tool]
+    return plans, reasons
+
+
+def _starlark_misses(
+    environment: Environment,
+    plans: dict[str, dict[str, Any]],
+    sessions: list[list[RecordedCall]],
+    initial: dict[str, Any],
+) -> dict[str, str]:
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
+    misses: dict[str, str] = {}
+    for session in sessions:
+        for _, _, call, result in _replay(program, plans, session, initial):
+            if result is None or call.tool in misses:
+                continue
+            value, is_error = result
+            verdict = compare_answers(Answer(call.value, call.is_error), Answer(value, is_error))
+            if not verdict.agree:
+                misses[call.tool] = f"{call.where}: {verdict.kind}: {verdict.detail}"
+    return misses
+
+
+def _replay(
+    program: Any, plans: dict[str, Any], session: list[RecordedCall], initial: dict[str, Any]
+) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
+    """Each call of `session` with the state before and after it, and the program's answer (None: no plan)."""
+    state: Any = json.loads(json.dumps(initial))
+    steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
+    for sequence, call in enumerate(session):
+        if call.tool not in plans:
+            steps.append((state, state, call, None))
+            continue
+        context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
+        try:
+            outcome = run_tool(program, call.tool, state, call.arguments, context, Limits())
+        except RulesError as e:
+            steps.append((state, state, call, (f"twin: {e}", True)))
+            continue
+        after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
+        steps.append((state, after, call, (outcome.result, outcome.is_error)))
+        state = after
+    return steps
+
+
+async def _ask_model(
+    spec_path: Path,
+    plans: dict[str, dict[str, Any]],
+    initial: dict[str, Any],
+    sessions: list[list[RecordedCall]],
+    left: list[Any],
+    backend: Backend,
+    rounds: int,
+    report: TwinReport,
+    progress: Callable[[str], None],
+) -> None:
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
+    names = {tool.name for tool in left}
+    recordings = [
+        Recording(call.tool, call.arguments, before, call.value, call.is_error, after, call.where, index)
+        for session in sessions
+        for index, (before, after, call, _) in enumerate(_replay(program, plans, session, initial))
+        if call.tool in names
+    ]
+    twin = read_spec_file(spec_path).model_copy(update={"tools": left})
+    result = await compile_environment(
+        twin, spec_path, backend, recordings=recordings, rounds=rounds, progress=progress
+    )
+    for tool in result.tools:
+        if tool.status == "compiled":
+            report.tools[tool.tool].update({"status": "model", "reason": None, "rounds": tool.rounds})
+        elif tool.status == "failed":
+            report.tools[tool.tool]["reason"] = (
+                f"{report.tools[tool.tool]['reason']}; the model's program failed too: {tool.reason}"
+            )
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write it: {e.strerror or e}") from e

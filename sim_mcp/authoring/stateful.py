@@ -1,0 +1,159 @@
+"""Generated sessions by Hypothesis' stateful testing: each example is one session, each step a call of a
+tool the machine picks, with arguments drawn from the tool's input schema where strings and integers may
+be values the session has already seen (in earlier arguments and in the reference's answers: the names
+and ids of records that exist), values like them that exist nowhere, or edge values. Hypothesis draws
+them (`seed` fixes the run); the caller's `call` plays them against the servers and returns the
+reference's answer, which feeds the pool the next steps draw from.
+
+The generate phase alone is run: every example is a session to compare in full, so none is cut short by
+a failed assertion (the divergences are shrunk afterwards by `twin_check`)."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+
+from sim_mcp.engine.probes import missing_id
+from sim_mcp.specs.schema import compile_schema
+
+__all__ = ["run_generated"]
+
+_EDGE_STRINGS = ("", " ", "x" * 300, "ünï-cødé ✓")
+_EDGE_NUMBERS = (0, -1, 1, 2**31)
+_MAX_ITEMS = 3
+_MAX_DEPTH = 5
+_POOL_CHARS = 80
+
+
+def run_generated(
+    tools: list[tuple[str, dict[str, Any]]],
+    *,
+    sessions: int,
+    calls: int,
+    run_seed: int,
+    open_session: Callable[[], Any],
+    call: Callable[[Any, str, dict[str, Any]], Any],
+    close_session: Callable[[Any], None],
+) -> None:
+    """Run `sessions` generated sessions of up to `calls` steps; blocking (run it in a worker thread)."""
+    names = [name for name, _ in tools]
+    schemas = dict(tools)
+    validators = {name: compile_schema(schema) for name, schema in tools}
+
+    class GeneratedSession(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.handle = open_session()
+            self.strings: list[str] = []
+            self.numbers: list[int] = []
+
+        @rule(data=st.data())
+        def call_a_tool(self, data: st.DataObject) -> None:
+            name = data.draw(st.sampled_from(names), label="tool")
+            drawn = data.draw(_value(schemas[name], schemas[name], self.strings, self.numbers, 0), label="arguments")
+            arguments = drawn if isinstance(drawn, dict) and validators[name].is_valid(drawn) else {}
+            if not validators[name].is_valid(arguments):
+                arguments = data.draw(_value(schemas[name], schemas[name], [], [], 0).filter(validators[name].is_valid))
+            _observe(arguments, self.strings, self.numbers)
+            _observe(call(self.handle, name, arguments), self.strings, self.numbers)
+
+        def teardown(self) -> None:
+            close_session(self.handle)
+
+    machine = seed(run_seed)(GeneratedSession)
+    run_state_machine_as_test(
+        machine,
+        settings=settings(
+            max_examples=sessions,
+            stateful_step_count=calls,
+            phases=[Phase.generate],
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
+
+
+def _observe(value: Any, strings: list[str], numbers: list[int]) -> None:
+    if isinstance(value, dict):
+        for item in value.values():
+            _observe(item, strings, numbers)
+    elif isinstance(value, list):
+        for item in value[:50]:
+            _observe(item, strings, numbers)
+    elif isinstance(value, str) and 0 < len(value) <= _POOL_CHARS and value not in strings:
+        strings.append(value)
+    elif isinstance(value, int) and not isinstance(value, bool) and value not in numbers:
+        numbers.append(value)
+
+
+def _value(
+    schema: Any, root: dict[str, Any], strings: list[str], numbers: list[int], depth: int
+) -> st.SearchStrategy[Any]:
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return st.none()
+    if "$ref" in schema and isinstance(schema["$ref"], str) and schema["$ref"].startswith("#/"):
+        target: Any = root
+        for part in schema["$ref"][2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        return _value(target, root, strings, numbers, depth + 1)
+    if "const" in schema:
+        return st.just(schema["const"])
+    if schema.get("enum"):
+        return st.sampled_from(schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return st.one_of([_value(option, root, strings, numbers, depth + 1) for option in schema[key]])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((item for item in kind if item != "null"), "null")
+    if kind is None:
+        kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        required = [key for key in schema.get("required", []) if key in properties]
+        return st.fixed_dictionaries(
+            {key: _value(properties[key], root, strings, numbers, depth + 1) for key in required},
+            optional={
+                key: _value(value, root, strings, numbers, depth + 1)
+                for key, value in properties.items()
+                if key not in required
+            },
+        )
+    if kind == "array":
+        low = int(schema.get("minItems", 0))
+        high = max(low, min(int(schema.get("maxItems", _MAX_ITEMS)), _MAX_ITEMS))
+        return st.lists(_value(schema.get("items", {}), root, strings, numbers, depth + 1), min_size=low, max_size=high)
+    if kind == "string":
+        return _string(schema, strings)
+    if kind in ("integer", "number"):
+        minimum, maximum = schema.get("minimum"), schema.get("maximum")
+        lowest = int(minimum) if isinstance(minimum, int | float) else None
+        highest = int(maximum) if isinstance(maximum, int | float) else None
+        options: list[st.SearchStrategy[Any]] = [st.integers(min_value=lowest, max_value=highest)]
+        options.append(st.sampled_from(_EDGE_NUMBERS))
+        if numbers:
+            options += [st.sampled_from(list(numbers)), st.sampled_from(list(numbers)).map(missing_id)]
+        return st.one_of(options)
+    if kind == "boolean":
+        return st.booleans()
+    return st.none()
+
+
+def _string(schema: dict[str, Any], strings: list[str]) -> st.SearchStrategy[Any]:
+    low = int(schema.get("minLength", 1))
+    high = max(low, min(int(schema.get("maxLength", 16)), 16))
+    options: list[st.SearchStrategy[Any]] = [
+        st.text(alphabet=string.ascii_letters + string.digits + " -_", min_size=low, max_size=high),
+        st.sampled_from(_EDGE_STRINGS),
+    ]
+    if strings:
+        seen = list(strings)
+        # Seen values first and twice: an agent mostly names what it has seen.
+        options = [st.sampled_from(seen), st.sampled_from(seen), st.sampled_from(seen).map(missing_id), *options]
+    return st.one_of(options)

@@ -1,0 +1,187 @@
+"""The Starlark side of the model-free twin: `LIBRARY`, the behaviours of `behaviours.py` written once in
+the rules language, and `program_text(plans)`, a programs file whose function per tool calls it with
+that tool's plan. The twin's programs run in the engine's hermetic runtime like any compiled program;
+`infer` keeps a plan only when this text, run there, gives every recorded answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sim_mcp.engine.rules import function_name
+
+__all__ = ["LIBRARY", "SECTION", "program_text", "starlark_literal"]
+
+SECTION = "# --- twin library (sim-mcp compile --from: inferred from recordings, no model) ---"
+
+LIBRARY = """
+def twin_run(plan, tool, state, args):
+    family = plan["family"]
+    if family == "const":
+        twin_effect(plan["effect"], state, args)
+        return plan["value"]
+    if family == "create":
+        return twin_create(plan, state, args)
+    if family == "nested_add":
+        return twin_nested_add(plan, state, args)
+    if family == "read_all":
+        return {key: list(state.get(collection, [])) for key, collection in plan["keys"].items()}
+    if family == "filter":
+        return twin_filter(plan, state, args)
+    if family == "template":
+        return twin_template(plan, tool, state, args)
+    return error("twin: no behaviour " + family)
+
+def twin_effect(effect, state, args):
+    kind = effect["kind"]
+    if kind == "delete_keys":
+        names = [n for n in args[effect["field"]] if type(n) == "string"]
+        for collection in list(state.keys()):
+            if collection == "_twin":
+                continue
+            if collection == effect["main"]:
+                state[collection] = [r for r in state[collection] if r.get(effect["key"]) not in names]
+            else:
+                refs = effect["refs"].get(collection, [])
+                state[collection] = [r for r in state[collection] if not any([r.get(f) in names for f in refs])]
+    elif kind == "delete_records":
+        gone = args[effect["field"]]
+        state[effect["collection"]] = [r for r in state.get(effect["collection"], []) if r not in gone]
+    elif kind == "nested_remove":
+        for item in args[effect["field"]]:
+            record = twin_find(state, effect["main"], effect["key"], item[effect["ref"]])
+            if record != None:
+                drop = item[effect["values"]]
+                record[effect["target"]] = [v for v in record[effect["target"]] if v not in drop]
+
+def twin_same(record, item, key):
+    if not key:
+        return record == item
+    return all([record.get(f) == item.get(f) for f in key])
+
+def twin_create(plan, state, args):
+    records = state.setdefault(plan["collection"], [])
+    added = []
+    for item in args[plan["field"]]:
+        if not any([twin_same(r, item, plan["key"]) for r in records]):
+            records.append(item)
+            added.append(item)
+    return {plan["wrap"]: added} if plan["wrap"] else added
+
+def twin_find(state, collection, key, value):
+    for r in state.get(collection, []):
+        if r.get(key) == value:
+            return r
+    return None
+
+def twin_nested_add(plan, state, args):
+    results = []
+    for item in args[plan["field"]]:
+        name = item[plan["ref"]]
+        record = twin_find(state, plan["main"], plan["key"], name)
+        if record == None:
+            return error(plan["error"].replace("{}", str(name)))
+        target = record.setdefault(plan["target"], [])
+        new = [v for v in item[plan["values"]] if v not in target]
+        target.extend(new)
+        results.append({plan["ref"]: name, plan["added"]: new})
+    return {plan["wrap"]: results} if plan["wrap"] else results
+
+def twin_texts(value):
+    found = []
+    stack = [value]
+    for _ in range(100000):
+        if not stack:
+            break
+        item = stack.pop()
+        if type(item) == "string":
+            found.append(item)
+        elif type(item) == "list":
+            stack.extend(item)
+        elif type(item) == "dict":
+            stack.extend(list(item.values()))
+    return found
+
+def twin_filter(plan, state, args):
+    given = args[plan["field"]]
+    records = state.get(plan["main"], [])
+    if plan["mode"] == "names":
+        matched = [r for r in records if r.get(plan["key"]) in given]
+    else:
+        query = given.lower()
+        matched = [r for r in records if any([query in t.lower() for t in twin_texts(r)])]
+    keys = [r.get(plan["key"]) for r in matched]
+    answer = {plan["main_key"]: matched}
+    for answer_key, other in plan["others"].items():
+        fields = other["refs"]
+        found = []
+        for r in state.get(other["collection"], []):
+            links = [r.get(f) in keys for f in fields]
+            if (other["link"] == "all" and all(links)) or (other["link"] != "all" and any(links)):
+                found.append(r)
+        answer[answer_key] = found
+    return answer
+
+def twin_template(plan, tool, state, args):
+    twin = state.setdefault("_twin", {})
+    counts = twin.setdefault("calls", {})
+    counts[tool] = counts.get(tool, 0) + 1
+    seen = twin.setdefault("seen", {})
+    for expression in plan["fields"].values():
+        if expression[0] == "seen" and expression[1] in args and (
+            len(expression) < 3 or (args.get(expression[1]) and args.get(expression[2]))
+        ):
+            values = seen.setdefault(tool + "/" + expression[1], [])
+            if args[expression[1]] not in values:
+                values.append(args[expression[1]])
+    answer = {}
+    for field, expression in plan["fields"].items():
+        kind = expression[0]
+        if kind == "const":
+            answer[field] = expression[1]
+        elif kind == "arg":
+            answer[field] = args[expression[1]]
+        elif kind == "max":
+            answer[field] = max(args[expression[1]], args[expression[2]])
+        elif kind == "count":
+            answer[field] = counts[tool]
+        elif kind == "seen":
+            answer[field] = list(seen.get(tool + "/" + expression[1], []))
+    return answer
+"""
+
+
+def program_text(plans: dict[str, dict[str, Any]]) -> str:
+    """The library and one function per tool of `plans`, each calling it with its plan."""
+    parts = [SECTION, LIBRARY.strip(), ""]
+    for tool, plan in sorted(plans.items()):
+        literal = starlark_literal(plan)
+        parts += [
+            f"# --- compiled: {tool} ---",
+            f"def {function_name(tool)}(state, args):",
+            f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
+            "",
+        ]
+    return "\n".join(parts) + "\n"
+
+
+def starlark_literal(value: Any) -> str:
+    """`value` (JSON) written as a Starlark expression."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(starlark_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = (
+            f"{json.dumps(str(key), ensure_ascii=False)}: {starlark_literal(item)}"
+            for key, item in sorted(value.items())
+        )
+        return "{" + ", ".join(items) + "}"
+    raise TypeError(f"not a JSON value: {type(value).__name__}")

@@ -1,0 +1,90 @@
+"""`sim-mcp twin-check`: drive two MCP servers with the same sessions and compare them call by call."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import anyio
+
+from sim_mcp.cli.output import add_log_level
+from sim_mcp.errors import ConfigError
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "twin-check",
+        help="compare two MCP servers (a real one and its twin) call by call on the same sessions",
+        usage="sim-mcp twin-check A B [--sessions N] [--seed S] [--recordings FILE] [--json] ...",
+    )
+    check.add_argument("a", metavar="A", help="the reference: a command line (quoted), a URL, or a spec folder")
+    check.add_argument("b", metavar="B", help="the server compared with it, given the same way (a twin: its folder)")
+    check.add_argument("--sessions", type=int, default=10, metavar="N", help="generated sessions (default 10)")
+    check.add_argument("--calls", type=int, default=8, metavar="N", help="calls per generated session (default 8)")
+    check.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the generated sessions (default 0; docs/twins.md: dev and test seeds)",
+    )
+    check.add_argument(
+        "--recordings", type=Path, action="append", default=[], metavar="FILE", help="recorded sessions to drive too"
+    )
+    check.add_argument(
+        "--env", action="append", default=[], metavar="K=V", help="environment of command servers ({tmp} allowed)"
+    )
+    check.add_argument(
+        "--twin-arg", action="append", default=[], metavar="ARG", help="a flag for sim-mcp serve of a spec folder"
+    )
+    check.add_argument(
+        "--generator",
+        choices=["hypothesis", "seeded"],
+        default="hypothesis",
+        help="how generated sessions are drawn: Hypothesis stateful testing (default) or one seeded random source each",
+    )
+    check.add_argument("--timeout", type=float, default=60.0, help="seconds per call (default 60)")
+    check.add_argument(
+        "--shrink-budget", type=int, default=12, metavar="N", help="replays to shrink each divergence (default 12)"
+    )
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_log_level(check, "WARNING")
+    check.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sim_mcp.authoring.record_file import RecordedCall, read_calls
+    from sim_mcp.authoring.targets import parse_target, serving
+    from sim_mcp.authoring.twin_check import CheckPlan, run_check
+
+    if args.sessions < 0 or args.calls < 1:
+        raise ConfigError("--sessions: expected 0 or more; --calls: expected 1 or more")
+    env = dict(_pair(text) for text in args.env)
+    recorded: list[RecordedCall] = []
+    problems: list[str] = []
+    for path in args.recordings:
+        found = read_calls(path)
+        recorded += found.calls
+        problems += found.problems
+    for problem in problems:
+        print(f"sim-mcp twin-check: {problem}", file=sys.stderr)
+    plan = CheckPlan(
+        recorded, args.sessions, args.calls, args.seed, args.timeout, args.shrink_budget, generator=args.generator
+    )
+    a = parse_target(args.a, env, tuple(args.twin_arg))
+    b = parse_target(args.b, env, tuple(args.twin_arg))
+    with serving(a) as ready_a, serving(b) as ready_b:
+        report = anyio.run(
+            lambda: run_check(ready_a, ready_b, plan, lambda line: print(line, file=sys.stderr, flush=True))
+        )
+    report.problems += problems
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    return 0
+
+
+def _pair(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise ConfigError(f"--env: expected K=V, got {text!r}")
+    return key, value
