@@ -41,28 +41,20 @@ from typing import Any
 import anyio
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.rules import (
-    CallContext,
-    Limits,
-    RulesError,
-    compile_program,
-    function_name,
-    run_tool,
-    tool_program,
-)
+from sim_mcp.engine.rules import CallContext, Limits, RulesError, compile_program, function_name, run_tool, tool_program
 from sim_mcp.engine.rules.helpers import ContextSlot, python_helpers
-from sim_mcp.engine.rules.runtime import _patch as changes_patch
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
-from sim_mcp.llm.profiles import habits, profile_for
+from sim_mcp.llm.profiles import ModelProfile, profile_for
+from sim_mcp.llm.profiles.habits import string_end
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.model import Environment
-from sim_mcp.state.patch import apply_patch
+from sim_mcp.state.patch import apply_patch, diff_patch
+from sim_mcp.state.values import pointer
 
 REPO = Path(__file__).resolve().parent.parent
-# The rewrites and error hints measured: those of the local model's profile (sim_mcp/llm/profiles/qwen.py).
-PROFILE = profile_for(None, "qwen2.5-coder")
-HINTS = [(entry.pattern, entry.hint) for entry in PROFILE.error_hints]
 SECTIONS = ("corpus", "bundled", "cost", "determinism", "modes")
+# The model profile whose rewrites and error hints are measured: the one the programs were written under.
+PROFILE = "qwen2.5-coder"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _COMPILED = re.compile(r"^# --- compiled: (\S+) ---$", re.MULTILINE)
 _MODULES = re.compile(r"^\s*(?:import|from)\s+(random|datetime|time)\b", re.MULTILINE)
@@ -223,27 +215,40 @@ def _entry(text: str, tool: str) -> str | None:
     return public[0] if len(public) == 1 else None
 
 
-def starlark_try(text: str, call: Call, *, rewrite: bool) -> Tried:
-    """Compile `text` (through `tool_program` with the profile's rewrites, its errors explained as the model
-    is shown them; as written without) and run it on `call`."""
-    explain = PROFILE.explain if rewrite else str
+def starlark_try(text: str, call: Call, profile: ModelProfile) -> Tried:
+    """Compile `text` after `profile`'s rewrites as the tool's function (`tool_program`) and run it on `call`."""
     try:
-        if rewrite:
-            program = tool_program(PROFILE.rewrite(text), call.tool, "<program>")
-        else:
-            name = _entry(text, call.tool)
-            if name is not None and name != function_name(call.tool):
-                text += f"\n\ndef {function_name(call.tool)}(state, args):\n    return {name}(state, args)\n"
-            program = compile_program(text, "<program>", [call.tool])
-            if not program.has(call.tool):
-                return Tried("load", "no function for the tool")
+        program = tool_program(profile.rewrite(text), call.tool, "<program>")
     except RulesError as e:
-        return Tried("parse" if e.reason.startswith("Parse error") else "load", explain(e.reason))
+        return Tried("parse" if e.reason.startswith("Parse error") else "load", e.reason)
     try:
         ran = run_tool(program, call.tool, call.before, call.arguments, _context(call), Limits())
     except RulesError as e:
-        return Tried("run", explain(e.reason))
+        return Tried("run", e.reason)
     return Tried("ok", answer=Answer(ran.result, ran.is_error, ran.state_patch))
+
+
+def changes_patch(state: dict[str, Any], changed: dict[str, Any], removed: list[str]) -> list[dict[str, Any]]:
+    """The RFC 6902 patch of what an entry point reported changed, relative to `state` (as the Starlark
+    runtime builds it: each changed record diffed, each new one added)."""
+    patch: list[dict[str, Any]] = []
+    for key, change in changed.items():
+        if "value" in change:
+            at = pointer((key,))
+            patch += (
+                diff_patch(state[key], change["value"], at)
+                if key in state
+                else [{"op": "add", "path": at, "value": change["value"]}]
+            )
+            continue
+        for record_key, record in change["records"].items():
+            path = pointer((key, record_key))
+            if record_key in state[key]:
+                patch += diff_patch(state[key][record_key], record, path)
+            else:
+                patch.append({"op": "add", "path": path, "value": record})
+        patch += [{"op": "remove", "path": pointer((key, gone))} for gone in change["removed"]]
+    return patch + [{"op": "remove", "path": pointer((key,))} for key in removed]
 
 
 class MontyRunner:
@@ -414,13 +419,13 @@ def _kind(reason: str) -> str:
     return re.sub(r"\d+", "N", text)[:70]
 
 
-def section_corpus(written: list[Written], cut: int, monty: Any | None) -> None:
+def section_corpus(written: list[Written], cut: int, monty: Any | None, profile: ModelProfile) -> None:
     print("## Corpus: programs the reports keep, run on the calls they were written for\n")
     print(f"{len(written)} programs ({len({w.text for w in written})} distinct); {cut} more replies were cut off")
     print("inside the program (no program to run).\n")
     engines: dict[str, Callable[[Written], list[Tried]]] = {
-        "starlark as written": lambda w: [starlark_try(w.text, c, rewrite=False) for c in w.calls],
-        "starlark + rewrites": lambda w: [starlark_try(w.text, c, rewrite=True) for c in w.calls],
+        "starlark as written": lambda w: [starlark_try(w.text, c, profile_for(None, "none")) for c in w.calls],
+        "starlark + rewrites": lambda w: [starlark_try(w.text, c, profile) for c in w.calls],
     }
     runner = MontyRunner(monty) if monty is not None else None
     with runner or contextlib.nullcontext():
@@ -452,49 +457,84 @@ def section_corpus(written: list[Written], cut: int, monty: Any | None) -> None:
         common = ", ".join(f"{reason} ({n})" for reason, n in tallies[name]["all"].reasons.most_common(6))
         print(f"- {name}, most common failures: {common}")
     print()
-    _rewrites(written, tries)
-    _hints(tries["starlark + rewrites"])
+    _habits(written, tries)
+    _hints(tries["starlark + rewrites"], profile)
     modules = sum(bool(_MODULES.search(w.text)) for w in written)
     print(f"Programs that import random, datetime or time: {modules} of {len(written)}.\n")
     if "monty as written" in tries:
         _agreement(written, tries["starlark + rewrites"], tries["monty as written"])
 
 
-def _rewrites(written: list[Written], tries: dict[str, list[list[Tried]]]) -> None:
-    """Per habit rewrite: the programs it changed, and of those, how many it took from failing to parsing
-    (or running); beside it, what monty made of the same programs as written."""
-    alone: dict[str, Callable[[str], str]] = {
-        "f-string -> %": lambda text: "".join(habits._line(line) for line in text.splitlines(keepends=True)),
-        "isinstance -> type()": lambda text: "".join(map(habits._type_tests, text.splitlines(keepends=True))),
-        ".get(k, default=v)": lambda text: "".join(map(habits._keyword_defaults, text.splitlines(keepends=True))),
-        "generator -> list": lambda text: "".join(map(habits._generators, text.splitlines(keepends=True))),
-    }
-    print("| rewrite | programs it changes | parse only after the rewrites | run only after the rewrites |")
+def _code(text: str) -> str:
+    """`text` with its string literals and comments blanked (a string that does not close: to the line's end)."""
+    lines = []
+    for line in text.splitlines():
+        out, index = [], 0
+        while index < len(line):
+            if line[index] == "#":
+                break
+            if line[index] in "\"'":
+                end = string_end(line, index) or len(line)
+                out.append(" " * (end - index))
+                index = end
+                continue
+            out.append(line[index])
+            index += 1
+        lines.append("".join(out))
+    return "\n".join(lines)
+
+
+def _generator(code: str) -> bool:
+    """Whether a `for` stands directly inside parentheses (a generator expression, not a comprehension)."""
+    opened: list[str] = []
+    for match in re.finditer(r"[()\[\]{}]|\bfor\b", code):
+        token = match[0]
+        if token in "([{":
+            opened.append(token)
+        elif token in ")]}":
+            if opened:
+                opened.pop()
+        elif opened and opened[-1] == "(":
+            return True
+    return False
+
+
+# The Python habits the rewrites turn into Starlark (llm/profiles/habits.py), found in a program's code.
+HABITS: dict[str, Callable[[str, str], bool]] = {
+    "f-string": lambda text, code: re.search(r"(?<![A-Za-z0-9_])[fF][\"']", text) is not None,
+    "is / is not": lambda text, code: _IS.search(code) is not None,
+    "isinstance": lambda text, code: re.search(r"\bisinstance\(", code) is not None,
+    ".get(k, default=v)": lambda text, code: re.search(r"\.get\([^()]*\bdefault\s*=", code) is not None,
+    "generator expression": lambda text, code: _generator(code),
+}
+
+
+def _habits(written: list[Written], tries: dict[str, list[list[Tried]]]) -> None:
+    """Per habit: the programs that have it, and of those, how many parse (run) only after the rewrites (a
+    program with two habits counts under both); monty reads all of them as written."""
+    print(
+        "| habit (rewritten for Starlark) | programs with it | parse only after the rewrites |"
+        " run only after the rewrites |"
+    )
     print("|---|---:|---:|---:|")
     raw, rewritten = tries["starlark as written"], tries["starlark + rewrites"]
-    for name, rewrite in alone.items():
-        changed = [i for i, w in enumerate(written) if rewrite(w.text) != w.text]
-        if name == "f-string -> %":  # `_line` rewrites `is` too: counted apart below
-            changed = [i for i in changed if habits._PREFIX.search(written[i].text)]
-        parsed = sum(not _program_outcome(raw[i])[0] and _program_outcome(rewritten[i])[0] for i in changed)
-        ran = sum(not _program_outcome(raw[i])[1] and _program_outcome(rewritten[i])[1] for i in changed)
-        print(f"| {name} | {len(changed)} | {parsed} | {ran} |")
-    by_line = [alone["f-string -> %"](w.text) for w in written]
-    is_changed = [i for i, w in enumerate(written) if len(_IS.findall(by_line[i])) < len(_IS.findall(w.text))]
-    parsed = sum(not _program_outcome(raw[i])[0] and _program_outcome(rewritten[i])[0] for i in is_changed)
-    ran = sum(not _program_outcome(raw[i])[1] and _program_outcome(rewritten[i])[1] for i in is_changed)
-    print(f"| is / is not -> == / != | {len(is_changed)} | {parsed} | {ran} |")
+    for name, found in HABITS.items():
+        having = [i for i, w in enumerate(written) if found(w.text, _code(w.text))]
+        parsed = sum(not _program_outcome(raw[i])[0] and _program_outcome(rewritten[i])[0] for i in having)
+        ran = sum(not _program_outcome(raw[i])[1] and _program_outcome(rewritten[i])[1] for i in having)
+        print(f"| {name} | {len(having)} | {parsed} | {ran} |")
     print()
 
 
-def _hints(rewritten: list[list[Tried]]) -> None:
+def _hints(rewritten: list[list[Tried]], profile: ModelProfile) -> None:
+    """Which of the profile's error hints the programs' first errors (after the rewrites) would be shown with."""
     hits: Counter[str] = Counter()
     for tries in rewritten:
-        for tried in tries:
-            for regex, hint in HINTS:
-                if tried.stage != "ok" and hint in tried.reason:
-                    hits[regex.pattern[:40]] += 1
-    print(f"Error hints that fire on these programs (after the rewrites), of {len(HINTS)}:")
+        failed = next((tried for tried in tries if tried.stage != "ok"), None)
+        hint = next((h for h in profile.error_hints if failed and h.pattern.search(failed.reason)), None)
+        if hint is not None:
+            hits[hint.pattern.pattern[:40]] += 1
+    print(f"Programs whose first error gets a hint of the {profile.name} profile ({len(profile.error_hints)} hints):")
     for pattern, n in hits.most_common():
         print(f"- `{pattern}`: {n}")
     print()
@@ -970,6 +1010,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--specs", type=Path, default=REPO / "tool_specs")
     parser.add_argument("--runs", type=int, default=2000, help="calls in the tight loop of the cost section")
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"sections, comma-separated: {', '.join(SECTIONS)}")
+    parser.add_argument("--profile", default=PROFILE, help="the model profile whose rewrites and hints are measured")
     args = parser.parse_args(argv)
     sections = [name.strip() for name in args.only.split(",") if name.strip()]
     if unknown := [name for name in sections if name not in SECTIONS]:
@@ -983,7 +1024,7 @@ def main(argv: list[str] | None = None) -> int:
     calls, environments = reference(args.specs, args.scenarios)
     if "corpus" in sections:
         written, cut = corpus(args.results, calls)
-        section_corpus(written, cut, monty)
+        section_corpus(written, cut, monty, profile_for(None, args.profile))
     if "bundled" in sections:
         section_bundled(calls, environments, monty)
     if "cost" in sections:
