@@ -52,7 +52,7 @@ from sim_mcp.state.patch import apply_patch, diff_patch
 from sim_mcp.state.values import pointer
 
 REPO = Path(__file__).resolve().parent.parent
-SECTIONS = ("corpus", "bundled", "cost", "determinism", "modes")
+SECTIONS = ("corpus", "bundled", "features", "cost", "determinism", "modes")
 # The model profile whose rewrites and error hints are measured: the one the programs were written under.
 PROFILE = "qwen2.5-coder"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
@@ -619,6 +619,52 @@ def section_bundled(calls: dict[tuple[str, int], Call], environments: dict[str, 
     print()
 
 
+# Constructs model-written programs use (the habits and hints above), each a snippet whose last line's value
+# says whether it works; run in CPython and in monty.
+FEATURES = {
+    "f-string with a subscript": "d = {'id': 'T-1'}\nf\"{d['id']}!\" == 'T-1!'",
+    "a generator as an argument": "sum(x * 2 for x in [1, 2]) == 6",
+    "is None / is not None": "x = 1\n(None is None) and (x is not None)",
+    "isinstance": "isinstance({}, dict) and not isinstance([], dict)",
+    "{**record}": "{**{'a': 1}, 'b': 2} == {'a': 1, 'b': 2}",
+    "try / except / raise": "def f():\n    try:\n        raise ValueError('x')\n    except ValueError as e:\n"
+    "        return str(e)\nf() == 'x'",
+    "list.sort()": "l = [3, 1, 2]\nl.sort()\nl == [1, 2, 3]",
+    "dict.get(k, default=v)": "{}.get('k', default=0) == 0",
+    "del d[k]": "d = {'a': 1}\ndel d['a']\nd == {}",
+    "round(2.675, 2)": "round(2.675, 2)",
+    "round(1.005, 2)": "round(1.005, 2)",
+}
+
+
+def _in_cpython(code: str) -> str:
+    """What this process's Python makes of a `FEATURES` snippet (ours, fixed): its last line's value."""
+    *body, last = code.split("\n")
+    scope: dict[str, Any] = {}
+    try:
+        exec("\n".join(body), scope)
+        return repr(eval(last, scope))
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+
+
+def section_features(monty: Any) -> None:
+    print("## Python as models write it: monty against CPython\n")
+    if monty is None:
+        print("pydantic-monty is not installed (pip install pydantic-monty): skipped.\n")
+        return
+    print("| construct | CPython | monty |")
+    print("|---|---|---|")
+    with MontyRunner(monty) as runner, runner.session() as session:
+        for name, code in FEATURES.items():
+            try:
+                got = repr(session.feed_run(code))
+            except monty.MontyError as e:
+                got = _monty_reason(monty, e)[:80]
+            print(f"| {name} | {_in_cpython(code)[:60]} | {got} |")
+    print()
+
+
 def _pid_of(session: Any) -> Callable[[], int | None]:
     return lambda: session.worker_pid
 
@@ -1027,6 +1073,8 @@ def main(argv: list[str] | None = None) -> int:
         section_corpus(written, cut, monty, profile_for(None, args.profile))
     if "bundled" in sections:
         section_bundled(calls, environments, monty)
+    if "features" in sections:
+        section_features(monty)
     if "cost" in sections:
         section_cost(calls, environments, monty, args.runs)
     if "determinism" in sections:

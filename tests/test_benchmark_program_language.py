@@ -121,7 +121,7 @@ def test_without_monty_says_so(
     folders: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(program_language, "load_monty", lambda: None)
-    out = _run(folders, capsys, "--only", "corpus,bundled")
+    out = _run(folders, capsys, "--only", "corpus,bundled,features")
     assert "pydantic-monty is not installed" in out.splitlines()[0]
     assert _row(out, "monty as written")[1].startswith("pydantic-monty is not installed")
     assert "## The bundled hand-written programs in monty" in out
@@ -129,10 +129,12 @@ def test_without_monty_says_so(
 
 def test_monty_runs_python_as_written(folders: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pydantic_monty")
-    out = _run(folders, capsys, "--only", "corpus,bundled")
+    out = _run(folders, capsys, "--only", "corpus,bundled,features")
     assert _row(out, "monty as written")[-1] == "2 / 2 of 3"
     assert "Calls run by both (Starlark + rewrites, monty as written): 1; same answer: 1." in out
     assert _row(out, "tickets")[1:5] == ["yes", "16", "16", "16"]
+    assert _row(out, "a generator as an argument")[1:] == ["True", "True"]
+    assert _row(out, "dict.get(k, default=v)")[1].startswith("TypeError")
 
 
 def test_bad_arguments_are_named(folders: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
