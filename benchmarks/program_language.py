@@ -57,6 +57,7 @@ SECTIONS = ("corpus", "bundled", "features", "cost", "determinism", "modes")
 PROFILE = "qwen2.5-coder"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _COMPILED = re.compile(r"^# --- compiled: (\S+) ---$", re.MULTILINE)
+_MODULE_USE = re.compile(r"\b(?:random|datetime|time)\.|\btimedelta\(")
 _MODULES = re.compile(r"^\s*(?:import|from)\s+(random|datetime|time)\b", re.MULTILINE)
 _IS = re.compile(r"\bis\b")
 _NO_ANSWER = "the simulator could not produce a valid result"
@@ -460,7 +461,9 @@ def section_corpus(written: list[Written], cut: int, monty: Any | None, profile:
     _habits(written, tries)
     _hints(tries["starlark + rewrites"], profile)
     modules = sum(bool(_MODULES.search(w.text)) for w in written)
-    print(f"Programs that import random, datetime or time: {modules} of {len(written)}.\n")
+    used = sum(bool(_MODULE_USE.search(_code(w.text))) and not _MODULES.search(w.text) for w in written)
+    total = len(written)
+    print(f"Programs that import random, datetime or time: {modules} of {total}; that use one unimported: {used}.\n")
     if "monty as written" in tries:
         _agreement(written, tries["starlark + rewrites"], tries["monty as written"])
 
