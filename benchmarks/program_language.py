@@ -1,20 +1,22 @@
-"""The language of model-written programs, measured: Starlark (with and without the habit rewrites) against
-Python run by pydantic-monty, on the programs `benchmarks/results/fidelity-llm` keeps, and the bundled ones.
+"""The language of model-written programs, measured: Starlark (with and without a model profile's rewrites)
+against Python run by pydantic-monty, on the programs `benchmarks/results/fidelity-llm` keeps, and the
+bundled ones (BENCHMARKS.md, "Language of programs").
 
 Sections (all by default):
 - corpus: every program a model wrote that the reports keep (per-call answers, rejected ones included;
   `sim-mcp compile` rounds, rejected and kept), each run on the calls it was written for, from the state the
   hand-written programs reached before them: how many parse and run unchanged in Starlark as written, in
-  Starlark after `as_starlark`, and in monty as written; which rewrites and error hints they needed; and, where
-  both ran, whether Starlark and monty gave the same answer;
+  Starlark after the profile's rewrites (`--profile`), and in monty as written; which habits and error hints
+  they met; and, where both ran, whether Starlark and monty gave the same answer;
 - bundled: the hand-written `tool_specs/*.rules.star` run in monty beside Starlark on every reference call;
-- cost: CPU and wall time per call in process (a loaded program answering; a new program per call), and a
-  tight loop of `--runs` calls of the bundled programs;
+- features: the constructs models write, each run in CPython and in monty;
+- cost: CPU and wall time per call in process (a loaded program answering; a new program per call; by state
+  size), and a tight loop of `--runs` calls of the bundled programs;
 - determinism: the same call twice, a seeded random and a fixed clock in each;
 - modes: program mode against patch mode on the same calls (which calls each wins, how program mode fails,
   and what a per-call choice of mode would have scored).
 
-    python -m benchmarks.program_language [--only corpus,bundled,cost,determinism,modes] [--runs N]
+    python -m benchmarks.program_language [--only corpus,bundled,features,cost,determinism,modes] [--runs N]
 
 pydantic-monty is optional (`pip install pydantic-monty`): without it the monty columns say so and the
 Starlark figures are printed alone.
