@@ -405,6 +405,7 @@ class Tally:
     programs: int = 0
     parse: int = 0
     run: int = 0
+    right: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
 
 
@@ -422,7 +423,37 @@ def _kind(reason: str) -> str:
     return re.sub(r"\d+", "N", text)[:70]
 
 
-def section_corpus(written: list[Written], cut: int, monty: Any | None, profile: ModelProfile) -> None:
+def hand_answers(
+    calls: dict[tuple[str, int], Call], environments: dict[str, Environment]
+) -> dict[tuple[str, int], Answer]:
+    """What the hand-written programs answer on every reference call (under the same call context)."""
+    loaded = {
+        name: compile_program(env.rules, name, [t.name for t in env.tools])
+        for name, env in environments.items()
+        if env.rules is not None
+    }
+    answers: dict[tuple[str, int], Answer] = {}
+    for key, call in calls.items():
+        if call.env in loaded and loaded[call.env].has(call.tool):
+            ran = run_tool(loaded[call.env], call.tool, call.before, call.arguments, _context(call), Limits())
+            answers[key] = Answer(ran.result, ran.is_error, ran.state_patch)
+    return answers
+
+
+def _state_right(written: Written, tries: list[Tried], hand: dict[tuple[str, int], Answer]) -> bool:
+    """Whether the program left, on every call, the state the hand-written program leaves."""
+    for call, tried in zip(written.calls, tries, strict=True):
+        expected = hand.get((call.scenario, call.step))
+        if tried.answer is None or expected is None:
+            return False
+        if apply_patch(call.before, tried.answer.patch) != apply_patch(call.before, expected.patch):
+            return False
+    return True
+
+
+def section_corpus(
+    written: list[Written], cut: int, monty: Any | None, profile: ModelProfile, hand: dict[tuple[str, int], Answer]
+) -> None:
     print("## Corpus: programs the reports keep, run on the calls they were written for\n")
     print(f"{len(written)} programs ({len({w.text for w in written})} distinct); {cut} more replies were cut off")
     print("inside the program (no program to run).\n")
@@ -436,7 +467,7 @@ def section_corpus(written: list[Written], cut: int, monty: Any | None, profile:
             engines["monty as written"] = lambda w: [runner.try_(w.text, c) for c in w.calls]
         tries = {name: [engine(w) for w in written] for name, engine in engines.items()}
     origins = sorted({w.origin for w in written})
-    header = "| engine | " + " | ".join(f"{o}: parse / run" for o in origins) + " | all: parse / run |"
+    header = "| engine | " + " | ".join(f"{o}: parse / run" for o in origins) + " | all: parse / run / state right |"
     print(header)
     print("|---|" + "---:|" * (len(origins) + 1))
     tallies: dict[str, dict[str, Tally]] = {}
@@ -444,14 +475,18 @@ def section_corpus(written: list[Written], cut: int, monty: Any | None, profile:
         tallies[name] = {origin: Tally() for origin in [*origins, "all"]}
         for w, tried in zip(written, results, strict=True):
             parses, runs, failed = _program_outcome(tried)
+            right = runs and _state_right(w, tried, hand)
             for key in (w.origin, "all"):
                 tally = tallies[name][key]
                 tally.programs += 1
                 tally.parse += parses
                 tally.run += runs
+                tally.right += right
                 if failed:
                     tally.reasons[_kind(failed)] += 1
         cells = [f"{t.parse} / {t.run} of {t.programs}" for t in tallies[name].values()]
+        every = tallies[name]["all"]
+        cells[-1] = f"{every.parse} / {every.run} / {every.right} of {every.programs}"
         print(f"| {name} | " + " | ".join(cells) + " |")
     if runner is None:
         print("| monty as written | pydantic-monty is not installed (pip install pydantic-monty) |")
@@ -467,7 +502,7 @@ def section_corpus(written: list[Written], cut: int, monty: Any | None, profile:
     total = len(written)
     print(f"Programs that import random, datetime or time: {modules} of {total}; that use one unimported: {used}.\n")
     if "monty as written" in tries:
-        _agreement(written, tries["starlark + rewrites"], tries["monty as written"])
+        _agreement(written, tries["starlark + rewrites"], tries["monty as written"], hand)
 
 
 def _code(text: str) -> str:
@@ -545,7 +580,9 @@ def _hints(rewritten: list[list[Tried]], profile: ModelProfile) -> None:
     print()
 
 
-def _agreement(written: list[Written], starlark: list[list[Tried]], monty: list[list[Tried]]) -> None:
+def _agreement(
+    written: list[Written], starlark: list[list[Tried]], monty: list[list[Tried]], hand: dict[tuple[str, int], Answer]
+) -> None:
     both = same = 0
     differences: list[str] = []
     for w, left, right in zip(written, starlark, monty, strict=True):
@@ -560,16 +597,22 @@ def _agreement(written: list[Written], starlark: list[list[Tried]], monty: list[
                 differences.append(f"{call.scenario} step {call.step} {call.tool}: {said}")
     print(f"Calls run by both (Starlark + rewrites, monty as written): {both}; same answer: {same}.")
     only: dict[str, Counter[str]] = {"monty only": Counter(), "starlark only": Counter()}
-    for left, right in zip(starlark, monty, strict=True):
-        ran_left, ran_right = _program_outcome(left)[1], _program_outcome(right)[1]
+    kept_state: Counter[str] = Counter()
+    for w, left, other in zip(written, starlark, monty, strict=True):
+        ran_left, ran_right = _program_outcome(left)[1], _program_outcome(other)[1]
         if ran_right and not ran_left:
             only["monty only"][_kind(_program_outcome(left)[2])] += 1
+            kept_state["monty only"] += _state_right(w, other, hand)
         elif ran_left and not ran_right:
-            only["starlark only"][_kind(_program_outcome(right)[2])] += 1
+            only["starlark only"][_kind(_program_outcome(other)[2])] += 1
+            kept_state["starlark only"] += _state_right(w, left, hand)
     for name, reasons in only.items():
-        other = "Starlark + rewrites" if name == "monty only" else "monty"
+        against = "Starlark + rewrites" if name == "monty only" else "monty"
         said = ", ".join(f"{reason} ({n})" for reason, n in reasons.most_common(8)) or "none"
-        print(f"- run in {name.split()[0]} only: {reasons.total()}; what {other} said: {said}")
+        print(
+            f"- run in {name.split()[0]} only: {reasons.total()} ({kept_state[name]} of them leave the hand-written "
+            f"program's state); what {against} said: {said}"
+        )
     for difference in differences:
         print(f"- differs: {difference}")
     print()
@@ -1075,7 +1118,7 @@ def main(argv: list[str] | None = None) -> int:
     calls, environments = reference(args.specs, args.scenarios)
     if "corpus" in sections:
         written, cut = corpus(args.results, calls)
-        section_corpus(written, cut, monty, profile_for(None, args.profile))
+        section_corpus(written, cut, monty, profile_for(None, args.profile), hand_answers(calls, environments))
     if "bundled" in sections:
         section_bundled(calls, environments, monty)
     if "features" in sections:

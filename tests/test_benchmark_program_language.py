@@ -14,8 +14,8 @@ from benchmarks import program_language
 REPO = Path(__file__).resolve().parent.parent
 
 # Written for step 1 of tickets.yaml (get_ticket): a generator expression (Starlark reads it only after the
-# rewrites, Python as it is), a program with `is None` and a Python-only `{**record}` copy, and one that does
-# not parse in either language.
+# rewrites, Python as it is), a program with `is None` and a Python-only `{**record}` copy, one that does
+# not parse in either language, and one that runs in both and leaves the wrong state.
 GENERATOR = (
     "def get_ticket(state, args):\n"
     "    count = sum(1 for t in state['tickets'].values() if t['status'] == 'open')\n"
@@ -32,6 +32,8 @@ UNPACKED = (
     "    return {**ticket}\n"
 )
 BROKEN = "def get_ticket(state, args):\n    return error('no closing quote)\n"
+# Runs everywhere, and removes the ticket it was asked to read: not the state the hand-written program leaves.
+WRONG = "def get_ticket(state, args):\n    return state['tickets'].pop(args['ticket_id'])\n"
 
 
 def _call(step: int, tool: str, *, state: bool, result: bool, seconds: float, **more: Any) -> dict[str, Any]:
@@ -69,7 +71,7 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
             seconds=90,
             rejected=["your program failed: Parse error: unfinished string literal (line 2)"] * 2,
             error="the simulator could not produce a valid result: your program failed: Parse error",
-            answers=[GENERATOR, UNPACKED, BROKEN],
+            answers=[GENERATOR, UNPACKED, BROKEN, WRONG],
         ),
     ]
     patch = [
@@ -95,11 +97,12 @@ def _row(out: str, name: str) -> list[str]:
 
 def test_starlark_figures_and_modes(folders: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(folders, capsys, "--only", "corpus,cost,determinism,modes")
-    assert "3 programs (3 distinct)" in out
-    # As written none parses (a generator, `is`, an open string); after the rewrites the generator's does
+    assert "4 programs (4 distinct)" in out
+    # As written only the wrong one parses (a generator, `is`, an open string); after the rewrites the generator's does
     # too and runs; `{**ticket}` still fails (Starlark has no dict unpacking).
-    assert _row(out, "starlark as written")[-1] == "0 / 0 of 3"
-    assert _row(out, "starlark + rewrites")[-1] == "1 / 1 of 3"
+    assert _row(out, "starlark as written")[-1] == "1 / 1 / 0 of 4"
+    # ... and leaves the state as the hand-written get_ticket does (unchanged).
+    assert _row(out, "starlark + rewrites")[-1] == "2 / 2 / 1 of 4"
     assert _row(out, "generator expression")[1:] == ["1", "1", "1"]
     assert _row(out, "is / is not")[1:] == ["1", "0", "0"]
     assert "unexpected symbol '\\*\\*'`: 1" in out
@@ -130,8 +133,9 @@ def test_without_monty_says_so(
 def test_monty_runs_python_as_written(folders: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pydantic_monty")
     out = _run(folders, capsys, "--only", "corpus,bundled,features")
-    assert _row(out, "monty as written")[-1] == "2 / 2 of 3"
-    assert "Calls run by both (Starlark + rewrites, monty as written): 1; same answer: 1." in out
+    assert _row(out, "monty as written")[-1] == "3 / 3 / 2 of 4"
+    assert "Calls run by both (Starlark + rewrites, monty as written): 2; same answer: 2." in out
+    assert "run in monty only: 1 (1 of them leave the hand-written program's state)" in out
     assert _row(out, "tickets")[1:5] == ["yes", "16", "16", "16"]
     assert _row(out, "a generator as an argument")[1:] == ["True", "True"]
     assert _row(out, "dict.get(k, default=v)")[1].startswith("TypeError")
