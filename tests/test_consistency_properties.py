@@ -2,7 +2,7 @@
 
 Hypothesis stateful tests drive random valid call sequences through a real client (the MCP SDK's `Client`,
 in memory) against the generic offline engine, on every spec of the shared corpus, the bundled specs (their
-rules programs off) and generated specs (random record schemas with ids, status-like enums under any name,
+rules programs off), the issue tracker of test_consistency.py and generated specs (random record schemas with ids, status-like enums under any name,
 nested objects, nullable and required fields, seeded records missing some). After each call:
 
 - every record the result shows (`engine/consistency.py` finds them) holds, in the state after the call,
@@ -49,6 +49,8 @@ CORPUS_FILES = (
     sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if CORPUS.exists() else []
 )
 BUNDLED_FILES = sorted(BUNDLED_SPECS.glob("*.yaml"))
+# The issue tracker of tests/test_consistency.py: an OpenAPI file with a native wrapper seeding two issues.
+TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
 
 
 class SessionKeepsWhatItShows(RuleBasedStateMachine):
@@ -367,6 +369,10 @@ def test_corpus_sessions_keep_what_they_show(path: Path) -> None:
 @pytest.mark.parametrize("path", BUNDLED_FILES, ids=[path.stem for path in BUNDLED_FILES])
 def test_bundled_sessions_keep_what_they_show_without_their_programs(path: Path) -> None:
     _run(path.stem, _on_file(path))
+
+
+def test_tracker_sessions_keep_what_they_show() -> None:
+    _run("tracker", _on_file(TRACKER))
 
 
 def test_generated_spec_sessions_keep_what_they_show(tmp_path_factory: pytest.TempPathFactory) -> None:
