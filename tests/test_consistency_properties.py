@@ -2,8 +2,9 @@
 
 Hypothesis stateful tests drive random valid call sequences through a real client (the MCP SDK's `Client`,
 in memory) against the generic offline engine, on every spec of the shared corpus, the bundled specs (their
-rules programs off), the issue tracker of test_consistency.py and generated specs (random record schemas with ids, status-like enums under any name,
-nested objects, nullable and required fields, seeded records missing some). After each call:
+rules programs off), the issue tracker of test_consistency.py and generated specs (random record schemas
+with ids, status-like enums under any name, nested objects, nullable and required fields, seeded records
+missing some). After each call:
 
 - every record the result shows (`engine/consistency.py` finds them) holds, in the state after the call,
   each value shown;
