@@ -11,6 +11,7 @@ import pytest
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.episodes.fidelity import BenchmarkReport, RulesMode, Scenario, load_scenarios, render_report, run_benchmark
+from sim_mcp.episodes.self_consistency import SelfConsistency
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
 from tests.fake_providers import FakeProvider, reply_outcome
@@ -248,3 +249,32 @@ async def test_each_call_keeps_its_rejected_answers_why_and_the_error_it_ended_w
     assert json.loads(answer) == {"result": "", "is_error": True, "state_patch": []}
     assert report.to_json()["scenarios"][0]["calls"][0]["rejected"] == [reason]
     assert report.to_json()["scenarios"][0]["calls"][0]["rejected_answers"] == [answer]
+
+
+# --- self-consistency, for runs without a reference ----------------------------------------------------
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=[path.stem for path in BUNDLED])
+async def test_the_generic_engine_reads_back_what_it_showed(path: Path) -> None:
+    scenarios, _ = load_scenarios(path)
+    report = await bench(offline(run_rules=False), scenarios)
+    reads, agreeing = report.reads
+    assert reads > 0
+    assert agreeing == reads, [text for item in report.scenarios for text in item.consistency.disagreements]
+    assert report.to_json()["self_consistency"] == {"reads": reads, "agreeing": agreeing, "score": 1.0}
+    assert f"{agreeing} of {reads} reads agree" in render_report(report)
+
+
+def test_a_read_contradicting_an_unstored_showing_is_counted() -> None:
+    """An update shown but not stored (the state did not change), then a read of the stored value."""
+    state = {"notes": {"n1": {"id": "n1", "text": "milk"}}}
+    measure = SelfConsistency()
+    measure.observe(0, "get_note", {"id": "n1", "text": "milk"}, False, state, state)
+    measure.observe(1, "update_note", {"id": "n1", "text": "eggs"}, False, state, state)
+    measure.observe(2, "get_note", {"id": "n1", "text": "milk"}, False, state, state)
+    assert (measure.reads, measure.agreeing) == (2, 0)
+    assert "text='milk' (showed 'eggs')" in measure.disagreements[-1]
+    changed = {"notes": {"n1": {"id": "n1", "text": "eggs"}}}
+    measure.observe(3, "update_note", {"id": "n1", "text": "eggs"}, False, state, changed)
+    measure.observe(4, "get_note", {"id": "n1", "text": "eggs"}, False, changed, changed)
+    assert (measure.reads, measure.agreeing) == (3, 1)  # a stored change starts afresh; the read after agrees

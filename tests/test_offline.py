@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -229,3 +230,56 @@ def test_bundled_catalog_is_what_the_scenarios_use() -> None:
     for scenario in SCENARIOS:
         for name in (scenario[1], scenario[3], scenario[5], scenario[7]):
             assert name is None or catalog.tool(name, scenario[0]) is not None, name
+
+
+# --- meaning from the schema --------------------------------------------------------------------------
+
+_PROJECT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "phase": {"type": "string", "enum": ["planning", "active", "archived", "locked"]},
+        "archive_reason": {"type": ["string", "null"]},
+        "notes": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["id", "name", "phase"],
+}
+
+
+def _project_spec(tmp_path: Any) -> Any:
+    tools = [
+        {"name": name, "input_schema": {"type": "object", "properties": props}, "output_schema": _PROJECT}
+        for name, props in (
+            (
+                "archive_project",
+                {"project_id": {"type": "string"}, "reason": {"type": "string"}, "note": {"type": "string"}},
+            ),
+            ("lock_project", {"project_id": {"type": "string"}}),
+            ("get_project", {"project_id": {"type": "string"}}),
+        )
+    ]
+    tools.append(
+        {"name": "remove_project", "input_schema": {"type": "object", "properties": {"project_id": {"type": "string"}}}}
+    )
+    state = {"projects": {"P-1": {"id": "P-1", "name": "Apollo", "phase": "active", "notes": []}}}
+    path = tmp_path / "projects.yaml"
+    path.write_text(json.dumps({"name": "projects", "initial_state": state, "tools": tools}))
+    return path
+
+
+async def test_a_status_verb_moves_the_enum_field_of_any_name_and_stores_its_arguments(tmp_path: Any) -> None:
+    async with Runtime(Settings(specs=[_project_spec(tmp_path)])) as runtime:
+        call = runtime.simulator.call
+        archived = await call("s", "archive_project", {"project_id": "P-1", "reason": "done", "note": "shipped"})
+        assert not archived.is_error, archived.result
+        assert archived.result["phase"] == "archived"
+        assert archived.result["archive_reason"] == "done"  # the reason in the field named for it
+        assert archived.result["notes"] == ["shipped"]  # a note added to the notes
+        assert (await call("s", "get_project", {"project_id": "P-1"})).result == archived.result
+        # `lock` is no verb the engine knows: the schema's enum offers `locked`, so it sets the phase.
+        locked = await call("s", "lock_project", {"project_id": "P-1"})
+        assert locked.result["phase"] == "locked"
+        removed = await call("s", "remove_project", {"project_id": "P-1"})
+        assert not removed.is_error
+        assert (await call("s", "get_project", {"project_id": "P-1"})).is_error

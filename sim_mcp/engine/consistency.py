@@ -104,11 +104,12 @@ def findings(result: Any, tool_name: str, before: Any, after: Any) -> list[Findi
             if (
                 intent.action is Action.CREATE
                 and collection is not None
-                and shown.collection.singular == (_own_singular(tool_name, before, after))
+                and shown.collection.singular == _own_singular(tool_name, before, after)
+                and not _grew(before, collection)
             ):
                 message = f"the result shows the new {label} but the state does not hold it"
                 out.append(Finding(message, _add(collection, shown)))
-            elif shown.must_exist:
+            elif shown.must_exist or intent.action is Action.CREATE:
                 out.append(Finding(f"the result at {shown.where} shows {label}, which the state does not hold", None))
             continue
         key, record = located
@@ -179,6 +180,13 @@ def _own_singular(tool_name: str, before: Any, after: Any) -> str | None:
     intent = read_intent(tool_name, before if isinstance(before, dict) else after)
     own = find_collection(after, intent.noun)
     return own.singular if own is not None else None
+
+
+def _grew(before: Any, collection: Collection) -> bool:
+    """Whether the call added a record to the collection (then a created record shown beside it, with another
+    id, is a contradiction, not a record the patch forgot)."""
+    was = find_collection_at(before, collection.path)
+    return len(collection.records) > (len(was.records) if was is not None else 0)
 
 
 def _collection_for(key: str | None, own: Collection | None, named: list[Collection]) -> Collection | None:

@@ -61,6 +61,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import CallResult
 from sim_mcp.episodes.rewards import json_matches, run_check
+from sim_mcp.episodes.self_consistency import SelfConsistency
 from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError
 from sim_mcp.specs.formats import parse_document, visible_files
@@ -295,6 +296,8 @@ class ScenarioReport:
     failed_calls: int = 0
     calls: list[CallScore] = field(default_factory=list)
     referenced: bool = False
+    # Without a reference: do the session's reads agree with what it showed before (episodes/self_consistency.py)?
+    consistency: SelfConsistency = field(default_factory=SelfConsistency)
 
     @property
     def total(self) -> int:
@@ -330,6 +333,7 @@ class ScenarioReport:
             "tokens": self.tokens.model_dump(),
             "mean_latency_ms": self.mean_latency_ms,
             "referenced": self.referenced,
+            "self_consistency": self.consistency.to_json(),
             "calls": [call.to_json() for call in self.calls],
             "failures": [
                 {"step": r.step, "call": r.call, "expectation": r.name, "detail": r.detail, "rule": r.rule}
@@ -397,8 +401,15 @@ class BenchmarkReport:
             "seconds_mean": statistics.fmean(call.latency_ms for call in calls) / 1000,
         }
 
+    @property
+    def reads(self) -> tuple[int, int]:
+        """Reads of the scenarios run without a reference, and how many agreed with what was shown before."""
+        counted = [report.consistency for report in self.scenarios if not report.referenced]
+        return sum(item.reads for item in counted), sum(item.agreeing for item in counted)
+
     def to_json(self) -> dict[str, Any]:
         groups = {label: _rates(calls) for label, calls in self.call_groups()}
+        reads, agreeing = self.reads
         return {
             "backend": self.backend,
             "model": self.model,
@@ -410,6 +421,7 @@ class BenchmarkReport:
             "mean_latency_ms": self.mean_latency_ms,
             "per_call": self.per_call(),
             "call_groups": groups,
+            "self_consistency": {"reads": reads, "agreeing": agreeing, "score": agreeing / reads if reads else None},
             "scenarios": [report.to_json() for report in self.scenarios],
         }
 
@@ -515,6 +527,7 @@ async def run_scenario(
                 continue
             if expected is not None:
                 await _force_state(sessions, session_id, scenario.env, expected.before)
+            before = sessions.state_of(await sessions.get(session_id))
             called = await sessions.simulator.call(session_id, step.call, arguments, scope=scenario.env)
             if called.kind not in ("ok", "error"):
                 report.failed_calls += 1
@@ -523,6 +536,8 @@ async def run_scenario(
                 # Later steps are rendered from the reference's outcomes when it leads (its state is theirs).
                 outcomes[step.id] = outcome if expected is None else _as_outcome(expected)
             state = sessions.state_of(await sessions.get(session_id))
+            if expected is None:  # with a reference each call starts from its state: no session to be true to
+                report.consistency.observe(index, step.call, called.result, called.is_error, before, state)
             judged = [
                 result
                 for expectation, rule in expectations
@@ -766,6 +781,15 @@ def render_report(report: BenchmarkReport, *, failures: bool = True) -> str:
     lines += [line(row) for row in rows[1:-1]]
     lines += [line(["-" * width for width in widths]), line(rows[-1])]
     lines += ["", *_call_lines(report)]
+    reads, agreeing = report.reads
+    if reads:
+        lines += [
+            "",
+            f"self-consistency (scenarios without a reference): {agreeing} of {reads} reads agree with what the "
+            f"session showed before ({agreeing / reads:.1%})",
+        ]
+        shown = [f"  {item.name} {text}" for item in report.scenarios for text in item.consistency.disagreements]
+        lines += shown[:_FAILURES_SHOWN]
     missed = [(item, result) for item in report.scenarios for result in item.results if not result.passed]
     if failures and missed:
         lines += ["", f"not met ({len(missed)}):"]

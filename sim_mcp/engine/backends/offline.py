@@ -350,13 +350,17 @@ class _Call:
             if all(isinstance(value, int) for value in existing):
                 return number, []
             return f"{prefix}{str(number).zfill(width)}", []
-        if self._id_is_integer(id_field):
+        if self._id_is_integer(collection, id_field):
             return 1, []
         return f"{collection.singular}_{len(existing) + 1}", []
 
-    def _id_is_integer(self, id_field: str) -> bool:
-        schema = self.output_schema or {}
-        field = schema.get("properties", {}).get(id_field, {})
+    def _id_is_integer(self, collection: Collection, id_field: str) -> bool:
+        """Whether the record's schema (else the tool's output schema) types the id as an integer."""
+        found = self._schema(collection)
+        field = self._schema_properties(collection).get(id_field) if found is not None else None
+        if field is None:
+            field = (self.output_schema or {}).get("properties", {}).get(id_field, {})
+        field = resolved(field, found[1] if found is not None else {})
         return isinstance(field, dict) and field.get("type") == "integer"
 
     def _default_status(self, collection: Collection) -> str:
