@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 from sim_mcp.authoring.agreement import Answer, Verdict, compare_answers
 from sim_mcp.authoring.record_file import RecordedCall, sessions_of
 from sim_mcp.authoring.session_gen import CallGenerator, session_rng
-from sim_mcp.authoring.stateful import run_generated
+from sim_mcp.authoring.stateful import Enough, run_generated
 from sim_mcp.authoring.targets import Target
 from sim_mcp.authoring.upstream import Upstream, UpstreamFailure
 from sim_mcp.state.compare import answer_value
@@ -207,7 +207,10 @@ async def _hypothesis_sessions(
     async with anyio.create_task_group() as tasks:
 
         async def open_pair() -> _Pair:
-            name = f"seed{plan.seed}-{sum(run.origin == 'generated' for run in report.sessions)}"
+            made = sum(run.origin == "generated" for run in report.sessions)
+            if made >= plan.sessions:
+                raise Enough
+            name = f"seed{plan.seed}-{made}"
             folders = [Path(tempfile.mkdtemp(prefix="sim-mcp-check-")) for _ in range(2)]
             sides = [Upstream(t.for_session(name, f), plan.timeout) for t, f in zip((a, b), folders, strict=True)]
             for side in sides:
