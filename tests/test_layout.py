@@ -22,13 +22,14 @@ RANKS = {
     "llm": 3,
     "episodes": 4,
     "authoring": 4,
-    "runtime": 5,
-    "server": 6,
-    "client": 6,
-    "cli": 7,
-    "integrations": 7,
-    "__init__": 8,
-    "__main__": 8,
+    "services": 5,
+    "runtime": 6,
+    "server": 7,
+    "client": 7,
+    "cli": 8,
+    "integrations": 8,
+    "__init__": 9,
+    "__main__": 9,
 }
 
 

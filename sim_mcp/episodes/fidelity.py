@@ -46,7 +46,6 @@ that change state. A scenario whose tools do not all have a reference program is
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import secrets
@@ -596,12 +595,8 @@ def _as_outcome(expected: ReferenceStep) -> dict[str, Any]:
 
 async def _force_state(sessions: SessionService, session_id: str, env: str, state: Any) -> None:
     """Set the session's world to `state` (its events kept), so that the next call starts from it."""
-    store = sessions.simulator.store
-    async with store.lock(session_id):
-        record = await sessions.get(session_id)
-        events = await store.events(session_id)
-        worlds = {**record.worlds, env: copy.deepcopy(state)}
-        await store.put(record.model_copy(update={"worlds": worlds}), events)
+    async with sessions.lock(session_id):
+        await sessions.set_world(session_id, env, state)
 
 
 def _judge_step(

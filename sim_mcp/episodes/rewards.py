@@ -369,8 +369,7 @@ async def evaluate_session(
     The state is read under the session's lock, judged outside it (a judge may take seconds), and the
     evaluation saved under the lock again, on the record as it is then.
     """
-    store = sessions.simulator.store
-    async with store.lock(session_id):
+    async with sessions.lock(session_id):
         record = await sessions.get(session_id)
         if record.environment is not None and record.environment != task.env:
             raise InvalidSessionInput(
@@ -384,7 +383,7 @@ async def evaluate_session(
             )
         state = copy.deepcopy(sessions.simulator.world_of(record, task.env))
         events = (
-            [event for event in await store.events(session_id, last=JUDGE_EVENTS * 4) if event.environment == task.env]
+            [event for event in await sessions.log(session_id, last=JUDGE_EVENTS * 4) if event.environment == task.env]
             if task.judge is not None and judge is not None
             else []
         )
@@ -393,8 +392,8 @@ async def evaluate_session(
     evaluation = evaluation.model_copy(update={"events": count})
     if not keep:
         return evaluation
-    async with store.lock(session_id):
-        current = await store.get(session_id)
+    async with sessions.lock(session_id):
+        current = await sessions.find(session_id)
         if current is not None:  # deleted meanwhile: nothing to keep it on
             await sessions.record_evaluation(current, evaluation.model_dump(mode="json"))
     return evaluation

@@ -6,8 +6,8 @@
    names are in the state, its checks' paths exist, its solution calls the environment's tools with
    arguments their schemas accept);
 2. its checks do not already pass on the starting state (a task must ask for something);
-3. its reference solution, replayed through the simulator (the chosen backend) in a fresh in-memory
-   session with no injected faults, makes no call that fails;
+3. its reference solution, replayed through the runtime's simulator (the chosen backend) in its sandbox (a
+   fresh in-memory store, no injected faults), makes no call that fails;
 4. after the replay, every check passes.
 
 Drafts come from the backend's model (`Backend.complete_json`) when it has one: the prompt holds the
@@ -34,7 +34,6 @@ from typing import Any
 
 from jsonpointer import escape
 
-from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
 from sim_mcp.engine.intent import STATUS_OF_VERB, Action, Collection, find_collection, read_intent, split_words
@@ -47,7 +46,6 @@ from sim_mcp.errors import BackendError, SpecError
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
-from sim_mcp.state.stores.memory import MemoryStore
 from sim_mcp.text import shorten
 
 __all__ = ["GenerationReport", "Rejection", "check_by_replay", "generate_tasks", "template_drafts"]
@@ -136,17 +134,17 @@ class GenerationReport:
 
 
 async def generate_tasks(
-    catalog: Catalog,
+    simulator: Simulator,
     env: str,
     *,
     count: int,
     difficulty: int,
-    backend: Backend,
-    settings: Settings,
     existing: Mapping[str, Task] | None = None,
     seed: int = 0,
 ) -> GenerationReport:
-    """Draft `count` tasks for `env` at `difficulty` and keep those that pass validation (see the module)."""
+    """Draft `count` tasks for `env` at `difficulty` with the simulator's backend, and keep those that pass
+    validation (see the module); `simulator` is the runtime's, whose catalog and backend the tasks are for."""
+    catalog, backend = simulator.catalog, simulator.backend
     environment = catalog.environment(env)
     if environment is None:
         known = ", ".join(sorted(catalog.environments)) or "none loaded"
@@ -156,11 +154,11 @@ async def generate_tasks(
     if backend.can_complete():
         for attempt in range(count):
             draft = await _model_draft(environment, difficulty, backend, report.accepted, attempt)
-            await _consider(draft, report, taken, catalog, backend, settings, environment, difficulty)
+            await _consider(draft, report, taken, simulator, environment, difficulty)
         return report
     drafts = template_drafts(environment, difficulty, count, seed=seed)
     for draft in drafts:
-        await _consider(draft, report, taken, catalog, backend, settings, environment, difficulty)
+        await _consider(draft, report, taken, simulator, environment, difficulty)
     if len(drafts) < count:
         report.rejected.append(
             Rejection(
@@ -175,12 +173,11 @@ async def _consider(
     draft: dict[str, Any] | Rejection,
     report: GenerationReport,
     taken: set[str],
-    catalog: Catalog,
-    backend: Backend,
-    settings: Settings,
+    simulator: Simulator,
     environment: Environment,
     difficulty: int,
 ) -> None:
+    backend = simulator.backend
     report.attempts += 1
     if isinstance(draft, Rejection):
         report.rejected.append(draft)
@@ -203,7 +200,7 @@ async def _consider(
     except SpecError as e:
         report.rejected.append(Rejection(name, f"not a valid task: {e.place}: {e.reason}" if e.place else e.reason))
         return
-    problem = await check_by_replay(task, catalog, backend, settings)
+    problem = await check_by_replay(task, simulator)
     if problem is not None:
         report.rejected.append(Rejection(name, problem))
         return
@@ -211,9 +208,11 @@ async def _consider(
     report.accepted.append(task)
 
 
-async def check_by_replay(task: Task, catalog: Catalog, backend: Backend, settings: Settings) -> str | None:
+async def check_by_replay(task: Task, simulator: Simulator) -> str | None:
     """Why `task` is not proven by its reference solution, or None when it is: validation, a starting state its
-    checks already accept, a failing step, a check that still fails after the steps."""
+    checks already accept, a failing step, a check that still fails after the steps. The steps run in the
+    simulator's sandbox (a store of its own, no injected faults), so served sessions never see them."""
+    catalog = simulator.catalog
     errors, _ = validate_task(task, catalog)
     if errors:
         error = errors[0]
@@ -225,39 +224,24 @@ async def check_by_replay(task: Task, catalog: Catalog, backend: Backend, settin
     start = start_state(task, environment.initial_state)
     if task.checks and all(run_check(check, start).passed for check in task.checks):
         return "its checks already pass on the starting state: the task asks for nothing"
-    # A fresh in-memory session, with no injected faults: the replay must test the task, not the dice.
-    calm = _without_faults(environment)
-    replay_settings = settings.model_copy(
-        update={
-            "fault_error_rate": None,
-            "fault_timeout_rate": None,
-            "fault_malformed_rate": None,
-            "fault_latency_ms": None,
-        }
-    )
-    simulator = Simulator(lambda: Catalog.build([calm]), backend, MemoryStore(), replay_settings)
-    sessions = SessionService(simulator)
+    rehearsal = simulator.sandbox()
+    sessions = SessionService(rehearsal)
     record = await sessions.create(
         env=task.env, state=task.initial_state, state_mode=task.state_mode, task=task.name, session_id="replay"
     )
     for index, step in enumerate(task.solution):
         try:
-            outcome = await simulator.call(record.id, step.tool, step.arguments, scope=task.env)
+            outcome = await rehearsal.call(record.id, step.tool, step.arguments, scope=task.env)
         except BackendError as e:
             return f"solution[{index}] ({step.tool}): the backend failed: {e}"
         if outcome.is_error:
             return f"solution[{index}] ({step.tool}) failed in the replay: {_short(outcome.text, 200)}"
-    final = simulator.world_of(await sessions.get(record.id), task.env)
+    final = rehearsal.world_of(await sessions.get(record.id), task.env)
     for index, check in enumerate(task.checks):
         result = run_check(check, final)
         if not result.passed:
             return f"checks[{index}] ({result.name}) fails after the reference solution: {result.detail}"
     return None
-
-
-def _without_faults(environment: Environment) -> Environment:
-    tools = [tool.model_copy(update={"faults": None}) for tool in environment.tools]
-    return environment.model_copy(update={"faults": None, "tools": tools})
 
 
 def _task_name(env: str, difficulty: int, document: Mapping[str, Any]) -> str:

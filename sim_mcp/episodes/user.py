@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
-from sim_mcp.engine.simulator import CallResult, Simulator
+from sim_mcp.engine.sessions import SessionService
+from sim_mcp.engine.simulator import CallResult
 from sim_mcp.episodes.asking import Problem, ask_json
 from sim_mcp.episodes.rewards import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
@@ -147,8 +148,11 @@ class _Reply:
 class UserSimulator:
     """Answers the agent's messages as the user of the session's task; see the module's docstring."""
 
-    def __init__(self, simulator: Simulator, tasks: Callable[[], Mapping[str, Task]], *, max_attempts: int = 3) -> None:
-        self.simulator = simulator
+    def __init__(
+        self, sessions: SessionService, tasks: Callable[[], Mapping[str, Task]], *, max_attempts: int = 3
+    ) -> None:
+        self.sessions = sessions
+        self.simulator = sessions.simulator
         self._tasks = tasks
         self.max_attempts = max_attempts
 
@@ -186,16 +190,13 @@ class UserSimulator:
             raise InvalidSessionInput(
                 "message", f"the message has {len(message)} characters, over the limit of {MAX_MESSAGE_CHARS}"
             )
-        store = self.simulator.store
-        async with store.lock(session_id):
-            record = await store.get(session_id)
-            if record is None:
-                raise SessionNotFound(session_id)
+        async with self.sessions.lock(session_id):
+            record = await self.sessions.get(session_id)
             found = self.user_of(record)
             if found is None:
                 raise InvalidSessionInput("task", _no_user(record, loaded=record.task in self._tasks()))
             task, user = found
-            conversation = [event for event in await store.events(session_id) if event.kind != "tool_call"]
+            conversation = [event for event in await self.sessions.log(session_id) if event.kind != "tool_call"]
             replies = [event for event in conversation if event.kind == "user_message"]
             if replies and replies[-1].end is not None:
                 raise ConversationOver(session_id, replies[-1].end)

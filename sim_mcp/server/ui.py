@@ -131,7 +131,7 @@ class _Ui:
         session_id = str(request.path_params["id"])
         try:
             record = await self.runtime.sessions.get(session_id)
-            events = await self.runtime.store.events(session_id, last=TIMELINE_CAP)
+            events = await self.runtime.sessions.log(session_id, last=TIMELINE_CAP)
             raw = request.query_params.get("event", "")
             selected = await self._diff_view(record, int(raw)) if raw.isdigit() else None
         except SessionNotFound:
@@ -243,7 +243,7 @@ class _Ui:
 
     async def _session_event(self, session_id: str) -> str:
         try:
-            record = await self.runtime.store.get(session_id)
+            record = await self.runtime.sessions.find(session_id)
         except SimMcpError as e:  # the store failed: the watcher reads everything again later
             logger.warning("live updates: reading session %r failed: %s", session_id, e)
             return "event: resync\ndata: {}\n\n"
@@ -253,7 +253,7 @@ class _Ui:
 
     async def _diff_view(self, record: SessionRecord, seq: int) -> dict[str, Any] | None:
         """What the diff panel shows for event `seq`: the changed paths and the marked state after."""
-        events = [event.model_dump(mode="json") for event in await self.runtime.store.events(record.id)]
+        events = [event.model_dump(mode="json") for event in await self.runtime.sessions.log(record.id)]
         event = next((event for event in events if event.get("seq") == seq), None)
         if event is None:
             return None
