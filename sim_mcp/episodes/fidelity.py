@@ -68,6 +68,7 @@ from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import json_path, type_name
 from sim_mcp.state.compare import changed_fields, first_difference
 from sim_mcp.state.session import TokenUsage
+from sim_mcp.text import shown
 
 __all__ = [
     "BenchmarkReport",
@@ -812,5 +813,4 @@ def _latency(value: float | None) -> str:
 
 
 def _show(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown(value, limit)

@@ -37,7 +37,7 @@ from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import type_name, value_problem
 from sim_mcp.state.session import Event, TokenUsage
 from sim_mcp.state.values import json_equal, pointer_parts
-from sim_mcp.text import shorten
+from sim_mcp.text import shorten, shown
 
 __all__ = [
     "CheckResult",
@@ -560,8 +560,7 @@ def _keys(node: dict[str, Any]) -> str:
 
 
 def _show(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown(value, limit)
 
 
 def _clip(value: Any) -> str:

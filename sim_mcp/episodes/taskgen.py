@@ -46,7 +46,7 @@ from sim_mcp.errors import BackendError, SpecError
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
-from sim_mcp.text import shorten
+from sim_mcp.text import clip, shorten
 
 __all__ = ["GenerationReport", "Rejection", "check_by_replay", "generate_tasks", "template_drafts"]
 
@@ -235,7 +235,7 @@ async def check_by_replay(task: Task, simulator: Simulator) -> str | None:
         except BackendError as e:
             return f"solution[{index}] ({step.tool}): the backend failed: {e}"
         if outcome.is_error:
-            return f"solution[{index}] ({step.tool}) failed in the replay: {_short(outcome.text, 200)}"
+            return f"solution[{index}] ({step.tool}) failed in the replay: {shorten(outcome.text, 200)}"
     final = rehearsal.world_of(await sessions.get(record.id), task.env)
     for index, check in enumerate(task.checks):
         result = run_check(check, final)
@@ -634,7 +634,7 @@ def _label(noun: str, key: str, record: dict[str, Any]) -> str:
     for name in _LABEL_FIELDS:
         value = record.get(name)
         if isinstance(value, str) and value.strip():
-            return f'the {noun} "{_short(value.strip(), 60)}"'
+            return f'the {noun} "{clip(value.strip(), 60)}"'
     return f"the {noun} {key}"
 
 
@@ -651,10 +651,6 @@ def _joined(parts: Sequence[str]) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _fence(value: Any) -> str:

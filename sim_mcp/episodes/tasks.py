@@ -54,6 +54,7 @@ from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import TASKS_FOLDER, in_tasks_folder
 from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.text import clip
 
 __all__ = [
     "CHECK_KINDS",
@@ -466,5 +467,4 @@ def _value_error(error: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(repr(value), 60)

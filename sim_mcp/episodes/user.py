@@ -36,7 +36,7 @@ from sim_mcp.episodes.rewards import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
 from sim_mcp.state.session import ConversationEnd, Event, SessionRecord, TokenUsage
-from sim_mcp.text import shorten
+from sim_mcp.text import shorten, shown
 
 __all__ = [
     "ASK_USER",
@@ -367,10 +367,10 @@ def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | No
     """(message, done, reason) from the model's object, or why it is unusable."""
     message = value.get("message")
     if not isinstance(message, str):
-        return Problem(f"'message' must be a string, got {json.dumps(message)[:60]}")
+        return Problem(f"'message' must be a string, got {shown(message, 60)}")
     done = value.get("done", False)
     if not isinstance(done, bool):
-        return Problem(f"'done' must be true or false, got {json.dumps(done)[:60]}")
+        return Problem(f"'done' must be true or false, got {shown(done, 60)}")
     raw = value.get("reason")
     reason: ConversationEnd | None
     if raw is None:
@@ -380,7 +380,7 @@ def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | No
     elif raw == "abandoned":
         reason = "abandoned"
     else:
-        return Problem(f'\'reason\' must be "goal_met", "abandoned" or null, got {json.dumps(raw)[:60]}')
+        return Problem(f'\'reason\' must be "goal_met", "abandoned" or null, got {shown(raw, 60)}')
     if STOP_MARKER in message:
         message = message.replace(STOP_MARKER, "").strip()
         done = True

@@ -58,6 +58,7 @@ from sim_mcp.errors import (
 )
 from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import SessionRecord
+from sim_mcp.text import shown
 
 logger = logging.getLogger("sim_mcp")
 
@@ -308,7 +309,7 @@ async def _body(request: Request, model: type[_Body]) -> _Body:
         problems = [
             {"field": ".".join(str(part) for part in error["loc"]), "error": error["msg"]} for error in e.errors()
         ]
-        got = f" (got {json.dumps(first['input'], default=str)[:80]})" if "input" in first and field else ""
+        got = f" (got {shown(first['input'], 80)})" if "input" in first and field else ""
         message = f"{field}: {first['msg']}{got}" if field else str(first["msg"])
         raise _ApiError(422, message, field=field, errors=problems) from e
 

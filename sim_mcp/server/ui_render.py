@@ -369,7 +369,7 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
 def _shown(value: Any) -> str:
     """A field's value for display: strings as they are (messages), anything else as JSON."""
     if isinstance(value, str):
-        return value if len(value) <= MAX_VALUE_CHARS else f"{value[:MAX_VALUE_CHARS]}… ({len(value):,} characters)"
+        return shorten(value, MAX_VALUE_CHARS)
     return json_text(value)
 
 
