@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
-from sim_mcp.engine.sessions import SessionService, StateMode
+from sim_mcp.engine.sessions import SessionOptions, SessionService
 from sim_mcp.engine.simulator import CallResult, Simulator, bound_scope, refusal
 from sim_mcp.episodes.curriculum import Curriculum
 from sim_mcp.episodes.rewards import Evaluation, Judge, evaluate_session
@@ -78,34 +78,19 @@ class EpisodeService:
         except SpecError as e:
             raise InvalidSessionInput(e.place, e.reason) from e
 
-    async def create(
-        self,
-        *,
-        env: str | None = None,
-        seed: int | None = None,
-        state: Any = None,
-        state_mode: StateMode = "merge",
-        session_id: str | None = None,
-        task: str | None = None,
-    ) -> SessionRecord:
+    async def create(self, *, task: str | None = None, **options: Unpack[SessionOptions]) -> SessionRecord:
         """A new session (`SessionService.create`); with `task`, in the task's environment and initial state."""
         found = self.task(task) if task is not None else None
-        if found is not None:
-            if env is not None and env != found.env:
-                raise InvalidSessionInput("env", f"task {found.name!r} runs in {found.env!r}, not {env!r}")
-            if state is not None:
-                raise InvalidSessionInput(
-                    "state", "the task brings its own initial state: give task or state, not both"
-                )
-            env, state, state_mode = found.env, found.initial_state, found.state_mode
-        return await self.sessions.create(
-            env=env,
-            seed=seed,
-            state=state,
-            state_mode=state_mode,
-            session_id=session_id,
-            task=found.name if found is not None else None,
-        )
+        if found is None:
+            return await self.sessions.create(**options)
+        env = options.get("env")
+        if env is not None and env != found.env:
+            raise InvalidSessionInput("env", f"task {found.name!r} runs in {found.env!r}, not {env!r}")
+        if options.get("state") is not None:
+            message = "the task brings its own initial state: give task or state, not both"
+            raise InvalidSessionInput("state", message)
+        options["env"], options["state"], options["state_mode"] = found.env, found.initial_state, found.state_mode
+        return await self.sessions.create(**options, task=found.name)
 
     async def evaluate(
         self, session_id: str, given: str | dict[str, Any] | None = None, *, feed_curriculum: bool = True

@@ -27,6 +27,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, TextContent
 
 from sim_mcp.client._errors import McpError, ServerUnreachable, SimClientError, api_error
+from sim_mcp.client._facts import SessionFacts
 from sim_mcp.client._models import JSON, Evaluation, Event, SessionInfo, TaskInfo, ToolInfo, ToolResult, UserReply
 
 DEFAULT_URL = "http://127.0.0.1:8765"
@@ -145,7 +146,7 @@ class SimClient:
                 yield client
 
 
-class SimSession:
+class SimSession(SessionFacts):
     """One session on a sim-mcp server: its own world state, event log, tools and reward.
 
     Made by `SimClient.create_session()` (or `.session(id)`, `.fork()`). Each `call_tool` opens an MCP
@@ -158,25 +159,8 @@ class SimSession:
         self._mcp: Client | None = None
         self._stack: AsyncExitStack | None = None
 
-    def __repr__(self) -> str:
-        return f"SimSession(id={self.id!r}, env={self.env!r}, task={self.task!r})"
-
-    @property
-    def id(self) -> str:
-        return self.info.id
-
-    @property
-    def mcp_url(self) -> str:
-        """The session's MCP endpoint (`.../mcp[/ENV]?session=ID`): give it to any MCP client or agent SDK."""
-        return self.info.mcp_url
-
-    @property
-    def env(self) -> str | None:
-        return self.info.env
-
-    @property
-    def task(self) -> str | None:
-        return self.info.task
+    def _latest(self) -> SessionInfo:
+        return self.info
 
     async def __aenter__(self) -> SimSession:
         stack = AsyncExitStack()

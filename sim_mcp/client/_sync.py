@@ -17,6 +17,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from sim_mcp.client._client import DEFAULT_URL, SimClient, SimSession, TrajectoryFormat
 from sim_mcp.client._errors import SimClientError
+from sim_mcp.client._facts import SessionFacts
 from sim_mcp.client._models import JSON, Evaluation, Event, SessionInfo, TaskInfo, ToolInfo, ToolResult, UserReply
 
 _T = TypeVar("_T")
@@ -96,7 +97,7 @@ class SyncSimClient:
         return self._portal
 
 
-class SyncSimSession:
+class SyncSimSession(SessionFacts):
     """`SimSession` with blocking methods. `with session:` keeps one MCP connection open for its calls."""
 
     def __init__(self, sim: SyncSimClient, session: SimSession) -> None:
@@ -104,24 +105,8 @@ class SyncSimSession:
         self.session = session
         self._connection: AbstractContextManager[SimSession] | None = None
 
-    def __repr__(self) -> str:
-        return f"SyncSimSession(id={self.id!r}, env={self.env!r}, task={self.task!r})"
-
-    @property
-    def id(self) -> str:
-        return self.session.id
-
-    @property
-    def mcp_url(self) -> str:
-        return self.session.mcp_url
-
-    @property
-    def env(self) -> str | None:
-        return self.session.env
-
-    @property
-    def task(self) -> str | None:
-        return self.session.task
+    def _latest(self) -> SessionInfo:
+        return self.session.info
 
     @property
     def info(self) -> SessionInfo:

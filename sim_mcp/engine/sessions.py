@@ -30,7 +30,7 @@ import re
 import time
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from sim_mcp.engine.hooks import Lifecycle, LifecycleAction
 from sim_mcp.engine.simulator import Simulator
@@ -38,6 +38,17 @@ from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExcee
 from sim_mcp.state.session import Event, SessionRecord, Snapshot, TokenUsage, new_session_id
 
 StateMode = Literal["merge", "replace"]
+
+
+class SessionOptions(TypedDict, total=False):
+    """What a new session may be given (`SessionService.create`), for callers that pass it on."""
+
+    env: str | None
+    seed: int | None
+    state: Any
+    state_mode: StateMode
+    session_id: str | None
+
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
 

@@ -52,6 +52,7 @@ import secrets
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,7 +65,7 @@ from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError
 from sim_mcp.specs.formats import parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
-from sim_mcp.specs.registry import Catalog
+from sim_mcp.specs.registry import Catalog, files_under
 from sim_mcp.specs.schema import json_path, type_name
 from sim_mcp.state.compare import changed_fields, first_difference
 from sim_mcp.state.session import TokenUsage
@@ -162,22 +163,18 @@ def load_scenarios(*paths: Path) -> tuple[list[Scenario], list[SpecError]]:
     scenarios: list[Scenario] = []
     errors: list[SpecError] = []
     names: dict[str, str] = {}
-    for root in paths:
-        if not root.exists():
-            errors.append(SpecError(str(root), "no such file or folder"))
+    for path in files_under(paths, scenario_files, errors):
+        try:
+            scenario = _read_scenario(path)
+        except SpecError as e:
+            errors.append(e)
             continue
-        for path in scenario_files(root):
-            try:
-                scenario = _read_scenario(path)
-            except SpecError as e:
-                errors.append(e)
-                continue
-            if scenario.name in names:
-                reason = f"scenario {scenario.name!r} is already defined in {names[scenario.name]}"
-                errors.append(SpecError(str(path), reason, "name"))
-                continue
-            names[scenario.name] = str(path)
-            scenarios.append(scenario)
+        if scenario.name in names:
+            reason = f"scenario {scenario.name!r} is already defined in {names[scenario.name]}"
+            errors.append(SpecError(str(path), reason, "name"))
+            continue
+        names[scenario.name] = str(path)
+        scenarios.append(scenario)
     return scenarios, errors
 
 
@@ -248,19 +245,10 @@ class CallScore:
     rejected_answers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "call": self.call,
-            "result_match": self.result_match,
-            "state_match": self.state_match,
-            "fields_changed": self.fields_changed,
-            "tokens": self.tokens.model_dump(),
-            "latency_ms": self.latency_ms,
-            "state_difference": self.state_difference,
-            "rejected": list(self.rejected),
-            "error": self.error,
-            "rejected_answers": list(self.rejected_answers),
-        }
+        """Every field, in order, as JSON: a field added later is reported without a line here."""
+        values = {item.name: getattr(self, item.name) for item in dataclass_fields(self)}
+        as_json = {"tokens": self.tokens.model_dump(), "rejected": list(self.rejected)}
+        return {**values, **as_json, "rejected_answers": list(self.rejected_answers)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +272,39 @@ FIELD_GROUPS: tuple[tuple[str, int, int], ...] = (
 )
 
 
+class _Totals:
+    """What a scenario's report and the whole benchmark's compute alike: the share of expectations met, and
+    the tokens and mean latency of the calls."""
+
+    __slots__ = ()
+
+    @property
+    def total(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def met(self) -> int:
+        raise NotImplementedError
+
+    def _scored(self) -> list[CallScore]:
+        raise NotImplementedError
+
+    @property
+    def score(self) -> float:
+        return self.met / self.total if self.total else 1.0
+
+    @property
+    def tokens(self) -> TokenUsage:
+        return sum((call.tokens for call in self._scored()), TokenUsage())
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        calls = self._scored()
+        return statistics.fmean(call.latency_ms for call in calls) if calls else None
+
+
 @dataclass(slots=True)
-class ScenarioReport:
+class ScenarioReport(_Totals):
     name: str
     env: str
     source: str
@@ -304,17 +323,8 @@ class ScenarioReport:
     def met(self) -> int:
         return sum(result.passed for result in self.results)
 
-    @property
-    def score(self) -> float:
-        return self.met / self.total if self.total else 1.0
-
-    @property
-    def tokens(self) -> TokenUsage:
-        return sum((call.tokens for call in self.calls), TokenUsage())
-
-    @property
-    def mean_latency_ms(self) -> float | None:
-        return statistics.fmean(call.latency_ms for call in self.calls) if self.calls else None
+    def _scored(self) -> list[CallScore]:
+        return self.calls
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -340,7 +350,7 @@ class ScenarioReport:
 
 
 @dataclass(slots=True)
-class BenchmarkReport:
+class BenchmarkReport(_Totals):
     backend: str
     model: str | None
     rules: bool
@@ -356,18 +366,8 @@ class BenchmarkReport:
     def met(self) -> int:
         return sum(report.met for report in self.scenarios)
 
-    @property
-    def score(self) -> float:
-        return self.met / self.total if self.total else 1.0
-
-    @property
-    def tokens(self) -> TokenUsage:
-        return sum((report.tokens for report in self.scenarios), TokenUsage())
-
-    @property
-    def mean_latency_ms(self) -> float | None:
-        calls = self.calls
-        return statistics.fmean(call.latency_ms for call in calls) if calls else None
+    def _scored(self) -> list[CallScore]:
+        return self.calls
 
     @property
     def calls(self) -> list[CallScore]:

@@ -28,9 +28,9 @@ from jsonpointer import escape
 from pydantic import BaseModel, Field
 
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.sessions import SessionService, merge_patch
-from sim_mcp.episodes.asking import Problem, ask_json
+from sim_mcp.episodes.asking import JsonForm, Problem, ask_json
 from sim_mcp.episodes.tasks import Check, CountBounds, Task
 from sim_mcp.errors import InvalidSessionInput, SpecError
 from sim_mcp.specs.registry import Catalog
@@ -226,6 +226,7 @@ _JUDGE_SCHEMA: dict[str, Any] = {
     },
     "required": ["score", "reasons"],
 }
+_VERDICT = JsonForm(_JUDGE_SCHEMA, "verdict", "Report the score (0..1) and the reasons for it.")
 
 _JUDGE_SYSTEM = """\
 You judge one episode of an agent working in a simulated environment. The agent called the
@@ -247,14 +248,7 @@ class LlmJudge:
         spec = task.judge
         if spec is None:
             raise ValueError(f"task {task.name!r} has no judge")
-        system, user = judge_prompt(task, state, events, state_budget_chars=self.state_budget_chars)
-        request = JsonRequest(
-            system=system,
-            user=user,
-            schema=_JUDGE_SCHEMA,
-            name="verdict",
-            description="Report the score (0..1) and the reasons for it.",
-        )
+        request = _VERDICT.request(judge_prompt(task, state, events, state_budget_chars=self.state_budget_chars))
         answer = await ask_json(self.backend, request, _verdict, attempts=self.max_attempts)
         usage = answer.usage
         if answer.value is not None:

@@ -35,15 +35,16 @@ from typing import Any
 from jsonpointer import escape
 
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.intent import STATUS_OF_VERB, Action, Collection, find_collection, read_intent, split_words
 from sim_mcp.engine.schema_data import generate as generate_value
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import Simulator
+from sim_mcp.episodes.asking import JsonForm
 from sim_mcp.episodes.rewards import run_check, start_state, validate_task
 from sim_mcp.episodes.tasks import TASK_NAME_PATTERN, Task, parse_task
 from sim_mcp.errors import BackendError, SpecError
-from sim_mcp.specs.model import Environment
+from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.text import clip, shorten
@@ -92,6 +93,7 @@ _DRAFT_SCHEMA: dict[str, Any] = {
     },
     "required": ["description", "user", "checks", "solution"],
 }
+_DRAFT = JsonForm(_DRAFT_SCHEMA, "task", "Write the task: description, user, checks and a reference solution.")
 
 _SYSTEM = """\
 You write tasks for training and evaluating AI agents in a simulated software environment. An agent \
@@ -261,14 +263,7 @@ def _task_name(env: str, difficulty: int, document: Mapping[str, Any]) -> str:
 async def _model_draft(
     environment: Environment, difficulty: int, backend: Backend, accepted: Sequence[Task], attempt: int
 ) -> dict[str, Any] | Rejection:
-    system, prompt = draft_prompt(environment, difficulty, accepted, attempt)
-    request = JsonRequest(
-        system=system,
-        user=prompt,
-        schema=_DRAFT_SCHEMA,
-        name="task",
-        description="Write the task: description, user, checks and a reference solution.",
-    )
+    request = _DRAFT.request(draft_prompt(environment, difficulty, accepted, attempt))
     try:
         reply = await backend.complete_json(request)
     except InvalidOutcome as e:
@@ -397,17 +392,15 @@ def _actions(environment: Environment) -> list[_Action]:
         if collection is None or tool is None or not isinstance(collection.records, dict):
             continue
         properties = spec.input_schema.get("properties", {})
-        required = [name for name in spec.input_schema.get("required", []) if isinstance(name, str)]
         id_param = _id_parameter(collection, properties)
         if id_param is None or not isinstance(properties, dict):
             continue
         for key, record in sorted(collection.records.items()):
             if not isinstance(record, dict) or record.get("status") in _TERMINAL:
                 continue
+            target = _Target(spec, collection, key, record, id_param)
             candidates = (
-                _status_actions(spec.name, intent.verb, collection, key, record, id_param, properties, required)
-                if intent.action is Action.SET_STATUS
-                else _update_actions(spec.name, collection, key, record, id_param, properties, required)
+                _status_actions(target, intent.verb) if intent.action is Action.SET_STATUS else _update_actions(target)
             )
             actions += [
                 action for action in candidates if value_problem(action.arguments, tool.input_validator) is None
@@ -426,22 +419,47 @@ def _id_parameter(collection: Collection, properties: Any) -> str | None:
     return None
 
 
-def _status_actions(
-    tool: str,
-    verb: str,
-    collection: Collection,
-    key: str,
-    record: dict[str, Any],
-    id_param: str,
-    properties: dict[str, Any],
-    required: list[str],
-) -> list[_Action]:
-    target = STATUS_OF_VERB.get(verb)
-    if target is None or "status" not in record or record["status"] == target:
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """One record a tool can change, and what the tool's input schema asks to be told about it."""
+
+    spec: ToolSpec
+    collection: Collection
+    key: str
+    record: dict[str, Any]
+    id_param: str
+
+    @property
+    def tool(self) -> str:
+        return self.spec.name
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        properties = self.spec.input_schema.get("properties", {})
+        return properties if isinstance(properties, dict) else {}
+
+    @property
+    def required(self) -> list[str]:
+        return [name for name in self.spec.input_schema.get("required", []) if isinstance(name, str)]
+
+    @property
+    def pointer(self) -> str:
+        return f"{self.collection.pointer}/{escape(self.key)}"
+
+    def arguments(self, *, skip: str | None = None) -> dict[str, Any]:
+        """The call's arguments: the record's id, and the other required ones filled from the record."""
+        skipped = {self.id_param} if skip is None else {self.id_param, skip}
+        return {self.id_param: self.key, **_filled(self.properties, self.required, self.record, skip=skipped)}
+
+
+def _status_actions(target: _Target, verb: str) -> list[_Action]:
+    status = STATUS_OF_VERB.get(verb)
+    record, properties, id_param = target.record, target.properties, target.id_param
+    if status is None or "status" not in record or record["status"] == status:
         return []
-    arguments = {id_param: key, **_filled(properties, required, record, skip={id_param})}
-    pointer = _pointer(collection, key)
-    checks: list[dict[str, Any]] = [{"path": f"{pointer}/status", "equals": target}]
+    arguments = target.arguments()
+    pointer = target.pointer
+    checks: list[dict[str, Any]] = [{"path": f"{pointer}/status", "equals": status}]
     # A free-text field the call records (a resolution, a reason): asked for, and checked.
     note = next(
         (
@@ -457,21 +475,14 @@ def _status_actions(
         arguments[note] = text
         checks.append({"path": f"{pointer}/{note}", "contains": "customer's request"})
         detail = f', with the {_words(note)} "{text}"'
-    return [_record_action(tool, collection, key, record, arguments, checks, verb, detail, target)]
+    return [_record_action(target, arguments, checks, verb, detail, status)]
 
 
-def _update_actions(
-    tool: str,
-    collection: Collection,
-    key: str,
-    record: dict[str, Any],
-    id_param: str,
-    properties: dict[str, Any],
-    required: list[str],
-) -> list[_Action]:
+def _update_actions(target: _Target) -> list[_Action]:
     actions: list[_Action] = []
-    pointer = _pointer(collection, key)
-    for name, schema in sorted(properties.items()):
+    record, id_param = target.record, target.id_param
+    pointer = target.pointer
+    for name, schema in sorted(target.properties.items()):
         if name == id_param or name not in record or not isinstance(schema, dict):
             continue
         current = record[name]
@@ -486,22 +497,19 @@ def _update_actions(
             new = f"{current} (revised)"
         else:
             continue
-        arguments = {id_param: key, **_filled(properties, required, record, skip={id_param, name}), name: new}
+        arguments = {**target.arguments(skip=name), name: new}
         checks: list[dict[str, Any]] = [{"path": f"{pointer}/{escape(name)}", "equals": new}]
         status = record.get("status")
         if name != "status" and isinstance(status, str):
             checks.append({"path": f"{pointer}/status", "equals": status, "weight": 0.5})
         status = new if name == "status" and isinstance(new, str) else None
         change = f"set the {_words(name)} of"
-        actions.append(_record_action(tool, collection, key, record, arguments, checks, change, f" to {new}", status))
+        actions.append(_record_action(target, arguments, checks, change, f" to {new}", status))
     return actions
 
 
 def _record_action(
-    tool: str,
-    collection: Collection,
-    key: str,
-    record: dict[str, Any],
+    target: _Target,
     arguments: dict[str, Any],
     checks: list[dict[str, Any]],
     change: str,
@@ -509,10 +517,11 @@ def _record_action(
     status: str | None,
 ) -> _Action:
     """An action on one record, asked for by its id ("close ticket T-1002") or, vaguer, by what it is."""
+    collection, key = target.collection, target.key
     noun = _words(collection.singular)
-    label = _label(noun, key, record)
+    label = _label(noun, key, target.record)
     return _Action(
-        tool=tool,
+        tool=target.tool,
         arguments=arguments,
         checks=checks,
         ask=f"{change} {noun} {key}{detail}",
@@ -624,10 +633,6 @@ def _jsonpath(path: tuple[str, ...]) -> str | None:
     if not all(_IDENTIFIER.match(part) for part in path):
         return None
     return "$." + ".".join(path)
-
-
-def _pointer(collection: Collection, key: str) -> str:
-    return f"{collection.pointer}/{escape(key)}"
 
 
 def _label(noun: str, key: str, record: dict[str, Any]) -> str:

@@ -299,15 +299,9 @@ class Task(BaseModel):
         return self
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "env": self.env,
-            "difficulty": self.difficulty,
-            "description": self.description,
-            "checks": len(self.checks),
-            "judge": self.judge is not None,
-            "user": self.user is not None,
-        }
+        """What a listing shows of the task: its name, env, difficulty and description, and what scores it."""
+        shown = self.model_dump(include={"name", "env", "difficulty", "description"})
+        return {**shown, "checks": len(self.checks), "judge": self.judge is not None, "user": self.user is not None}
 
 
 # Every field name of the models above: what an error's location may name besides list indexes.

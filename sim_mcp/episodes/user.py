@@ -28,10 +28,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import CallResult
-from sim_mcp.episodes.asking import Problem, ask_json
+from sim_mcp.episodes.asking import JsonForm, Problem, ask_json
 from sim_mcp.episodes.rewards import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
@@ -95,6 +95,7 @@ _REPLY_SCHEMA: dict[str, Any] = {
     },
     "required": ["message", "done"],
 }
+_REPLY = JsonForm(_REPLY_SCHEMA, "user_reply", "Say what the user says next, and whether the conversation is over.")
 
 _RULES = """\
 You play a person (the user) who is talking with an AI assistant (the agent) to get something done. The \
@@ -221,20 +222,18 @@ class UserSimulator:
                 is_error=False,
                 backend="agent",
             )
-            replied = Event(
-                seq=0,
-                at=now,
-                kind="user_message",
-                environment=task.env,
-                tool=tool,
-                arguments={},
-                result=answer.message,
-                is_error=False,
-                backend=self.simulator.backend.name,
-                latency_ms=round((time.perf_counter() - started) * 1000, 3),
-                tokens=answer.usage,
-                note=answer.note,
-                end=answer.reason if answer.done else None,
+            # The other half of the same exchange: same moment, environment and way of speaking.
+            replied = said.model_copy(
+                update={
+                    "kind": "user_message",
+                    "arguments": {},
+                    "result": answer.message,
+                    "backend": self.simulator.backend.name,
+                    "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+                    "tokens": answer.usage,
+                    "note": answer.note,
+                    "end": answer.reason if answer.done else None,
+                }
             )
             updated = await self.simulator.commit_events(record, [said, replied])
             event = replied.model_copy(update={"seq": updated.event_count})
@@ -278,14 +277,7 @@ class UserSimulator:
     ) -> _Reply:
         """The backend's model as the user; replies that break the format or leak a withheld fact are asked again."""
         backend = self.simulator.backend
-        system, prompt = user_prompt(task, user, conversation, message, turn)
-        request = JsonRequest(
-            system=system,
-            user=prompt,
-            schema=_REPLY_SCHEMA,
-            name="user_reply",
-            description="Say what the user says next, and whether the conversation is over.",
-        )
+        request = _REPLY.request(user_prompt(task, user, conversation, message, turn))
         leaky: tuple[str, bool, ConversationEnd | None] | None = None
 
         def read(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | None] | Problem:
