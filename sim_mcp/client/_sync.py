@@ -11,11 +11,11 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from types import TracebackType
-from typing import Literal, TypeVar
+from typing import TypeVar, Unpack
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from sim_mcp.client._client import DEFAULT_URL, SimClient, SimSession, TrajectoryFormat
+from sim_mcp.client._client import DEFAULT_URL, NewSession, SimClient, SimSession, TrajectoryFormat
 from sim_mcp.client._errors import SimClientError
 from sim_mcp.client._facts import SessionFacts
 from sim_mcp.client._models import JSON, Evaluation, Event, SessionInfo, TaskInfo, ToolInfo, ToolResult, UserReply
@@ -70,21 +70,9 @@ class SyncSimClient:
     def task(self, name: str) -> TaskInfo:
         return self.run(partial(self.client.task, name))
 
-    def create_session(
-        self,
-        *,
-        env: str | None = None,
-        task: str | None = None,
-        seed: int | None = None,
-        state: JSON = None,
-        state_mode: Literal["merge", "replace"] | None = None,
-        id: str | None = None,
-    ) -> SyncSimSession:
+    def create_session(self, **given: Unpack[NewSession]) -> SyncSimSession:
         """See `SimClient.create_session`."""
-        create = partial(
-            self.client.create_session, env=env, task=task, seed=seed, state=state, state_mode=state_mode, id=id
-        )
-        return SyncSimSession(self, self.run(create))
+        return SyncSimSession(self, self.run(partial(self.client.create_session, **given)))
 
     def session(self, id: str) -> SyncSimSession:
         return SyncSimSession(self, self.run(partial(self.client.session, id)))

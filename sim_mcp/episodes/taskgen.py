@@ -335,6 +335,39 @@ class _Action:
     status: str | None = None  # the status the step sets, if it is a status change
 
 
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """One record a tool can change, and what the tool's input schema asks to be told about it."""
+
+    spec: ToolSpec
+    collection: Collection
+    key: str
+    record: dict[str, Any]
+    id_param: str
+
+    @property
+    def tool(self) -> str:
+        return self.spec.name
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        properties = self.spec.input_schema.get("properties", {})
+        return properties if isinstance(properties, dict) else {}
+
+    @property
+    def required(self) -> list[str]:
+        return [name for name in self.spec.input_schema.get("required", []) if isinstance(name, str)]
+
+    @property
+    def pointer(self) -> str:
+        return f"{self.collection.pointer}/{escape(self.key)}"
+
+    def arguments(self, *, skip: str | None = None) -> dict[str, Any]:
+        """The call's arguments: the record's id, and the other required ones filled from the record."""
+        skipped = {self.id_param} if skip is None else {self.id_param, skip}
+        return {self.id_param: self.key, **_filled(self.properties, self.required, self.record, skip=skipped)}
+
+
 def template_drafts(environment: Environment, difficulty: int, count: int, *, seed: int = 0) -> list[dict[str, Any]]:
     """Up to `count` distinct drafts for `environment` at `difficulty`, filled from its state (no model)."""
     actions = _actions(environment)
@@ -417,39 +450,6 @@ def _id_parameter(collection: Collection, properties: Any) -> str | None:
         if name in properties:
             return name
     return None
-
-
-@dataclass(frozen=True, slots=True)
-class _Target:
-    """One record a tool can change, and what the tool's input schema asks to be told about it."""
-
-    spec: ToolSpec
-    collection: Collection
-    key: str
-    record: dict[str, Any]
-    id_param: str
-
-    @property
-    def tool(self) -> str:
-        return self.spec.name
-
-    @property
-    def properties(self) -> dict[str, Any]:
-        properties = self.spec.input_schema.get("properties", {})
-        return properties if isinstance(properties, dict) else {}
-
-    @property
-    def required(self) -> list[str]:
-        return [name for name in self.spec.input_schema.get("required", []) if isinstance(name, str)]
-
-    @property
-    def pointer(self) -> str:
-        return f"{self.collection.pointer}/{escape(self.key)}"
-
-    def arguments(self, *, skip: str | None = None) -> dict[str, Any]:
-        """The call's arguments: the record's id, and the other required ones filled from the record."""
-        skipped = {self.id_param} if skip is None else {self.id_param, skip}
-        return {self.id_param: self.key, **_filled(self.properties, self.required, self.record, skip=skipped)}
 
 
 def _status_actions(target: _Target, verb: str) -> list[_Action]:

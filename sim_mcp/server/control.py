@@ -167,14 +167,8 @@ class _ControlApi:
 
     async def create(self, request: Request) -> Response:
         body = await _body(request, CreateSession)
-        record = await self.episodes.create(
-            env=body.env,
-            seed=body.seed,
-            state=body.state,
-            state_mode=body.state_mode,
-            session_id=body.id,
-            task=body.task,
-        )
+        options = body.model_dump(include={"env", "seed", "state", "state_mode"})
+        record = await self.episodes.create(task=body.task, session_id=body.id, **options)
         view = _session_view(request, record)
         return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
 
