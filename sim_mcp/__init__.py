@@ -6,7 +6,8 @@ The public API, importable from `sim_mcp` (`__all__` is the contract; anything e
 - running in process: `Settings`, `Runtime` (the composition root: `async with Runtime(settings) as rt`),
   `rt.simulator.call(session, tool, arguments)` -> `CallResult`, `rt.sessions` (create, reset, fork...).
 - serving: `create_app(settings)` (the HTTP app: MCP in both eras, control API, UI), `serve_stdio`,
-  `build_mcp_server` with `ServerContext` (the SDK's low-level `Server`, e.g. for an in-memory `Client`).
+  `build_mcp_server` with `SessionRouting` and `ServerContext` (the SDK's low-level Server, e.g. for the SDK's
+  Client in memory).
 - extending: `Backend` (with `SimulationRequest` -> `Outcome`), `SessionStore`, `open_store`.
 - harness side: `SimClient` / `SimSession` (a running server's sessions over HTTP and MCP) and `LocalServer`.
 - errors: `SimMcpError` and its kinds.
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from sim_mcp.version import __version__
 
 if TYPE_CHECKING:
+    from sim_mcp.client import LocalServer, SimClient, SimSession
     from sim_mcp.config import Settings
     from sim_mcp.engine.backends import Backend, load_backend
     from sim_mcp.engine.contract import Outcome, SimulationRequest
@@ -49,6 +51,9 @@ if TYPE_CHECKING:
     from sim_mcp.state.stores import MemoryStore, SessionStore, open_store
 
 _WHERE = {
+    "LocalServer": "sim_mcp.client",
+    "SimClient": "sim_mcp.client",
+    "SimSession": "sim_mcp.client",
     "Settings": "sim_mcp.config",
     "Backend": "sim_mcp.engine.backends",
     "load_backend": "sim_mcp.engine.backends",
@@ -96,6 +101,7 @@ __all__ = [
     "Environment",
     "Event",
     "Lifecycle",
+    "LocalServer",
     "MemoryStore",
     "Outcome",
     "Runtime",
@@ -107,7 +113,9 @@ __all__ = [
     "SessionService",
     "SessionStore",
     "Settings",
+    "SimClient",
     "SimMcpError",
+    "SimSession",
     "SimulationRequest",
     "Simulator",
     "SpecError",

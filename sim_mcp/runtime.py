@@ -1,5 +1,6 @@
 """The composition root: `Settings` -> catalog, store, backend, simulator, session service, tasks, judge, users,
-curriculum and the after-commit hooks. Transports (`server/`) build on a runtime; nothing here knows them."""
+curriculum, the after-commit hooks and the services transports call (`services.py`). Transports (`server/`)
+build on a runtime; nothing here knows them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sim_mcp.episodes.tasks import Task, load_tasks
 from sim_mcp.episodes.trajectory_writer import TrajectoryWriter
 from sim_mcp.episodes.user import UserSimulator
 from sim_mcp.errors import SpecError
+from sim_mcp.services import CallService, EpisodeService
 from sim_mcp.specs.registry import Catalog, load_catalog
 from sim_mcp.state.stores import SessionStore, open_store
 
@@ -62,9 +64,14 @@ class Runtime:
             self.backend, max_attempts=settings.max_attempts, state_budget_chars=settings.state_budget_chars
         )
         # The simulated users of sessions made from tasks, and the curriculum over the tasks (docs/users.md).
-        self.users = UserSimulator(self.simulator, lambda: self.tasks, max_attempts=settings.max_attempts)
+        self.users = UserSimulator(self.sessions, lambda: self.tasks, max_attempts=settings.max_attempts)
         policy = CurriculumPolicy(settings.curriculum_window, settings.curriculum_up, settings.curriculum_down)
         self.curriculum = Curriculum(self.store, lambda: self.tasks, policy)
+        # What transports call (services.py): the rules of episodes and of where a call goes live there.
+        self.episodes = EpisodeService(
+            self.sessions, lambda: self.tasks, judge=self.judge, users=self.users, curriculum=self.curriculum
+        )
+        self.calls = CallService(self.simulator, self.sessions, self.users)
 
     def load_tasks(self) -> dict[str, Task]:
         """Read the task files again (at start and on reload); files that fail are logged and skipped."""

@@ -1,10 +1,14 @@
 """Text cut to a length, saying how much was left out.
 
-One form wherever a long value is shown (on the dashboard, in a prompt, in a trajectory), so that a
-reader, person or model, always sees that the text was cut and by how much.
+One form wherever a long value is shown (on the dashboard, in a prompt, in a trajectory, in an error), so that
+a reader, person or model, always sees that the text was cut and by how much: `shorten` for text, `shown` for
+a value quoted as JSON. `clip` is for the one place a count would be noise: a name or label in a sentence.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 
 def shorten(text: str, limit: int, *, separator: str = " ") -> str:
@@ -15,3 +19,15 @@ def shorten(text: str, limit: int, *, separator: str = " ") -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}{separator}… ({len(text) - limit:,} more characters)"
+
+
+def shown(value: Any, limit: int) -> str:
+    """`value` as one line of JSON (what JSON cannot hold, as its `str`), cut by `shorten`: how an error, a
+    report or a prompt quotes a value."""
+    return shorten(json.dumps(value, ensure_ascii=False, default=str), limit)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, ending in "..." when cut: for a name or a label inside a sentence,
+    where a count of what was left out would be noise."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,4 +1,4 @@
-"""Hardening (issue 17): a rejected patch never reaches the model again; an evaluation against another task
+"""Hardening: a rejected patch never reaches the model again; an evaluation against another task
 leaves the session's reward alone; unnamed clients are told they share a session; idle handshake-era
 connections close; refused calls are labelled with their tool's environment; the UI shows no null fields."""
 

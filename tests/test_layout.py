@@ -1,35 +1,36 @@
-"""The package's rooms and the one way imports run between them (docs/architecture.md): no import circles,
-and no room importing a room above it."""
+"""The package's rooms and the one way imports run between them, as docs/architecture.md states them: the
+floors are read from its table, so the document and the code cannot drift apart unnoticed."""
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "sim_mcp"
 
-# Lower imports nothing higher. The same rank may import itself (a room uses its own modules).
-RANKS = {
-    "errors": 0,
-    "version": 0,
-    "logs": 0,
-    "text": 0,
-    "specs": 1,
-    "state": 1,
-    "config": 2,
-    "engine": 3,
-    "llm": 3,
-    "episodes": 4,
-    "authoring": 4,
-    "runtime": 5,
-    "server": 6,
-    "client": 6,
-    "cli": 7,
-    "integrations": 7,
-    "__init__": 8,
-    "__main__": 8,
-}
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+# Rooms that speak to a server over the wire, and the rooms of the server side they must not import.
+WIRE_ROOMS = {"client", "integrations"}
+SERVER_SIDE = {"server", "runtime", "services", "episodes", "authoring", "engine", "llm", "config", "specs", "state"}
+# Where a session store may be reached through the simulator or the runtime (everything else: SessionService).
+STORE_OWNERS = ("sim_mcp.engine", "sim_mcp.runtime")
+
+
+def floors() -> dict[str, int]:
+    """Room -> floor, read from the table under "## Floors" in docs/architecture.md (top row: highest floor)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("\n## Floors\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]  # past the header and its rule
+    assert rows, "docs/architecture.md: no table of floors under '## Floors'"
+    ranks: dict[str, int] = {}
+    for height, row in enumerate(reversed(rows)):
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        for name in re.findall(r"`([^`]+)`", cells[1]):
+            assert name not in ranks, f"docs/architecture.md: room {name!r} is on two floors"
+            ranks[name] = height
+    return ranks
 
 
 def module_name(path: Path) -> str:
@@ -63,11 +64,12 @@ def room(module: str) -> str:
 
 
 def test_no_room_imports_a_room_above_it() -> None:
+    ranks = floors()
     wrong = [
         f"{source} -> {target}"
         for source, targets in graph().items()
         for target in targets
-        if RANKS[room(target)] > RANKS[room(source)]
+        if ranks[room(target)] > ranks[room(source)]
     ]
     assert wrong == []
 
@@ -92,5 +94,38 @@ def test_no_import_circles() -> None:
     assert circles == []
 
 
-def test_every_room_is_ranked() -> None:
-    assert {room(module) for module in graph()} <= set(RANKS)
+def test_the_floors_name_every_room_and_no_other() -> None:
+    assert sorted(set(floors()) ^ {room(module) for module in graph()}) == []
+
+
+def test_the_floors_are_read_in_order() -> None:
+    ranks = floors()
+    assert ranks["__init__"] > ranks["cli"] > ranks["server"] > ranks["runtime"] > ranks["services"]
+    assert ranks["services"] > ranks["episodes"] > ranks["engine"] > ranks["config"] > ranks["specs"] > ranks["errors"]
+    assert ranks["server"] == ranks["client"]
+
+
+def test_wire_rooms_import_nothing_of_the_server_side() -> None:
+    wrong = [
+        f"{source} -> {target}"
+        for source, targets in graph().items()
+        if room(source) in WIRE_ROOMS
+        for target in targets
+        if room(target) in SERVER_SIDE
+    ]
+    assert wrong == []
+
+
+def test_sessions_are_read_through_the_session_service() -> None:
+    """`simulator.store` and `runtime.store` appear only where the store is owned: engine/ and runtime.py."""
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        name = module_name(path)
+        if name.startswith(STORE_OWNERS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "store":
+                owner = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
+                if owner in ("simulator", "runtime"):
+                    wrong.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert wrong == []

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +45,23 @@ async def test_a_call_in_process_with_the_public_api_alone() -> None:
 
 def test_all_lists_exactly_what_the_package_serves() -> None:
     assert set(sim_mcp.__all__) == {"__version__", *sim_mcp._WHERE}
+
+
+def test_the_docstring_names_only_public_names() -> None:
+    """Every name the package docstring shows in backticks (alone, or called) is in `__all__`, so the docstring
+    promises nothing `sim_mcp` does not serve."""
+    assert sim_mcp.__doc__ is not None
+    spans = re.findall(r"`([^`]+)`", sim_mcp.__doc__)
+    named = {match.group(1) for span in spans if (match := re.fullmatch(r"(\w+)(\(.*\))?", span))}
+    assert {"SimClient", "SimSession", "LocalServer", "Runtime"} <= named  # the parse finds what it should
+    assert sorted(named - {"sim_mcp", "__all__"} - set(sim_mcp.__all__)) == []
+
+
+def test_the_type_checking_imports_match_where_names_are_served_from() -> None:
+    """The imports type checkers read agree with the table `__getattr__` serves names from."""
+    tree = ast.parse(Path(sim_mcp.__file__).read_text(encoding="utf-8"))
+    guarded = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    imported = {
+        alias.name: node.module for node in guarded.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
+    assert imported == sim_mcp._WHERE

@@ -27,6 +27,7 @@ from sim_mcp.episodes.rewards import validate_task
 from sim_mcp.episodes.taskgen import generate_tasks, template_drafts
 from sim_mcp.episodes.tasks import Task, load_tasks, parse_task, reveals, task_yaml
 from sim_mcp.errors import ConfigError
+from sim_mcp.runtime import Runtime
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.stores import SessionStore, open_store
 from tests.fake_providers import FakeProvider, Reply, reply_outcome
@@ -779,9 +780,8 @@ async def test_generated_tasks_failing_their_own_replay_are_rejected() -> None:
             {"description": "not a task"},  # no env-worthy fields: user, checks...
         ]
     )
-    report = await generate_tasks(
-        catalog, "tickets", count=8, difficulty=2, backend=backend, settings=Settings(specs=[BUNDLED_SPECS])
-    )
+    runtime = Runtime(Settings(specs=[BUNDLED_SPECS]), catalog=catalog, backend=backend)
+    report = await generate_tasks(runtime.simulator, "tickets", count=8, difficulty=2)
     assert [task.name for task in report.accepted] == [report.accepted[0].name]
     assert report.accepted[0].name.startswith("tickets-escalate-")
     assert report.accepted[0].difficulty == 2
@@ -823,9 +823,8 @@ async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
     settings = Settings(specs=[BUNDLED_SPECS], run_rules=False, **llm("openai", fake))
     backend = OpenAIBackend(settings)
     try:
-        report = await generate_tasks(
-            load_catalog(BUNDLED_SPECS), "tickets", count=2, difficulty=1, backend=backend, settings=settings
-        )
+        runtime = Runtime(settings, backend=backend)
+        report = await generate_tasks(runtime.simulator, "tickets", count=2, difficulty=1)
     finally:
         await backend.aclose()
     assert len(report.accepted) == 1
@@ -845,11 +844,26 @@ def test_bundled_tasks_have_users_and_proven_solutions() -> None:
     assert errors == []
 
     async def replay_all() -> dict[str, str | None]:
-        settings = Settings(specs=[BUNDLED_SPECS])
-        return {name: await check_by_replay(task, catalog, OfflineBackend(), settings) for name, task in tasks.items()}
+        simulator = Runtime(Settings(specs=[BUNDLED_SPECS]), catalog=catalog, backend=OfflineBackend()).simulator
+        return {name: await check_by_replay(task, simulator) for name, task in tasks.items()}
 
     assert all(task.user is not None and task.solution for task in tasks.values())
     assert anyio.run(replay_all) == dict.fromkeys(tasks)
+
+
+async def test_a_replay_runs_in_the_sandbox_of_the_runtimes_simulator() -> None:
+    """Proving a task neither meets the runtime's injected faults nor leaves a session in its store."""
+    from sim_mcp.episodes.taskgen import check_by_replay
+
+    tasks, _ = load_tasks(BUNDLED_SPECS)
+    task = tasks["tickets-close-sso"]
+    settings = Settings(specs=[BUNDLED_SPECS], fault_error_rate=1.0)
+    async with Runtime(settings) as runtime:
+        served = await runtime.sessions.create(env="tickets")
+        failed = await runtime.simulator.call(served.id, "get_ticket", {"ticket_id": "T-1001"})
+        assert failed.kind == "fault"  # the runtime's own calls do meet the faults
+        assert await check_by_replay(task, runtime.simulator) is None
+        assert [record.id for record in await runtime.sessions.list()] == [served.id]
 
 
 def test_the_judge_sees_the_conversation() -> None:

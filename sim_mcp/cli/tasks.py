@@ -37,9 +37,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Draft tasks with the backend (templates offline), keep those their reference solution proves, write them."""
-    from sim_mcp.engine.backends import load_backend
     from sim_mcp.episodes.taskgen import generate_tasks
-    from sim_mcp.episodes.tasks import load_tasks, task_yaml
+    from sim_mcp.episodes.tasks import task_yaml
+    from sim_mcp.runtime import Runtime
 
     if args.count < 1:
         raise ConfigError(f"--count: expected 1 or more tasks, got {args.count}")
@@ -51,24 +51,18 @@ def run(args: argparse.Namespace) -> int:
         known = ", ".join(sorted(catalog.environments)) or "none: check --specs"
         raise ConfigError(f"--env: unknown environment {args.env!r}: expected one of {known}")
     output: Path = args.output if args.output is not None else _generated_folder(settings.specs)
-    existing, _ = load_tasks(*settings.specs)
 
     async def run() -> Any:
-        backend = load_backend(settings)
-        await backend.start()
-        try:
+        # The runtime's simulator drafts with its backend and replays each solution in its sandbox.
+        async with Runtime(settings, catalog=catalog) as runtime:
             return await generate_tasks(
-                catalog,
+                runtime.simulator,
                 args.env,
                 count=args.count,
                 difficulty=args.difficulty,
-                backend=backend,
-                settings=settings,
-                existing=existing,
+                existing=runtime.tasks,
                 seed=settings.seed,
             )
-        finally:
-            await backend.aclose()
 
     report = anyio.run(run)
     try:

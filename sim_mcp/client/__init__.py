@@ -11,7 +11,7 @@
 `sim-mcp serve` subprocess on 127.0.0.1 for examples and tests. See docs/integrations.md.
 """
 
-from sim_mcp.client._client import DEFAULT_URL, SimClient, SimSession, TrajectoryFormat
+from sim_mcp.client._client import DEFAULT_URL, NewSession, SimClient, SimSession, TrajectoryFormat
 from sim_mcp.client._errors import (
     CapacityError,
     ConflictError,
@@ -54,6 +54,7 @@ __all__ = [
     "JudgeResult",
     "LocalServer",
     "McpError",
+    "NewSession",
     "NotFoundError",
     "ServerUnreachable",
     "SessionInfo",

@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from types import TracebackType
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 
 import httpx
 import httpx2
@@ -27,10 +27,24 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, TextContent
 
 from sim_mcp.client._errors import McpError, ServerUnreachable, SimClientError, api_error
+from sim_mcp.client._facts import SessionFacts
 from sim_mcp.client._models import JSON, Evaluation, Event, SessionInfo, TaskInfo, ToolInfo, ToolResult, UserReply
 
 DEFAULT_URL = "http://127.0.0.1:8765"
 TrajectoryFormat = Literal["events", "openai"]
+
+
+class NewSession(TypedDict, total=False):
+    """What `create_session` may be given (each optional): `env` binds the session to one environment; `task`
+    starts it from a task (its env and initial state); `seed`; `state`, a merge patch over the environment's
+    initial state (or the whole state with `state_mode="replace"`); `id`, the session's id."""
+
+    env: str | None
+    task: str | None
+    seed: int | None
+    state: JSON
+    state_mode: Literal["merge", "replace"] | None
+    id: str | None
 
 
 class SimClient:
@@ -77,24 +91,13 @@ class SimClient:
         """One task as written, with its checks and reference `solution`; `NotFoundError` if there is none."""
         return TaskInfo.model_validate((await self.request("GET", f"/tasks/{name}")).json())
 
-    async def create_session(
-        self,
-        *,
-        env: str | None = None,
-        task: str | None = None,
-        seed: int | None = None,
-        state: JSON = None,
-        state_mode: Literal["merge", "replace"] | None = None,
-        id: str | None = None,
-    ) -> SimSession:
-        """A fresh session (its own world): bound to `env`, or started from `task` (its env and initial state).
-
-        `state` is a merge patch over the environment's initial state (or the whole state with
-        `state_mode="replace"`); `id` chooses the session's id. An unknown `env` or `task` raises
-        `InvalidRequestError` naming the ones the server has.
+    async def create_session(self, **given: Unpack[NewSession]) -> SimSession:
+        """A fresh session (its own world): bound to `env`, or started from `task` (its env and initial state);
+        the options are `NewSession`'s. An unknown `env` or `task` raises `InvalidRequestError` naming the ones
+        the server has.
         """
-        body = {"env": env, "task": task, "seed": seed, "state": state, "state_mode": state_mode, "id": id}
-        response = await self.request("POST", "/sessions", json={k: v for k, v in body.items() if v is not None})
+        body = {key: value for key, value in given.items() if value is not None}
+        response = await self.request("POST", "/sessions", json=body)
         return SimSession(self, SessionInfo.model_validate(response.json()))
 
     async def session(self, id: str) -> SimSession:
@@ -145,7 +148,7 @@ class SimClient:
                 yield client
 
 
-class SimSession:
+class SimSession(SessionFacts):
     """One session on a sim-mcp server: its own world state, event log, tools and reward.
 
     Made by `SimClient.create_session()` (or `.session(id)`, `.fork()`). Each `call_tool` opens an MCP
@@ -158,25 +161,8 @@ class SimSession:
         self._mcp: Client | None = None
         self._stack: AsyncExitStack | None = None
 
-    def __repr__(self) -> str:
-        return f"SimSession(id={self.id!r}, env={self.env!r}, task={self.task!r})"
-
-    @property
-    def id(self) -> str:
-        return self.info.id
-
-    @property
-    def mcp_url(self) -> str:
-        """The session's MCP endpoint (`.../mcp[/ENV]?session=ID`): give it to any MCP client or agent SDK."""
-        return self.info.mcp_url
-
-    @property
-    def env(self) -> str | None:
-        return self.info.env
-
-    @property
-    def task(self) -> str | None:
-        return self.info.task
+    def _latest(self) -> SessionInfo:
+        return self.info
 
     async def __aenter__(self) -> SimSession:
         stack = AsyncExitStack()

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sim_mcp.client._errors import ToolCallError
 
 JSON = Any
+
+
 """A JSON value as the server sent it (object, array, string, number, boolean or null)."""
 
 

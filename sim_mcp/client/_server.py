@@ -17,20 +17,18 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO
 
-import anyio
-import anyio.to_thread
 import httpx
 
+from sim_mcp.client._background import Background
 from sim_mcp.client._errors import SimClientError
 
 _LAUNCH = "import sys; from sim_mcp.cli import main; sys.exit(main())"
 _ATTEMPTS = 3
 
 
-class LocalServer:
+class LocalServer(Background):
     """Run `sim-mcp serve --transport http` with `args` (flags such as `--backend`, `--token`) on 127.0.0.1.
 
     `specs` is a spec folder or several (default: the repository's bundled `tool_specs` when sim-mcp runs
@@ -110,22 +108,6 @@ class LocalServer:
         if self._log is not None:
             self._log.close()
             self._log = None
-
-    def __enter__(self) -> LocalServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> LocalServer:
-        return await anyio.to_thread.run_sync(self.start)
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await anyio.to_thread.run_sync(self.stop)
 
 
 def _bundled_specs() -> list[Path]:

@@ -11,12 +11,13 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, ExitStack
 from functools import partial
 from types import TracebackType
-from typing import Literal, TypeVar
+from typing import TypeVar, Unpack
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from sim_mcp.client._client import DEFAULT_URL, SimClient, SimSession, TrajectoryFormat
+from sim_mcp.client._client import DEFAULT_URL, NewSession, SimClient, SimSession, TrajectoryFormat
 from sim_mcp.client._errors import SimClientError
+from sim_mcp.client._facts import SessionFacts
 from sim_mcp.client._models import JSON, Evaluation, Event, SessionInfo, TaskInfo, ToolInfo, ToolResult, UserReply
 
 _T = TypeVar("_T")
@@ -69,21 +70,9 @@ class SyncSimClient:
     def task(self, name: str) -> TaskInfo:
         return self.run(partial(self.client.task, name))
 
-    def create_session(
-        self,
-        *,
-        env: str | None = None,
-        task: str | None = None,
-        seed: int | None = None,
-        state: JSON = None,
-        state_mode: Literal["merge", "replace"] | None = None,
-        id: str | None = None,
-    ) -> SyncSimSession:
+    def create_session(self, **given: Unpack[NewSession]) -> SyncSimSession:
         """See `SimClient.create_session`."""
-        create = partial(
-            self.client.create_session, env=env, task=task, seed=seed, state=state, state_mode=state_mode, id=id
-        )
-        return SyncSimSession(self, self.run(create))
+        return SyncSimSession(self, self.run(partial(self.client.create_session, **given)))
 
     def session(self, id: str) -> SyncSimSession:
         return SyncSimSession(self, self.run(partial(self.client.session, id)))
@@ -96,7 +85,7 @@ class SyncSimClient:
         return self._portal
 
 
-class SyncSimSession:
+class SyncSimSession(SessionFacts):
     """`SimSession` with blocking methods. `with session:` keeps one MCP connection open for its calls."""
 
     def __init__(self, sim: SyncSimClient, session: SimSession) -> None:
@@ -104,24 +93,8 @@ class SyncSimSession:
         self.session = session
         self._connection: AbstractContextManager[SimSession] | None = None
 
-    def __repr__(self) -> str:
-        return f"SyncSimSession(id={self.id!r}, env={self.env!r}, task={self.task!r})"
-
-    @property
-    def id(self) -> str:
-        return self.session.id
-
-    @property
-    def mcp_url(self) -> str:
-        return self.session.mcp_url
-
-    @property
-    def env(self) -> str | None:
-        return self.session.env
-
-    @property
-    def task(self) -> str | None:
-        return self.session.task
+    def _latest(self) -> SessionInfo:
+        return self.session.info
 
     @property
     def info(self) -> SessionInfo:

@@ -55,6 +55,7 @@ from sim_mcp.specs.schema import CompiledSchema, compile_schema, value_problem
 from sim_mcp.state.compare import first_difference
 from sim_mcp.state.patch import apply_patch
 from sim_mcp.state.session import TokenUsage
+from sim_mcp.text import shorten
 
 __all__ = ["CompileReport", "ToolReport", "check_program", "compile_environment", "programs_path"]
 
@@ -221,7 +222,7 @@ async def _compile_tool(
             report.status, report.reason, report.seconds = "compiled", None, time.perf_counter() - started
             return report, text
         failures.append((text, problem))
-        progress(f"{job.tool.name}: round {report.rounds} failed: {_cut(problem, 200)}")
+        progress(f"{job.tool.name}: round {report.rounds} failed: {shorten(problem, 200)}")
     report.seconds = time.perf_counter() - started
     if report.reason is None:
         report.reason = failures[-1][1] if failures else "no program"
@@ -353,13 +354,14 @@ def _request(job: _Job, failure: tuple[str, str] | None) -> JsonRequest:
             tool_text(tool),
         ]
     )
-    parts = [f"## The initial world state\n```json\n{_cut(_dump(environment.initial_state), _STATE_CHARS)}\n```"]
+    state = shorten(_dump(environment.initial_state), _STATE_CHARS, separator="\n")
+    parts = [f"## The initial world state\n```json\n{state}\n```"]
     if job.recordings:
         parts.append(_recordings_text(job.recordings))
     if failure is not None:
         program, why = failure
         shown = f"```python\n{program}```\n" if program else ""
-        parts.append(f"## Your previous program failed\n{shown}Problem: {_cut(why, _FAILURE_CHARS)}\nFix it.")
+        parts.append(f"## Your previous program failed\n{shown}Problem: {shorten(why, _FAILURE_CHARS)}\nFix it.")
     parts.append(
         f"## Your task\nWrite def {name}(state, args) for {tool.name}: the rules' checks with their exact error "
         'messages first, then the changes to state, then the result.\nReply with {"program": "..."}.'
@@ -377,7 +379,7 @@ def _recordings_text(recordings: list[Recording]) -> str:
             "result": recording.result,
             "state changes": changes if changes else "none",
         }
-        lines.append("```json\n" + _cut(_dump(shown), 2_000) + "\n```")
+        lines.append("```json\n" + shorten(_dump(shown), 2_000, separator="\n") + "\n```")
     return "\n".join(lines)
 
 
@@ -441,8 +443,4 @@ def _dump(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    return _cut(_dump(value), 200)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(_dump(value), 200)

@@ -29,7 +29,8 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Literal
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Literal, TypedDict
 
 from sim_mcp.engine.hooks import Lifecycle, LifecycleAction
 from sim_mcp.engine.simulator import Simulator
@@ -37,6 +38,17 @@ from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExcee
 from sim_mcp.state.session import Event, SessionRecord, Snapshot, TokenUsage, new_session_id
 
 StateMode = Literal["merge", "replace"]
+
+
+class SessionOptions(TypedDict, total=False):
+    """What a new session may be given (`SessionService.create`), for callers that pass it on."""
+
+    env: str | None
+    seed: int | None
+    state: Any
+    state_mode: StateMode
+    session_id: str | None
+
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:\-]{1,128}$")
 
@@ -46,6 +58,20 @@ class SessionService:
 
     def __init__(self, simulator: Simulator) -> None:
         self.simulator = simulator
+        self._store = simulator.store
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        """The session's lock, which every call and operation on it takes: hold it to read a record and its
+        log as one, or to write a record read under it. Not reentrant: inside it, use `find`, `get`, `log`."""
+        return self._store.lock(session_id)
+
+    async def find(self, session_id: str) -> SessionRecord | None:
+        """The session's record, or None when there is no such session (`get` raises instead)."""
+        return await self._store.get(session_id)
+
+    async def count(self) -> int:
+        """How many sessions the store holds (a store that does not answer raises `StoreError`)."""
+        return await self._store.count()
 
     async def create(
         self,
@@ -69,8 +95,8 @@ class SessionService:
         initial = self._creation_state(env, state, state_mode) if state is not None else {}
         session_id = session_id if session_id is not None else new_session_id()
         settings = self.simulator.settings
-        async with self.simulator.store.lock(session_id):
-            if await self.simulator.store.get(session_id) is not None:
+        async with self._store.lock(session_id):
+            if await self._store.get(session_id) is not None:
                 raise SessionExists(session_id)
             await self._check_room(session_id)
             now = time.time()
@@ -83,22 +109,36 @@ class SessionService:
                 initial_worlds=initial,
                 task=task,
             )
-            await self.simulator.store.put(record, [])
+            await self._store.put(record, [])
             await self._emit(session_id, "created", record)
         return record
 
     async def list(self) -> builtins.list[SessionRecord]:
-        return sorted(await self.simulator.store.list(), key=lambda record: (record.created_at, record.id))
+        return sorted(await self._store.list(), key=lambda record: (record.created_at, record.id))
 
     async def get(self, session_id: str) -> SessionRecord:
-        record = await self.simulator.store.get(session_id)
+        record = await self._store.get(session_id)
         if record is None:
             raise SessionNotFound(session_id)
         return record
 
     async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         await self.get(session_id)
-        return await self.simulator.store.events(session_id, last=last)
+        return await self._store.events(session_id, last=last)
+
+    async def log(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
+        """The session's events (the `last` ones), with no look at the record first: for a caller that has
+        read it already (`events` checks the session exists)."""
+        return await self._store.events(session_id, last=last)
+
+    async def set_world(self, session_id: str, env: str, world: Any) -> SessionRecord:
+        """Set the session's world of `env` to a copy of `world`, its events and counters kept, so that the next
+        call starts from it (fidelity scoring puts each step on the reference's state). The caller holds the
+        lock. No lifecycle change is emitted: the session's log, which subscribers follow, is unchanged."""
+        record = await self.get(session_id)
+        updated = record.model_copy(update={"worlds": {**record.worlds, env: copy.deepcopy(world)}})
+        await self._store.put(updated)  # with no events given, the log stays as it is
+        return updated
 
     def state_of(self, record: SessionRecord) -> Any:
         """The world state as clients see it: the environment's state for a bound session, else an
@@ -113,7 +153,7 @@ class SessionService:
         return self.state_of(SessionRecord(id=session_id, environment=env))
 
     async def reset(self, session_id: str, *, snapshot: str | None = None) -> SessionRecord:
-        async with self.simulator.store.lock(session_id):
+        async with self._store.lock(session_id):
             record = await self.get(session_id)
             now = time.time()
             if snapshot is None:
@@ -127,7 +167,7 @@ class SessionService:
                         "evaluation": None,
                     }
                 )
-                await self.simulator.store.put(updated, [])
+                await self._store.put(updated, [])
                 await self._emit(session_id, "reset", updated)
                 return updated
             if snapshot not in record.snapshots:
@@ -147,16 +187,16 @@ class SessionService:
                     "evaluation": None,
                 }
             )
-            await self.simulator.store.put(updated, saved.events)
+            await self._store.put(updated, saved.events)
             await self._emit(session_id, "reset", updated)
             return updated
 
     async def snapshot(self, session_id: str, name: str) -> SessionRecord:
         if not name:
             raise InvalidSessionInput("name", "expected a non-empty snapshot name")
-        async with self.simulator.store.lock(session_id):
+        async with self._store.lock(session_id):
             record = await self.get(session_id)
-            events = await self.simulator.store.events(session_id)
+            events = await self._store.events(session_id)
             saved = Snapshot(
                 worlds=copy.deepcopy(record.worlds),
                 event_count=record.event_count,
@@ -170,7 +210,7 @@ class SessionService:
                     "updated_at": saved.taken_at,
                 }
             )
-            await self.simulator.store.put(updated)
+            await self._store.put(updated)
             await self._emit(session_id, "snapshot", updated)
             return updated
 
@@ -180,25 +220,25 @@ class SessionService:
             raise InvalidSessionInput("id", "expected 1-128 characters of letters, digits and _ . : -")
         # Read the source under its lock (a consistent record and log), then write the copy under the
         # copy's lock: never both at once, so two forks in opposite directions cannot deadlock.
-        async with self.simulator.store.lock(session_id):
+        async with self._store.lock(session_id):
             source = await self.get(session_id)
-            events = await self.simulator.store.events(session_id)
+            events = await self._store.events(session_id)
         new_id = new_id if new_id is not None else new_session_id()
-        async with self.simulator.store.lock(new_id):
-            if await self.simulator.store.get(new_id) is not None:
+        async with self._store.lock(new_id):
+            if await self._store.get(new_id) is not None:
                 raise SessionExists(new_id)
             await self._check_room(new_id)
             now = time.time()
             fork = source.model_copy(
                 update={"id": new_id, "forked_from": source.id, "created_at": now, "updated_at": now}, deep=True
             )
-            await self.simulator.store.put(fork, events)
+            await self._store.put(fork, events)
             await self._emit(new_id, "forked", fork)
         return fork
 
     async def delete(self, session_id: str) -> None:
-        async with self.simulator.store.lock(session_id):
-            if not await self.simulator.store.delete(session_id):
+        async with self._store.lock(session_id):
+            if not await self._store.delete(session_id):
                 raise SessionNotFound(session_id)
             await self._emit(session_id, "deleted", None)
 
@@ -206,14 +246,14 @@ class SessionService:
         """Delete sessions unused for more than `ttl` seconds; the ids deleted."""
         now = time.time() if now is None else now
         expired: list[str] = []
-        for record in await self.simulator.store.list():
+        for record in await self._store.list():
             if now - record.updated_at <= ttl:
                 continue
-            async with self.simulator.store.lock(record.id):
+            async with self._store.lock(record.id):
                 # Look again under the lock: a call may have used it since the listing.
-                current = await self.simulator.store.get(record.id)
+                current = await self._store.get(record.id)
                 if current is not None and now - current.updated_at > ttl:
-                    await self.simulator.store.delete(record.id)
+                    await self._store.delete(record.id)
                     await self._emit(record.id, "expired", None)
                     expired.append(record.id)
         return expired
@@ -221,7 +261,7 @@ class SessionService:
     async def record_evaluation(self, record: SessionRecord, evaluation: dict[str, Any]) -> SessionRecord:
         """Store `evaluation` as the session's latest; the caller holds the lock and read `record` under it."""
         updated = record.model_copy(update={"evaluation": evaluation})
-        await self.simulator.store.put(updated)
+        await self._store.put(updated)
         await self._emit(record.id, "evaluated", updated)
         return updated
 
@@ -230,7 +270,7 @@ class SessionService:
 
     async def _check_room(self, session_id: str) -> None:
         limit = self.simulator.settings.max_sessions
-        if await self.simulator.store.count() >= limit:
+        if await self._store.count() >= limit:
             raise SessionLimitExceeded(
                 f"cannot create session {session_id!r}: the server holds its maximum of {limit} sessions "
                 "(--max-sessions / SIM_MCP_MAX_SESSIONS); delete some first"

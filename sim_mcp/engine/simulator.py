@@ -33,6 +33,7 @@ from sim_mcp.specs.schema import value_problem
 from sim_mcp.state.patch import apply_patch
 from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
+from sim_mcp.state.stores.memory import MemoryStore
 from sim_mcp.text import shorten
 
 logger = logging.getLogger("sim_mcp")
@@ -71,6 +72,7 @@ class Simulator:
         settings: Settings,
         *,
         hooks: AfterCommit | None = None,
+        inject_faults: bool = True,
     ) -> None:
         self._catalog = catalog
         self.backend = backend
@@ -79,12 +81,19 @@ class Simulator:
         # Every effect of a committed call subscribes here (engine/hooks.py).
         self.hooks = hooks if hooks is not None else AfterCommit()
         self._faults = server_faults(settings)
+        self._inject_faults = inject_faults
         # By environment name: the environment compiled, its programs by tool, and their load errors.
         self._rules: dict[str, tuple[Environment, dict[str, Program], list[SpecError]]] = {}
 
     @property
     def catalog(self) -> Catalog:
         return self._catalog()
+
+    def sandbox(self) -> Simulator:
+        """A simulator with this one's catalog, backend and settings over a store of its own in memory, with no
+        injected faults and no subscribers: for a rehearsal (replaying a task's reference solution), which must
+        test the task, not the dice, and must leave the served sessions and their files alone."""
+        return Simulator(self._catalog, self.backend, MemoryStore(), self.settings, inject_faults=False)
 
     @property
     def rules(self) -> RulesCatalog:
@@ -322,6 +331,8 @@ class Simulator:
 
     def _fault(self, record: SessionRecord, tool: Tool) -> FaultDecision:
         """The injected faults of this call: from flags, the environment's block and the tool's."""
+        if not self._inject_faults:
+            return NO_FAULT
         faults = combined_faults(self._faults, tool.environment.faults, tool.spec.faults)
         if faults is None or not active(faults):
             return NO_FAULT

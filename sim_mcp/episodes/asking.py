@@ -23,6 +23,21 @@ class Answer(Generic[T]):
     problems: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class JsonForm:
+    """What one kind of question asks for: the JSON Schema of the answer, its name and what it is. It never
+    changes between questions, so each kind is declared once, beside its schema."""
+
+    schema: dict[str, Any]
+    name: str
+    description: str
+
+    def request(self, prompt: tuple[str, str]) -> JsonRequest:
+        """The request for one question, from its prompt as (system, user)."""
+        system, user = prompt
+        return JsonRequest(system=system, user=user, schema=self.schema, name=self.name, description=self.description)
+
+
 @dataclass(frozen=True)
 class Problem:
     """What `read` returns for an unusable reply: the explanation fed back to the model."""

@@ -46,13 +46,13 @@ that change state. A scenario whose tools do not all have a reference program is
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import secrets
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,10 +66,11 @@ from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError
 from sim_mcp.specs.formats import parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
-from sim_mcp.specs.registry import Catalog
+from sim_mcp.specs.registry import Catalog, files_under
 from sim_mcp.specs.schema import json_path, type_name
 from sim_mcp.state.compare import changed_fields, first_difference
 from sim_mcp.state.session import TokenUsage
+from sim_mcp.text import shown
 
 __all__ = [
     "BenchmarkReport",
@@ -163,22 +164,18 @@ def load_scenarios(*paths: Path) -> tuple[list[Scenario], list[SpecError]]:
     scenarios: list[Scenario] = []
     errors: list[SpecError] = []
     names: dict[str, str] = {}
-    for root in paths:
-        if not root.exists():
-            errors.append(SpecError(str(root), "no such file or folder"))
+    for path in files_under(paths, scenario_files, errors):
+        try:
+            scenario = _read_scenario(path)
+        except SpecError as e:
+            errors.append(e)
             continue
-        for path in scenario_files(root):
-            try:
-                scenario = _read_scenario(path)
-            except SpecError as e:
-                errors.append(e)
-                continue
-            if scenario.name in names:
-                reason = f"scenario {scenario.name!r} is already defined in {names[scenario.name]}"
-                errors.append(SpecError(str(path), reason, "name"))
-                continue
-            names[scenario.name] = str(path)
-            scenarios.append(scenario)
+        if scenario.name in names:
+            reason = f"scenario {scenario.name!r} is already defined in {names[scenario.name]}"
+            errors.append(SpecError(str(path), reason, "name"))
+            continue
+        names[scenario.name] = str(path)
+        scenarios.append(scenario)
     return scenarios, errors
 
 
@@ -249,19 +246,10 @@ class CallScore:
     rejected_answers: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "call": self.call,
-            "result_match": self.result_match,
-            "state_match": self.state_match,
-            "fields_changed": self.fields_changed,
-            "tokens": self.tokens.model_dump(),
-            "latency_ms": self.latency_ms,
-            "state_difference": self.state_difference,
-            "rejected": list(self.rejected),
-            "error": self.error,
-            "rejected_answers": list(self.rejected_answers),
-        }
+        """Every field, in order, as JSON: a field added later is reported without a line here."""
+        values = {item.name: getattr(self, item.name) for item in dataclass_fields(self)}
+        as_json = {"tokens": self.tokens.model_dump(), "rejected": list(self.rejected)}
+        return {**values, **as_json, "rejected_answers": list(self.rejected_answers)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,8 +273,39 @@ FIELD_GROUPS: tuple[tuple[str, int, int], ...] = (
 )
 
 
+class _Totals:
+    """What a scenario's report and the whole benchmark's compute alike: the share of expectations met, and
+    the tokens and mean latency of the calls."""
+
+    __slots__ = ()
+
+    @property
+    def total(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def met(self) -> int:
+        raise NotImplementedError
+
+    def _scored(self) -> list[CallScore]:
+        raise NotImplementedError
+
+    @property
+    def score(self) -> float:
+        return self.met / self.total if self.total else 1.0
+
+    @property
+    def tokens(self) -> TokenUsage:
+        return sum((call.tokens for call in self._scored()), TokenUsage())
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        calls = self._scored()
+        return statistics.fmean(call.latency_ms for call in calls) if calls else None
+
+
 @dataclass(slots=True)
-class ScenarioReport:
+class ScenarioReport(_Totals):
     name: str
     env: str
     source: str
@@ -307,17 +326,8 @@ class ScenarioReport:
     def met(self) -> int:
         return sum(result.passed for result in self.results)
 
-    @property
-    def score(self) -> float:
-        return self.met / self.total if self.total else 1.0
-
-    @property
-    def tokens(self) -> TokenUsage:
-        return sum((call.tokens for call in self.calls), TokenUsage())
-
-    @property
-    def mean_latency_ms(self) -> float | None:
-        return statistics.fmean(call.latency_ms for call in self.calls) if self.calls else None
+    def _scored(self) -> list[CallScore]:
+        return self.calls
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -344,7 +354,7 @@ class ScenarioReport:
 
 
 @dataclass(slots=True)
-class BenchmarkReport:
+class BenchmarkReport(_Totals):
     backend: str
     model: str | None
     rules: bool
@@ -360,18 +370,8 @@ class BenchmarkReport:
     def met(self) -> int:
         return sum(report.met for report in self.scenarios)
 
-    @property
-    def score(self) -> float:
-        return self.met / self.total if self.total else 1.0
-
-    @property
-    def tokens(self) -> TokenUsage:
-        return sum((report.tokens for report in self.scenarios), TokenUsage())
-
-    @property
-    def mean_latency_ms(self) -> float | None:
-        calls = self.calls
-        return statistics.fmean(call.latency_ms for call in calls) if calls else None
+    def _scored(self) -> list[CallScore]:
+        return self.calls
 
     @property
     def calls(self) -> list[CallScore]:
@@ -611,12 +611,8 @@ def _as_outcome(expected: ReferenceStep) -> dict[str, Any]:
 
 async def _force_state(sessions: SessionService, session_id: str, env: str, state: Any) -> None:
     """Set the session's world to `state` (its events kept), so that the next call starts from it."""
-    store = sessions.simulator.store
-    async with store.lock(session_id):
-        record = await sessions.get(session_id)
-        events = await store.events(session_id)
-        worlds = {**record.worlds, env: copy.deepcopy(state)}
-        await store.put(record.model_copy(update={"worlds": worlds}), events)
+    async with sessions.lock(session_id):
+        await sessions.set_world(session_id, env, state)
 
 
 def _judge_step(
@@ -841,5 +837,4 @@ def _latency(value: float | None) -> str:
 
 
 def _show(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown(value, limit)

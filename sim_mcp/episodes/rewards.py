@@ -28,16 +28,16 @@ from jsonpointer import escape
 from pydantic import BaseModel, Field
 
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.sessions import SessionService, merge_patch
-from sim_mcp.episodes.asking import Problem, ask_json
+from sim_mcp.episodes.asking import JsonForm, Problem, ask_json
 from sim_mcp.episodes.tasks import Check, CountBounds, Task
 from sim_mcp.errors import InvalidSessionInput, SpecError
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import type_name, value_problem
 from sim_mcp.state.session import Event, TokenUsage
 from sim_mcp.state.values import json_equal, pointer_parts
-from sim_mcp.text import shorten
+from sim_mcp.text import shorten, shown
 
 __all__ = [
     "CheckResult",
@@ -226,6 +226,7 @@ _JUDGE_SCHEMA: dict[str, Any] = {
     },
     "required": ["score", "reasons"],
 }
+_VERDICT = JsonForm(_JUDGE_SCHEMA, "verdict", "Report the score (0..1) and the reasons for it.")
 
 _JUDGE_SYSTEM = """\
 You judge one episode of an agent working in a simulated environment. The agent called the
@@ -247,14 +248,7 @@ class LlmJudge:
         spec = task.judge
         if spec is None:
             raise ValueError(f"task {task.name!r} has no judge")
-        system, user = judge_prompt(task, state, events, state_budget_chars=self.state_budget_chars)
-        request = JsonRequest(
-            system=system,
-            user=user,
-            schema=_JUDGE_SCHEMA,
-            name="verdict",
-            description="Report the score (0..1) and the reasons for it.",
-        )
+        request = _VERDICT.request(judge_prompt(task, state, events, state_budget_chars=self.state_budget_chars))
         answer = await ask_json(self.backend, request, _verdict, attempts=self.max_attempts)
         usage = answer.usage
         if answer.value is not None:
@@ -369,8 +363,7 @@ async def evaluate_session(
     The state is read under the session's lock, judged outside it (a judge may take seconds), and the
     evaluation saved under the lock again, on the record as it is then.
     """
-    store = sessions.simulator.store
-    async with store.lock(session_id):
+    async with sessions.lock(session_id):
         record = await sessions.get(session_id)
         if record.environment is not None and record.environment != task.env:
             raise InvalidSessionInput(
@@ -384,7 +377,7 @@ async def evaluate_session(
             )
         state = copy.deepcopy(sessions.simulator.world_of(record, task.env))
         events = (
-            [event for event in await store.events(session_id, last=JUDGE_EVENTS * 4) if event.environment == task.env]
+            [event for event in await sessions.log(session_id, last=JUDGE_EVENTS * 4) if event.environment == task.env]
             if task.judge is not None and judge is not None
             else []
         )
@@ -393,8 +386,8 @@ async def evaluate_session(
     evaluation = evaluation.model_copy(update={"events": count})
     if not keep:
         return evaluation
-    async with store.lock(session_id):
-        current = await store.get(session_id)
+    async with sessions.lock(session_id):
+        current = await sessions.find(session_id)
         if current is not None:  # deleted meanwhile: nothing to keep it on
             await sessions.record_evaluation(current, evaluation.model_dump(mode="json"))
     return evaluation
@@ -561,8 +554,7 @@ def _keys(node: dict[str, Any]) -> str:
 
 
 def _show(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown(value, limit)
 
 
 def _clip(value: Any) -> str:

@@ -6,8 +6,8 @@
    names are in the state, its checks' paths exist, its solution calls the environment's tools with
    arguments their schemas accept);
 2. its checks do not already pass on the starting state (a task must ask for something);
-3. its reference solution, replayed through the simulator (the chosen backend) in a fresh in-memory
-   session with no injected faults, makes no call that fails;
+3. its reference solution, replayed through the runtime's simulator (the chosen backend) in its sandbox (a
+   fresh in-memory store, no injected faults), makes no call that fails;
 4. after the replay, every check passes.
 
 Drafts come from the backend's model (`Backend.complete_json`) when it has one: the prompt holds the
@@ -34,21 +34,20 @@ from typing import Any
 
 from jsonpointer import escape
 
-from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
+from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.intent import STATUS_OF_VERB, Action, Collection, find_collection, read_intent, split_words
 from sim_mcp.engine.schema_data import generate as generate_value
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import Simulator
+from sim_mcp.episodes.asking import JsonForm
 from sim_mcp.episodes.rewards import run_check, start_state, validate_task
 from sim_mcp.episodes.tasks import TASK_NAME_PATTERN, Task, parse_task
 from sim_mcp.errors import BackendError, SpecError
-from sim_mcp.specs.model import Environment
+from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
-from sim_mcp.state.stores.memory import MemoryStore
-from sim_mcp.text import shorten
+from sim_mcp.text import clip, shorten
 
 __all__ = ["GenerationReport", "Rejection", "check_by_replay", "generate_tasks", "template_drafts"]
 
@@ -94,6 +93,7 @@ _DRAFT_SCHEMA: dict[str, Any] = {
     },
     "required": ["description", "user", "checks", "solution"],
 }
+_DRAFT = JsonForm(_DRAFT_SCHEMA, "task", "Write the task: description, user, checks and a reference solution.")
 
 _SYSTEM = """\
 You write tasks for training and evaluating AI agents in a simulated software environment. An agent \
@@ -136,17 +136,17 @@ class GenerationReport:
 
 
 async def generate_tasks(
-    catalog: Catalog,
+    simulator: Simulator,
     env: str,
     *,
     count: int,
     difficulty: int,
-    backend: Backend,
-    settings: Settings,
     existing: Mapping[str, Task] | None = None,
     seed: int = 0,
 ) -> GenerationReport:
-    """Draft `count` tasks for `env` at `difficulty` and keep those that pass validation (see the module)."""
+    """Draft `count` tasks for `env` at `difficulty` with the simulator's backend, and keep those that pass
+    validation (see the module); `simulator` is the runtime's, whose catalog and backend the tasks are for."""
+    catalog, backend = simulator.catalog, simulator.backend
     environment = catalog.environment(env)
     if environment is None:
         known = ", ".join(sorted(catalog.environments)) or "none loaded"
@@ -156,11 +156,11 @@ async def generate_tasks(
     if backend.can_complete():
         for attempt in range(count):
             draft = await _model_draft(environment, difficulty, backend, report.accepted, attempt)
-            await _consider(draft, report, taken, catalog, backend, settings, environment, difficulty)
+            await _consider(draft, report, taken, simulator, environment, difficulty)
         return report
     drafts = template_drafts(environment, difficulty, count, seed=seed)
     for draft in drafts:
-        await _consider(draft, report, taken, catalog, backend, settings, environment, difficulty)
+        await _consider(draft, report, taken, simulator, environment, difficulty)
     if len(drafts) < count:
         report.rejected.append(
             Rejection(
@@ -175,12 +175,11 @@ async def _consider(
     draft: dict[str, Any] | Rejection,
     report: GenerationReport,
     taken: set[str],
-    catalog: Catalog,
-    backend: Backend,
-    settings: Settings,
+    simulator: Simulator,
     environment: Environment,
     difficulty: int,
 ) -> None:
+    backend = simulator.backend
     report.attempts += 1
     if isinstance(draft, Rejection):
         report.rejected.append(draft)
@@ -203,7 +202,7 @@ async def _consider(
     except SpecError as e:
         report.rejected.append(Rejection(name, f"not a valid task: {e.place}: {e.reason}" if e.place else e.reason))
         return
-    problem = await check_by_replay(task, catalog, backend, settings)
+    problem = await check_by_replay(task, simulator)
     if problem is not None:
         report.rejected.append(Rejection(name, problem))
         return
@@ -211,9 +210,11 @@ async def _consider(
     report.accepted.append(task)
 
 
-async def check_by_replay(task: Task, catalog: Catalog, backend: Backend, settings: Settings) -> str | None:
+async def check_by_replay(task: Task, simulator: Simulator) -> str | None:
     """Why `task` is not proven by its reference solution, or None when it is: validation, a starting state its
-    checks already accept, a failing step, a check that still fails after the steps."""
+    checks already accept, a failing step, a check that still fails after the steps. The steps run in the
+    simulator's sandbox (a store of its own, no injected faults), so served sessions never see them."""
+    catalog = simulator.catalog
     errors, _ = validate_task(task, catalog)
     if errors:
         error = errors[0]
@@ -225,39 +226,24 @@ async def check_by_replay(task: Task, catalog: Catalog, backend: Backend, settin
     start = start_state(task, environment.initial_state)
     if task.checks and all(run_check(check, start).passed for check in task.checks):
         return "its checks already pass on the starting state: the task asks for nothing"
-    # A fresh in-memory session, with no injected faults: the replay must test the task, not the dice.
-    calm = _without_faults(environment)
-    replay_settings = settings.model_copy(
-        update={
-            "fault_error_rate": None,
-            "fault_timeout_rate": None,
-            "fault_malformed_rate": None,
-            "fault_latency_ms": None,
-        }
-    )
-    simulator = Simulator(lambda: Catalog.build([calm]), backend, MemoryStore(), replay_settings)
-    sessions = SessionService(simulator)
+    rehearsal = simulator.sandbox()
+    sessions = SessionService(rehearsal)
     record = await sessions.create(
         env=task.env, state=task.initial_state, state_mode=task.state_mode, task=task.name, session_id="replay"
     )
     for index, step in enumerate(task.solution):
         try:
-            outcome = await simulator.call(record.id, step.tool, step.arguments, scope=task.env)
+            outcome = await rehearsal.call(record.id, step.tool, step.arguments, scope=task.env)
         except BackendError as e:
             return f"solution[{index}] ({step.tool}): the backend failed: {e}"
         if outcome.is_error:
-            return f"solution[{index}] ({step.tool}) failed in the replay: {_short(outcome.text, 200)}"
-    final = simulator.world_of(await sessions.get(record.id), task.env)
+            return f"solution[{index}] ({step.tool}) failed in the replay: {shorten(outcome.text, 200)}"
+    final = rehearsal.world_of(await sessions.get(record.id), task.env)
     for index, check in enumerate(task.checks):
         result = run_check(check, final)
         if not result.passed:
             return f"checks[{index}] ({result.name}) fails after the reference solution: {result.detail}"
     return None
-
-
-def _without_faults(environment: Environment) -> Environment:
-    tools = [tool.model_copy(update={"faults": None}) for tool in environment.tools]
-    return environment.model_copy(update={"faults": None, "tools": tools})
 
 
 def _task_name(env: str, difficulty: int, document: Mapping[str, Any]) -> str:
@@ -277,14 +263,7 @@ def _task_name(env: str, difficulty: int, document: Mapping[str, Any]) -> str:
 async def _model_draft(
     environment: Environment, difficulty: int, backend: Backend, accepted: Sequence[Task], attempt: int
 ) -> dict[str, Any] | Rejection:
-    system, prompt = draft_prompt(environment, difficulty, accepted, attempt)
-    request = JsonRequest(
-        system=system,
-        user=prompt,
-        schema=_DRAFT_SCHEMA,
-        name="task",
-        description="Write the task: description, user, checks and a reference solution.",
-    )
+    request = _DRAFT.request(draft_prompt(environment, difficulty, accepted, attempt))
     try:
         reply = await backend.complete_json(request)
     except InvalidOutcome as e:
@@ -356,6 +335,39 @@ class _Action:
     status: str | None = None  # the status the step sets, if it is a status change
 
 
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """One record a tool can change, and what the tool's input schema asks to be told about it."""
+
+    spec: ToolSpec
+    collection: Collection
+    key: str
+    record: dict[str, Any]
+    id_param: str
+
+    @property
+    def tool(self) -> str:
+        return self.spec.name
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        properties = self.spec.input_schema.get("properties", {})
+        return properties if isinstance(properties, dict) else {}
+
+    @property
+    def required(self) -> list[str]:
+        return [name for name in self.spec.input_schema.get("required", []) if isinstance(name, str)]
+
+    @property
+    def pointer(self) -> str:
+        return f"{self.collection.pointer}/{escape(self.key)}"
+
+    def arguments(self, *, skip: str | None = None) -> dict[str, Any]:
+        """The call's arguments: the record's id, and the other required ones filled from the record."""
+        skipped = {self.id_param} if skip is None else {self.id_param, skip}
+        return {self.id_param: self.key, **_filled(self.properties, self.required, self.record, skip=skipped)}
+
+
 def template_drafts(environment: Environment, difficulty: int, count: int, *, seed: int = 0) -> list[dict[str, Any]]:
     """Up to `count` distinct drafts for `environment` at `difficulty`, filled from its state (no model)."""
     actions = _actions(environment)
@@ -413,17 +425,15 @@ def _actions(environment: Environment) -> list[_Action]:
         if collection is None or tool is None or not isinstance(collection.records, dict):
             continue
         properties = spec.input_schema.get("properties", {})
-        required = [name for name in spec.input_schema.get("required", []) if isinstance(name, str)]
         id_param = _id_parameter(collection, properties)
         if id_param is None or not isinstance(properties, dict):
             continue
         for key, record in sorted(collection.records.items()):
             if not isinstance(record, dict) or record.get("status") in _TERMINAL:
                 continue
+            target = _Target(spec, collection, key, record, id_param)
             candidates = (
-                _status_actions(spec.name, intent.verb, collection, key, record, id_param, properties, required)
-                if intent.action is Action.SET_STATUS
-                else _update_actions(spec.name, collection, key, record, id_param, properties, required)
+                _status_actions(target, intent.verb) if intent.action is Action.SET_STATUS else _update_actions(target)
             )
             actions += [
                 action for action in candidates if value_problem(action.arguments, tool.input_validator) is None
@@ -442,22 +452,14 @@ def _id_parameter(collection: Collection, properties: Any) -> str | None:
     return None
 
 
-def _status_actions(
-    tool: str,
-    verb: str,
-    collection: Collection,
-    key: str,
-    record: dict[str, Any],
-    id_param: str,
-    properties: dict[str, Any],
-    required: list[str],
-) -> list[_Action]:
-    target = STATUS_OF_VERB.get(verb)
-    if target is None or "status" not in record or record["status"] == target:
+def _status_actions(target: _Target, verb: str) -> list[_Action]:
+    status = STATUS_OF_VERB.get(verb)
+    record, properties, id_param = target.record, target.properties, target.id_param
+    if status is None or "status" not in record or record["status"] == status:
         return []
-    arguments = {id_param: key, **_filled(properties, required, record, skip={id_param})}
-    pointer = _pointer(collection, key)
-    checks: list[dict[str, Any]] = [{"path": f"{pointer}/status", "equals": target}]
+    arguments = target.arguments()
+    pointer = target.pointer
+    checks: list[dict[str, Any]] = [{"path": f"{pointer}/status", "equals": status}]
     # A free-text field the call records (a resolution, a reason): asked for, and checked.
     note = next(
         (
@@ -473,21 +475,14 @@ def _status_actions(
         arguments[note] = text
         checks.append({"path": f"{pointer}/{note}", "contains": "customer's request"})
         detail = f', with the {_words(note)} "{text}"'
-    return [_record_action(tool, collection, key, record, arguments, checks, verb, detail, target)]
+    return [_record_action(target, arguments, checks, verb, detail, status)]
 
 
-def _update_actions(
-    tool: str,
-    collection: Collection,
-    key: str,
-    record: dict[str, Any],
-    id_param: str,
-    properties: dict[str, Any],
-    required: list[str],
-) -> list[_Action]:
+def _update_actions(target: _Target) -> list[_Action]:
     actions: list[_Action] = []
-    pointer = _pointer(collection, key)
-    for name, schema in sorted(properties.items()):
+    record, id_param = target.record, target.id_param
+    pointer = target.pointer
+    for name, schema in sorted(target.properties.items()):
         if name == id_param or name not in record or not isinstance(schema, dict):
             continue
         current = record[name]
@@ -502,22 +497,19 @@ def _update_actions(
             new = f"{current} (revised)"
         else:
             continue
-        arguments = {id_param: key, **_filled(properties, required, record, skip={id_param, name}), name: new}
+        arguments = {**target.arguments(skip=name), name: new}
         checks: list[dict[str, Any]] = [{"path": f"{pointer}/{escape(name)}", "equals": new}]
         status = record.get("status")
         if name != "status" and isinstance(status, str):
             checks.append({"path": f"{pointer}/status", "equals": status, "weight": 0.5})
         status = new if name == "status" and isinstance(new, str) else None
         change = f"set the {_words(name)} of"
-        actions.append(_record_action(tool, collection, key, record, arguments, checks, change, f" to {new}", status))
+        actions.append(_record_action(target, arguments, checks, change, f" to {new}", status))
     return actions
 
 
 def _record_action(
-    tool: str,
-    collection: Collection,
-    key: str,
-    record: dict[str, Any],
+    target: _Target,
     arguments: dict[str, Any],
     checks: list[dict[str, Any]],
     change: str,
@@ -525,10 +517,11 @@ def _record_action(
     status: str | None,
 ) -> _Action:
     """An action on one record, asked for by its id ("close ticket T-1002") or, vaguer, by what it is."""
+    collection, key = target.collection, target.key
     noun = _words(collection.singular)
-    label = _label(noun, key, record)
+    label = _label(noun, key, target.record)
     return _Action(
-        tool=tool,
+        tool=target.tool,
         arguments=arguments,
         checks=checks,
         ask=f"{change} {noun} {key}{detail}",
@@ -642,15 +635,11 @@ def _jsonpath(path: tuple[str, ...]) -> str | None:
     return "$." + ".".join(path)
 
 
-def _pointer(collection: Collection, key: str) -> str:
-    return f"{collection.pointer}/{escape(key)}"
-
-
 def _label(noun: str, key: str, record: dict[str, Any]) -> str:
     for name in _LABEL_FIELDS:
         value = record.get(name)
         if isinstance(value, str) and value.strip():
-            return f'the {noun} "{_short(value.strip(), 60)}"'
+            return f'the {noun} "{clip(value.strip(), 60)}"'
     return f"the {noun} {key}"
 
 
@@ -667,10 +656,6 @@ def _joined(parts: Sequence[str]) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _fence(value: Any) -> str:

@@ -54,6 +54,7 @@ from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import TASKS_FOLDER, in_tasks_folder
 from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.text import clip
 
 __all__ = [
     "CHECK_KINDS",
@@ -298,15 +299,9 @@ class Task(BaseModel):
         return self
 
     def summary(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "env": self.env,
-            "difficulty": self.difficulty,
-            "description": self.description,
-            "checks": len(self.checks),
-            "judge": self.judge is not None,
-            "user": self.user is not None,
-        }
+        """What a listing shows of the task: its name, env, difficulty and description, and what scores it."""
+        shown = self.model_dump(include={"name", "env", "difficulty", "description"})
+        return {**shown, "checks": len(self.checks), "judge": self.judge is not None, "user": self.user is not None}
 
 
 # Every field name of the models above: what an error's location may name besides list indexes.
@@ -466,5 +461,4 @@ def _value_error(error: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(repr(value), 60)

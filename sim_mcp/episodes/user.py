@@ -28,14 +28,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
-from sim_mcp.engine.simulator import CallResult, Simulator
-from sim_mcp.episodes.asking import Problem, ask_json
+from sim_mcp.engine.contract import InvalidOutcome
+from sim_mcp.engine.sessions import SessionService
+from sim_mcp.engine.simulator import CallResult
+from sim_mcp.episodes.asking import JsonForm, Problem, ask_json
 from sim_mcp.episodes.rewards import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
 from sim_mcp.state.session import ConversationEnd, Event, SessionRecord, TokenUsage
-from sim_mcp.text import shorten
+from sim_mcp.text import shorten, shown
 
 __all__ = [
     "ASK_USER",
@@ -94,6 +95,7 @@ _REPLY_SCHEMA: dict[str, Any] = {
     },
     "required": ["message", "done"],
 }
+_REPLY = JsonForm(_REPLY_SCHEMA, "user_reply", "Say what the user says next, and whether the conversation is over.")
 
 _RULES = """\
 You play a person (the user) who is talking with an AI assistant (the agent) to get something done. The \
@@ -147,8 +149,11 @@ class _Reply:
 class UserSimulator:
     """Answers the agent's messages as the user of the session's task; see the module's docstring."""
 
-    def __init__(self, simulator: Simulator, tasks: Callable[[], Mapping[str, Task]], *, max_attempts: int = 3) -> None:
-        self.simulator = simulator
+    def __init__(
+        self, sessions: SessionService, tasks: Callable[[], Mapping[str, Task]], *, max_attempts: int = 3
+    ) -> None:
+        self.sessions = sessions
+        self.simulator = sessions.simulator
         self._tasks = tasks
         self.max_attempts = max_attempts
 
@@ -186,16 +191,13 @@ class UserSimulator:
             raise InvalidSessionInput(
                 "message", f"the message has {len(message)} characters, over the limit of {MAX_MESSAGE_CHARS}"
             )
-        store = self.simulator.store
-        async with store.lock(session_id):
-            record = await store.get(session_id)
-            if record is None:
-                raise SessionNotFound(session_id)
+        async with self.sessions.lock(session_id):
+            record = await self.sessions.get(session_id)
             found = self.user_of(record)
             if found is None:
                 raise InvalidSessionInput("task", _no_user(record, loaded=record.task in self._tasks()))
             task, user = found
-            conversation = [event for event in await store.events(session_id) if event.kind != "tool_call"]
+            conversation = [event for event in await self.sessions.log(session_id) if event.kind != "tool_call"]
             replies = [event for event in conversation if event.kind == "user_message"]
             if replies and replies[-1].end is not None:
                 raise ConversationOver(session_id, replies[-1].end)
@@ -220,20 +222,18 @@ class UserSimulator:
                 is_error=False,
                 backend="agent",
             )
-            replied = Event(
-                seq=0,
-                at=now,
-                kind="user_message",
-                environment=task.env,
-                tool=tool,
-                arguments={},
-                result=answer.message,
-                is_error=False,
-                backend=self.simulator.backend.name,
-                latency_ms=round((time.perf_counter() - started) * 1000, 3),
-                tokens=answer.usage,
-                note=answer.note,
-                end=answer.reason if answer.done else None,
+            # The other half of the same exchange: same moment, environment and way of speaking.
+            replied = said.model_copy(
+                update={
+                    "kind": "user_message",
+                    "arguments": {},
+                    "result": answer.message,
+                    "backend": self.simulator.backend.name,
+                    "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+                    "tokens": answer.usage,
+                    "note": answer.note,
+                    "end": answer.reason if answer.done else None,
+                }
             )
             updated = await self.simulator.commit_events(record, [said, replied])
             event = replied.model_copy(update={"seq": updated.event_count})
@@ -277,14 +277,7 @@ class UserSimulator:
     ) -> _Reply:
         """The backend's model as the user; replies that break the format or leak a withheld fact are asked again."""
         backend = self.simulator.backend
-        system, prompt = user_prompt(task, user, conversation, message, turn)
-        request = JsonRequest(
-            system=system,
-            user=prompt,
-            schema=_REPLY_SCHEMA,
-            name="user_reply",
-            description="Say what the user says next, and whether the conversation is over.",
-        )
+        request = _REPLY.request(user_prompt(task, user, conversation, message, turn))
         leaky: tuple[str, bool, ConversationEnd | None] | None = None
 
         def read(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | None] | Problem:
@@ -366,10 +359,10 @@ def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | No
     """(message, done, reason) from the model's object, or why it is unusable."""
     message = value.get("message")
     if not isinstance(message, str):
-        return Problem(f"'message' must be a string, got {json.dumps(message)[:60]}")
+        return Problem(f"'message' must be a string, got {shown(message, 60)}")
     done = value.get("done", False)
     if not isinstance(done, bool):
-        return Problem(f"'done' must be true or false, got {json.dumps(done)[:60]}")
+        return Problem(f"'done' must be true or false, got {shown(done, 60)}")
     raw = value.get("reason")
     reason: ConversationEnd | None
     if raw is None:
@@ -379,7 +372,7 @@ def _parse_reply(value: dict[str, Any]) -> tuple[str, bool, ConversationEnd | No
     elif raw == "abandoned":
         reason = "abandoned"
     else:
-        return Problem(f'\'reason\' must be "goal_met", "abandoned" or null, got {json.dumps(raw)[:60]}')
+        return Problem(f'\'reason\' must be "goal_met", "abandoned" or null, got {shown(raw, 60)}')
     if STOP_MARKER in message:
         message = message.replace(STOP_MARKER, "").strip()
         done = True

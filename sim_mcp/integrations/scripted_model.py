@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 
 import uvicorn
@@ -29,6 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from sim_mcp.client import SimClientError, SolutionStep
+from sim_mcp.client._background import Background
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ScriptedCall:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-class ScriptedModel:
+class ScriptedModel(Background):
     """Serve `calls` as an OpenAI-compatible model named `model`, then answer `final`; see the module's docstring."""
 
     def __init__(self, calls: Sequence[ScriptedCall], *, final: str = "Done.", model: str = "scripted") -> None:
@@ -90,14 +90,6 @@ class ScriptedModel:
         if server is not None and thread is not None:
             server.should_exit = True
             thread.join(timeout=10)
-
-    def __enter__(self) -> ScriptedModel:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         """The assistant message for a chat-completions request: the next scripted call, or the final text."""

@@ -21,8 +21,9 @@
 A session is its summary plus `mcp_url`, the absolute URL of its MCP endpoint. Errors are JSON objects
 with an `error` message: 404 unknown id, 409 id taken or conversation over, 422 bad body (with `field`),
 429 too many sessions, 502 the judge's (or the simulated user's) provider failed, 503 store failure. The
-rules behind each operation are in `engine/sessions.py` (`rewards.py` for evaluations, `user.py` for
-the simulated user, `curriculum.py` for the curriculum).
+rules behind each operation are in `services.py` (which evaluation a session keeps, what feeds the
+curriculum, sessions made for tasks) and `engine/sessions.py` (session lifecycle); `episodes/` has the
+scoring (`rewards.py`), the simulated user (`user.py`) and the curriculum (`curriculum.py`).
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from sim_mcp.engine.sessions import SESSION_ID_PATTERN
-from sim_mcp.episodes.rewards import evaluate_session
-from sim_mcp.episodes.tasks import Task, parse_task
 from sim_mcp.episodes.trajectory import (
     TRAJECTORY_FORMATS,
     agent_tools,
@@ -55,11 +54,11 @@ from sim_mcp.errors import (
     SessionExists,
     SessionLimitExceeded,
     SessionNotFound,
-    SpecError,
     StoreError,
 )
 from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import SessionRecord
+from sim_mcp.text import shown
 
 logger = logging.getLogger("sim_mcp")
 
@@ -164,26 +163,12 @@ class _ControlApi:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.sessions = runtime.sessions
+        self.episodes = runtime.episodes
 
     async def create(self, request: Request) -> Response:
         body = await _body(request, CreateSession)
-        env, state, state_mode = body.env, body.state, body.state_mode
-        task = self._task(body.task) if body.task is not None else None
-        if task is not None:
-            if env is not None and env != task.env:
-                raise _ApiError(422, f"env: task {task.name!r} runs in {task.env!r}, not {env!r}", field="env")
-            if state is not None:
-                message = "state: the task brings its own initial state: give task or state, not both"
-                raise _ApiError(422, message, field="state")
-            env, state, state_mode = task.env, task.initial_state, task.state_mode
-        record = await self.sessions.create(
-            env=env,
-            seed=body.seed,
-            state=state,
-            state_mode=state_mode,
-            session_id=body.id,
-            task=task.name if task is not None else None,
-        )
+        options = body.model_dump(include={"env", "seed", "state", "state_mode"})
+        record = await self.episodes.create(task=body.task, session_id=body.id, **options)
         view = _session_view(request, record)
         return JSONResponse(view, status_code=201, headers={"Location": f"/sessions/{quote(record.id, safe='')}"})
 
@@ -239,31 +224,13 @@ class _ControlApi:
 
     async def evaluate(self, request: Request) -> Response:
         body = await _body(request, EvaluateSession)
-        session_id = _id(request)
-        record = await self.sessions.get(session_id)
-        given = body.task
-        if given is None:
-            given = record.task
-            if given is None:
-                message = "task: expected a task name or a task inline (this session was not created for a task)"
-                raise _ApiError(422, message, field="task")
-        task = self._task(given)
-        # The session's own task, by name: its reward is the session's; any other task (an inline one too,
-        # whatever its name) is scored and answered, and leaves the session's reward and the curriculum alone.
-        own = isinstance(given, str) and given == record.task
-        keep = own or record.task is None
-        evaluation = await evaluate_session(self.sessions, session_id, task, self.runtime.judge, keep=keep)
-        # The first evaluation of an episode of a task's session feeds the curriculum (a reset starts another).
-        fed: dict[str, Any] | None = None
-        if body.curriculum and own and record.evaluation is None and task.name in self.runtime.tasks:
-            fed = await self.runtime.curriculum.report(task.name, evaluation.reward)
-        return JSONResponse({**evaluation.model_dump(mode="json"), "curriculum": fed})
+        scored = await self.episodes.evaluate(_id(request), body.task, feed_curriculum=body.curriculum)
+        return JSONResponse(scored.to_json())
 
     async def user(self, request: Request) -> Response:
         """The simulated user's reply to the agent's message (see `episodes/user.py`)."""
         body = await _body(request, UserMessage)
-        session_id = _id(request)
-        turn = await self.runtime.users.reply(session_id, body.message)
+        turn = await self.episodes.reply(_id(request), body.message)
         return JSONResponse(turn.to_json())
 
     async def curriculum(self, request: Request) -> Response:
@@ -297,19 +264,6 @@ class _ControlApi:
         if task is None:
             return JSONResponse({"error": f"no task named {name!r}", "name": name}, status_code=404)
         return JSONResponse(task.model_dump(mode="json", exclude_unset=True))  # as written in its file
-
-    def _task(self, given: str | dict[str, Any]) -> Task:
-        """A task by name (from the task files), or one given inline, checked like a task file."""
-        if isinstance(given, str):
-            task = self.runtime.tasks.get(given)
-            if task is None:
-                known = ", ".join(sorted(self.runtime.tasks)) or "none loaded"
-                raise _ApiError(422, f"task: unknown task {given!r}: expected one of {known}", field="task")
-            return task
-        try:
-            return parse_task(given, "task", default_name="inline", place="task")
-        except SpecError as e:
-            raise _ApiError(422, f"{e.place}: {e.reason}", field=e.place) from e
 
     async def delete(self, request: Request) -> Response:
         session_id = _id(request)
@@ -349,7 +303,7 @@ async def _body(request: Request, model: type[_Body]) -> _Body:
         problems = [
             {"field": ".".join(str(part) for part in error["loc"]), "error": error["msg"]} for error in e.errors()
         ]
-        got = f" (got {json.dumps(first['input'], default=str)[:80]})" if "input" in first and field else ""
+        got = f" (got {shown(first['input'], 80)})" if "input" in first and field else ""
         message = f"{field}: {first['msg']}{got}" if field else str(first["msg"])
         raise _ApiError(422, message, field=field, errors=problems) from e
 

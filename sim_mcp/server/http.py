@@ -68,7 +68,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         problems = [] if catalog.environments else ["no environment is loaded (check --specs and the spec errors)"]
         try:
             with anyio.fail_after(5):
-                sessions = await runtime.store.count()
+                sessions = await runtime.sessions.count()
         except (SimMcpError, TimeoutError, OSError) as e:
             problems.append(f"the store ({settings.store}) does not answer: {type(e).__name__}")
             sessions = None
@@ -84,7 +84,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
 
     async def metrics(request: Request) -> Response:
         try:
-            sessions: int | None = await runtime.store.count()
+            sessions: int | None = await runtime.sessions.count()
         except SimMcpError:
             sessions = None
         return Response(context.metrics.exposition(sessions), media_type=context.metrics.content_type)

@@ -4,8 +4,8 @@ Which session a request belongs to (`session_for`): over HTTP, `?session=NAME` o
 handshake-era `Mcp-Session-Id`, else the server's default session; over stdio or in memory, the
 process's own session.
 
-Sessions whose task's user has `tool: true`, or whose environment has `user_tool: true`, are also offered
-`ask_user(message)`, answered by the simulated user (`episodes/user.py`) rather than the simulator.
+Sessions offered `ask_user(message)` (see `services.py`, which decides it and routes the call) list it
+beside their environment's tools.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from sim_mcp.engine.sessions import SESSION_ID_PATTERN
-from sim_mcp.engine.simulator import CallResult, bound_scope, refusal
+from sim_mcp.engine.simulator import CallResult, refusal
 from sim_mcp.episodes.user import (
     ASK_USER,
     ASK_USER_DESCRIPTION,
@@ -33,8 +33,6 @@ from sim_mcp.errors import SessionLimitExceeded
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.resources import resource_handlers
 from sim_mcp.specs.registry import Catalog, Tool
-from sim_mcp.specs.schema import compile_schema, value_problem
-from sim_mcp.state.session import SessionRecord
 from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
@@ -117,14 +115,7 @@ class _ToolHandlers:
             input_schema=ASK_USER_INPUT_SCHEMA,
             output_schema=ASK_USER_OUTPUT_SCHEMA,
         )
-        self.ask_user_arguments = compile_schema(ASK_USER_INPUT_SCHEMA)
         self.shared_session_logged = False  # the log says once that unnamed calls share the default session
-
-    async def _binding(
-        self, session_id: str, ctx: ServerRequestContext[Any]
-    ) -> tuple[SessionRecord | None, str | None]:
-        record = await self.runtime.store.get(session_id)
-        return record, bound_scope(record, scope_of(ctx))
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -136,9 +127,9 @@ class _ToolHandlers:
             return types.ListToolsResult(tools=self.listing.tools(catalog, scope_of(ctx)))
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self.server.changes.watch_tools(connection_of(ctx, self.routing), ctx.session)
-        record, scope = await self._binding(session_id, ctx)
+        scope, ask_user = await self.runtime.calls.offered(session_id, scope_of(ctx))
         tools = self.listing.tools(catalog, scope)
-        if self.runtime.users.offers_tool(record, scope):
+        if ask_user:
             tools = [*tools, self.ask_user_tool]
         return types.ListToolsResult(tools=tools)
 
@@ -156,12 +147,7 @@ class _ToolHandlers:
                     "(--rate-limit / SIM_MCP_RATE_LIMIT); try again shortly",
                 )
             else:
-                # The record is read here only for `ask_user`: any other call costs the store one read, the
-                # simulator's own under the session's lock, which also resolves the session's binding.
-                record: SessionRecord | None = None
-                if params.name == ASK_USER:
-                    record, scope = await self._binding(session_id, ctx)
-                outcome = await self._answer(session_id, record, params.name, params.arguments, scope)
+                outcome, scope = await self.runtime.calls.call(session_id, params.name, params.arguments, scope)
         except InvalidSessionName as e:
             outcome = refusal("invalid_session", str(e))
         except SessionLimitExceeded as e:
@@ -189,23 +175,6 @@ class _ToolHandlers:
             self.shared_session_logged = True
             logger.warning("calls that name no session share the session %r: %s (said once)", session, hint)
         return {"id": session, "shared": True, "hint": hint}
-
-    async def _answer(
-        self,
-        session_id: str,
-        record: SessionRecord | None,
-        name: str,
-        arguments: dict[str, Any] | None,
-        scope: str | None,
-    ) -> CallResult:
-        """A call: `ask_user` to the simulated user (where the session is offered it), anything else simulated."""
-        users = self.runtime.users
-        if name == ASK_USER and users.offers_tool(record, scope):
-            given = arguments or {}
-            if (problem := value_problem(given, self.ask_user_arguments, "arguments")) is not None:
-                return refusal("invalid_arguments", f"invalid arguments for {ASK_USER}: {problem}")
-            return await users.ask(session_id, str(given["message"]))
-        return await self.runtime.simulator.call(session_id, name, arguments, scope=scope)
 
     def input_schema_of(self, name: str) -> dict[str, Any] | None:
         # The SDK checks a 2026-07-28 call's `Mcp-Param-*` headers against the tool's input schema; without

@@ -260,7 +260,7 @@ def resource_handlers(
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         session_id = _session(ctx, session_of)
-        record = await sessions.simulator.store.get(session_id)
+        record = await sessions.find(session_id)
         if uri == STATE_URI:
             # Reading never creates the session: one not used yet shows the state it would start with.
             state = (
@@ -268,7 +268,7 @@ def resource_handlers(
             )
             text = json.dumps(state, ensure_ascii=False)
         elif uri == EVENTS_URI:
-            events = await sessions.simulator.store.events(session_id) if record is not None else []
+            events = await sessions.log(session_id) if record is not None else []
             text = json.dumps([event.model_dump(mode="json") for event in events], ensure_ascii=False)
         else:
             raise _unknown(uri)

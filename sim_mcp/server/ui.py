@@ -26,7 +26,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
@@ -131,7 +131,7 @@ class _Ui:
         session_id = str(request.path_params["id"])
         try:
             record = await self.runtime.sessions.get(session_id)
-            events = await self.runtime.store.events(session_id, last=TIMELINE_CAP)
+            events = await self.runtime.sessions.log(session_id, last=TIMELINE_CAP)
             raw = request.query_params.get("event", "")
             selected = await self._diff_view(record, int(raw)) if raw.isdigit() else None
         except SessionNotFound:
@@ -154,27 +154,7 @@ class _Ui:
 
     async def environments(self, request: Request) -> Response:
         catalog = self.runtime.catalog
-        views = [
-            render.EnvironmentView(
-                name=env.name,
-                description=env.description,
-                instructions=env.instructions,
-                source=env.source,
-                initial_state=env.initial_state,
-                tools=[
-                    render.ToolView(
-                        name=tool.name,
-                        title=tool.title,
-                        description=tool.description,
-                        input_schema=tool.input_schema,
-                        output_schema=tool.output_schema,
-                        annotations=tool.annotations.model_dump(by_alias=True) if tool.annotations else {},
-                    )
-                    for tool in env.tools
-                ],
-            )
-            for env in catalog.environments.values()
-        ]
+        views = list(catalog.environments.values())
         errors = [render.LoadErrorView(error.path, error.place, error.reason) for error in catalog.errors]
         body = render.environments_body(views, errors)
         return self._page("Environments", body, name="environments", nav="environments")
@@ -243,7 +223,7 @@ class _Ui:
 
     async def _session_event(self, session_id: str) -> str:
         try:
-            record = await self.runtime.store.get(session_id)
+            record = await self.runtime.sessions.find(session_id)
         except SimMcpError as e:  # the store failed: the watcher reads everything again later
             logger.warning("live updates: reading session %r failed: %s", session_id, e)
             return "event: resync\ndata: {}\n\n"
@@ -253,7 +233,7 @@ class _Ui:
 
     async def _diff_view(self, record: SessionRecord, seq: int) -> dict[str, Any] | None:
         """What the diff panel shows for event `seq`: the changed paths and the marked state after."""
-        events = [event.model_dump(mode="json") for event in await self.runtime.store.events(record.id)]
+        events = [event.model_dump(mode="json") for event in await self.runtime.sessions.log(record.id)]
         event = next((event for event in events if event.get("seq") == seq), None)
         if event is None:
             return None
@@ -301,18 +281,9 @@ class _Ui:
 
     # ------------------------------------------------------------------------------------------------ helpers
 
-    def _page(
-        self,
-        title: str,
-        body: str,
-        *,
-        name: str,
-        nav: str | None = None,
-        data: Mapping[str, str] | None = None,
-        live: bool = False,
-        status: int = 200,
-    ) -> Response:
-        html = render.page(title, body, self.assets, name=name, nav=nav, data=data, live=live)
+    def _page(self, title: str, body: str, *, status: int = 200, **options: Unpack[render.PageOptions]) -> Response:
+        """`render.page` as a response, with the UI's headers."""
+        html = render.page(title, body, self.assets, **options)
         return HTMLResponse(html, status_code=status, headers={**SECURITY_HEADERS, "Cache-Control": "no-store"})
 
     def _store_failed(self, error: SimMcpError) -> Response:

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
+from typing import Any, Required, TypedDict
 from urllib.parse import quote, urlencode
 
+from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.text import shorten
 
 # Event fields shown in an event's header line; every other field is shown in its body, by name, when set
@@ -39,6 +40,15 @@ class Assets:
 
     script: str
     style: str
+
+
+class PageOptions(TypedDict, total=False):
+    """How a page is shown besides its title and body (see `page`)."""
+
+    name: Required[str]
+    nav: str | None
+    data: Mapping[str, str] | None
+    live: bool
 
 
 def page(
@@ -369,7 +379,7 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
 def _shown(value: Any) -> str:
     """A field's value for display: strings as they are (messages), anything else as JSON."""
     if isinstance(value, str):
-        return value if len(value) <= MAX_VALUE_CHARS else f"{value[:MAX_VALUE_CHARS]}… ({len(value):,} characters)"
+        return shorten(value, MAX_VALUE_CHARS)
     return json_text(value)
 
 
@@ -429,33 +439,13 @@ def diff_body(view: Mapping[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class ToolView:
-    name: str
-    title: str | None
-    description: str
-    input_schema: Any
-    output_schema: Any
-    annotations: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class EnvironmentView:
-    name: str
-    description: str
-    instructions: str
-    source: str
-    initial_state: Any
-    tools: Sequence[ToolView]
-
-
-@dataclass(frozen=True)
 class LoadErrorView:
     file: str
     place: str
     fault: str
 
 
-def environments_body(environments: Sequence[EnvironmentView], errors: Sequence[LoadErrorView]) -> str:
+def environments_body(environments: Sequence[Environment], errors: Sequence[LoadErrorView]) -> str:
     parts = [f'<section class="toolbar"><h1>Environments <span class="count">{len(environments)}</span></h1></section>']
     if errors:
         rows = "".join(
@@ -478,7 +468,7 @@ def environments_body(environments: Sequence[EnvironmentView], errors: Sequence[
     return "".join(parts)
 
 
-def _environment(env: EnvironmentView) -> str:
+def _environment(env: Environment) -> str:
     tools = "".join(_tool(env.name, tool) for tool in env.tools)
     instructions = (
         f"<details><summary>Instructions</summary><pre>{_e(env.instructions)}</pre></details>"
@@ -497,7 +487,8 @@ def _environment(env: EnvironmentView) -> str:
     )
 
 
-def _tool(env: str, tool: ToolView) -> str:
+def _tool(env: str, tool: ToolSpec) -> str:
+    annotations = tool.annotations.model_dump(by_alias=True) if tool.annotations is not None else {}
     hints = {
         "readOnlyHint": "read-only",
         "destructiveHint": "destructive",
@@ -507,7 +498,7 @@ def _tool(env: str, tool: ToolView) -> str:
     badges = "".join(
         f'<span class="badge {key.removesuffix("Hint")}">{label}</span>'
         for key, label in hints.items()
-        if tool.annotations.get(key) is True
+        if annotations.get(key) is True
     )
     output = (
         f"<details><summary>Output schema</summary><pre>{_e(json_text(tool.output_schema))}</pre></details>"

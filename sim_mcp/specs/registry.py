@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,18 @@ def in_tasks_folder(root: Path, path: Path) -> bool:
     return root.name == TASKS_FOLDER or TASKS_FOLDER in folders
 
 
+def files_under(
+    paths: Iterable[Path], files_of: Callable[[Path], list[Path]], errors: list[SpecError]
+) -> Iterator[Path]:
+    """The files `files_of` finds under each of `paths` (files or folders), in order; a path that does not exist
+    is reported in `errors` and skipped, so one mistyped path does not hide the files of the others."""
+    for root in paths:
+        if not root.exists():
+            errors.append(SpecError(str(root), "no such file or folder"))
+            continue
+        yield from files_of(root)
+
+
 def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:
     """Load every spec file under `paths`; files that fail are reported in `Catalog.errors` and skipped.
 
@@ -154,15 +167,11 @@ def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:
     """
     parsed: list[tuple[Path, Any]] = []
     errors: list[SpecError] = []
-    for root in paths:
-        if not root.exists():
-            errors.append(SpecError(str(root), "no such file or folder"))
-            continue
-        for path in spec_files(root):
-            try:
-                parsed.append((path, parse_document(path)))
-            except SpecError as e:
-                parsed.append((path, e))
+    for path in files_under(paths, spec_files, errors):
+        try:
+            parsed.append((path, parse_document(path)))
+        except SpecError as e:
+            parsed.append((path, e))
     included = {
         included.resolve()
         for path, document in parsed

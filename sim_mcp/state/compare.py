@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from sim_mcp.text import shown
+
 __all__ = ["answer_value", "changed_fields", "first_difference"]
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
@@ -88,8 +90,7 @@ def _leaves(value: Any) -> int:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+    return shown(value, _SHOWN_CHARS)
 
 
 def answer_value(result: dict[str, Any] | None, rpc_error: dict[str, Any] | None = None) -> Any:

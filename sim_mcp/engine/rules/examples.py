@@ -8,7 +8,6 @@ writes its own.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -16,6 +15,7 @@ from sim_mcp.engine.rules.helpers import CallContext
 from sim_mcp.engine.rules.program import Program, RulesError
 from sim_mcp.engine.rules.runtime import Limits, run_tool
 from sim_mcp.specs.model import ToolExample, ToolSpec
+from sim_mcp.text import shown
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
 
@@ -76,5 +76,4 @@ def _difference(expected: Any, actual: Any, path: str) -> str | None:
 
 
 def _show(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown(value, limit)

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join
+from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, tool_objects
 from sim_mcp.specs.model import Environment
-from sim_mcp.specs.schema import type_name
 
 # Keys of other formats' tools (and of native tools, which share `input_schema`) that the API refuses.
 _FOREIGN_KEYS = ("inputSchema", "parameters", "function", "output_schema", "examples", "annotations")
@@ -32,15 +30,8 @@ def looks_anthropic(document: Any) -> bool:
 
 
 def read_anthropic(document: Any, source: str) -> Environment:
-    found = entries(document)
-    if found is None:
-        message = f'expected Anthropic tools (a list, {{"tools": [...]}} or one tool), got {type_name(document)}'
-        raise SpecError(source, message)
     drafts = []
-    for place, item in found:
-        if not isinstance(item, dict):
-            reason = f"expected a tool (an object with name and input_schema), got {type_name(item)}"
-            raise SpecError(source, reason, place)
+    for place, item in tool_objects(document, source, kind="Anthropic", shape="an object with name and input_schema"):
         if item.get("type", "custom") != "custom":
             continue
         fields = {

@@ -13,7 +13,7 @@ root (`structuredContent` is a JSON object), so any other output schema is wrapp
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats.checks import pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
-from sim_mcp.specs.schema import json_path
+from sim_mcp.specs.schema import json_path, type_name
 
 _NOT_IN_ENVIRONMENT_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 # Keywords that say a schema is not (only) an object, so an untyped schema using them is not assumed one.
@@ -59,6 +59,20 @@ def entries(document: Any) -> list[tuple[str, Any]] | None:
         if "tools" not in document:
             return [("", document)]
     return None
+
+
+def tool_objects(document: Any, source: str, *, kind: str, shape: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The tool objects of a `kind` tool-list document (a list, `{"tools": [...]}` or one tool), in order, each with
+    its place; a document of another shape, or an entry that is no object, raises `SpecError` saying what a tool
+    of that kind looks like (`shape`), when it is reached."""
+    found = entries(document)
+    if found is None:
+        expected = f'expected {kind} tools (a list, {{"tools": [...]}} or one tool)'
+        raise SpecError(source, f"{expected}, got {type_name(document)}")
+    for place, item in found:
+        if not isinstance(item, dict):
+            raise SpecError(source, f"expected a tool ({shape}), got {type_name(item)}", place)
+        yield place, item
 
 
 @dataclass(frozen=True)

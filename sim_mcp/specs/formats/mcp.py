@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, output_schema
+from sim_mcp.specs.formats.building import (
+    ToolDraft,
+    build_environment,
+    entries,
+    input_schema,
+    join,
+    output_schema,
+    tool_objects,
+)
 from sim_mcp.specs.model import Environment, ToolAnnotations
-from sim_mcp.specs.schema import type_name
 
 _LIST_RESULT_KEYS = ("server_info", "serverInfo", "nextCursor")
 # Annotation keys we model, camelCase (MCP) and snake_case.
@@ -33,17 +39,12 @@ def looks_mcp(document: Any) -> bool:
 
 
 def read_mcp(document: Any, source: str) -> Environment:
-    found = entries(document)
-    if found is None:
-        reason = f'expected MCP tools (a list, {{"tools": [...]}} or one tool), got {type_name(document)}'
-        raise SpecError(source, reason)
-    drafts = [_draft(item, place, source) for place, item in found]
+    found = tool_objects(document, source, kind="MCP", shape="an object with name and inputSchema")
+    drafts = [_draft(item, place) for place, item in found]
     return build_environment(source, drafts, _description(document))
 
 
-def _draft(item: Any, place: str, source: str) -> ToolDraft:
-    if not isinstance(item, dict):
-        raise SpecError(source, f"expected a tool (an object with name and inputSchema), got {type_name(item)}", place)
+def _draft(item: dict[str, Any], place: str) -> ToolDraft:
     fields: dict[str, Any] = {
         "name": item.get("name"),
         "title": item.get("title"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join
+from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, tool_objects
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.schema import type_name
 
@@ -28,17 +28,8 @@ def looks_openai(document: Any) -> bool:
 
 
 def read_openai(document: Any, source: str) -> Environment:
-    found = entries(document)
-    if found is None:
-        reason = f'expected OpenAI tools (a list, {{"tools": [...]}} or one tool), got {type_name(document)}'
-        raise SpecError(source, reason)
-    drafts = []
-    for place, item in found:
-        if not isinstance(item, dict):
-            raise SpecError(source, f'expected a tool ({{"type": "function", ...}}), got {type_name(item)}', place)
-        if item.get("type") != "function":
-            continue
-        drafts.append(_draft(item, place, source))
+    found = tool_objects(document, source, kind="OpenAI", shape='{"type": "function", ...}')
+    drafts = [_draft(item, place, source) for place, item in found if item.get("type") == "function"]
     return build_environment(source, drafts)
 
 
