@@ -68,9 +68,7 @@ class Runtime:
         policy = CurriculumPolicy(settings.curriculum_window, settings.curriculum_up, settings.curriculum_down)
         self.curriculum = Curriculum(self.store, lambda: self.tasks, policy)
         # What transports call (services.py): the rules of episodes and of where a call goes live there.
-        self.episodes = EpisodeService(
-            self.sessions, lambda: self.tasks, judge=self.judge, users=self.users, curriculum=self.curriculum
-        )
+        self.episodes = EpisodeService(self.sessions, lambda: self.tasks, self.judge, self.users, self.curriculum)
         self.calls = CallService(self.simulator, self.sessions, self.users)
 
     def load_tasks(self) -> dict[str, Task]:

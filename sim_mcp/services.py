@@ -46,28 +46,21 @@ class Scored:
         return {**self.evaluation.model_dump(mode="json"), "curriculum": self.curriculum}
 
 
+@dataclass(frozen=True, slots=True)
 class EpisodeService:
-    """Sessions as episodes of tasks: made for a task, scored, talked to by their simulated user."""
+    """Sessions as episodes of tasks: made for a task, scored, talked to by their simulated user. `tasks` gives
+    the tasks loaded now (a reload replaces them)."""
 
-    def __init__(
-        self,
-        sessions: SessionService,
-        tasks: Callable[[], Mapping[str, Task]],
-        *,
-        judge: Judge | None,
-        users: UserSimulator,
-        curriculum: Curriculum,
-    ) -> None:
-        self.sessions = sessions
-        self._tasks = tasks
-        self.judge = judge
-        self.users = users
-        self.curriculum = curriculum
+    sessions: SessionService
+    tasks: Callable[[], Mapping[str, Task]]
+    judge: Judge | None
+    users: UserSimulator
+    curriculum: Curriculum
 
     def task(self, given: str | dict[str, Any]) -> Task:
         """A task by name (from the task files), or one given inline, checked like a task file."""
         if isinstance(given, str):
-            tasks = self._tasks()
+            tasks = self.tasks()
             task = tasks.get(given)
             if task is None:
                 known = ", ".join(sorted(tasks)) or "none loaded"
@@ -109,7 +102,7 @@ class EpisodeService:
         keep = own or record.task is None
         evaluation = await evaluate_session(self.sessions, session_id, task, self.judge, keep=keep)
         fed: dict[str, Any] | None = None
-        if feed_curriculum and own and record.evaluation is None and task.name in self._tasks():
+        if feed_curriculum and own and record.evaluation is None and task.name in self.tasks():
             fed = await self.curriculum.report(task.name, evaluation.reward)
         return Scored(evaluation, fed)
 
