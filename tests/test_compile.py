@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.client import Client
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
@@ -21,6 +22,8 @@ from sim_mcp.engine.rules import compile_rules
 from sim_mcp.errors import ConfigError
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
+from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
 from tests.fake_providers import FakeProvider, Reply, reply_outcome
@@ -476,17 +479,20 @@ async def test_auto_mode_falls_back_to_a_patch_when_the_programs_give_no_valid_a
     patch = [{"op": "replace", "path": "/wallets/W-1/balance", "value": 6}]
     fake.script(program(UNPARSED), program(FAILING), reply_outcome({"id": "W-1", "balance": 6}, state_patch=patch))
     async with Runtime(settings) as runtime:
-        moved = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="s"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            moved = await client.call_tool("deposit", {"wallet_id": "W-1", "amount": 1})
         record = await runtime.sessions.get("s")
+        (event,) = await runtime.store.events("s")
     # The default 3 attempts: two programs, then the last attempt in patch mode, whose outcome is committed.
-    assert (moved.kind, moved.result) == ("ok", {"id": "W-1", "balance": 6})
+    assert not moved.is_error
+    assert moved.structured_content == {"id": "W-1", "balance": 6}
     assert runtime.simulator.world_of(record, "wallet")["wallets"]["W-1"]["balance"] == 6
     requests = asked(fake, backend)
     assert [required for required, _, _ in requests] == [PROGRAM, PROGRAM, PATCH]
-    assert moved.event is not None
-    assert moved.event.fallback
-    assert len(moved.event.rejected) == 2
-    assert all("your program failed" in reason for reason in moved.event.rejected)
+    assert event.fallback
+    assert len(event.rejected) == 2
+    assert all("your program failed" in reason for reason in event.rejected)
     # The second program was shown the first one's error; the patch is asked afresh, in patch mode's prompt.
     _, _, second = requests[1]
     _, system, last = requests[2]
@@ -554,21 +560,23 @@ async def test_when_the_programs_and_the_fallback_patch_all_fail_the_state_is_un
     stray = [{"op": "replace", "path": "/wallets/W-7/balance", "value": 6}]
     fake.script(program(FAILING), program(UNPARSED), reply_outcome({"id": "W-1", "balance": 6}, state_patch=stray))
     async with Runtime(settings) as runtime:
-        failed = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="s"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            failed = await client.call_tool("deposit", {"wallet_id": "W-1", "amount": 1})
         record = await runtime.sessions.get("s")
+        (event,) = await runtime.store.events("s")
     assert failed.is_error
-    assert failed.kind == "failed"
+    assert "could not produce a valid result" in failed.content[0].text  # type: ignore[union-attr]
     assert [required for required, _, _ in asked(fake, "openai")] == [PROGRAM, PROGRAM, PATCH]
     assert runtime.simulator.world_of(record, "wallet") == read_spec_file(spec).initial_state
-    assert failed.event is not None
-    assert failed.event.fallback
-    assert failed.event.failed
-    assert failed.event.state_patch == []
-    rejected = failed.event.rejected
+    assert event.fallback
+    assert event.failed
+    assert event.state_patch == []
+    rejected = event.rejected
     assert len(rejected) == 3
     assert "your program failed" in rejected[0]
     assert "state_patch does not apply" in rejected[2]
-    assert json.loads(failed.event.rejected_answers[2])["state_patch"] == stray
+    assert json.loads(event.rejected_answers[2])["state_patch"] == stray
     (line,) = (trajectories / "s.jsonl").read_text().splitlines()
     assert (json.loads(line)["fallback"], json.loads(line)["failed"]) == (True, True)
 
