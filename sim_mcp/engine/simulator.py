@@ -428,7 +428,7 @@ class _Answer:
     problems: list[str]
     # Beside each problem, the answer it was found in (as the model wrote it, cut), for the trajectory.
     answers: list[str] = field(default_factory=list)
-    # Some attempt was answered the backend's other way after its first gave no valid answer (auto: patch).
+    # Some attempt was the backend's fallback (auto: patch mode, after its programs gave no valid answer).
     fallback: bool = False
 
 

@@ -70,7 +70,7 @@ class Event(BaseModel):
     fallback: bool = Field(
         default=False,
         description="`--llm-output auto`: program mode gave no valid answer in the attempts it gets (`rejected` "
-        "says why), and the call's last attempts were asked in patch mode; the outcome, or the failure, is "
+        "says why), and the call's last attempt was asked in patch mode; the outcome, or the failure, is "
         "patch mode's.",
     )
 
