@@ -14,7 +14,8 @@ Sections (all by default):
   size), and a tight loop of `--runs` calls of the bundled programs;
 - determinism: the same call twice, a seeded random and a fixed clock in each;
 - modes: program mode against patch mode on the same calls (which calls each wins, how program mode fails,
-  and what a per-call choice of mode would have scored).
+  what a per-call choice of mode would have scored, and `auto`'s fallback to patch mode for each split of
+  `--max-attempts` between the modes).
 
     python -m benchmarks.program_language [--only corpus,bundled,features,cost,determinism,modes] [--runs N]
 
@@ -46,6 +47,7 @@ from sim_mcp.config import Settings
 from sim_mcp.engine.rules import CallContext, Limits, RulesError, compile_program, function_name, run_tool, tool_program
 from sim_mcp.engine.rules.helpers import ContextSlot, python_helpers
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
+from sim_mcp.llm.modes.auto import program_attempts
 from sim_mcp.llm.profiles import ModelProfile, profile_for
 from sim_mcp.llm.profiles.habits import string_end
 from sim_mcp.runtime import Runtime
@@ -966,6 +968,7 @@ def section_modes(results: Path, environments: dict[str, Environment], numeric: 
     _by_tool(paired, numeric)
     _wins(paired)
     _choices(paired, environments, numeric)
+    _splits(paired, environments)
 
 
 def _by_tool(paired: dict[tuple[str, int], dict[str, dict[str, Any]]], numeric: set[tuple[str, str]]) -> None:
@@ -1093,6 +1096,67 @@ def _choices(
             f"| {name} | {_pct(sum(bool(c['result_match']) for c in kept), len(kept))} | "
             f"{_pct(sum(bool(c['state_match']) for c in kept), len(kept))} | "
             f"{sum(bool(c['state_match']) for c in writes)} of {len(writes)} | {seconds:.1f} |"
+        )
+    print()
+
+
+def _attempts(call: dict[str, Any]) -> int:
+    """How many attempts a reported call took: its rejected answers, and the one kept unless none was."""
+    failed = str(call.get("error") or "").startswith(_NO_ANSWER)
+    return len(call.get("rejected") or []) + (0 if failed else 1)
+
+
+def _splits(paired: dict[tuple[str, int], dict[str, dict[str, Any]]], environments: dict[str, Environment]) -> None:
+    """`auto` with its fallback, for each split of `--max-attempts` between program and patch mode that the
+    reports can tell (each mode was given up to 2 attempts): a write takes the program if it was valid within
+    the program's share, else the patch if valid within the rest, else no answer (the program's failed
+    record: the state unchanged). Time: a call's latency split evenly over the attempts it took, so a
+    fallback costs the program attempts it was given and the patch attempts it used."""
+
+    def read_only(call: dict[str, Any]) -> bool:
+        env = environments.get(call["env"])
+        tool = env.tool(call["call"]) if env is not None else None
+        return tool is not None and tool.annotations is not None and tool.annotations.read_only_hint is True
+
+    def seconds(call: dict[str, Any], attempts: int) -> float:
+        return float(call.get("latency_ms", 0.0)) / 1000 * attempts / max(1, _attempts(call))
+
+    def valid_within(call: dict[str, Any], attempts: int) -> bool:
+        return not str(call.get("error") or "").startswith(_NO_ANSWER) and _attempts(call) <= attempts
+
+    print(
+        "| --max-attempts | program + patch attempts | result match | state match | state changes exact |"
+        " no valid answer | fallbacks | s per call |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for attempts, programs in ((2, 2), (2, 1), (3, 2), (3, 1)):
+        kept: list[dict[str, Any]] = []
+        spent: list[float] = []
+        missing = fallbacks = 0
+        for both in paired.values():
+            patch, program = both["patch"], both["program"]
+            if read_only(program):
+                kept.append(patch)
+                spent.append(seconds(patch, _attempts(patch)))
+            elif valid_within(program, programs):
+                kept.append(program)
+                spent.append(seconds(program, _attempts(program)))
+            else:
+                left = attempts - programs
+                fallbacks += left > 0
+                used = min(left, _attempts(patch) or left)
+                answered = left > 0 and valid_within(patch, left)
+                kept.append(patch if answered else program)
+                missing += not answered
+                spent.append(seconds(program, programs) + (seconds(patch, used) if left > 0 else 0.0))
+        writes = [call for call in kept if call["fields_changed"] > 0]
+        rule = " (the rule)" if programs == program_attempts(attempts) else ""
+        print(
+            f"| {attempts} | {programs} + {attempts - programs}{rule} | "
+            f"{_pct(sum(bool(c['result_match']) for c in kept), len(kept))} | "
+            f"{_pct(sum(bool(c['state_match']) for c in kept), len(kept))} | "
+            f"{sum(bool(c['state_match']) for c in writes)} of {len(writes)} | {missing} | {fallbacks} | "
+            f"{statistics.fmean(spent):.1f} |"
         )
     print()
 

@@ -31,6 +31,7 @@ UNPACKED = (
     "        return error('Ticket %s not found.' % args['ticket_id'])\n"
     "    return {**ticket}\n"
 )
+_NO_ANSWER = "the simulator could not produce a valid result: your program failed: Parse error"
 BROKEN = "def get_ticket(state, args):\n    return error('no closing quote)\n"
 # Runs everywhere, and removes the ticket it was asked to read: not the state the hand-written program leaves.
 WRONG = "def get_ticket(state, args):\n    return state['tickets'].pop(args['ticket_id'])\n"
@@ -145,3 +146,33 @@ def test_bad_arguments_are_named(folders: tuple[Path, Path], capsys: pytest.Capt
     with pytest.raises(SystemExit):
         _run(folders, capsys, "--only", "corpus,speed")
     assert "--only: unknown section speed" in capsys.readouterr().err
+
+
+def test_modes_estimates_each_split_of_the_attempts_for_auto_and_its_fallback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, scenarios = tmp_path / "results", tmp_path / "scenarios"
+    for mode in ("patch", "program"):
+        (results / mode).mkdir(parents=True)
+    scenarios.mkdir()
+    shutil.copy(REPO / "benchmarks/fidelity/tickets.yaml", scenarios / "tickets.yaml")
+    failing = "your program failed: Parse error"
+    program = [  # two create_ticket calls: no valid program in 2 attempts; a valid one at the second
+        _call(0, "create_ticket", state=False, result=False, seconds=60, rejected=[failing] * 2, error=_NO_ANSWER),
+        _call(2, "create_ticket", state=True, result=True, seconds=40, rejected=[failing]),
+    ]
+    patch = [  # both valid at the first attempt, the second wrong
+        _call(0, "create_ticket", state=True, result=True, seconds=10),
+        _call(2, "create_ticket", state=False, result=False, seconds=10),
+    ]
+    (results / "program" / "tickets.json").write_text(json.dumps(_report(program)), encoding="utf-8")
+    (results / "patch" / "tickets.json").write_text(json.dumps(_report(patch)), encoding="utf-8")
+    out = _run((results, scenarios), capsys, "--only", "modes")
+    # result, state, exact changes, no valid answer, fallbacks, s per call (an attempt: the call's time / attempts)
+    rows = [line for line in out.splitlines() if line.startswith(("| 2 |", "| 3 |"))]
+    assert [[cell.strip() for cell in row.strip("|").split("|")][1:] for row in rows] == [
+        ["2 + 0", "50.0%", "50.0%", "1 of 2", "1", "0", "50.0"],
+        ["1 + 1 (the rule)", "50.0%", "50.0%", "1 of 2", "0", "2", "35.0"],
+        ["2 + 1 (the rule)", "100.0%", "100.0%", "2 of 2", "0", "1", "55.0"],
+        ["1 + 2", "50.0%", "50.0%", "1 of 2", "0", "2", "35.0"],
+    ]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.client import Client
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
@@ -21,6 +22,8 @@ from sim_mcp.engine.rules import compile_rules
 from sim_mcp.errors import ConfigError
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.runtime import Runtime
+from sim_mcp.server.context import ServerContext
+from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
 from tests.fake_providers import FakeProvider, Reply, reply_outcome
@@ -434,6 +437,148 @@ async def test_auto_mode_asks_for_a_program_where_the_call_computes_and_a_patch_
     assert (got.kind, got.result) == ("ok", read["result"])
     schemas = [post.body["response_format"]["json_schema"]["schema"] for post in fake.posts("/chat/completions")]
     assert [schema["required"] for schema in schemas] == [["program"], ["result", "is_error", "state_patch"]]
+
+
+def asked(fake: FakeProvider, backend: str) -> list[tuple[list[str], str, str]]:
+    """Each request sent to the provider: the reply's required keys (the mode asked for), and its system and
+    user prompts."""
+    if backend == "openai":
+        bodies = [post.body for post in fake.posts("/chat/completions")]
+        return [
+            (
+                body["response_format"]["json_schema"]["schema"]["required"],
+                body["messages"][0]["content"],
+                body["messages"][1]["content"],
+            )
+            for body in bodies
+        ]
+    return [
+        (
+            body["tools"][0]["input_schema"]["required"],
+            "".join(part["text"] for part in body["system"]) if isinstance(body["system"], list) else body["system"],
+            body["messages"][0]["content"]
+            if isinstance(body["messages"][0]["content"], str)
+            else "".join(part["text"] for part in body["messages"][0]["content"]),
+        )
+        for body in (post.body for post in fake.posts("/messages"))
+    ]
+
+
+PROGRAM, PATCH = ["program"], ["result", "is_error", "state_patch"]
+# Two ways a program gives no valid answer: it does not parse, and it fails when run.
+UNPARSED = "def deposit(state, args)\n    return {}\n"
+FAILING = "def deposit(state, args):\n    return state['wallets'][args['wallet_id']]['missing']\n"
+
+
+@pytest.mark.parametrize("backend", ["openai", "anthropic"])
+async def test_auto_mode_falls_back_to_a_patch_when_the_programs_give_no_valid_answer(
+    fake: FakeProvider, spec: Path, backend: str
+) -> None:
+    trajectories = spec.parent / "trajectories"
+    settings = settings_for(fake, backend, specs=[spec.parent], llm_output="auto", trajectories=trajectories)
+    patch = [{"op": "replace", "path": "/wallets/W-1/balance", "value": 6}]
+    fake.script(program(UNPARSED), program(FAILING), reply_outcome({"id": "W-1", "balance": 6}, state_patch=patch))
+    async with Runtime(settings) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="s"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            moved = await client.call_tool("deposit", {"wallet_id": "W-1", "amount": 1})
+        record = await runtime.sessions.get("s")
+        (event,) = await runtime.store.events("s")
+    # The default 3 attempts: two programs, then the last attempt in patch mode, whose outcome is committed.
+    assert not moved.is_error
+    assert moved.structured_content == {"id": "W-1", "balance": 6}
+    assert runtime.simulator.world_of(record, "wallet")["wallets"]["W-1"]["balance"] == 6
+    requests = asked(fake, backend)
+    assert [required for required, _, _ in requests] == [PROGRAM, PROGRAM, PATCH]
+    assert event.fallback
+    assert len(event.rejected) == 2
+    assert all("your program failed" in reason for reason in event.rejected)
+    # The second program was shown the first one's error; the patch is asked afresh, in patch mode's prompt.
+    _, _, second = requests[1]
+    _, system, last = requests[2]
+    assert "previous answer was rejected" in second
+    assert "previous answer was rejected" not in last
+    assert "RFC 6902" in system
+    assert "Starlark" not in system
+    (line,) = (trajectories / "s.jsonl").read_text().splitlines()
+    assert json.loads(line)["fallback"] is True
+
+
+async def test_a_program_cut_off_counts_as_no_valid_answer_and_a_call_answered_by_its_program_is_no_fallback(
+    fake: FakeProvider, spec: Path
+) -> None:
+    settings = settings_for(fake, specs=[spec.parent], llm_output="auto", max_attempts=2)
+    patch = [{"op": "replace", "path": "/wallets/W-1/balance", "value": 6}]
+    fake.script(
+        Reply(text='{"program": "def deposit(state, args):\\n    # First', finish="length"),
+        reply_outcome({"id": "W-1", "balance": 6}, state_patch=patch),
+        program(DEPOSIT),
+    )
+    async with Runtime(settings) as runtime:
+        first = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+        second = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 2})
+    # Two attempts: one program, then the patch; a program valid at the first try is the call's answer.
+    assert [required for required, _, _ in asked(fake, "openai")] == [PROGRAM, PATCH, PROGRAM]
+    assert first.event is not None
+    assert second.event is not None
+    assert (first.kind, first.result, first.event.fallback) == ("ok", {"id": "W-1", "balance": 6}, True)
+    assert "cut off" in first.event.rejected[0]
+    assert (second.kind, second.result, second.event.fallback) == ("ok", {"id": "W-1", "balance": 8}, False)
+
+
+async def test_plain_program_mode_never_falls_back(fake: FakeProvider, spec: Path) -> None:
+    settings = settings_for(fake, specs=[spec.parent], llm_output="program")
+    fake.script(program(UNPARSED), program(FAILING), program(UNPARSED))
+    async with Runtime(settings) as runtime:
+        failed = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+        record = await runtime.sessions.get("s")
+    assert failed.kind == "failed"
+    assert [required for required, _, _ in asked(fake, "openai")] == [PROGRAM, PROGRAM, PROGRAM]
+    assert failed.event is not None
+    assert not failed.event.fallback
+    assert len(failed.event.rejected) == 3
+    assert runtime.simulator.world_of(record, "wallet") == read_spec_file(spec).initial_state
+
+
+async def test_auto_mode_with_one_attempt_has_none_to_fall_back_on(fake: FakeProvider, spec: Path) -> None:
+    settings = settings_for(fake, specs=[spec.parent], llm_output="auto", max_attempts=1)
+    fake.script(program(FAILING))
+    async with Runtime(settings) as runtime:
+        failed = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+    assert failed.kind == "failed"
+    assert [required for required, _, _ in asked(fake, "openai")] == [PROGRAM]
+    assert failed.event is not None
+    assert not failed.event.fallback
+
+
+async def test_when_the_programs_and_the_fallback_patch_all_fail_the_state_is_untouched(
+    fake: FakeProvider, spec: Path
+) -> None:
+    trajectories = spec.parent / "trajectories"
+    settings = settings_for(fake, specs=[spec.parent], llm_output="auto", trajectories=trajectories)
+    # The patch names a wallet the state lacks: it does not apply.
+    stray = [{"op": "replace", "path": "/wallets/W-7/balance", "value": 6}]
+    fake.script(program(FAILING), program(UNPARSED), reply_outcome({"id": "W-1", "balance": 6}, state_patch=stray))
+    async with Runtime(settings) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="s"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            failed = await client.call_tool("deposit", {"wallet_id": "W-1", "amount": 1})
+        record = await runtime.sessions.get("s")
+        (event,) = await runtime.store.events("s")
+    assert failed.is_error
+    assert "could not produce a valid result" in failed.content[0].text  # type: ignore[union-attr]
+    assert [required for required, _, _ in asked(fake, "openai")] == [PROGRAM, PROGRAM, PATCH]
+    assert runtime.simulator.world_of(record, "wallet") == read_spec_file(spec).initial_state
+    assert event.fallback
+    assert event.failed
+    assert event.state_patch == []
+    rejected = event.rejected
+    assert len(rejected) == 3
+    assert "your program failed" in rejected[0]
+    assert "state_patch does not apply" in rejected[2]
+    assert json.loads(event.rejected_answers[2])["state_patch"] == stray
+    (line,) = (trajectories / "s.jsonl").read_text().splitlines()
+    assert (json.loads(line)["fallback"], json.loads(line)["failed"]) == (True, True)
 
 
 async def test_an_unknown_model_profile_stops_the_backend_before_it_serves(fake: FakeProvider) -> None:

@@ -14,7 +14,7 @@ from sim_mcp.episodes.fidelity import BenchmarkReport, RulesMode, Scenario, load
 from sim_mcp.episodes.self_consistency import SelfConsistency
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
-from tests.fake_providers import FakeProvider, reply_outcome
+from tests.fake_providers import FakeProvider, Reply, reply_outcome
 from tests.scripted_tickets import created_ticket
 from tests.servers import BUNDLED_SPECS, REPO
 
@@ -249,6 +249,21 @@ async def test_each_call_keeps_its_rejected_answers_why_and_the_error_it_ended_w
     assert json.loads(answer) == {"result": "", "is_error": True, "state_patch": []}
     assert report.to_json()["scenarios"][0]["calls"][0]["rejected"] == [reason]
     assert report.to_json()["scenarios"][0]["calls"][0]["rejected_answers"] == [answer]
+
+
+async def test_a_report_counts_the_calls_auto_mode_answered_by_falling_back_to_a_patch(fake: FakeProvider) -> None:
+    broken = Reply(tool_input={"program": "def create_ticket(state, args)\n    return {}\n"})
+    fake.script(broken, created_ticket(), reply_outcome("ticket T-1006 not found", is_error=True))
+    settings = scripted(fake, max_attempts=2).model_copy(update={"llm_output": "auto"})
+    scenarios, _ = load_scenarios(SCENARIOS / "tickets.yaml")
+    report = await bench(settings, scenarios)
+    first, second = report.scenarios[0].calls[:2]
+    # create_ticket: its one program did not parse, the patch was its answer; get_ticket reads: a patch.
+    assert (first.result_match, first.fallback, len(first.rejected)) == (True, True, 1)
+    assert (second.call, second.fallback) == ("get_ticket", False)
+    scenario = report.to_json()["scenarios"][0]
+    assert scenario["calls"][0]["fallback"] is True
+    assert scenario["fallback_calls"] == 1
 
 
 # --- self-consistency, for runs without a reference ----------------------------------------------------

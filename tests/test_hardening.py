@@ -186,6 +186,9 @@ def test_the_ui_shows_no_null_fields_and_marks_calls_not_applied() -> None:
     assert ">null<" not in card
     assert "not applied" in card
     assert '<span class="label">arguments</span>' in card
+    # A call auto mode answered by falling back to a patch says so; any other shows no such field.
+    assert "patch fallback" in event_card(event | {"fallback": True})
+    assert "fallback" not in event_card(event | {"fallback": False})
 
 
 async def test_a_session_page_shows_no_end_field(base_url: str, http: httpx.AsyncClient) -> None:

@@ -20,7 +20,7 @@ from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cache import CachingBackend
 from sim_mcp.engine.contract import InvalidOutcome, SimulationRequest
 from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable, ConfigError
-from sim_mcp.llm.modes import MODES, mode_for, prompt_for, system_prompt
+from sim_mcp.llm.modes import MODES, answering, mode_for, prompt_for, system_prompt
 from sim_mcp.llm.modes.patch import OUTCOME_SCHEMA, outcome_schema
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.llm.providers.anthropic import AnthropicBackend
@@ -888,3 +888,53 @@ def test_auto_mode_answers_reads_with_a_patch_and_changes_with_a_program() -> No
     # The environment's own setting wins over the flag's.
     own = ENVIRONMENT.model_copy(update={"model_settings": ModelSettings(llm_output="patch")})
     assert mode_for(make_request(TRANSFER, environment=own), "auto").name == "patch"
+
+
+@pytest.mark.parametrize(
+    ("attempts", "modes"),
+    [
+        (1, ["program"]),
+        (2, ["program", "patch"]),
+        (3, ["program", "program", "patch"]),
+        (5, ["program", "program", "program", "program", "patch"]),
+    ],
+)
+def test_auto_mode_gives_programs_all_attempts_but_the_last_which_is_a_patch(attempts: int, modes: list[str]) -> None:
+    tries = [dataclasses.replace(make_request(TRANSFER), attempt=n, attempts=attempts) for n in range(attempts)]
+    chosen = [answering(request, "auto") for request in tries]
+    assert [choice.mode.name for choice in chosen] == modes
+    assert [choice.fallback for choice in chosen] == [name == "patch" for name in modes]
+    # A read is a patch at every attempt, and no fallback; plain program mode asks for programs to the end.
+    reads = [answering(dataclasses.replace(request, tool=GET), "auto") for request in tries]
+    assert [(choice.mode.name, choice.fallback) for choice in reads] == [("patch", False)] * attempts
+    assert [answering(request, "program").mode.name for request in tries] == ["program"] * attempts
+
+
+def test_the_fallback_patch_is_asked_without_the_programs_feedback() -> None:
+    request = dataclasses.replace(make_request(TRANSFER), attempt=2, attempts=3, feedback=["your program failed: x"])
+    choice = answering(request, "auto")
+    assert (choice.mode.name, choice.fallback, choice.request.feedback) == ("patch", True, [])
+    # Any other attempt keeps its feedback.
+    earlier = dataclasses.replace(request, attempt=1)
+    assert answering(earlier, "auto").request.feedback == ["your program failed: x"]
+
+
+async def test_a_fallback_answer_says_so_and_a_cache_hit_of_it_does_not(fake: FakeProvider) -> None:
+    backend = OpenAIBackend(settings_for("openai", fake.openai_url, llm_output="auto"))
+    cache = CachingBackend(backend, max_entries=8)
+    arguments = {"from_id": "acc_1", "to_id": "acc_2", "amount": 5}
+    last = dataclasses.replace(make_request(TRANSFER, arguments), attempt=2, attempts=3, feedback=["a", "b"])
+    fake.script(reply_outcome({"ok": True}), reply_text("not json"))
+    try:
+        answered = await cache.simulate(last)
+        again = await cache.simulate(make_request(TRANSFER, arguments))
+        # A reply that cannot be read at a fallback attempt says it was one.
+        with pytest.raises(InvalidOutcome) as unread:
+            await backend.simulate(dataclasses.replace(last, arguments={**arguments, "amount": 6}))
+    finally:
+        await backend.aclose()
+    assert (answered.result, answered.fallback) == ({"ok": True}, True)
+    assert (again.note, again.fallback) == ("cache hit", False)
+    assert unread.value.fallback
+    schemas = [post.body["response_format"]["json_schema"]["schema"] for post in fake.posts("/chat/completions")]
+    assert [schema["required"] for schema in schemas] == [["result", "is_error", "state_patch"]] * 2

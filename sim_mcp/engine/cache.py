@@ -39,8 +39,9 @@ class CachingBackend(Backend):
         if cached is not None:
             self._entries.move_to_end(key)
             self.hits += 1
-            # A deep copy: callers may change what they get without changing the cache.
-            return cached.model_copy(deep=True, update={"usage": TokenUsage(), "note": "cache hit"})
+            # A deep copy: callers may change what they get without changing the cache. A hit is no fallback
+            # of this call (llm/modes/auto.py), whatever the call that filled the entry came to.
+            return cached.model_copy(deep=True, update={"usage": TokenUsage(), "note": "cache hit", "fallback": False})
         self.misses += 1
         outcome = await self.inner.simulate(request)
         self._entries[key] = outcome.model_copy(deep=True)

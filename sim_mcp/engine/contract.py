@@ -28,6 +28,9 @@ class Outcome(BaseModel):
     # Not part of what the model writes: filled in by the backend.
     note: str | None = Field(default=None, exclude=True)
     usage: TokenUsage = Field(default_factory=TokenUsage, exclude=True)
+    # `--llm-output auto`: answered in patch mode after program mode gave no valid answer (the event's
+    # `fallback`).
+    fallback: bool = Field(default=False, exclude=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,10 @@ class SimulationRequest:
     output_validator: CompiledSchema | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
+    # Which attempt this is (0: the first) of the `attempts` the simulator makes at most (`--max-attempts`):
+    # a backend may answer its last attempts another way (`--llm-output auto` falls back to patch mode).
+    attempt: int = 0
+    attempts: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +84,8 @@ def result_text(result: Any) -> str:
 class InvalidOutcome(UnusableReply):
     """A reply that breaks the contract (not JSON, wrong keys or types, a program that fails): the simulator
     asks again, feeding `reason` back to the backend. `usage` holds the tokens the rejected reply cost,
-    `answer` the reply as the model wrote it (empty when there was none to read), for the trajectory."""
+    `answer` the reply as the model wrote it (empty when there was none to read), for the trajectory;
+    `fallback`: the reply was asked for in patch mode after program mode gave no valid answer (auto)."""
 
     def __init__(
         self,
@@ -87,9 +95,11 @@ class InvalidOutcome(UnusableReply):
         model: str | None = None,
         usage: TokenUsage | None = None,
         answer: str = "",
+        fallback: bool = False,
     ) -> None:
         super().__init__(backend, message, model=model, answer=answer)
         self.usage = usage if usage is not None else TokenUsage()
+        self.fallback = fallback
 
 
 def empty_message(result: Any) -> bool:

@@ -197,6 +197,7 @@ class Simulator:
             rejected=answered.problems,
             rejected_answers=answered.answers,
             failed=kind == "failed",
+            fallback=answered.fallback,
         )
         updated = record.model_copy(
             update={
@@ -251,27 +252,32 @@ class Simulator:
         usage = TokenUsage()
         problems: list[str] = []
         answers: list[str] = []  # what each rejected answer said, beside why it was rejected
-        for _ in range(self.settings.max_attempts):
+        fallback = False  # some attempt was the backend's fallback (llm/modes/auto.py)
+        attempts = self.settings.max_attempts
+        request = replace(request, attempts=attempts)
+        for attempt in range(attempts):
             try:
                 candidate = await self.backend.simulate(request)
             except InvalidOutcome as e:
                 usage = usage + e.usage  # a rejected reply still cost its tokens
                 problems.append(e.reason)
                 answers.append(shorten(e.answer, _ANSWER_CHARS))
+                fallback = fallback or e.fallback
             except BackendError as e:
                 problems.append(f"the backend failed: {e}")
                 answers.append("")
                 break
             else:
                 usage = usage + candidate.usage
+                fallback = fallback or candidate.fallback
                 checked = self._checked_answer(candidate, tool, request)
                 if isinstance(checked, tuple):
-                    return _Answer(checked[0], checked[1].state, usage, problems, answers)
+                    return _Answer(checked[0], checked[1].state, usage, problems, answers, fallback)
                 problems.append(checked.reason)
                 answers.append(shorten(_as_written(candidate), _ANSWER_CHARS))
                 self.backend.forget(request)  # a cached outcome that failed the checks must not come back
-            request = replace(request, feedback=list(problems))
-        return _Answer(None, request.state, usage, problems, answers)
+            request = replace(request, feedback=list(problems), attempt=attempt + 1)
+        return _Answer(None, request.state, usage, problems, answers, fallback)
 
     def _checked_answer(
         self, candidate: Outcome, tool: Tool, request: SimulationRequest
@@ -422,6 +428,8 @@ class _Answer:
     problems: list[str]
     # Beside each problem, the answer it was found in (as the model wrote it, cut), for the trajectory.
     answers: list[str] = field(default_factory=list)
+    # Some attempt was the backend's fallback (auto: patch mode, after its programs gave no valid answer).
+    fallback: bool = False
 
 
 def _as_written(candidate: Outcome) -> str:

@@ -244,6 +244,8 @@ class CallScore:
     error: str | None = None
     # Those rejected answers as the model wrote them (the event's `rejected_answers`).
     rejected_answers: tuple[str, ...] = ()
+    # `--llm-output auto` fell back to patch mode after program mode gave no valid answer (the event's).
+    fallback: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Every field, in order, as JSON: a field added later is reported without a line here."""
@@ -340,6 +342,7 @@ class ScenarioReport(_Totals):
             "score": round(self.score, 6),
             "skipped_rules": self.skipped_rules,
             "failed_calls": self.failed_calls,
+            "fallback_calls": sum(call.fallback for call in self.calls),
             "tokens": self.tokens.model_dump(),
             "mean_latency_ms": self.mean_latency_ms,
             "referenced": self.referenced,
@@ -602,6 +605,7 @@ def _score(
         rejected=tuple(reason[:_REASON_CHARS] for reason in (event.rejected if event is not None else [])),
         error=_as_text(called.result)[:_REASON_CHARS] if called.is_error else None,
         rejected_answers=tuple(event.rejected_answers) if event is not None else (),
+        fallback=event is not None and event.fallback,
     )
 
 

@@ -17,7 +17,7 @@ from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import InvalidOutcome, JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.llm.config import LlmConfig
-from sim_mcp.llm.modes import Mode, ModeContext, mode_for, prompt_for, system_prompt
+from sim_mcp.llm.modes import Mode, ModeContext, answering, prompt_for, system_prompt
 from sim_mcp.llm.profiles import ModelProfile, profile_for
 from sim_mcp.llm.reply import outcome_from_object, parse_json_object, parse_outcome
 from sim_mcp.llm.transport import Call, Reply, Transport, Wire, json_text
@@ -66,7 +66,8 @@ class LLMBackend(Backend):
 
     async def simulate(self, request: SimulationRequest) -> Outcome:
         model = self._model_for(request)
-        mode = mode_for(request, self.config.output)
+        answer_as = answering(request, self.config.output)
+        mode, request = answer_as.mode, answer_as.request
         profile = self.profile(model)
         system, system_json = self._static_prompt(request, mode, profile)
         prompt = prompt_for(
@@ -95,14 +96,21 @@ class LLMBackend(Backend):
             seed=request.seed,
             cache_key=f"sim-mcp-{request.environment.name}-{request.environment.version}",
         )
-        reply = await self._ask(call, shorter=mode.shorter)
+        try:
+            reply = await self._ask(call, shorter=mode.shorter)
+        except InvalidOutcome as e:  # a reply cut off or not read: still this attempt's
+            e.fallback = answer_as.fallback
+            raise
         try:
             read = outcome_from_object(reply.tool_input) if reply.tool_input is not None else parse_outcome(reply.text)
             read.usage = reply.usage
-            return mode.finish(read, request, ModeContext(profile, self.config.program_limits))
+            finished = mode.finish(read, request, ModeContext(profile, self.config.program_limits))
         except InvalidOutcome as e:
             answer = e.answer or reply.written
-            raise InvalidOutcome(self.name, e.reason, model=model, usage=reply.usage, answer=answer) from None
+            raise InvalidOutcome(
+                self.name, e.reason, model=model, usage=reply.usage, answer=answer, fallback=answer_as.fallback
+            ) from None
+        return finished.model_copy(update={"fallback": True}) if answer_as.fallback else finished
 
     async def complete_json(self, request: JsonRequest) -> JsonReply:
         model = self.model

@@ -22,7 +22,7 @@ from sim_mcp.text import shorten
 # (a field that is null, such as `end` of a call, is not shown).
 EVENT_HEAD_FIELDS = frozenset(
     {"seq", "at", "kind", "environment", "tool", "is_error", "state_patch", "backend", "latency_ms", "tokens", "note"}
-    | {"fault", "failed"}
+    | {"fault", "failed", "fallback"}
 )
 # Longest JSON text shown for one value (arguments, a result) before it is cut.
 MAX_VALUE_CHARS = 20_000
@@ -351,6 +351,9 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
         badges.append(f'<span class="badge fault">fault: {_e(event["fault"])}</span>')
     if event.get("failed"):
         badges.append('<span class="badge fault" title="no valid outcome: nothing was applied">not applied</span>')
+    if event.get("fallback"):
+        title = "program mode gave no valid answer; the last attempt was asked in patch mode"
+        badges.append(f'<span class="badge kind" title="{title}">patch fallback</span>')
     meta = [_event_time(event.get("at"))]
     if isinstance(event.get("latency_ms"), int | float):
         meta.append(f"{event['latency_ms']:,.0f} ms")

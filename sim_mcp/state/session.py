@@ -67,6 +67,12 @@ class Event(BaseModel):
         description="No valid outcome could be had: the result is the simulator's own error, nothing was applied, "
         "and the simulator is not shown the call again.",
     )
+    fallback: bool = Field(
+        default=False,
+        description="`--llm-output auto`: program mode gave no valid answer in the attempts it gets (`rejected` "
+        "says why), and the call's last attempt was asked in patch mode; the outcome, or the failure, is "
+        "patch mode's.",
+    )
 
 
 class SessionRecord(BaseModel):
