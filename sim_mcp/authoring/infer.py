@@ -199,8 +199,10 @@ def _candidates(
         yield from _filters(first, shape, collections)
     if isinstance(first, dict) and first and all(key in collections for key in first):
         yield {"family": "read_all", "keys": {key: key for key in first}}
+    # The answer that shows the items' shape: the first whose list is not empty.
+    shown = next((value for value in good if _items(value)), first)
     for field_name, properties in shape.object_lists.items():
-        yield from _nested_adds(field_name, properties, first, errors, keyed, collections)
+        yield from _nested_adds(field_name, properties, shown, errors, keyed, collections)
     if good:
         value = Counter(_freeze(v) for v in good).most_common(1)[0][0]
         constant = next(v for v in good if _freeze(v) == value)
@@ -385,6 +387,12 @@ def _expressions(field_name: str, good: list[RecordedCall]) -> Iterator[list[Any
         yield ["seen", argument]
     for argument, condition in itertools.permutations(arguments, 2):
         yield ["seen", argument, condition]  # non-empty values of an argument given with another
+
+
+def _items(value: Any) -> list[Any]:
+    wrap = _wrap(value)
+    items = value.get(wrap) if isinstance(value, dict) and wrap else value
+    return items if isinstance(items, list) else []
 
 
 def _wrap(value: Any) -> str | None:

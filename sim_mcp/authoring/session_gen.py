@@ -21,6 +21,7 @@ __all__ = ["CallGenerator", "session_rng"]
 _SEEN_CHANCE = 0.55
 _MISSING_CHANCE = 0.12
 _EDGE_CHANCE = 0.08
+_OMIT_CHANCE = 0.3
 _POOL_CHARS = 80
 _EDGE_STRINGS = ("", " ", "x" * 300, "ünï-cødé ✓")
 _EDGE_NUMBERS = (0, -1, 1, 2**31)
@@ -57,6 +58,10 @@ class CallGenerator:
         name, schema = self.tools[self.rng.randrange(len(self.tools))]
         drawn = SchemaDataGenerator(schema, self.rng).generate(schema)
         arguments: dict[str, Any] = drawn if isinstance(drawn, dict) else {}
+        # Optional arguments left out now and then: the schema generator gives them all, and what a tool
+        # does without one is part of what a twin must learn.
+        required = set(schema.get("required", []))
+        arguments = {k: v for k, v in arguments.items() if k in required or self.rng.random() >= _OMIT_CHANCE}
         validator = self._validators[name]
         changed = self._vary(arguments)
         if isinstance(changed, dict) and validator.is_valid(changed):
