@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sim_mcp.engine.probes import missing_id
+from sim_mcp.authoring.probes import missing_id
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 
