@@ -22,8 +22,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sim_mcp.engine.rules import RulesError, tool_program
 from sim_mcp.llm.profiles import DEFAULT_PROFILE, ModelProfile, profile_for
+from sim_mcp.rules import RulesError, tool_program
 
 
 def programs(folder: Path) -> Iterator[tuple[str, str]]:

@@ -44,12 +44,12 @@ from typing import Any
 import anyio
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.rules import CallContext, Limits, RulesError, compile_program, function_name, run_tool, tool_program
-from sim_mcp.engine.rules.helpers import ContextSlot, python_helpers
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
 from sim_mcp.llm.modes.auto import program_attempts
 from sim_mcp.llm.profiles import ModelProfile, profile_for
 from sim_mcp.llm.profiles.habits import string_end
+from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, function_name, run_tool, tool_program
+from sim_mcp.rules.helpers import ContextSlot, python_helpers
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.model import Environment
 from sim_mcp.state.patch import apply_patch, diff_patch
@@ -126,7 +126,7 @@ def to_seconds(moment):
         parsed = parsed.replace(tzinfo=datetime.timezone.utc)
     return parsed.timestamp()
 """
-# The entry point, as the Starlark runtime's (sim_mcp/engine/rules/program.py): the state crosses as JSON text
+# The entry point, as the Starlark runtime's (sim_mcp/rules/program.py): the state crosses as JSON text
 # (one string is far cheaper to hand over than a value converted value by value, here too) and only what
 # changed comes back.
 MONTY_ENTRY = """

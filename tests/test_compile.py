@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from mcp.client import Client
 
+from sim_mcp.authoring.compile import CompileReport, compile_environment, programs_path
+from sim_mcp.authoring.transitions import read_recordings
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import load_backend
-from sim_mcp.engine.compile import CompileReport, compile_environment, programs_path
-from sim_mcp.engine.recordings import read_recordings
-from sim_mcp.engine.rules import compile_rules
 from sim_mcp.errors import ConfigError
 from sim_mcp.llm.profiles import profile_for
+from sim_mcp.rules import compile_rules
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server

@@ -371,6 +371,25 @@ async def test_error_messages_never_carry_the_key(fake: FakeProvider, provider: 
     assert "invalid x-api-key" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("provider", "named"), [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")]
+)
+async def test_no_key_and_no_base_url_stops_start_and_each_call_naming_what_to_set(
+    provider: str, named: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    backend = load_backend(settings_for(provider, None))
+    try:
+        with pytest.raises(ConfigError, match=re.escape(f"backend {provider} needs an API key: set {named}")):
+            await backend.start()
+        with pytest.raises(BackendError, match=re.escape(f"needs an API key: set {named}")):
+            await backend.simulate(make_request())
+    finally:
+        await backend.aclose()
+
+
 async def test_timeout_is_a_backend_error(fake: FakeProvider) -> None:
     fake.script(reply_outcome("late", delay_s=5))
     backend = OpenAIBackend(settings_for("openai", fake.openai_url, timeout_s=0.2, provider_retries=0))

@@ -15,7 +15,7 @@ from mcp.client import Client
 
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
-from sim_mcp.engine.rules import CallContext, Limits, compile_program, compile_rules, run_tool
+from sim_mcp.rules import CallContext, Limits, compile_program, compile_rules, run_tool
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 import starlark
 
-from sim_mcp.engine.rules import CallContext, Limits, RulesError, run_tool, tool_program
-from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.errors import ConfigError
 from sim_mcp.llm.profiles import DEFAULT_PROFILE, profile_for
 from sim_mcp.llm.profiles.habits import as_starlark
+from sim_mcp.rules import CallContext, Limits, RulesError, run_tool, tool_program
+from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
 QWEN = profile_for(None, "qwen2.5-coder")
 

@@ -17,6 +17,7 @@ import yaml
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import TypeAdapter
 
+from sim_mcp.authoring.taskgen import generate_tasks, template_drafts
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
@@ -24,7 +25,6 @@ from sim_mcp.engine.backends.offline import OfflineBackend
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy, task_level
 from sim_mcp.episodes.rewards import validate_task
-from sim_mcp.episodes.taskgen import generate_tasks, template_drafts
 from sim_mcp.episodes.tasks import Task, load_tasks, parse_task, reveals, task_yaml
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
@@ -837,7 +837,7 @@ async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
 
 
 def test_bundled_tasks_have_users_and_proven_solutions() -> None:
-    from sim_mcp.episodes.taskgen import check_by_replay
+    from sim_mcp.authoring.taskgen import check_by_replay
 
     catalog = load_catalog(BUNDLED_SPECS)
     tasks, errors = load_tasks(BUNDLED_SPECS)
@@ -853,7 +853,7 @@ def test_bundled_tasks_have_users_and_proven_solutions() -> None:
 
 async def test_a_replay_runs_in_the_sandbox_of_the_runtimes_simulator() -> None:
     """Proving a task neither meets the runtime's injected faults nor leaves a session in its store."""
-    from sim_mcp.episodes.taskgen import check_by_replay
+    from sim_mcp.authoring.taskgen import check_by_replay
 
     tasks, _ = load_tasks(BUNDLED_SPECS)
     task = tasks["tickets-close-sso"]

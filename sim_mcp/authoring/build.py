@@ -5,7 +5,7 @@
 3. Write the behaviours as Starlark (`twin_program`) and replay every recorded session, in order, from
    the first world through the engine's rules runtime: a tool keeps its program only if every one of its
    recorded calls gets the recorded answer there (and the others are dropped until that holds).
-4. Given a model (`backend`), ask it (`engine.compile.compile_environment`) for the tools still without
+4. Given a model (`backend`), ask it (`authoring.compile.compile_environment`) for the tools still without
    a program, checked against their recorded calls in the states the twin reaches.
 5. Write the spec with its first world (`initial_state`) and the programs file beside it
    (`<spec>.rules.star`); the report says per tool: exact without a model, written by the model, or left
@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
+from sim_mcp.authoring.compile import compile_environment, programs_path
 from sim_mcp.authoring.infer import Inference, infer_plans
 from sim_mcp.authoring.record_file import RecordedCall, read_calls
+from sim_mcp.authoring.transitions import Recording
 from sim_mcp.authoring.twin_program import program_text
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.compile import compile_environment, programs_path
-from sim_mcp.engine.recordings import Recording
-from sim_mcp.engine.rules import CallContext, Limits, RulesError, compile_program, run_tool
-from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.errors import ConfigError
+from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
+from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.writer import environment_yaml

@@ -176,6 +176,16 @@ def _list_fields(properties: dict[str, Any]) -> list[str]:
     return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "array"]
 
 
+def _nested_lists(
+    properties: dict[str, Any], keyed: list[tuple[str, str]], collections: dict[str, dict[str, Any]]
+) -> Iterator[dict[str, str]]:
+    """Each way an item's list (`values`) may go into a list field (`target`) of a keyed collection's records."""
+    for values in _list_fields(properties):
+        for main, key in keyed:
+            for target in _list_fields(collections[main]):
+                yield {"values": values, "main": main, "key": key, "target": target}
+
+
 def _answers(name: str, sessions: list[list[RecordedCall]]) -> list[RecordedCall]:
     return [call for session in sessions for call in session if call.tool == name]
 
@@ -230,18 +240,8 @@ def _effects(
                 }
     for field_name, properties in shape.object_lists.items():
         for ref in _string_fields(properties):
-            for values in _list_fields(properties):
-                for main, key in keyed:
-                    for target in _list_fields(collections[main]):
-                        yield {
-                            "kind": "nested_remove",
-                            "field": field_name,
-                            "ref": ref,
-                            "values": values,
-                            "main": main,
-                            "key": key,
-                            "target": target,
-                        }
+            for nested in _nested_lists(properties, keyed, collections):
+                yield {"kind": "nested_remove", "field": field_name, "ref": ref, **nested}
     for field_name in shape.object_lists:
         if field_name in collections:
             yield {"kind": "delete_records", "collection": field_name, "field": field_name}
@@ -308,21 +308,16 @@ def _nested_adds(
         if ref not in items[0] or len(added) != 1:
             continue
         template = _error_template(errors, field_name, ref)
-        for values in _list_fields(properties):
-            for main, key in keyed:
-                for target in _list_fields(collections[main]):
-                    yield {
-                        "family": "nested_add",
-                        "field": field_name,
-                        "ref": ref,
-                        "values": values,
-                        "main": main,
-                        "key": key,
-                        "target": target,
-                        "wrap": wrap,
-                        "added": added[0],
-                        "error": template,
-                    }
+        for nested in _nested_lists(properties, keyed, collections):
+            yield {
+                "family": "nested_add",
+                "field": field_name,
+                "ref": ref,
+                **nested,
+                "wrap": wrap,
+                "added": added[0],
+                "error": template,
+            }
 
 
 def _error_template(errors: list[RecordedCall], field_name: str, ref: str) -> str:

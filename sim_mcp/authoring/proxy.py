@@ -36,7 +36,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 
 from sim_mcp.authoring.record_file import RECORDINGS_NAME, RecordingsWriter
-from sim_mcp.authoring.upstream import TMP_PLACEHOLDER, Upstream, UpstreamFailure, fresh_server
+from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, fresh_server, without_folder
 from sim_mcp.errors import ConfigError, SimMcpError
 from sim_mcp.specs.capture import LiveServer, tools_environment
 from sim_mcp.specs.writer import environment_yaml
@@ -164,7 +164,7 @@ class RecordingProxy:
             entry["rpc_error"] = rpc_error
             entry["is_error"] = True
         entry["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        self.writer.write(_without_folder(entry, folder) if folder is not None else entry)
+        self.writer.write(without_folder(entry, folder) if folder is not None else entry)
         self.calls += 1
 
     async def _failed(self, session: str, live: _Live, failure: UpstreamFailure) -> str:
@@ -235,21 +235,6 @@ class RecordingProxy:
             path.write_text(environment_yaml(environment, header=header), encoding="utf-8")
         except OSError as e:
             raise ConfigError(f"-o {self.settings.output}: cannot write {path}: {e.strerror or e}") from e
-
-
-def _without_folder(value: Any, folder: Path) -> Any:
-    """The session's temporary folder written as `{tmp}`: sessions started in different folders recorded
-    alike, and a twin that answers `{tmp}` where the real server named its folder."""
-    names = sorted({str(folder), str(folder.resolve())}, key=len, reverse=True)
-    if isinstance(value, str):
-        for name in names:
-            value = value.replace(name, TMP_PLACEHOLDER)
-        return value
-    if isinstance(value, dict):
-        return {key: _without_folder(item, folder) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_folder(item, folder) for item in value]
-    return value
 
 
 @asynccontextmanager

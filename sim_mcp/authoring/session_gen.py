@@ -10,9 +10,10 @@ fits the schema. The same seed gives the same session against the same answers.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
-from sim_mcp.engine.probes import missing_id
+from sim_mcp.authoring.probes import missing_id
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 
@@ -78,18 +79,17 @@ class CallGenerator:
         if isinstance(value, bool):  # the schema generator always draws one value: both must be seen
             return roll < 0.5
         if isinstance(value, str):
-            if roll < _SEEN_CHANCE and self.strings:
-                return self.rng.choice(self.strings)
-            if roll < _SEEN_CHANCE + _MISSING_CHANCE and self.strings:
-                return missing_id(self.rng.choice(self.strings))
-            if roll < _SEEN_CHANCE + _MISSING_CHANCE + _EDGE_CHANCE:
-                return self.rng.choice(_EDGE_STRINGS)
-            return value
+            return self._varied(value, roll, self.strings, _EDGE_STRINGS)
         if isinstance(value, int) and not isinstance(value, bool):
-            if roll < _SEEN_CHANCE and self.numbers:
-                return self.rng.choice(self.numbers)
-            if roll < _SEEN_CHANCE + _MISSING_CHANCE and self.numbers:
-                return missing_id(self.rng.choice(self.numbers))
-            if roll < _SEEN_CHANCE + _MISSING_CHANCE + _EDGE_CHANCE:
-                return self.rng.choice(_EDGE_NUMBERS)
+            return self._varied(value, roll, self.numbers, _EDGE_NUMBERS)
+        return value
+
+    def _varied(self, value: Any, roll: float, seen: Sequence[Any], edges: Sequence[Any]) -> Any:
+        """`value`, or as `roll` falls: a value seen before, one shaped like it that is in no collection, an edge."""
+        if roll < _SEEN_CHANCE and seen:
+            return self.rng.choice(seen)
+        if roll < _SEEN_CHANCE + _MISSING_CHANCE and seen:
+            return missing_id(self.rng.choice(seen))
+        if roll < _SEEN_CHANCE + _MISSING_CHANCE + _EDGE_CHANCE:
+            return self.rng.choice(edges)
         return value

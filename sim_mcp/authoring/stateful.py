@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
-from sim_mcp.engine.probes import missing_id
+from sim_mcp.authoring.probes import missing_id
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 

@@ -97,12 +97,7 @@ def serving(target: Target) -> Iterator[Target]:
             _wait_ready(process, f"http://127.0.0.1:{port}", log, target.text)
             yield replace(target, server=HttpServer(f"http://127.0.0.1:{port}/mcp"))
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
+            _stop(process)
 
 
 @contextmanager
@@ -118,12 +113,16 @@ def recording(command: list[str], output: Path, env: dict[str, str] | None = Non
             _wait_ready(process, f"http://127.0.0.1:{port}", log, "sim-mcp record", path="/mcp")
             yield Target(f"record {shlex.join(command)}", HttpServer(f"http://127.0.0.1:{port}/mcp"))
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
 
 
 def _wait_ready(process: subprocess.Popen[bytes], base: str, log: IO[bytes], what: str, path: str = "/healthz") -> None:

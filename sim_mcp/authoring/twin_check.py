@@ -33,7 +33,7 @@ from sim_mcp.authoring.record_file import RecordedCall, sessions_of
 from sim_mcp.authoring.session_gen import CallGenerator, session_rng
 from sim_mcp.authoring.stateful import run_generated
 from sim_mcp.authoring.targets import Target
-from sim_mcp.authoring.upstream import Upstream, UpstreamFailure
+from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, without_folder
 from sim_mcp.state.compare import answer_value
 
 __all__ = ["CheckReport", "Step", "run_check"]
@@ -315,21 +315,7 @@ async def _answer(upstream: Upstream, tool: str, arguments: dict[str, Any], fold
     except UpstreamFailure as e:
         return Answer({"failure": e.reason}, True)
     value = answer_value(result.model_dump(mode="json", by_alias=True, exclude_none=True))
-    return Answer(_without_folder(value, folder), bool(result.is_error))
-
-
-def _without_folder(value: Any, folder: Path) -> Any:
-    """A session's temporary folder named as `{tmp}`: two servers started in two folders agree on it."""
-    names = sorted({str(folder), str(folder.resolve())}, key=len, reverse=True)
-    if isinstance(value, str):
-        for name in names:
-            value = value.replace(name, "{tmp}")
-        return value
-    if isinstance(value, dict):
-        return {key: _without_folder(item, folder) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_folder(item, folder) for item in value]
-    return value
+    return Answer(without_folder(value, folder), bool(result.is_error))
 
 
 async def _shrink_all(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.engine.rules import function_name
+from sim_mcp.rules import function_name
 
 __all__ = ["LIBRARY", "SECTION", "program_text", "starlark_literal"]
 

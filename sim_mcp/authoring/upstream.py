@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from sim_mcp.errors import SimMcpError
 from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer
 
-__all__ = ["TMP_PLACEHOLDER", "Upstream", "UpstreamFailure", "fresh_server"]
+__all__ = ["TMP_PLACEHOLDER", "Upstream", "UpstreamFailure", "fresh_server", "without_folder"]
 
 logger = logging.getLogger("sim_mcp")
 
@@ -59,6 +59,22 @@ def fresh_server(template: LiveServer, folder: Path) -> LiveServer:
     env = {key: value.replace(TMP_PLACEHOLDER, text) for key, value in (template.env or {}).items()}
     command = [part.replace(TMP_PLACEHOLDER, text) for part in template.command]
     return replace(template, command=command, env=env if template.env is not None else None, cwd=folder)
+
+
+def without_folder(value: Any, folder: Path) -> Any:
+    """`value` with the session's temporary folder written as `{tmp}`: sessions started in different folders
+    are recorded alike, two servers started in two folders agree on it, and a twin answers `{tmp}` where the
+    real server named its folder."""
+    names = sorted({str(folder), str(folder.resolve())}, key=len, reverse=True)
+    if isinstance(value, str):
+        for name in names:
+            value = value.replace(name, TMP_PLACEHOLDER)
+        return value
+    if isinstance(value, dict):
+        return {key: without_folder(item, folder) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_folder(item, folder) for item in value]
+    return value
 
 
 class Upstream:

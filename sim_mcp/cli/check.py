@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from sim_mcp.cli.flags import settings_from
-from sim_mcp.engine.rules import RulesCatalog, compile_rules
+from sim_mcp.rules import RulesCatalog, compile_rules
 from sim_mcp.specs.registry import Catalog, load_catalog
 
 

@@ -37,7 +37,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Draft tasks with the backend (templates offline), keep those their reference solution proves, write them."""
-    from sim_mcp.episodes.taskgen import generate_tasks
+    from sim_mcp.authoring.taskgen import generate_tasks
     from sim_mcp.episodes.tasks import task_yaml
     from sim_mcp.runtime import Runtime
 

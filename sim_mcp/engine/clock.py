@@ -11,8 +11,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sim_mcp.engine.rules import clock_of
-from sim_mcp.engine.rules.helpers import CLOCK_STEP, DEFAULT_CLOCK, parse_clock
+from sim_mcp.rules import clock_of
+from sim_mcp.rules.helpers import CLOCK_STEP, DEFAULT_CLOCK, parse_clock
 from sim_mcp.specs.model import Environment
 
 # An ISO 8601 date or date-time, as a whole string value.

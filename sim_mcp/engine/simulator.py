@@ -25,8 +25,8 @@ from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, 
 from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faults, decide, server_faults, truncated
 from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
-from sim_mcp.engine.rules import CallContext, Limits, Program, RulesCatalog, RulesError, compile_environment, run_tool
 from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
+from sim_mcp.rules import CallContext, Limits, Program, RulesCatalog, RulesError, compile_environment, run_tool
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem

@@ -8,7 +8,6 @@ mode's finishing step: what comes back is a finished `Outcome`, which the simula
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -32,24 +31,23 @@ _STATIC_PROMPTS = 256
 class LLMBackend(Backend):
     """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
 
-    def __init__(self, config: LlmConfig, wire: Wire, *, base_url: str | None, api_key: str | None) -> None:
+    def __init__(
+        self, config: LlmConfig, wire: Wire, *, base_url: str | None, api_key: str | None, missing: str | None
+    ) -> None:
+        """`missing`: why no request can be sent (no key and no base URL), naming what to set; None when one can."""
         self.config = config
+        self._missing = missing
         self.model = config.model
         self._transport = Transport(self.name, config, wire, base_url=base_url, api_key=api_key)
         # Checked now, so that a bad --model-profile stops the server before it serves.
         profile_for(config.model, config.model_profile)
         self._static: OrderedDict[tuple[str, str, str, str, str], tuple[str, bytes]] = OrderedDict()
 
-    @abstractmethod
-    def _missing_client(self) -> str | None:
-        """Why no request can be sent (no key and no base URL), naming what to set; None when one can."""
-
     # -- Backend -----------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        missing = self._missing_client()
-        if missing is not None:
-            raise ConfigError(missing)
+        if self._missing is not None:
+            raise ConfigError(self._missing)
         if self.model is None:
             raise ConfigError(f"backend {self.name} needs a model: give --model / SIM_MCP_MODEL")
         await self._transport.probe()
@@ -164,7 +162,6 @@ class LLMBackend(Backend):
         return found
 
     async def _ask(self, call: Call, *, shorter: str) -> Reply:
-        missing = self._missing_client()
-        if missing is not None:
-            raise BackendError(self.name, missing, model=call.model)
+        if self._missing is not None:
+            raise BackendError(self.name, self._missing, model=call.model)
         return await self._transport.ask(call, shorter=shorter)

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.rules import Limits
+from sim_mcp.rules import Limits
 from sim_mcp.specs.model import LlmOutput
 
 __all__ = ["LlmConfig"]

@@ -51,6 +51,7 @@ __all__ = [
     "Wire",
     "json_object",
     "json_text",
+    "sdk_options",
     "sdk_timeout_s",
 ]
 
@@ -349,6 +350,11 @@ def aiohttp_client(kind: Callable[..., httpx2.AsyncClient], config: LlmConfig) -
     connections = config.concurrency
     limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
     return kind(limits=limits, timeout=sdk_timeout_s(config))
+
+
+def sdk_options(kind: Callable[..., httpx2.AsyncClient], config: LlmConfig) -> dict[str, Any]:
+    """An SDK client's options: its timeout past ours, no retries of its own (ours retry), pooled aiohttp."""
+    return {"timeout": sdk_timeout_s(config), "max_retries": 0, "http_client": aiohttp_client(kind, config)}
 
 
 def sdk_timeout_s(config: LlmConfig) -> float:

@@ -114,7 +114,7 @@ class Catalog:
 
 def with_rules_file(environment: Environment, path: Path) -> Environment:
     """The environment with the text of the rules program beside its spec file (`<stem>.rules.star`), if
-    there is one; the engine compiles it (`engine/rules/`). A program both inline (`rules:`) and beside the
+    there is one; the engine compiles it (`rules/`). A program both inline (`rules:`) and beside the
     file is an error."""
     beside = path.with_name(path.stem + RULES_SUFFIX)
     if not beside.is_file():

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim_mcp.engine.contract import Outcome, SimulationRequest
-from sim_mcp.engine.rules import Limits
 from sim_mcp.llm.profiles import ModelProfile
+from sim_mcp.rules import Limits
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 
 __all__ = ["Mode", "ModeContext"]

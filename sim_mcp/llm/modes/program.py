@@ -15,10 +15,10 @@ from typing import Any
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest
 from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Collection, find_collection, read_intent
-from sim_mcp.engine.rules import CallContext, RulesError, clock_of, function_name, run_tool, tool_program
-from sim_mcp.engine.rules.helpers import DEFAULT_CLOCK, parse_clock
 from sim_mcp.llm.modes.base import Mode, ModeContext
 from sim_mcp.llm.profiles import ModelProfile
+from sim_mcp.rules import CallContext, RulesError, clock_of, function_name, run_tool, tool_program
+from sim_mcp.rules.helpers import DEFAULT_CLOCK, parse_clock
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 
 __all__ = ["PROGRAM_SCHEMA", "ProgramMode", "program_guide", "run_program"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from sim_mcp.engine.rules.helpers import HELPER_NAMES
 from sim_mcp.llm.profiles.base import ErrorHint, ModelProfile
 from sim_mcp.llm.profiles.habits import as_starlark, string_end
+from sim_mcp.rules.helpers import HELPER_NAMES
 
 __all__ = ["PROFILE", "matches"]
 

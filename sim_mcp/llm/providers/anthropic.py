@@ -31,12 +31,11 @@ from sim_mcp.llm.transport import (
     ErrorKinds,
     Reply,
     Wire,
-    aiohttp_client,
     count,
     json_object,
     json_text,
     reply_body,
-    sdk_timeout_s,
+    sdk_options,
 )
 from sim_mcp.state.session import TokenUsage
 
@@ -70,20 +69,17 @@ class AnthropicBackend(LLMBackend):
                 api_key=api_key or (None if auth_token else _PLACEHOLDER_KEY),
                 auth_token=auth_token,
                 base_url=base_url,
-                timeout=sdk_timeout_s(config),
-                max_retries=0,
-                http_client=aiohttp_client(DefaultAioHttpClient, config),
+                **sdk_options(DefaultAioHttpClient, config),
             )
-        self._has_client = client is not None
-        super().__init__(config, _AnthropicWire(client), base_url=base_url, api_key=api_key)
-
-    def _missing_client(self) -> str | None:
-        if self._has_client:
-            return None
-        return (
-            f"backend anthropic needs an API key: set {_KEY_VARIABLE} (or {_TOKEN_VARIABLE}), or give "
-            f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
+        missing = (
+            None
+            if client is not None
+            else (
+                f"backend anthropic needs an API key: set {_KEY_VARIABLE} (or {_TOKEN_VARIABLE}), or give "
+                f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
+            )
         )
+        super().__init__(config, _AnthropicWire(client), base_url=base_url, api_key=api_key, missing=missing)
 
 
 class _AnthropicWire(Wire):

@@ -36,12 +36,11 @@ from sim_mcp.llm.transport import (
     ErrorKinds,
     Reply,
     Wire,
-    aiohttp_client,
     count,
     json_object,
     json_text,
     reply_body,
-    sdk_timeout_s,
+    sdk_options,
 )
 from sim_mcp.state.session import TokenUsage
 
@@ -71,20 +70,17 @@ class OpenAIBackend(LLMBackend):
             client = AsyncOpenAI(
                 api_key=api_key or _PLACEHOLDER_KEY,
                 base_url=base_url,
-                timeout=sdk_timeout_s(config),
-                max_retries=0,
-                http_client=aiohttp_client(DefaultAioHttpClient, config),
+                **sdk_options(DefaultAioHttpClient, config),
             )
-        self._has_client = client is not None
-        super().__init__(config, _OpenAIWire(client, base_url), base_url=base_url, api_key=api_key)
-
-    def _missing_client(self) -> str | None:
-        if self._has_client:
-            return None
-        return (
-            f"backend openai needs an API key: set {_KEY_VARIABLE}, or give --base-url / SIM_MCP_BASE_URL "
-            f"(or {_URL_VARIABLE}) for an OpenAI-compatible server that needs none"
+        missing = (
+            None
+            if client is not None
+            else (
+                f"backend openai needs an API key: set {_KEY_VARIABLE}, or give --base-url / SIM_MCP_BASE_URL "
+                f"(or {_URL_VARIABLE}) for an OpenAI-compatible server that needs none"
+            )
         )
+        super().__init__(config, _OpenAIWire(client, base_url), base_url=base_url, api_key=api_key, missing=missing)
 
 
 class _OpenAIWire(Wire):

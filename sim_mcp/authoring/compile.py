@@ -27,13 +27,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from sim_mcp.authoring.probes import probe_arguments
+from sim_mcp.authoring.transitions import Recording
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
 from sim_mcp.engine.guards import has_record, ids_named
 from sim_mcp.engine.intent import Action, read_intent
-from sim_mcp.engine.probes import probe_arguments
-from sim_mcp.engine.recordings import Recording
-from sim_mcp.engine.rules import (
+from sim_mcp.errors import BackendError, ConfigError
+from sim_mcp.llm.context import tool_text
+from sim_mcp.llm.modes.program import PROGRAM_SCHEMA, program_guide
+from sim_mcp.llm.profiles import DEFAULT_PROFILE, ModelProfile
+from sim_mcp.llm.reply import outcome_from_object
+from sim_mcp.rules import (
     CallContext,
     Limits,
     Program,
@@ -45,11 +50,6 @@ from sim_mcp.engine.rules import (
     run_tool,
     tool_program,
 )
-from sim_mcp.errors import BackendError, ConfigError
-from sim_mcp.llm.context import tool_text
-from sim_mcp.llm.modes.program import PROGRAM_SCHEMA, program_guide
-from sim_mcp.llm.profiles import DEFAULT_PROFILE, ModelProfile
-from sim_mcp.llm.reply import outcome_from_object
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import CompiledSchema, compile_schema, value_problem
 from sim_mcp.state.compare import first_difference

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import starlark
 
-from sim_mcp.engine.rules.helpers import (
+from sim_mcp.rules.helpers import (
     DEFAULT_CLOCK,
     PRELUDE,
     ContextSlot,

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import starlark
 
-from sim_mcp.engine.rules.helpers import CallContext
-from sim_mcp.engine.rules.program import ENTRY, Program, RulesError, located_error
+from sim_mcp.rules.helpers import CallContext
+from sim_mcp.rules.program import ENTRY, Program, RulesError, located_error
 from sim_mcp.state.patch import diff_patch
 from sim_mcp.state.values import pointer
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sim_mcp.engine.rules.examples import example_problem
-from sim_mcp.engine.rules.program import Program, RulesError, compile_program
-from sim_mcp.engine.rules.runtime import Limits
 from sim_mcp.errors import SpecError
+from sim_mcp.rules.examples import example_problem
+from sim_mcp.rules.program import Program, RulesError, compile_program
+from sim_mcp.rules.runtime import Limits
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 
