@@ -21,7 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
 from sim_mcp.server.live import ShutdownAwareServer
-from tests.servers import BUNDLED_SPECS, free_port, stop_process
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, free_port, stop_process
 
 ERAS = ["legacy", "auto"]
 NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
@@ -46,7 +46,7 @@ def app_server(**overrides: Any) -> Iterator[str]:
     server = ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + READY_TIMEOUT
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError(f"the test server on port {port} did not start")
@@ -98,7 +98,7 @@ class RedisServer:
         self._start()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"redis-server exited:\n{self.log.read_text()}")

@@ -12,7 +12,7 @@ import pytest
 from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
 from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
-from tests.servers import BUNDLED_SPECS, running_server
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, running_server
 
 pytest_plugins = ["tests.fixtures_redis"]
 
@@ -289,7 +289,7 @@ async def test_idle_sessions_expire() -> None:
     with app_server(session_ttl=0.3) as base:
         async with httpx.AsyncClient(base_url=base) as http:
             created = await create(http, env="tickets")
-            with anyio.fail_after(10):
+            with anyio.fail_after(READY_TIMEOUT):
                 while (await http.get(f"/sessions/{created['id']}")).status_code != 404:  # noqa: ASYNC110
                     await anyio.sleep(0.05)
 

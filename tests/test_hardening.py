@@ -30,7 +30,7 @@ from sim_mcp.server.ui_render import event_card
 from sim_mcp.server.workers import shared_port_socket
 from tests.helpers_server import NEW_TICKET, app_server, mcp_client
 from tests.jsonrpc_corpus import LEGACY_VERSION, initialize
-from tests.servers import BUNDLED_SPECS, ServerProcess, serve_command
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, ServerProcess, serve_command
 
 # --- 6: a rejected patch leaves no trace where the model reads -------------------------------------------
 
@@ -243,7 +243,7 @@ async def test_connections_to_the_servers_socket_send_small_writes_at_once(worke
 def test_serving_on_port_0_says_the_port_it_took(tmp_path: Path) -> None:
     server = ServerProcess(serve_command("--port", "0", "--specs", str(BUNDLED_SPECS)), 0, tmp_path / "zero.log")
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + READY_TIMEOUT
         while "MCP endpoint" not in server.log.read_text():
             assert time.monotonic() < deadline, server.log.read_text()
             assert server.process.poll() is None, server.log.read_text()
@@ -251,7 +251,7 @@ def test_serving_on_port_0_says_the_port_it_took(tmp_path: Path) -> None:
         url = server.log.read_text().split("MCP endpoint: ", 1)[1].split()[0]
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         assert port != 0
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + READY_TIMEOUT
         while True:
             try:
                 assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
