@@ -6,8 +6,6 @@ import argparse
 import os
 from pathlib import Path
 
-import anyio
-
 from sim_mcp.cli.output import add_log_level, environment_name, write_spec
 from sim_mcp.errors import ConfigError
 
@@ -31,6 +29,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
     from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer, capture
     from sim_mcp.specs.writer import environment_yaml
 

@@ -9,7 +9,7 @@ from sim_mcp.cli.output import environment_name, write_spec
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    import_ = commands.add_parser("import", help="convert a spec file of any format to native YAML, for editing")
+    import_ = commands.add_parser("import", help="convert a spec file of any format to a native spec, for editing")
     import_.add_argument("file", help="spec file: native, OpenAPI, MCP, OpenAI, Anthropic or BFCL")
     import_.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
     import_.add_argument("--format", help="the file's format, when detection guesses wrong")
