@@ -94,14 +94,14 @@ async def test_an_inline_or_other_task_leaves_the_sessions_reward_and_the_curric
     assert (await http.get(f"/sessions/{session['id']}")).json()["reward"] is None
 
     own = (await http.post(evaluate)).json()
-    assert own["reward"] == pytest.approx(1.5 / 3.5)
+    assert (own["reward"], own["baseline"]) == (0.0, pytest.approx(1.5 / 3.5))  # reward: gain, nothing done
     assert own["curriculum"] is not None  # the first evaluation of the episode feeds the curriculum
 
     other = (await http.post(evaluate, json={"task": "tickets-close-sso"})).json()
     again = (await http.post(evaluate, json={"task": {"env": "tickets", "checks": [passing]}})).json()
     assert (other["task"], again["reward"]) == ("tickets-close-sso", 1.0)
     listed = {item["id"]: item for item in (await http.get("/sessions")).json()["sessions"]}
-    assert listed[session["id"]]["reward"] == pytest.approx(1.5 / 3.5)
+    assert listed[session["id"]]["reward"] == 0.0
 
 
 async def test_a_session_made_for_no_task_keeps_its_latest_evaluation(http: httpx.AsyncClient) -> None:
