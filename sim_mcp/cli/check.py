@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
     for error in (*catalog.errors, *rules.errors):
         print(f"error {error}")
-    total = len(catalog.environments) + len(catalog.errors)
+    total = len(catalog.environments) + len({error.path for error in catalog.errors})
     tasks, task_errors = check_tasks(paths, catalog)
     if total or not tasks + task_errors:
         print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
