@@ -20,7 +20,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
-from sim_mcp.server.live import ShutdownAwareServer
+from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
 from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, free_port, stop_process
 
 ERAS = ["legacy", "auto"]
@@ -41,7 +41,9 @@ def app_server(**overrides: Any) -> Iterator[str]:
     port = free_port()
     settings = Settings(**{"specs": [BUNDLED_SPECS], "port": port, **overrides})
     app = create_app(settings)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S
+    )
     # As `sim-mcp serve` runs it: open event streams of the web UI end when the server shuts down.
     server = ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)

@@ -288,3 +288,36 @@ def test_a_stdio_client_gone_mid_response_is_one_log_line() -> None:
     assert [line for line in text.splitlines() if "broken pipe" in line] == [
         "WARNING sim_mcp: stdio: the client closed its end mid-response (broken pipe); the server stops"
     ]
+
+
+def _healthz_on(sock: socket.socket, host: str) -> bytes:
+    """One GET /healthz on `sock`, its whole response read (headers, then Content-Length bytes of body);
+    b"" if the server closed the connection."""
+    sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return response
+        response += chunk
+    head, _, body = response.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1]) for line in head.lower().split(b"\r\n") if line.startswith(b"content-length")
+    )
+    while len(body) < length:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def test_an_idle_keep_alive_connection_outlasts_the_clients_pool(http_server: ServerProcess) -> None:
+    """httpx (under the MCP SDK) reuses an idle connection for up to 5 s; `sim-mcp serve` keeps one open
+    longer (KEEP_ALIVE_S), so a request sent on it just before the client's pool gives up is answered, not
+    cut off by a close racing it (a ReadError, a lost call, seen with 100 clients on a busy machine)."""
+    with socket.create_connection(("127.0.0.1", http_server.port), timeout=30) as sock:
+        host = f"127.0.0.1:{http_server.port}"
+        assert _healthz_on(sock, host).startswith(b"HTTP/1.1 200")
+        time.sleep(5.5)  # idle past httpx's keep-alive expiry (and uvicorn's default, which closed it here)
+        assert _healthz_on(sock, host).startswith(b"HTTP/1.1 200")

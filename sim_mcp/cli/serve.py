@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sim_mcp.server.heap import settle_heap
     from sim_mcp.server.http import create_app
-    from sim_mcp.server.live import ShutdownAwareServer
+    from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
 
     # Fail with a plain message, not a lifespan traceback, when the port, the store or the backend can't work.
     anyio.run(_check_store, settings.store)
@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         log_config=None,
         lifespan="on",
         timeout_graceful_shutdown=30,
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     settle_heap()
     ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[listener])

@@ -503,12 +503,15 @@ def validate_task(task: Task, catalog: Catalog) -> tuple[list[SpecError], list[s
 
 def _starting_state_problems(task: Task, initial_state: Any, notes: list[str]) -> list[SpecError]:
     """A check that the starting state already passes earns reward for doing nothing (under `reward:
-    absolute`): a note, since a guard against harm ("its status stays pending") is meant to; an error when
-    every check does, since the task then asks for nothing."""
+    absolute`): a note, since a guard against harm ("its status stays pending") is meant to; when every
+    check does, the note says the task asks for nothing (task generation rejects such drafts)."""
     passing = passing_at_start(task, initial_state)
     if passing and len(passing) == len(task.checks) and task.judge is None:
-        reason = "every check already passes on the starting state: the task asks for nothing to be done"
-        return [SpecError(task.source, reason, "checks")]
+        notes.append(
+            f"{task.source}: checks: every check already passes on the starting state: the task asks for nothing "
+            "to be done (doing nothing passes it)"
+        )
+        return []
     for index, check in passing:
         notes.append(
             f"{task.source}: checks[{index}] ({check.label}): already passes on the starting state: a guard "
