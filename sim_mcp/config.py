@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -14,6 +15,62 @@ from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency, LlmOutput
 
 ENV_PREFIX = "SIM_MCP_"
+
+# What each setting is about. A command names the concerns it reads and offers only their flags
+# (cli/flags.py); a split of `Settings` into one object per concern would follow these groups. Every field
+# is in exactly one (tests/test_cli_flags.py), so a new setting has to say what it is about.
+CONCERNS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "specs": ("specs",),
+        "server": (
+            "transport",
+            "host",
+            "port",
+            "workers",
+            "stateless_http",
+            "token",
+            "allowed_hosts",
+            "watch",
+            "max_sessions",
+            "session_ttl",
+            "connection_idle_timeout",
+            "max_request_bytes",
+            "rate_limit",
+            "log_format",
+            "default_session",
+        ),
+        "store": ("store",),
+        "engine": ("seed", "max_state_bytes", "run_rules", "rules_max_steps", "rules_timeout_ms", "max_argument_bytes"),
+        "llm": (
+            "backend",
+            "model",
+            "base_url",
+            "temperature",
+            "max_tokens",
+            "timeout_s",
+            "max_attempts",
+            "backend_concurrency",
+            "llm_output",
+            "model_profile",
+            "history_events",
+            "state_budget_chars",
+            "provider_retries",
+            "response_format_memory",
+            "response_cache",
+            "cassette",
+            "replay_fallback",
+        ),
+        "faults": (
+            "fault_error_rate",
+            "fault_timeout_rate",
+            "fault_timeout_ms",
+            "fault_malformed_rate",
+            "fault_latency_ms",
+            "fault_seed",
+        ),
+        "episodes": ("trajectories", "record", "curriculum_window", "curriculum_up", "curriculum_down"),
+    }
+)
 
 
 def _cache_dir() -> Path:

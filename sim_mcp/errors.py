@@ -4,6 +4,7 @@ The tree::
 
     SimMcpError                  root: catch this to catch anything of ours
     ├── SpecError                a spec file that cannot be read (path, place inside it, reason)
+    │   └── SpecErrors           several problems of one file, each a SpecError (`problems`)
     ├── ConfigError              a bad setting (flag or SIM_MCP_* variable)
     ├── BackendError             a simulator backend failed (backend, model, status)
     │   ├── BackendTimeout       no reply within the deadline (--timeout-s), retries spent
@@ -40,6 +41,29 @@ class SpecError(SimMcpError):
         self.place = place
         self.reason = reason
         super().__init__(f"{path}: {place}: {reason}" if place else f"{path}: {reason}")
+
+    @property
+    def problems(self) -> tuple[SpecError, ...]:
+        """Every problem this error stands for, each with its place: itself, or those of a `SpecErrors`."""
+        return (self,)
+
+
+class SpecErrors(SpecError):
+    """Every problem found in one file, so that a reader fixes them at once rather than one per run. Reads
+    as the first, with how many more there are; `problems` lists them all (`sim-mcp check` prints each)."""
+
+    def __init__(self, problems: list[SpecError]) -> None:
+        if not problems:
+            raise ValueError("SpecErrors needs at least one problem")
+        self._problems = tuple(problems)
+        first = problems[0]
+        more = len(problems) - 1
+        reason = first.reason + (f" (and {more} more problem{'s' if more > 1 else ''} in this file)" if more else "")
+        super().__init__(first.path, reason, first.place)
+
+    @property
+    def problems(self) -> tuple[SpecError, ...]:
+        return self._problems
 
 
 class ConfigError(SimMcpError):

@@ -108,7 +108,7 @@ class FakeProvider:
             self.in_flight = 0
             self.max_in_flight = 0
 
-    def wait_idle(self, timeout_s: float = 10.0) -> None:
+    def wait_idle(self, timeout_s: float = 60.0) -> None:
         """Return once no request is being answered (bounded: `RuntimeError` past `timeout_s`)."""
         deadline = time.monotonic() + timeout_s
         while True:
@@ -151,7 +151,7 @@ class FakeProvider:
         self._server = server
         self._thread = threading.Thread(target=server.run, name="fake-provider", daemon=True)
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 180  # ends when it starts; generous for a busy machine
         while not server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("the fake provider did not start")

@@ -20,8 +20,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
-from sim_mcp.server.live import ShutdownAwareServer
-from tests.servers import BUNDLED_SPECS, free_port, stop_process
+from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, free_port, stop_process
 
 ERAS = ["legacy", "auto"]
 NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
@@ -41,12 +41,14 @@ def app_server(**overrides: Any) -> Iterator[str]:
     port = free_port()
     settings = Settings(**{"specs": [BUNDLED_SPECS], "port": port, **overrides})
     app = create_app(settings)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S
+    )
     # As `sim-mcp serve` runs it: open event streams of the web UI end when the server shuts down.
     server = ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + READY_TIMEOUT
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError(f"the test server on port {port} did not start")
@@ -98,7 +100,7 @@ class RedisServer:
         self._start()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"redis-server exited:\n{self.log.read_text()}")

@@ -40,6 +40,11 @@ def find_corpus(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> P
 
 CORPUS = find_corpus()
 
+# How long a test waits for something that will happen (a server answering /healthz, an event arriving)
+# before calling it a failure. Each such wait ends as soon as the thing happens, so this is only the bound
+# for a machine so busy that a process takes a minute to start: generous, never a guess at how fast.
+READY_TIMEOUT = float(os.environ.get("SIM_MCP_TEST_READY_TIMEOUT", "180"))
+
 # A small environment whose results an LLM backend decides (the LLM and replay tests script them).
 NOTES_SPEC = """
 name: notes
@@ -82,7 +87,7 @@ class ServerProcess:
         self._log_file = log.open("w")
         self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT)
 
-    def wait_ready(self, timeout: float = 20.0) -> None:
+    def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
         wait_healthy(self.process, self.url, timeout, lambda: self.log.read_text(), "server")
 
     def stop(self) -> None:

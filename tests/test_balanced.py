@@ -22,7 +22,16 @@ import pytest
 from mcp.client import Client
 
 from tests.helpers_server import RedisServer
-from tests.servers import BUNDLED_SPECS, REPO, ServerProcess, free_port, serve_command, stop_process, wait_healthy
+from tests.servers import (
+    BUNDLED_SPECS,
+    READY_TIMEOUT,
+    REPO,
+    ServerProcess,
+    free_port,
+    serve_command,
+    stop_process,
+    wait_healthy,
+)
 
 pytest_plugins = ["tests.fixtures_redis"]
 
@@ -82,7 +91,7 @@ class Nginx:
         conf.write_text(NGINX_MAIN.format(prefix=prefix))
         command = [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "error.log")]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        wait_healthy(self.process, self.url, 20, self.errors, "nginx")
+        wait_healthy(self.process, self.url, READY_TIMEOUT, self.errors, "nginx")
 
     def errors(self) -> str:
         log = self.prefix / "error.log"
@@ -169,7 +178,7 @@ async def test_concurrent_calls_of_one_session_through_the_balancer_apply_once(b
                 assert not result.is_error, result
                 titles.append(title)
 
-    with anyio.fail_after(120):
+    with anyio.fail_after(READY_TIMEOUT):
         async with anyio.create_task_group() as tasks:
             for n in range(clients):
                 tasks.start_soon(client, n)

@@ -220,6 +220,35 @@ def test_written_yaml_is_readable(tmp_path: Path) -> None:
     assert same(read_spec_file(path), environment)
 
 
+@pytest.mark.parametrize(("suffix", "form"), [(".json", "json"), (".yaml", "yaml"), (".yml", "yaml")])
+def test_import_writes_the_form_the_file_name_asks_for_and_check_passes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str, form: str
+) -> None:
+    source = BUNDLED_SPECS / "bank.yaml"
+    out = tmp_path / f"bank{suffix}"
+    code, _, err = run_cli(capsys, "import", str(source), "-o", str(out))
+    assert code == 0, err
+    text = out.read_text()
+    if form == "json":
+        assert json.loads(text)["name"] == "bank"
+    else:
+        assert text.startswith("# Imported from bank.yaml")
+        assert yaml.safe_load(text)["name"] == "bank"
+    assert same(read_spec_file(out), read_spec_file(source).model_copy(update={"rules": None}))
+    assert run_cli(capsys, "check", str(out))[0] == 0
+
+
+@pytest.mark.parametrize("name", ["bank.txt", "bank", "bank.jsonl"])
+def test_import_to_a_name_no_reader_takes_is_refused_before_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    out = tmp_path / name
+    code, _, err = run_cli(capsys, "import", str(BUNDLED_SPECS / "bank.yaml"), "-o", str(out))
+    assert code == 2
+    assert f"-o/--output: {out}: expected a spec file name ending in .json, .yaml, .yml" in err
+    assert not out.exists()
+
+
 def test_import_to_stdout_with_format_and_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "tools.json"
     # Anthropic tools: detection would take them as such anyway; --format must agree and be honoured.
@@ -284,6 +313,17 @@ async def call_weather(client: Client) -> None:
     assert not result.is_error, result
     assert result.structured_content is not None
     jsonschema.validate(result.structured_content, WEATHER_OUTPUT)
+
+
+def test_capture_to_json_writes_json_that_check_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], server_script: Path
+) -> None:
+    out = tmp_path / "captured.json"
+    code, _, err = run_cli(capsys, "capture", "-o", str(out), "--", sys.executable, str(server_script))
+    assert code == 0, err
+    document = json.loads(out.read_text())
+    assert [tool["name"] for tool in document["tools"]] == ["get_weather", "add_note"]
+    assert run_cli(capsys, "check", str(out))[0] == 0
 
 
 def test_capture_over_stdio_then_serve_the_twin(

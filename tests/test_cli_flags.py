@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sim_mcp.cli import build_parser
-from sim_mcp.cli.flags import SERVER_ONLY, flag_name, settings_from
-from sim_mcp.config import Settings
+from sim_mcp.cli.flags import IN_PROCESS, flag_name, setting_flags, settings_from
+from sim_mcp.config import CONCERNS, Settings
 
 # Flags of one command that are deliberately not settings (what they mean is the command's own).
 COMMAND_ONLY = {
@@ -40,11 +40,46 @@ def test_serve_has_a_flag_for_every_setting_and_nothing_else_but_its_own() -> No
     assert {flag_name(name) for name in Settings.model_fields} <= flags
 
 
-@pytest.mark.parametrize("command", ["call", "bench-fidelity", "tasks generate"])
-def test_in_process_commands_take_every_setting_but_the_servers(command: str) -> None:
+def test_every_setting_is_about_exactly_one_concern() -> None:
+    named = [name for fields in CONCERNS.values() for name in fields]
+    assert sorted(named) == sorted(Settings.model_fields), "a setting in no concern, or in two (config.CONCERNS)"
+    assert set(CONCERNS) == {"specs", "server", "store", "engine", "llm", "faults", "episodes"}
+
+
+# What each command reads, so what it offers: nothing that it would ignore.
+COMMAND_CONCERNS = {
+    "call": IN_PROCESS,
+    "bench-fidelity": ("specs", "engine", "llm"),
+    "tasks generate": ("specs", "engine", "llm"),
+    "compile": ("llm",),
+    "check": (),
+    "import": (),
+    "capture": (),
+    "export": (),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_CONCERNS))
+def test_each_command_takes_the_settings_of_its_concerns_only(command: str) -> None:
     parser = subcommands(build_parser())[command]
     settings = destinations(parser) & set(Settings.model_fields)
-    assert settings == set(Settings.model_fields) - SERVER_ONLY
+    expected = {name for name, _ in setting_flags(COMMAND_CONCERNS[command])}
+    if command == "check":  # its own --specs, hidden: the paths to check
+        expected.add("specs")
+    if command == "export":  # its own --specs, --store and --token: which server or store to read
+        expected |= {"specs", "store", "token"}
+    assert settings == expected
+    assert "port" not in settings or command == "serve"
+
+
+def test_a_commands_help_has_a_section_per_concern(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser({"call"}).parse_args(["call", "--help"])
+    text = capsys.readouterr().out
+    for title in ("specs:", "session store:", "engine (", "backend and LLM:", "injected faults"):
+        assert title in text, title
+    assert "--port" not in text
+    assert "--trajectories" not in text
 
 
 def test_every_setting_flag_reaches_its_setting(tmp_path: Path) -> None:

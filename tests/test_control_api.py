@@ -12,7 +12,7 @@ import pytest
 from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
 from tests.helpers_server import ERAS, NEW_TICKET, app_server, mcp_client, ticket
-from tests.servers import BUNDLED_SPECS, running_server
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, REPO, running_server
 
 pytest_plugins = ["tests.fixtures_redis"]
 
@@ -177,6 +177,23 @@ async def test_a_fork_lives_on_its_own(http: httpx.AsyncClient, base_url: str, m
     assert named.json()["id"] == "my-fork"
 
 
+async def test_the_mcp_url_has_the_one_form_the_docs_give(http: httpx.AsyncClient, base_url: str) -> None:
+    """`/mcp/{env}?session=ID` for a session bound to an environment, `/mcp?session=ID` for one bound to
+    none: what the server answers, and what the README and docs/control-api.md say it answers."""
+    bound = (await http.post("/sessions", json={"env": "tickets"})).json()
+    assert bound["mcp_url"] == f"{base_url}/mcp/tickets?session={bound['id']}"
+    tasked = (await http.post("/sessions", json={"task": "bank-rename-savings"})).json()
+    assert tasked["mcp_url"] == f"{base_url}/mcp/bank?session={tasked['id']}"
+    unbound = (await http.post("/sessions", json={})).json()
+    assert unbound["mcp_url"] == f"{base_url}/mcp?session={unbound['id']}"
+    readme = (REPO / "README.md").read_text()
+    (row,) = [line for line in readme.splitlines() if line.startswith("| a session created by `POST /sessions`")]
+    assert "`/mcp/{env}?session=ID` (`/mcp?session=ID` for a session bound to no environment)" in row
+    control = " ".join((REPO / "docs" / "control-api.md").read_text().split())
+    assert "`{base}/mcp/{env}?session=ID` for a session bound to an environment" in control
+    assert "`{base}/mcp?session=ID` for one bound to none" in control
+
+
 async def test_delete(http: httpx.AsyncClient) -> None:
     created = await create(http)
     assert (await http.delete(f"/sessions/{created['id']}")).status_code == 204
@@ -289,7 +306,7 @@ async def test_idle_sessions_expire() -> None:
     with app_server(session_ttl=0.3) as base:
         async with httpx.AsyncClient(base_url=base) as http:
             created = await create(http, env="tickets")
-            with anyio.fail_after(10):
+            with anyio.fail_after(READY_TIMEOUT):
                 while (await http.get(f"/sessions/{created['id']}")).status_code != 404:  # noqa: ASYNC110
                     await anyio.sleep(0.05)
 

@@ -14,6 +14,7 @@ from tests.servers import REPO
 FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(-\*)?")
 # Flags of other programs, shown in the docs: the flag and whose it is.
 FOREIGN = {
+    "--dist": "pytest-xdist, in the README's test command",
     "--task": "the examples in examples/ (docs/integrations.md)",
     "--server": "the examples in examples/ and make_verl_data.py (docs/integrations.md)",
     "--out": "make_verl_data.py (docs/integrations.md)",

@@ -104,7 +104,7 @@ class Server:
     def start(self) -> None:
         log = self.tmp_path / f"server-{time.monotonic_ns()}.log"
         self.process = ServerProcess(self.command, self.port, log, env=dict(os.environ))
-        self.process.wait_ready(timeout=60)
+        self.process.wait_ready()
 
     def kill(self) -> None:
         assert self.process is not None

@@ -67,7 +67,8 @@ def test_a_foreign_origin_is_refused_on_every_route(guarded: str, method: str, p
 @pytest.mark.parametrize(("method", "path"), ROUTES, ids=IDS)
 def test_allowed_hosts_and_origins_pass_on_every_route(guarded: str, method: str, path: str) -> None:
     port = guarded.rsplit(":", 1)[1]
-    for headers in ({"Origin": f"http://127.0.0.1:{port}"}, {"Host": "sim.internal"}, {"Host": f"localhost:{port}"}):
+    hosts = [f"localhost:{port}", "localhost", "127.0.0.1", "[::1]"]  # portless: a proxy's or a probe's
+    for headers in ({"Origin": f"http://127.0.0.1:{port}"}, {"Host": "sim.internal"}, *({"Host": h} for h in hosts)):
         status, body = status_of(guarded, method, path, _bearer(headers))
         assert status not in (403, 421), (headers, body)
 
@@ -111,7 +112,18 @@ def test_every_route_is_in_these_tests() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["127.0.0.1:8765", "localhost:1", "[::1]:9", "127.0.0.1", "evil.example", "127.0.0.1.evil.example:80", ""],
+    [
+        "127.0.0.1:8765",
+        "localhost:1",
+        "[::1]:9",
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        "localhost.evil.example",
+        "evil.example",
+        "127.0.0.1.evil.example:80",
+        "",
+    ],
 )
 async def test_the_allow_list_reads_as_the_sdks_does(value: str) -> None:
     security = transport_security(Settings())
@@ -119,6 +131,19 @@ async def test_the_allow_list_reads_as_the_sdks_does(value: str) -> None:
     scope = {"type": "http", "method": "GET", "path": "/", "headers": [(b"host", value.encode())]}
     sdk = await TransportSecurityMiddleware(security).validate_request(Request(scope))
     assert allowed(value, security.allowed_hosts) is (sdk is None)
+
+
+def test_a_portless_loopback_host_is_local_and_nothing_else_is() -> None:
+    security = transport_security(Settings())
+    assert security is not None
+    for host in ("localhost", "127.0.0.1", "[::1]", "localhost:8765"):
+        assert allowed(host, security.allowed_hosts), host
+    for host in ("localhost.evil.example", "evil.example", "127.0.0.2", "sim"):
+        assert not allowed(host, security.allowed_hosts), host
+    # Only a loopback bind trusts loopback names; a named bind keeps its own list.
+    named = transport_security(Settings(host="0.0.0.0", allowed_hosts=["sim"]))
+    assert named is not None
+    assert not allowed("localhost", named.allowed_hosts)
 
 
 def test_a_wildcard_bind_without_allowed_hosts_checks_nothing() -> None:

@@ -13,7 +13,7 @@ from mcp.client import Client
 from mcp.client.session import IncomingMessage
 from mcp.client.subscriptions import ToolsListChanged
 
-from tests.servers import BUNDLED_SPECS, ServerProcess, running_server
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, ServerProcess, running_server
 
 NOTES = """
 name: notes
@@ -65,7 +65,7 @@ async def test_added_changed_and_removed_files_reach_clients_of_both_eras(server
         assert created.structured_content is not None
 
         (specs / "notes.yaml").write_text(NOTES)
-        with anyio.fail_after(15):
+        with anyio.fail_after(READY_TIMEOUT):
             await legacy_heard.wait()
             event = await subscription.__anext__()
         assert isinstance(event, ToolsListChanged)
@@ -83,7 +83,7 @@ async def test_added_changed_and_removed_files_reach_clients_of_both_eras(server
 
         legacy_heard = anyio.Event()
         (specs / "notes.yaml").unlink()
-        with anyio.fail_after(15):
+        with anyio.fail_after(READY_TIMEOUT):
             await legacy_heard.wait()
         assert "create_note" not in await tool_names(legacy)
         gone = await legacy.call_tool("create_note", {"text": "cold"})

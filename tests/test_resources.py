@@ -23,7 +23,7 @@ from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.server.resources import EVENTS_URI, STATE_URI
 from tests.helpers_server import ERAS, NEW_TICKET, mcp_client, ticket
-from tests.servers import BUNDLED_SPECS
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT
 
 
 @asynccontextmanager
@@ -104,13 +104,13 @@ async def test_a_legacy_subscriber_hears_about_calls_and_resets(base_url: str) -
             # Another client's call to the same session.
             async with mcp_client(url, "auto") as agent:
                 await agent.call_tool("create_ticket", ticket(1))
-            with anyio.fail_after(10):
+            with anyio.fail_after(READY_TIMEOUT):
                 await arrived.wait()
             assert updates == [STATE_URI]
 
             arrived = anyio.Event()
             await http.post(f"/sessions/{created['id']}/reset")
-            with anyio.fail_after(10):
+            with anyio.fail_after(READY_TIMEOUT):
                 await arrived.wait()
             assert updates == [STATE_URI, STATE_URI]
 
@@ -130,7 +130,7 @@ async def test_a_listener_hears_about_its_session_only(base_url: str) -> None:
             await agent.call_tool("create_ticket", ticket(1))  # another session: nothing for us
         async with mcp_client(mine["mcp_url"]) as agent:
             await agent.call_tool("create_ticket", ticket(2))
-        with anyio.fail_after(10):
+        with anyio.fail_after(READY_TIMEOUT):
             async for event in subscription:
                 assert isinstance(event, ResourceUpdated)
                 events.append(event.uri)

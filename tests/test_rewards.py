@@ -14,7 +14,7 @@ from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.backends.offline import OfflineBackend
-from sim_mcp.episodes.rewards import LlmJudge, evaluate, judge_for, run_check, validate_task
+from sim_mcp.episodes.rewards import LlmJudge, baseline_of, evaluate, judge_for, run_check, start_state, validate_task
 from sim_mcp.episodes.tasks import Check, Task, load_tasks, parse_task
 from sim_mcp.errors import InvalidSessionInput
 from sim_mcp.llm.providers.anthropic import AnthropicBackend
@@ -138,6 +138,77 @@ async def test_reward_is_the_weighted_share_of_checks_passed() -> None:
     assert evaluation.judge is None
     everything = await evaluate(make_task(checks=[{"path": "/tickets", "count": 3}]), STATE, [])
     assert (everything.reward, everything.passed) == (1.0, True)
+
+
+GUARDED = [
+    {"path": "/tickets/T-2/status", "equals": "closed", "weight": 2},  # the work
+    {"path": "/tickets/T-1/status", "equals": "closed", "weight": 1, "name": "T-1 stays closed"},  # a guard
+    {"path": "/tickets/T-3/status", "equals": "closed", "weight": 1},  # another guard
+]
+DONE = {**STATE, "tickets": {**STATE["tickets"], "T-2": {**STATE["tickets"]["T-2"], "status": "closed"}}}
+BROKEN = {**DONE, "tickets": {**DONE["tickets"], "T-1": {**STATE["tickets"]["T-1"], "status": "open"}}}
+
+
+@pytest.mark.parametrize(
+    ("final", "score", "gain", "reward_gain"),
+    [
+        (STATE, 0.5, 0.0, 0.0),  # doing nothing: the guards' half, no gain
+        (DONE, 1.0, 0.5, 1.0),  # the work done, nothing broken
+        (BROKEN, 0.75, 0.25, 0.5),  # the work done, a guard broken: half of what was left to earn
+        ({**STATE, "tickets": {}}, 0.0, -0.5, 0.0),  # everything broken: worse than nothing, clipped to 0
+    ],
+)
+async def test_baseline_and_gain_measure_what_the_episode_changed(
+    final: dict[str, Any], score: float, gain: float, reward_gain: float
+) -> None:
+    absolute = await evaluate(make_task(checks=GUARDED), final, [], initial=STATE)
+    assert (absolute.score, absolute.baseline, absolute.gain) == (score, 0.5, gain)
+    assert (absolute.reward_kind, absolute.reward) == ("absolute", score)
+    progress = await evaluate(make_task(checks=GUARDED, reward="gain"), final, [], initial=STATE)
+    assert (progress.reward_kind, progress.reward, progress.score, progress.gain) == ("gain", reward_gain, score, gain)
+    assert baseline_of(make_task(checks=GUARDED), STATE) == 0.5
+
+
+async def test_no_known_starting_state_is_a_baseline_of_0() -> None:
+    evaluation = await evaluate(make_task(checks=GUARDED, reward="gain"), STATE, [])
+    assert (evaluation.baseline, evaluation.reward) == (0.0, 0.5)
+
+
+def test_checks_that_pass_at_the_start_are_noted_and_so_is_a_task_they_all_pass() -> None:
+    catalog = load_catalog(BUNDLED_SPECS)
+    guarded = make_task(
+        checks=[
+            {"path": "/tickets/T-1002/priority", "equals": "high"},
+            {"path": "/tickets/T-1002/status", "equals": "pending", "name": "T-1002 stays pending"},
+        ]
+    )
+    errors, notes = validate_task(guarded, catalog)
+    assert errors == []
+    assert any("checks[1] (T-1002 stays pending): already passes on the starting state" in note for note in notes)
+    assert any("doing nothing scores 0.50 (its baseline): give the task `reward: gain`" in note for note in notes)
+    gained = guarded.model_copy(update={"reward": "gain"})
+    assert not any("reward: gain" in note for note in validate_task(gained, catalog)[1])
+    idle = make_task(checks=[{"path": "/tickets/T-1002/status", "equals": "pending"}])
+    errors, notes = validate_task(idle, catalog)
+    assert errors == []
+    assert any(
+        "checks: every check already passes on the starting state: the task asks for nothing" in n for n in notes
+    )
+
+
+def test_every_bundled_task_pays_nothing_for_doing_nothing_and_everything_for_its_solution() -> None:
+    catalog = load_catalog(BUNDLED_SPECS)
+    tasks, _ = load_tasks(BUNDLED_SPECS)
+    for task in tasks.values():
+        assert task.reward == "gain", task.name
+        environment = catalog.environment(task.env)
+        assert environment is not None
+        baseline = baseline_of(task, environment.initial_state)
+        assert baseline < 1.0, task.name  # something is left to do
+        start = start_state(task, environment.initial_state)
+        assert [check.label for check in task.checks if run_check(check, start).passed] == [
+            check.label for check in task.checks if check.name is not None and run_check(check, start).passed
+        ], f"{task.name}: a check that passes at the start (a guard) has no name saying what it guards"
 
 
 async def test_offline_skips_the_judge_with_a_note() -> None:
@@ -268,8 +339,11 @@ def test_validate_task_against_the_environment() -> None:
     )
     errors, notes = validate_task(fine, catalog)
     assert errors == []
-    assert len(notes) == 1
-    assert "checks[1].path: /tickets/T-1006 is not in the starting state" in notes[0]
+    path_notes = [note for note in notes if ".path:" in note]
+    assert len(path_notes) == 1
+    assert "checks[1].path: /tickets/T-1006 is not in the starting state" in path_notes[0]
+    # The absent check holds before anything is done: noted as such, with what doing nothing scores.
+    assert any("checks[2] (/tickets/T-1007 is absent): already passes on the starting state" in n for n in notes)
     bad = make_task(
         checks=[
             {"path": "/ticketz/T-1001/status", "equals": "closed"},
@@ -300,7 +374,8 @@ def test_bundled_tasks_are_valid() -> None:
 def test_cli_check_validates_task_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(BUNDLED_SPECS)]) == 0
     out = capsys.readouterr().out
-    assert "task 'tickets-close-sso' (env tickets, 4 checks, judge, user as ask_user, 2-step solution)" in out
+    assert "task 'tickets-close-sso' (env tickets, 4 checks, judge, user as ask_user, 2-step solution, " in out
+    assert "reward gain: doing nothing earns 0, baseline score 0.11)" in out  # the guard's 0.5 of 4.5
     assert "8 of 8 tasks valid" in out
     # A task file on its own is checked against the specs beside its tasks folder.
     assert main(["check", str(BUNDLED_SPECS / "tasks" / "bank-cancel-rent.yaml")]) == 0
@@ -346,7 +421,10 @@ async def test_evaluate_after_mcp_calls(http: httpx.AsyncClient, mode: str) -> N
     before = (await http.post(f"/sessions/{session_id}/evaluate")).json()  # the session's own task
     assert before["task"] == "tickets-triage-billing"
     assert [check["passed"] for check in before["checks"]] == [False, False, True, True]
-    assert before["reward"] == pytest.approx(1.5 / 3.5)
+    # Two guards pass before the agent acts (weights 1 and 0.5 of 3.5): that is the baseline, and the task
+    # asks for `reward: gain`, so doing nothing earns 0.
+    assert (before["score"], before["baseline"]) == (pytest.approx(1.5 / 3.5), pytest.approx(1.5 / 3.5))
+    assert (before["reward_kind"], before["reward"], before["gain"]) == ("gain", 0.0, 0.0)
     assert before["passed"] is False
 
     async with mcp_client(session["mcp_url"], mode) as client:
@@ -421,7 +499,7 @@ async def test_evaluate_errors(http: httpx.AsyncClient) -> None:
     unbound = (await http.post("/sessions", json={})).json()["id"]
     response = await evaluate_with({"task": "bank-rename-savings"}, unbound)
     assert response.status_code == 200
-    assert response.json()["reward"] == 0.5
+    assert (response.json()["score"], response.json()["baseline"], response.json()["reward"]) == (0.5, 0.5, 0.0)
     response = await http.post("/sessions", json={"task": "bank-rename-savings", "env": "tickets"})
     assert response.status_code == 422
     assert response.json()["field"] == "env"
@@ -526,8 +604,10 @@ async def test_judge_provider_failure_is_a_502_over_http(fake: FakeProvider) -> 
             body = judged.json()
             assert body["judge"]["score"] == 1.0
             assert body["judge"]["skipped"] is None
-            # No check passes before the agent acts: the judge's weight 1 of 4.5.
-            assert body["reward"] == pytest.approx(1 / 4.5)
+            # Before the agent acts only the guard passes (0.5 of 4.5, the baseline); the judge adds its 1,
+            # which is a quarter of the 4 the starting state left to earn.
+            assert (body["score"], body["baseline"]) == (pytest.approx(1.5 / 4.5), pytest.approx(0.5 / 4.5))
+            assert body["reward"] == pytest.approx(0.25)
             fake.script(reply_status(400, "bad request from the judge"))
             failed = await http.post(f"/sessions/{session['id']}/evaluate")
             assert failed.status_code == 502

@@ -377,7 +377,11 @@ async def call_library(tmp_path: Path, rules: str, **settings: Any) -> tuple[Any
 async def test_a_failing_program_is_an_honest_error_and_the_state_is_untouched(
     tmp_path: Path, body: str, expected: str
 ) -> None:
-    called, event, _runtime = await call_library(tmp_path, "def borrow_book(state, args):\n" + body)
+    # The step budget, not the clock, must stop the endless loop: on a busy machine 2,000,000 steps can take
+    # longer than the default second, so the time budget is set well past it.
+    called, event, _runtime = await call_library(
+        tmp_path, "def borrow_book(state, args):\n" + body, rules_timeout_ms=120_000
+    )
     assert called.is_error
     assert text_of(called).startswith("the simulator could not produce a valid result: the rules program failed")
     assert expected in text_of(called)

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from sim_mcp.cli import main
+from sim_mcp.errors import SpecErrors
+from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
 from tests.servers import BUNDLED_SPECS, REPO
 
@@ -149,6 +152,45 @@ def test_check_command_rejects_a_broken_file(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"error {broken}: tools[0].input_schema.type" in result.stdout
     assert "1 of 2 files valid" in result.stdout
+
+
+EVERY_PROBLEM = """\
+name: several
+tools:
+  - name: one
+    input_schema: {type: objekt}
+  - name: two
+    input_schema: []
+  - description: no name
+    input_schema: {type: object}
+"""
+
+
+def test_check_reports_every_problem_of_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = write(tmp_path, "several.yaml", EVERY_PROBLEM)
+    assert main(["check", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"error {broken}: tools[1].input_schema: Input should be a valid dictionary" in out
+    assert f"error {broken}: tools[2].name: is required" in out
+    assert f"error {broken}: tools[0].input_schema: not a valid JSON Schema" in out  # found beside the others
+    assert "0 of 1 files valid" in out
+    # Also when the model accepts the file and only its schemas are wrong; and as one exception, which
+    # reads as its first problem and says how many more there are.
+    both = write(
+        tmp_path,
+        "both.yaml",
+        "name: both\ntools:\n  - {name: a, input_schema: {type: string}}\n"
+        "  - {name: a, input_schema: {type: object}}\n",
+    )
+    catalog = load_catalog(both)
+    assert [(error.place, error.path) for error in catalog.errors] == [
+        ("tools[0].input_schema.type", str(both)),
+        ("tools[1].name", str(both)),
+    ]
+    with pytest.raises(SpecErrors) as raised:
+        read_spec_file(both)
+    assert "(and 1 more problem in this file)" in str(raised.value)
+    assert len(raised.value.problems) == 2
 
 
 def test_call_command_answers_in_process() -> None:

@@ -86,6 +86,32 @@ async def test_a_session_page_shows_its_timeline_and_the_selected_diff(http: htt
     assert new_line in selected
 
 
+async def test_a_session_named_on_mcp_shows_its_environment_and_no_empty_fields(
+    http: httpx.AsyncClient, base_url: str
+) -> None:
+    """`/mcp?session=NAME` binds no environment: the page names the one its calls went to, as unbound; an
+    event's empty fields (no rejected answers) are left out, its arguments and result never."""
+    async with mcp_client(f"{base_url}/mcp?session=named-unbound") as client:
+        await client.call_tool("close_ticket", {"ticket_id": "T-1001", "resolution": "Fixed"})
+    page = (await http.get("/ui/sessions/named-unbound")).text
+    assert 'tickets <span class="sub">(unbound)</span>' in page
+    summary = (await http.get("/sessions/named-unbound")).json()
+    assert (summary["env"], summary["worlds"]) == (None, ["tickets"])
+    listed = (await http.get("/ui")).text
+    assert 'data-label="Environment">tickets <span class="sub">(unbound)</span>' in listed
+    body = page.split('id="event-1"', 1)[1].split("</li>", 1)[0]
+    labels = re.findall(r'<span class="label">([^<]+)</span>', body)
+    assert "arguments" in labels
+    assert "result" in labels
+    assert "rejected_answers" not in labels
+    assert "rejected" not in labels
+    # A session that holds no state yet is just unbound.
+    await http.post("/sessions", json={"id": "empty-unbound"})
+    empty = (await http.get("/ui/sessions/empty-unbound")).text
+    assert '<span class="sub">(unbound)</span>' in empty
+    assert 'tickets <span class="sub">(unbound)</span>' not in empty
+
+
 async def test_unknown_sessions_and_events(http: httpx.AsyncClient, base_url: str) -> None:
     assert (await http.get("/ui/sessions/nobody-here")).status_code == 404
     await call(base_url, "known-1", "create_ticket", NEW_TICKET)

@@ -22,7 +22,7 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.servers import BUNDLED_SPECS, ServerProcess, free_port, serve_command
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, ServerProcess, free_port, serve_command
 
 pytest_plugins = ["tests.fixtures_redis"]
 
@@ -45,7 +45,7 @@ def two_workers(redis_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
     server = ServerProcess(workers_command(port, log_level="INFO"), port, log, env=env)
     try:
         server.wait_ready()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + READY_TIMEOUT
         while log.read_text().count("Application startup complete") < 2:
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.05)
@@ -126,7 +126,7 @@ def test_workers_refuse_a_store_of_their_own(tmp_path: Path) -> None:
 def test_a_worker_that_dies_is_started_again(two_workers: ServerProcess) -> None:
     (first, second) = worker_pids(two_workers.process.pid)
     os.kill(first, 9)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
         pids = worker_pids(two_workers.process.pid)
         if len(pids) == 2 and first not in pids:

@@ -6,8 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-import anyio
-
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
@@ -17,7 +15,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     bench = commands.add_parser(
         "bench-fidelity", help="score a backend's consistency on scripted call sequences (docs/rewards.md)"
     )
-    add_setting_flags(bench, server=False)
+    add_setting_flags(bench, ("specs", "engine", "llm"))  # its reference runs in memory
     add_log_level(bench, "WARNING")
     bench.add_argument(
         "scenarios", nargs="*", help="scenario files or folders (default: benchmarks/fidelity)", metavar="SCENARIOS"
@@ -46,6 +44,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Run fidelity scenarios through the chosen backend; print the table (and write --json). Exit 0
     whatever the score: the score is the output."""
+    import anyio
+
     from sim_mcp.episodes.fidelity import BenchmarkReport, load_scenarios, render_report, run_benchmark
     from sim_mcp.runtime import Runtime
 

@@ -6,16 +6,14 @@ import argparse
 import json
 from typing import Any
 
-import anyio
-
-from sim_mcp.cli.flags import add_setting_flags, settings_from
+from sim_mcp.cli.flags import IN_PROCESS, add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     call = commands.add_parser("call", help="make one call in process, to try a spec")
-    add_setting_flags(call, server=False)
+    add_setting_flags(call, IN_PROCESS)
     add_log_level(call)
     call.add_argument("tool")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
@@ -24,6 +22,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
     try:
         arguments: Any = json.loads(args.args)
     except json.JSONDecodeError as e:

@@ -6,9 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-import anyio
-
-from sim_mcp.cli.output import add_log_level, environment_name, write_spec
+from sim_mcp.cli.output import add_log_level, check_spec_output, environment_name, write_environment
 from sim_mcp.errors import ConfigError
 
 
@@ -20,7 +18,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     capture.add_argument("--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8000/mcp")
     capture.add_argument("server_command", nargs="*", metavar="COMMAND", help="after --: a stdio server's command")
-    capture.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    capture.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="file to write: .json as JSON, .yaml or .yml as YAML (default: YAML to standard output)",
+    )
     capture.add_argument("--name", help="environment name (default: the server's name)")
     capture.add_argument(
         "--header", action="append", default=[], help="HTTP header 'Name: value' for --url (repeatable)"
@@ -31,9 +34,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer, capture
-    from sim_mcp.specs.writer import environment_yaml
+    import anyio
 
+    from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer, capture
+
+    check_spec_output(args.output)
     if bool(args.url) == bool(args.server_command):
         raise ConfigError("capture: expected either --url URL or -- COMMAND ARGS... (exactly one of them)")
     if args.server_command and args.header:
@@ -46,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     name = environment_name(args.name)
     environment = anyio.run(lambda: capture(server, name=name, timeout=args.timeout))
     header = f"Captured from {server.target} by sim-mcp capture: fill in initial_state and instructions."
-    return write_spec(environment_yaml(environment, header=header), args.output, f"{len(environment.tools)} tools")
+    return write_environment(environment, args.output, header=header)
 
 
 def parse_header(text: str) -> tuple[str, str]:

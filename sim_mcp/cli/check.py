@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sim_mcp.cli.flags import settings_from
-from sim_mcp.rules import RulesCatalog, compile_rules
-from sim_mcp.specs.registry import Catalog, load_catalog
+
+if TYPE_CHECKING:
+    from sim_mcp.rules import RulesCatalog
+    from sim_mcp.specs.registry import Catalog
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,6 +23,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from sim_mcp.rules import compile_rules
+    from sim_mcp.specs.registry import load_catalog
+
     paths = [Path(path) for path in args.paths] or settings_from(args).specs
     catalog = load_catalog(*paths)
     rules = compile_rules(catalog)
@@ -31,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
     for error in (*catalog.errors, *rules.errors):
         print(f"error {error}")
-    total = len(catalog.environments) + len(catalog.errors)
-    tasks, task_errors = _check_tasks(paths, catalog)
+    total = len(catalog.environments) + len({error.path for error in catalog.errors})
+    tasks, task_errors = check_tasks(paths, catalog)
     if total or not tasks + task_errors:
         print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
     if tasks + task_errors:
@@ -57,12 +63,12 @@ def _print_rules(catalog: Catalog, rules: RulesCatalog, environment: str) -> Non
         print(f"ok    {spec.rules_source}: {tool.name} (line {line}): answered by the program; {checked}")
 
 
-def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
+def check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
     """Check the task files under `paths` (folders named `tasks`): their fields, their environment, and
     the places their checks name. Prints a line per task; returns (valid tasks, invalid ones)."""
-    from sim_mcp.episodes.rewards import validate_task
+    from sim_mcp.episodes.rewards import baseline_of, validate_task
     from sim_mcp.episodes.tasks import load_tasks
-    from sim_mcp.specs.registry import TASKS_FOLDER
+    from sim_mcp.specs.registry import TASKS_FOLDER, load_catalog
 
     tasks, errors = load_tasks(*paths)
     beside: dict[Path, Catalog] = {}
@@ -86,6 +92,11 @@ def _check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
                 extras.append("user" + (" as ask_user" if task.user.tool else ""))
             if task.solution:
                 extras.append(f"{len(task.solution)}-step solution")
+            spec = environments.environment(task.env)
+            if spec is not None:  # valid, so known
+                baseline = baseline_of(task, spec.initial_state)
+                nothing = "0" if task.reward == "gain" else f"{baseline:.2f}"
+                extras.append(f"reward {task.reward}: doing nothing earns {nothing}, baseline score {baseline:.2f}")
             print(f"ok    {task.source}: task {task.name!r} (env {task.env}, {', '.join(extras)})")
         for note in notes:
             print(f"note  {note}")

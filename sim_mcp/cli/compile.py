@@ -6,8 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-import anyio
-
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
@@ -19,7 +17,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="have a model write each tool's rules program, checked against examples, recordings and probe "
         "calls; write those that pass beside the spec (docs/formats.md)",
     )
-    add_setting_flags(compile_, server=False)
+    add_setting_flags(compile_, ("llm",))  # the model that writes the programs
     add_log_level(compile_, "WARNING")
     compile_.add_argument("spec", type=Path, metavar="SPEC", help="the spec file (its programs go to SPEC.rules.star)")
     compile_.add_argument(
@@ -43,6 +41,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Compile the spec's tools; print one line per tool as it goes and the programs file at the end.
     Exit 0 when every tool has a program (kept or compiled), 1 when some are left to the LLM."""
+    import anyio
+
     from sim_mcp.cli.twin import is_recording, run_twin
 
     if args.recordings and all(is_recording(path) for path in args.recordings):

@@ -7,8 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-import anyio
-
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.config import ENV_PREFIX, Settings
 from sim_mcp.errors import ConfigError
@@ -38,6 +36,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
     from sim_mcp.episodes.export import export_from_server, export_from_store
 
     if bool(args.url) == bool(args.store):

@@ -1,10 +1,11 @@
 """Command-line flags generated from `Settings`, so that a flag cannot exist in one and not the other.
 
 Every `Settings` field `some_name` is the flag `--some-name` (and the variable `SIM_MCP_SOME_NAME`), typed
-and described by the field: its help is the field's description, its default and its variable. `serve`
-takes them all; the commands that run calls in process (`call`, `bench-fidelity`, `tasks generate`) take
-those that matter without a transport. Flags of one command only (`--session`, `--rules`...) are written
-beside the command and are not settings.
+and described by the field: its help is the field's description, its default and its variable. Settings are
+grouped by what they are about (`config.CONCERNS`: specs, server, store, engine, llm, faults, episodes); a
+command names the concerns it reads and offers those flags only, each concern a section of its `--help`.
+`serve` reads them all; `call` those of a call made in process (`IN_PROCESS`). Flags of one command only
+(`--session`, `--rules`...) are written beside the command and are not settings.
 """
 
 from __future__ import annotations
@@ -19,39 +20,22 @@ from typing import Any, Literal
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from sim_mcp.config import ENV_PREFIX, Settings
+from sim_mcp.config import CONCERNS, ENV_PREFIX, Settings
 
-# Settings that only a server reads: not offered by the commands that call tools in process.
-SERVER_ONLY = frozenset(
-    {
-        "transport",
-        "host",
-        "port",
-        "workers",
-        "stateless_http",
-        "token",
-        "allowed_hosts",
-        "watch",
-        "max_sessions",
-        "session_ttl",
-        "connection_idle_timeout",
-        "max_request_bytes",
-        "rate_limit",
-        "log_format",
-        "default_session",
-        "trajectories",
-        "record",
-        "curriculum_window",
-        "curriculum_up",
-        "curriculum_down",
-    }
-)
+# The concerns of a call made in process (`sim-mcp call`): everything but the server's and the episodes'.
+IN_PROCESS = ("specs", "store", "engine", "llm", "faults")
 
 _METAVARS: dict[Any, str] = {int: "N", float: "NUMBER", Path: "PATH"}
 
-_GROUPS = {
-    "fault_": "injected faults (docs/training.md)",
-    "curriculum_": "adaptive curriculum (docs/users.md)",
+# The title of each concern's section in a command's --help.
+_TITLES = {
+    "specs": "specs",
+    "server": "server (HTTP and stdio)",
+    "store": "session store",
+    "engine": "engine (validation, rules programs, seeds)",
+    "llm": "backend and LLM",
+    "faults": "injected faults (docs/training.md)",
+    "episodes": "episodes: trajectories, recordings, curriculum (docs/training.md, docs/users.md)",
 }
 
 
@@ -59,23 +43,33 @@ def flag_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def setting_flags(only: frozenset[str] | None = None) -> Iterator[tuple[str, FieldInfo]]:
-    """The settings a command takes (all of them, or those in `only`), in the order `Settings` lists them."""
+def setting_flags(concerns: typing.Iterable[str] | None = None) -> Iterator[tuple[str, FieldInfo]]:
+    """The settings of `concerns` (all of them when None), in the order `Settings` lists them."""
+    wanted = None if concerns is None else {name for concern in concerns for name in _concern(concern)}
     for name, info in Settings.model_fields.items():
-        if only is None or name in only:
+        if wanted is None or name in wanted:
             yield name, info
 
 
-def add_setting_flags(parser: argparse.ArgumentParser, *, server: bool) -> None:
-    """Add a flag per setting: all of them for a server, else those not in `SERVER_ONLY`."""
-    wanted = None if server else frozenset(Settings.model_fields) - SERVER_ONLY
-    groups: dict[str, argparse._ArgumentGroup] = {}
-    for name, info in setting_flags(wanted):
-        title = next((title for prefix, title in _GROUPS.items() if name.startswith(prefix)), None)
-        target: argparse.ArgumentParser | argparse._ArgumentGroup = parser
-        if title is not None:
-            target = groups.setdefault(title, parser.add_argument_group(title))
-        target.add_argument(flag_name(name), dest=name, default=None, help=_help(name, info), **_kind(info))
+def add_setting_flags(
+    parser: argparse.ArgumentParser, concerns: typing.Iterable[str] | None = None, *, server: bool | None = None
+) -> None:
+    """Add a flag per setting of `concerns` (all of them when None), a section of --help per concern.
+    `server=True` is every concern, `server=False` those of a call in process (`IN_PROCESS`)."""
+    if server is not None:
+        concerns = None if server else IN_PROCESS
+    chosen = list(CONCERNS) if concerns is None else [concern for concern in CONCERNS if concern in set(concerns)]
+    for concern in chosen:
+        group = parser.add_argument_group(_TITLES.get(concern, concern))
+        for name, info in setting_flags([concern]):
+            group.add_argument(flag_name(name), dest=name, default=None, help=_help(name, info), **_kind(info))
+
+
+def _concern(concern: str) -> tuple[str, ...]:
+    fields = CONCERNS.get(concern)
+    if fields is None:
+        raise ValueError(f"unknown settings concern {concern!r}: expected one of {', '.join(CONCERNS)}")
+    return fields
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

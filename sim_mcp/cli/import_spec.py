@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sim_mcp.cli.output import environment_name, write_spec
+from sim_mcp.cli.output import check_spec_output, environment_name, write_environment
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    import_ = commands.add_parser("import", help="convert a spec file of any format to native YAML, for editing")
+    import_ = commands.add_parser("import", help="convert a spec file of any format to a native spec, for editing")
     import_.add_argument("file", help="spec file: native, OpenAPI, MCP, OpenAI, Anthropic or BFCL")
-    import_.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    import_.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="file to write: .json as JSON, .yaml or .yml as YAML (default: YAML to standard output)",
+    )
     import_.add_argument("--format", help="the file's format, when detection guesses wrong")
     import_.add_argument("--name", help="environment name (default: from the file)")
     import_.set_defaults(run=run)
@@ -19,11 +24,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from sim_mcp.specs.formats import read_spec_file
-    from sim_mcp.specs.writer import environment_yaml
 
+    check_spec_output(args.output)
     name = environment_name(args.name)
     environment = read_spec_file(Path(args.file), args.format)
     if name is not None:
         environment = environment.model_copy(update={"name": name})
     header = f"Imported from {Path(args.file).name} by sim-mcp import."
-    return write_spec(environment_yaml(environment, header=header), args.output, f"{len(environment.tools)} tools")
+    return write_environment(environment, args.output, header=header)

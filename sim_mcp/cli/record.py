@@ -7,8 +7,6 @@ import os
 import sys
 from pathlib import Path
 
-import anyio
-
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
 
@@ -62,6 +60,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
     from sim_mcp.authoring.proxy import ProxySettings
     from sim_mcp.cli.capture import parse_header
     from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer

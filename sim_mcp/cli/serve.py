@@ -6,27 +6,31 @@ import argparse
 import errno
 import socket
 import sys
-
-import anyio
+from typing import TYPE_CHECKING
 
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
-from sim_mcp.config import Settings
 from sim_mcp.errors import ConfigError
-from sim_mcp.specs.bundled import require_environments
-from sim_mcp.specs.registry import Catalog
 from sim_mcp.version import __version__
+
+if TYPE_CHECKING:
+    from sim_mcp.config import Settings
+    from sim_mcp.specs.registry import Catalog
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser("serve", help="run the MCP server")
-    add_setting_flags(serve, server=True)
+    add_setting_flags(serve)  # a server reads every concern
     serve.add_argument("--session", help="stdio: the session's name (default: a new random one per process)")
     add_log_level(serve)
     serve.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from sim_mcp.specs.bundled import require_environments
+
     settings = settings_from(args)
     if settings.transport == "stdio":
         from sim_mcp.runtime import Runtime
@@ -40,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sim_mcp.server.heap import settle_heap
     from sim_mcp.server.http import create_app
-    from sim_mcp.server.live import ShutdownAwareServer
+    from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
 
     # Fail with a plain message, not a lifespan traceback, when the port, the store or the backend can't work.
     anyio.run(_check_store, settings.store)
@@ -73,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         log_config=None,
         lifespan="on",
         timeout_graceful_shutdown=30,
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     settle_heap()
     ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[listener])

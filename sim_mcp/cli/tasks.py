@@ -6,23 +6,31 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
-from sim_mcp.specs.registry import load_catalog
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    tasks = commands.add_parser("tasks", help="task files: generate them (docs/users.md)")
+    tasks = commands.add_parser(
+        "tasks", help="task files: check them, or generate them (docs/rewards.md, docs/users.md)"
+    )
     tasks_commands = tasks.add_subparsers(dest="tasks_command", required=True)
+    check = tasks_commands.add_parser(
+        "check",
+        help="validate task files: their fields, environments and checks, and which checks the starting state "
+        "already passes (what doing nothing scores)",
+    )
+    check.add_argument(
+        "paths", nargs="*", type=Path, help="task files or spec folders with a tasks/ folder (default: tool_specs)"
+    )
+    check.set_defaults(run=run_check)
     generate = tasks_commands.add_parser(
         "generate",
         help="have the backend's model (templates, offline) write tasks, each proven by replaying its solution",
         usage="sim-mcp tasks generate --env NAME [--count N] [--difficulty D] [-o DIR] [--backend B --model M ...]",
     )
-    add_setting_flags(generate, server=False)
+    add_setting_flags(generate, ("specs", "engine", "llm"))
     add_log_level(generate, "WARNING")
     generate.add_argument("--env", required=True, help="the environment the tasks run in")
     generate.add_argument("--count", type=int, default=5, help="tasks to draft (default 5)")
@@ -37,9 +45,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Draft tasks with the backend (templates offline), keep those their reference solution proves, write them."""
+    import anyio
+
     from sim_mcp.authoring.taskgen import generate_tasks
     from sim_mcp.episodes.tasks import task_yaml
     from sim_mcp.runtime import Runtime
+    from sim_mcp.specs.registry import load_catalog
 
     if args.count < 1:
         raise ConfigError(f"--count: expected 1 or more tasks, got {args.count}")
@@ -84,6 +95,22 @@ def run(args: argparse.Namespace) -> int:
         f"{len(report.accepted)} of {drafts} drafted tasks kept, {drafts - len(report.accepted)} rejected; in {output}"
     )
     return 0 if report.accepted else 1
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """The task half of `sim-mcp check`: a line per task (its baseline: what doing nothing scores), a note per
+    check that already passes at the start, an error per problem."""
+    from sim_mcp.cli.check import check_tasks
+    from sim_mcp.config import Settings
+    from sim_mcp.specs.registry import load_catalog
+
+    paths: list[Path] = list(args.paths) or Settings.load().specs
+    folders = [path for path in paths if path.is_dir()]
+    valid, invalid = check_tasks(paths, load_catalog(*folders))
+    if valid + invalid == 0:
+        raise ConfigError(f"no task files under {', '.join(map(str, paths))}: expected YAML files in a tasks/ folder")
+    print(f"{valid} of {valid + invalid} tasks valid")
+    return 1 if invalid else 0
 
 
 def _generated_folder(specs: list[Path]) -> Path:

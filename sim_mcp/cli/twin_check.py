@@ -7,8 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-import anyio
-
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
 
@@ -54,6 +52,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    import anyio
+
     from sim_mcp.authoring.record_file import RecordedCall, read_calls
     from sim_mcp.authoring.targets import parse_target, serving
     from sim_mcp.authoring.twin_check import CheckPlan, run_check

@@ -6,8 +6,14 @@
   JSONPath matches, or the number of items of the array or object at a JSON Pointer, 0 when absent),
   `exists` and `absent`. With a JSONPath, `equals` and `contains` need at least one match and hold for
   every match (`match: all`, the default) or for one (`match: any`).
-- **Reward** is the weighted share of checks passed; a judge's score (0..1) counts with its own weight.
+- **Score** is the weighted share of checks passed; a judge's score (0..1) counts with its own weight.
   `passed` means every check passed and the judge (when it ran) scored at least its `pass_score`.
+- **Baseline** is the score of the session's starting state (the judge, never asked about it, counts 0),
+  and **gain** the score minus the baseline. A check that guards against harm ("its status stays
+  pending") already passes at the start, so doing nothing has a baseline above 0.
+- **Reward** is the score (`reward: absolute`, the default), or with `reward: gain` the share of what was
+  left to do that the episode did, `(score - baseline) / (1 - baseline)` clipped to 0..1: 0 for doing
+  nothing or for making things worse, 1 for passing everything. docs/rewards.md says which to use.
 - **Judge**: the task's rubric, the final state (trimmed to the state budget) and the environment's last
   events go to the backend's model (`Backend.complete_json`), which answers `{score, reasons}`. A backend
   without a model (offline) skips the judge, and the evaluation says so; a task whose reward would then
@@ -22,7 +28,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from jsonpointer import escape
 from pydantic import BaseModel, Field
@@ -45,10 +51,13 @@ __all__ = [
     "Judge",
     "JudgeResult",
     "LlmJudge",
+    "baseline_of",
     "evaluate",
     "evaluate_session",
+    "gain_reward",
     "json_matches",
     "judge_for",
+    "passing_at_start",
     "resolve_pointer",
     "run_check",
     "start_state",
@@ -80,7 +89,11 @@ class JudgeResult(BaseModel):
 class Evaluation(BaseModel):
     task: str
     env: str
-    reward: float = Field(ge=0, le=1)
+    reward: float = Field(ge=0, le=1, description="The score, or with `reward: gain` the normalised gain.")
+    reward_kind: Literal["absolute", "gain"] = "absolute"
+    score: float = Field(default=0.0, ge=0, le=1, description="Weighted share of checks (and judge) passed.")
+    baseline: float = Field(default=0.0, ge=0, le=1, description="The score of the session's starting state.")
+    gain: float = Field(default=0.0, ge=-1, le=1, description="score - baseline: what the episode changed.")
     passed: bool
     checks: list[CheckResult]
     judge: JudgeResult | None = None
@@ -314,13 +327,16 @@ def _verdict(value: dict[str, Any]) -> tuple[float, str] | Problem:
 # --- evaluation --------------------------------------------------------------------------------
 
 
-async def evaluate(task: Task, state: Any, events: Sequence[Event], judge: Judge | None = None) -> Evaluation:
-    """The task's checks on `state` (the final state of `task.env`), and its judge when it has one.
+async def evaluate(
+    task: Task, state: Any, events: Sequence[Event], judge: Judge | None = None, *, initial: Any = None
+) -> Evaluation:
+    """The task's checks on `state` (the final state of `task.env`), and its judge when it has one; the
+    baseline from the checks on `initial`, the session's starting state (None: not known, baseline 0).
 
     With a judge in the task but none given (a backend without a model), the judge is skipped and the
     reward rests on the checks; `InvalidSessionInput` (field `task`) when nothing would be left to score.
     """
-    checks = [run_check(check, state) for check in task.checks]
+    checks = _run_checks(task, state)
     verdict: JudgeResult | None = None
     if task.judge is not None:
         if judge is None:
@@ -342,15 +358,54 @@ async def evaluate(task: Task, state: Any, events: Sequence[Event], judge: Judge
             "(--backend openai or anthropic)",
         )
     passed = all(result.passed for result in checks) and (verdict is None or verdict.passed is not False)
+    final = _unit(score / weights)
+    # The judge is not asked about the starting state: nothing was done yet, so it counts 0 there.
+    at_start = [] if initial is None else _run_checks(task, initial)
+    baseline = _unit(sum(result.weight for result in at_start if result.passed) / weights)
     return Evaluation(
         task=task.name,
         env=task.env,
-        reward=round(min(1.0, max(0.0, score / weights)), 6),
+        reward=final if task.reward == "absolute" else gain_reward(final, baseline),
+        reward_kind=task.reward,
+        score=final,
+        baseline=baseline,
+        gain=round(final - baseline, 6),
         passed=passed,
         checks=checks,
         judge=verdict,
         events=len(events),
     )
+
+
+def gain_reward(score: float, baseline: float) -> float:
+    """The share of what the starting state left to do that was done: 0 for doing nothing (or for making
+    things worse), 1 for passing everything; 0 when the starting state already passed everything."""
+    if baseline >= 1.0:
+        return 0.0
+    return _unit((score - baseline) / (1.0 - baseline))
+
+
+def _unit(value: float) -> float:
+    return round(min(1.0, max(0.0, value)), 6)
+
+
+def _run_checks(task: Task, state: Any) -> list[CheckResult]:
+    return [run_check(check, state) for check in task.checks]
+
+
+def passing_at_start(task: Task, initial_state: Any) -> list[tuple[int, Check]]:
+    """The checks that the task's starting state already passes (from its environment's `initial_state`):
+    guards against harm, or checks that test nothing. Doing nothing earns their weight under `absolute`."""
+    state = start_state(task, initial_state)
+    return [(index, check) for index, check in enumerate(task.checks) if run_check(check, state).passed]
+
+
+def baseline_of(task: Task, initial_state: Any) -> float:
+    """The score of doing nothing: the weight of the checks the starting state passes, over all the weight
+    (the judge's too, which counts 0 there)."""
+    total = sum(check.weight for check in task.checks) + (task.judge.weight if task.judge is not None else 0.0)
+    passing = sum(check.weight for _, check in passing_at_start(task, initial_state))
+    return _unit(passing / total) if total > 0 else 0.0
 
 
 async def evaluate_session(
@@ -376,13 +431,15 @@ async def evaluate_session(
                 "task", f"task {task.name!r} runs in environment {task.env!r}, which is not loaded"
             )
         state = copy.deepcopy(sessions.simulator.world_of(record, task.env))
+        # Where the session started: its state as created (or the environment's), before any call changed it.
+        initial = copy.deepcopy(sessions.simulator.world_of(record.model_copy(update={"worlds": {}}), task.env))
         events = (
             [event for event in await sessions.log(session_id, last=JUDGE_EVENTS * 4) if event.environment == task.env]
             if task.judge is not None and judge is not None
             else []
         )
         count = record.event_count
-    evaluation = await evaluate(task, state, events, judge)
+    evaluation = await evaluate(task, state, events, judge, initial=initial)
     evaluation = evaluation.model_copy(update={"events": count})
     if not keep:
         return evaluation
@@ -440,7 +497,32 @@ def validate_task(task: Task, catalog: Catalog) -> tuple[list[SpecError], list[s
             errors.append(SpecError(task.source, reason, place))
         else:
             notes.append(f"{task.source}: {place}: {reason} (fine if the agent is to create it)")
+    errors += _starting_state_problems(task, environment.initial_state, notes)
     return errors, notes
+
+
+def _starting_state_problems(task: Task, initial_state: Any, notes: list[str]) -> list[SpecError]:
+    """A check that the starting state already passes earns reward for doing nothing (under `reward:
+    absolute`): a note, since a guard against harm ("its status stays pending") is meant to; when every
+    check does, the note says the task asks for nothing (task generation rejects such drafts)."""
+    passing = passing_at_start(task, initial_state)
+    if passing and len(passing) == len(task.checks) and task.judge is None:
+        notes.append(
+            f"{task.source}: checks: every check already passes on the starting state: the task asks for nothing "
+            "to be done (doing nothing passes it)"
+        )
+        return []
+    for index, check in passing:
+        notes.append(
+            f"{task.source}: checks[{index}] ({check.label}): already passes on the starting state: a guard "
+            "against harm, which doing nothing passes too"
+        )
+    if passing and task.reward == "absolute":
+        notes.append(
+            f"{task.source}: doing nothing scores {baseline_of(task, initial_state):.2f} (its baseline): give the "
+            "task `reward: gain` to reward progress only (docs/rewards.md)"
+        )
+    return []
 
 
 def _mentioned_id_problems(task: Task, state: Any, notes: list[str]) -> list[SpecError]:

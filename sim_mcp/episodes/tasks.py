@@ -14,6 +14,7 @@ the file's stem) or a list of them::
       - {path: /tickets/T-1004/resolution, contains: okta, name: resolution mentions Okta}
       - {path: "$.tickets[?(@.status == 'open')]", count: {max: 2}, weight: 0.5}
     judge: {rubric: "The resolution explains the fix to the customer.", weight: 1}
+    reward: gain         # doing nothing earns 0 (default absolute: the share of checks passed)
     user:                # the simulated user the agent serves (episodes/user.py)
       persona: Ines, IT admin at Copperfield; short, precise messages.
       goal: Get the SSO login loop on her team's workspace fixed, or know when it will be.
@@ -282,6 +283,11 @@ class Task(BaseModel):
     )
     checks: list[Check] = Field(default_factory=list)
     judge: JudgeSpec | None = None
+    reward: Literal["absolute", "gain"] = Field(
+        default="absolute",
+        description="absolute: the share of the checks the final state passes; gain: the share of what the "
+        "starting state did not yet pass that the episode achieved (0 for doing nothing). docs/rewards.md.",
+    )
     user: UserSpec | None = Field(default=None, description="The simulated user the agent serves.")
     solution: list[SolutionStep] = Field(
         default_factory=list, description="A reference solution: tool calls that achieve the task."

@@ -3,8 +3,9 @@ must be on one allow-list, the one the MCP SDK checks on `/mcp`.
 
 A page on another site can make a browser send requests to 127.0.0.1 under the page's own name (DNS
 rebinding) or with its own `Origin`; refusing hosts and origins not on the list keeps such a page away from
-`/sessions`, `/ui` and the rest, not only from `/mcp`. The list: the loopback names (with any port) when the
-server is bound to a loopback address, plus `--allowed-hosts` (e.g. a Docker service name); a server bound
+`/sessions`, `/ui` and the rest, not only from `/mcp`. The list: the loopback names, with any port or none
+(some proxies and health probes send `Host: localhost`, the default port left out), when the server is
+bound to a loopback address, plus `--allowed-hosts` (e.g. a Docker service name); a server bound
 to a wildcard address without `--allowed-hosts` checks nothing (it sits behind a proxy or network policy).
 An entry `name:*` allows `name` with any port, as in the SDK.
 """
@@ -29,7 +30,8 @@ def transport_security(settings: Settings) -> TransportSecuritySettings | None:
     its allowed hosts; None (nothing checked) for a wildcard bind without them."""
     hosts = list(settings.allowed_hosts)
     if settings.host in _LOOPBACK:
-        hosts += ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+        # Each name bare too: a Host without a port is still this machine (HTTP's default port left out).
+        hosts += [name for host in ("127.0.0.1", "localhost", "[::1]") for name in (host, f"{host}:*")]
     if not hosts:
         return None
     origins = [f"http://{host}" for host in hosts] + [f"https://{host}" for host in hosts]

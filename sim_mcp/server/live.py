@@ -22,6 +22,12 @@ from types import TracebackType
 import anyio
 import uvicorn
 
+# How long the server keeps an idle HTTP/1.1 connection open. Longer than clients keep theirs (httpx, under
+# the MCP SDK, drops an idle pooled connection after 5 s), so a client never sends a request on a connection
+# the server is closing at that instant: with both at 5 s, a busy client's POST raced the close and failed
+# with a ReadError, a tool call lost. Load balancers are set up the same way (the backend outlasts them).
+KEEP_ALIVE_S = 75
+
 
 @dataclass(frozen=True)
 class Update:

@@ -24,6 +24,8 @@ EVENT_HEAD_FIELDS = frozenset(
     {"seq", "at", "kind", "environment", "tool", "is_error", "state_patch", "backend", "latency_ms", "tokens", "note"}
     | {"fault", "failed", "fallback"}
 )
+# Fields of an event that are shown even when empty: no arguments and no result say something about a call.
+EVENT_ALWAYS_SHOWN = frozenset({"arguments", "result"})
 # Longest JSON text shown for one value (arguments, a result) before it is cut.
 MAX_VALUE_CHARS = 20_000
 # The "(unbound)" choice of the environment filter: not a valid environment name.
@@ -217,7 +219,7 @@ def session_row(summary: Mapping[str, Any], now: float) -> str:
         f'data-search="{_e(session_search_text(summary))}" data-last="{_e(summary.get("last_used_at", 0))}">'
         f'<td data-label="Session" class="id"><a href="{_e(session_href(session_id))}">{_e(session_id)}</a>'
         f"{fork_note}</td>"
-        f'<td data-label="Environment">{_e(env) if env is not None else "<span class=sub>(unbound)</span>"}</td>'
+        f'<td data-label="Environment">{environment_html(summary)}</td>'
         f'<td data-label="Age">{_time(summary.get("created_at"), "age", now)}</td>'
         f'<td data-label="Last activity">{_time(summary.get("last_used_at"), "ago", now)}</td>'
         f'<td data-label="Calls" class="num">{int(summary.get("events", 0) or 0):,}</td>'
@@ -284,12 +286,11 @@ def session_body(
 
 def _session_stats(summary: Mapping[str, Any], now: float) -> list[tuple[str, str, str]]:
     """(label, HTML value, element id) of each figure of a session."""
-    env = summary.get("env")
     forked = summary.get("forked_from")
     snapshots = [str(name) for name in summary.get("snapshots", [])]
     tokens = summary.get("tokens")
     stats = [
-        ("Environment", _e(env) if env is not None else '<span class="sub">(unbound)</span>', ""),
+        ("Environment", environment_html(summary), ""),
         ("Seed", _e(summary.get("seed", "")), ""),
         ("Created", _time(summary.get("created_at"), "ago", now), ""),
         ("Last activity", _time(summary.get("last_used_at"), "ago", now), "stat-last"),
@@ -364,7 +365,7 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
     fields = "".join(
         f'<div class="field"><span class="label">{_e(name)}</span><pre>{_e(_shown(value))}</pre></div>'
         for name, value in event.items()
-        if name not in EVENT_HEAD_FIELDS and value is not None
+        if name not in EVENT_HEAD_FIELDS and (name in EVENT_ALWAYS_SHOWN or not _empty(value))
     )
     note = f'<p class="event-note">{_e(event["note"])}</p>' if event.get("note") else ""
     title = _e(tool) if tool else _e(kind)
@@ -377,6 +378,23 @@ def event_card(event: Mapping[str, Any], *, selected: bool = False) -> str:
         f'<span class="meta">{" · ".join(meta)}</span></a>'
         f'<div class="event-body">{fields}{note}</div></li>'
     )
+
+
+def _empty(value: Any) -> bool:
+    """Nothing to show: no value, or an empty list, object or text (no rejected answers, no warnings)."""
+    return value is None or value == [] or value == {} or value == ""
+
+
+def environment_html(summary: Mapping[str, Any]) -> str:
+    """A session's environment: the one it is bound to; else the ones it holds state in (a session named in
+    the URL of `/mcp`, whose calls may go to any environment), marked unbound; else "(unbound)"."""
+    env = summary.get("env")
+    if env is not None:
+        return _e(env)
+    worlds = [str(name) for name in summary.get("worlds") or []]
+    if worlds:
+        return f'{_e(", ".join(worlds))} <span class="sub">(unbound)</span>'
+    return '<span class="sub">(unbound)</span>'
 
 
 def _shown(value: Any) -> str:

@@ -186,7 +186,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
     from sim_mcp.logs import configure_logging
     from sim_mcp.server.heap import settle_heap
     from sim_mcp.server.http import create_app
-    from sim_mcp.server.live import ShutdownAwareServer
+    from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
 
     settings = Settings.model_validate_json(settings_json)
     configure_logging(log_level, settings.log_format)
@@ -200,6 +200,7 @@ def _worker_main(settings_json: str, index: int, log_level: str, serving: EventT
         log_config=None,
         lifespan="on",
         timeout_graceful_shutdown=30,
+        timeout_keep_alive=KEEP_ALIVE_S,
         headers=[("x-sim-mcp-worker", str(index))],
         callback_notify=_notifier(serving),
         timeout_notify=_NOTIFY_S,

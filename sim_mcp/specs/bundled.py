@@ -10,9 +10,12 @@ package in an editable install. A server that loads no environment at all does n
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sim_mcp.errors import ConfigError
-from sim_mcp.specs.registry import Catalog
+
+if TYPE_CHECKING:  # only named in a signature: loading the registry is left to the commands that load specs
+    from sim_mcp.specs.registry import Catalog
 
 LOCAL_SPECS = Path("tool_specs")
 _PACKAGE = Path(__file__).resolve().parents[1]

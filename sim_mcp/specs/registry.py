@@ -187,7 +187,7 @@ def load_catalog(*paths: Path, previous: Catalog | None = None) -> Catalog:
                 raise document
             environments.append(with_rules_file(read_document(document, str(path)), path))
         except SpecError as e:
-            errors.append(e)
+            errors.extend(e.problems)  # every problem of the file, each with its place
             if (last_good := _environment_from(previous, path)) is not None:
                 environments.append(last_good)
     return Catalog.build(environments, errors)

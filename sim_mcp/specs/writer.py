@@ -1,4 +1,4 @@
-"""Write an `Environment` as a native YAML spec file, for people to read and edit.
+"""Write an `Environment` as a native spec file, YAML (for people to read and edit) or JSON.
 
 The output reads back (`read_spec_file`) as an equal environment. Keys come in the documented order
 (name, description, instructions, initial_state, model_settings, faults, tools; each tool's name, title,
@@ -10,13 +10,18 @@ Schemas and state keep their own key order.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from sim_mcp.specs.model import Environment, ToolExample, ToolSpec
 
-__all__ = ["environment_document", "environment_yaml"]
+__all__ = ["SPEC_FILE_FORMATS", "environment_document", "environment_json", "environment_text", "environment_yaml"]
+
+# The form a spec file's name asks for: what `sim-mcp check` and the registry read it as.
+SPEC_FILE_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}
 
 _WIDTH = 100
 """Line width YAML folds long text at."""
@@ -42,6 +47,23 @@ def environment_yaml(environment: Environment, *, header: str = "") -> str:
     )
     comments = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
     return comments + text
+
+
+def environment_json(environment: Environment) -> str:
+    """The native JSON text of `environment` (JSON has no comments: no header)."""
+    return json.dumps(environment_document(environment), indent=2, ensure_ascii=False) + "\n"
+
+
+def environment_text(environment: Environment, path: Path | None, *, header: str = "") -> str:
+    """The text of a spec file at `path` in the form its name asks for: JSON for `.json`, YAML for `.yaml`
+    and `.yml` and for standard output (None). ValueError for any other name, which no reader would take."""
+    if path is None:
+        return environment_yaml(environment, header=header)
+    form = SPEC_FILE_FORMATS.get(path.suffix.lower())
+    if form is None:
+        expected = ", ".join(SPEC_FILE_FORMATS)
+        raise ValueError(f"{path}: expected a spec file name ending in {expected} (the form it is written in)")
+    return environment_json(environment) if form == "json" else environment_yaml(environment, header=header)
 
 
 def environment_document(environment: Environment) -> dict[str, Any]:

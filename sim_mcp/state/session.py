@@ -103,6 +103,8 @@ class SessionRecord(BaseModel):
         return {
             "id": self.id,
             "env": self.environment,
+            # The environments it holds state in: for an unbound session, the ones its calls went to.
+            "worlds": sorted(set(self.worlds) | set(self.initial_worlds)),
             "seed": self.seed,
             "created_at": self.created_at,
             "last_used_at": self.updated_at,

@@ -211,8 +211,13 @@
       tr.appendChild(id);
 
       const env = cell("Environment");
-      if (summary.env === null || summary.env === undefined) env.appendChild(el("span", "sub", "(unbound)"));
-      else env.textContent = summary.env;
+      if (summary.env !== null && summary.env !== undefined) env.textContent = summary.env;
+      else {
+        // Unbound (named in the URL of /mcp): the environments it holds state in, if any yet.
+        const worlds = Array.isArray(summary.worlds) ? summary.worlds : [];
+        if (worlds.length) env.appendChild(document.createTextNode(worlds.join(", ") + " "));
+        env.appendChild(el("span", "sub", "(unbound)"));
+      }
       tr.appendChild(env);
 
       const age = cell("Age");
@@ -316,6 +321,13 @@
 
   // ------------------------------------------------------------------------------------------ one session
 
+  // Shown even when empty (no arguments, no result); any other empty field (no rejected answers) is left out.
+  const ALWAYS_SHOWN = new Set(["arguments", "result"]);
+  function isEmpty(value) {
+    if (value === null || value === undefined || value === "") return true;
+    if (Array.isArray(value)) return value.length === 0;
+    return typeof value === "object" && Object.keys(value).length === 0;
+  }
   const HEAD_FIELDS = new Set([
     "seq", "at", "kind", "environment", "tool", "is_error", "state_patch", "backend", "latency_ms", "tokens",
     "note", "fault", "failed",
@@ -375,7 +387,7 @@
 
     const eventBody = el("div", "event-body");
     Object.keys(event).forEach(function (name) {
-      if (HEAD_FIELDS.has(name) || event[name] === null || event[name] === undefined) return;
+      if (HEAD_FIELDS.has(name) || (!ALWAYS_SHOWN.has(name) && isEmpty(event[name]))) return;
       const field = el("div", "field");
       field.appendChild(el("span", "label", name));
       field.appendChild(el("pre", null, shown(event[name])));

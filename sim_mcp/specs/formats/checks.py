@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim_mcp.errors import SpecError
+from sim_mcp.errors import SpecError, SpecErrors
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import schema_problem
 
@@ -28,16 +28,20 @@ def tool_schema_problem(tool: ToolSpec) -> tuple[str, str] | None:
 
 
 def check_tool_schemas(environment: Environment, source: str) -> None:
-    """Each schema must be valid JSON Schema; MCP also needs input schemas to be objects."""
+    """Each schema must be valid JSON Schema; MCP also needs input schemas to be objects. Every problem is
+    reported (a `SpecErrors` when there are several)."""
     seen: set[str] = set()
+    problems: list[SpecError] = []
     for index, tool in enumerate(environment.tools):
         place = f"tools[{index}]"
         if tool.name in seen:
-            raise SpecError(source, f"tool {tool.name!r} is defined twice in this file", f"{place}.name")
+            problems.append(SpecError(source, f"tool {tool.name!r} is defined twice in this file", f"{place}.name"))
         seen.add(tool.name)
         if found := tool_schema_problem(tool):
             field, reason = found
-            raise SpecError(source, reason, f"{place}.{field}")
+            problems.append(SpecError(source, reason, f"{place}.{field}"))
+    if problems:
+        raise problems[0] if len(problems) == 1 else SpecErrors(problems)
 
 
 def pydantic_reason(error: Any) -> str:

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason
+from sim_mcp.errors import SpecError, SpecErrors
+from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import json_path, type_name
 
@@ -48,13 +48,30 @@ def read_native(document: Any, source: str, read_included: IncludedReader) -> En
     try:
         environment = Environment.model_validate({**fields, "source": source})
     except ValidationError as e:
-        first = e.errors()[0]
-        place = json_path(first["loc"])
-        raise SpecError(source, pydantic_reason(first), place) from e
+        problems = [SpecError(source, pydantic_reason(error), json_path(error["loc"])) for error in e.errors()]
+        problems += _schema_problems_of_valid_tools(fields.get("tools"), source)
+        raise (problems[0] if len(problems) == 1 else SpecErrors(problems)) from e
     check_tool_schemas(environment, source)
     if TOOLS_FROM in document:
         environment = _with_tools_from(environment, _includes(document[TOOLS_FROM], source), source, read_included)
     return environment
+
+
+def _schema_problems_of_valid_tools(tools: Any, source: str) -> list[SpecError]:
+    """With the file refused for other reasons, the schema problems of the tools that are otherwise valid,
+    so that one run of `sim-mcp check` names them too."""
+    if not isinstance(tools, list):
+        return []
+    problems: list[SpecError] = []
+    for index, entry in enumerate(tools):
+        try:
+            tool = ToolSpec.model_validate(entry)
+        except ValidationError:
+            continue  # already reported, with the rest of the file's validation errors
+        if found := tool_schema_problem(tool):
+            field, reason = found
+            problems.append(SpecError(source, reason, f"tools[{index}].{field}"))
+    return problems
 
 
 def tools_from_paths(document: Any, source: str) -> list[Path]:
