@@ -22,7 +22,12 @@ def serve(tmp_path: Path, backend: str, base_url: str | None, env: dict[str, str
         command += ["--base-url", base_url]
     clean = {key: value for key, value in os.environ.items() if not key.startswith(("OPENAI_", "ANTHROPIC_"))}
     server = ServerProcess(command, port, tmp_path / "server.log", env={**clean, **env})
-    server.wait_ready()
+    try:
+        server.wait_ready()
+    except BaseException:
+        # The caller never gets the process to stop, so a server that did not come up must not outlive the test.
+        server.stop()
+        raise
     return server
 
 
