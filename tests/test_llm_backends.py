@@ -472,6 +472,39 @@ async def test_anthropic_caches_the_static_part_and_forces_the_outcome_tool(
     assert [m["role"] for m in sent.body["messages"]] == ["user"]
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_each_request_carries_its_own_tools_schema_as_tools_and_versions_alternate(
+    fake: FakeProvider, provider: str
+) -> None:
+    # The wires keep a schema's encoding per schema object: a call of another tool, or of the same tool in a
+    # reloaded environment whose output schema changed, must never be sent the encoding of another's.
+    url = fake.openai_url if provider == "openai" else fake.anthropic_url
+    backend = load_backend(settings_for(provider, url))
+    changed = GET.model_copy(update={"output_schema": {"type": "object", "properties": {"owner": {"type": "string"}}}})
+    # Built afresh, as a reload builds it (a copy would carry the cached version along).
+    reloaded = Environment.model_validate({**ENVIRONMENT.model_dump(), "tools": [changed, TRANSFER]})
+    assert reloaded.version != ENVIRONMENT.version
+    calls = [
+        make_request(GET),
+        make_request(TRANSFER, {"from_id": "acc_1", "to_id": "acc_2", "amount": 1}),
+        make_request(GET),
+        make_request(changed, environment=reloaded),
+        make_request(GET),
+    ]
+    try:
+        for call in calls:
+            fake.script(reply_outcome({"account_id": "acc_1", "balance": 120, "owner": "ada"}))
+            await backend.simulate(call)
+    finally:
+        await backend.aclose()
+    if provider == "openai":
+        sent = [post.body["response_format"]["json_schema"]["schema"] for post in fake.posts("/chat/completions")]
+    else:
+        sent = [post.body["tools"][0]["input_schema"] for post in fake.posts("/messages")]
+    assert sent == [outcome_schema(call.tool) for call in calls]
+    assert sent[3] != sent[0]
+
+
 async def test_anthropic_reply_without_tool_call_is_parsed_as_text(
     fake: FakeProvider, anthropic_backend: AnthropicBackend
 ) -> None:

@@ -27,6 +27,9 @@ __all__ = ["LLMBackend"]
 # new version).
 _STATIC_PROMPTS = 256
 
+# A static prompt, its JSON encoding, and the reply schema of its tool and mode.
+_Static = tuple[str, bytes, dict[str, Any]]
+
 
 class LLMBackend(Backend):
     """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
@@ -41,7 +44,7 @@ class LLMBackend(Backend):
         self._transport = Transport(self.name, config, wire, base_url=base_url, api_key=api_key)
         # Checked now, so that a bad --model-profile stops the server before it serves.
         profile_for(config.model, config.model_profile)
-        self._static: OrderedDict[tuple[str, str, str, str, str], tuple[str, bytes]] = OrderedDict()
+        self._static: OrderedDict[tuple[str, str, str, str, str], _Static] = OrderedDict()
 
     # -- Backend -----------------------------------------------------------------------------------
 
@@ -67,7 +70,7 @@ class LLMBackend(Backend):
         answer_as = answering(request, self.config.output)
         mode, request = answer_as.mode, answer_as.request
         profile = self.profile(model)
-        system, system_json = self._static_prompt(request, mode, profile)
+        system, system_json, schema = self._static_prompt(request, mode, profile)
         prompt = prompt_for(
             request,
             mode,
@@ -90,7 +93,7 @@ class LLMBackend(Backend):
                 self.config.temperature if settings is None or settings.temperature is None else settings.temperature
             ),
             name="outcome",
-            schema=mode.schema(request),
+            schema=schema,
             seed=request.seed,
             cache_key=f"sim-mcp-{request.environment.name}-{request.environment.version}",
         )
@@ -148,15 +151,16 @@ class LLMBackend(Backend):
             raise BackendError(self.name, "no model: give --model / SIM_MCP_MODEL")
         return model
 
-    def _static_prompt(self, request: SimulationRequest, mode: Mode, profile: ModelProfile) -> tuple[str, bytes]:
-        """The call's static prompt and its JSON encoding, built once per environment version, tool, mode and
-        profile (the called tool is shown in full, the others by name: llm/context.py)."""
+    def _static_prompt(self, request: SimulationRequest, mode: Mode, profile: ModelProfile) -> _Static:
+        """The call's static prompt, its JSON encoding and the mode's reply schema, built once per environment
+        version, tool, mode and profile (the called tool is shown in full, the others by name: llm/context.py).
+        The schema is kept too so that every call hands the wire the same object, whose encoding it keeps."""
         environment = request.environment
         key = (environment.name, environment.version, request.tool.name, mode.name, profile.name)
         found = self._static.get(key)
         if found is None:
             text = system_prompt(environment, request.tool, mode, profile)
-            found = self._static[key] = (text, json_text(text))
+            found = self._static[key] = (text, json_text(text), mode.schema(request))
             while len(self._static) > _STATIC_PROMPTS:
                 self._static.popitem(last=False)
         return found

@@ -47,6 +47,7 @@ __all__ = [
     "ErrorKinds",
     "FormMemory",
     "Reply",
+    "SchemaBytes",
     "Transport",
     "Wire",
     "json_object",
@@ -318,6 +319,29 @@ class Transport:
 
 class _Timeout(Exception):
     """Our deadline passed (the SDK's own timeout is set past it, so this is the one that fires)."""
+
+
+class SchemaBytes:
+    """The request-body bytes a wire makes of a call's schema (its response format, its forced tool), kept per
+    schema object: the backend hands the same schema object for every call of one environment version, tool
+    and mode, and encoding it was most of a request body's encoding once the static prompt was encoded once.
+    Kept only while that object is the one passed (the cache holds it, so its id is not reused meanwhile)."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._kept: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
+
+    def get(self, key: tuple[Any, ...], schema: dict[str, Any], encode: Callable[[], bytes]) -> bytes:
+        """`encode()`'s bytes for `schema` under `key` (what else the bytes depend on: form, names)."""
+        full = (*key, id(schema))
+        found = self._kept.get(full)
+        if found is not None and found[0] is schema:
+            return found[1]
+        encoded = encode()
+        if len(self._kept) >= self._size:
+            self._kept.pop(next(iter(self._kept)))
+        self._kept[full] = (schema, encoded)
+        return encoded
 
 
 def json_text(value: Any) -> bytes:

@@ -30,6 +30,7 @@ from sim_mcp.llm.transport import (
     Call,
     ErrorKinds,
     Reply,
+    SchemaBytes,
     Wire,
     count,
     json_object,
@@ -92,6 +93,7 @@ class _AnthropicWire(Wire):
     def __init__(self, client: AsyncAnthropic | None) -> None:
         super().__init__(client)
         self._client = client
+        self._tools = SchemaBytes()
 
     async def send(self, call: Call, form: str) -> Reply:
         assert self._client is not None
@@ -101,13 +103,20 @@ class _AnthropicWire(Wire):
         system = call.system_json
         if simulating:
             system = b'[{"type":"text","text":' + call.system_json + b',"cache_control":{"type":"ephemeral"}}]'
-        head = b'"system":' + system + b',"messages":[{"role":"user","content":' + json_text(call.user) + b"}]"
-        fields = {
-            "model": call.model,
-            "max_tokens": call.max_tokens,
-            "tools": [{"name": name, "description": description, "input_schema": call.schema}],
-            "tool_choice": {"type": "tool", "name": name},
-        }
+        tools = self._tools.get(
+            (name, description),
+            call.schema,
+            lambda: json_text([{"name": name, "description": description, "input_schema": call.schema}]),
+        )
+        head = (
+            b'"system":'
+            + system
+            + b',"messages":[{"role":"user","content":'
+            + json_text(call.user)
+            + b'}],"tools":'
+            + tools
+        )
+        fields = {"model": call.model, "max_tokens": call.max_tokens, "tool_choice": {"type": "tool", "name": name}}
         raw = await self._client.post("/v1/messages", content=json_object(head, fields), cast_to=bytes)
         return _reply(reply_body(raw), name)
 

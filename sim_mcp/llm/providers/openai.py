@@ -35,6 +35,7 @@ from sim_mcp.llm.transport import (
     Call,
     ErrorKinds,
     Reply,
+    SchemaBytes,
     Wire,
     count,
     json_object,
@@ -95,6 +96,7 @@ class _OpenAIWire(Wire):
         super().__init__(client)
         self._client = client
         self._base_url = base_url
+        self._formats = SchemaBytes()
 
     async def send(self, call: Call, form: str) -> Reply:
         assert self._client is not None
@@ -103,7 +105,6 @@ class _OpenAIWire(Wire):
             "temperature": call.temperature,
             # OpenAI's own API refuses `max_tokens` for reasoning models; compatible servers may know only it.
             ("max_completion_tokens" if self._base_url is None else "max_tokens"): call.max_tokens,
-            **_response_format(form, call.name, call.schema),
         }
         if call.purpose == "simulate":
             fields["seed"] = call.seed
@@ -116,6 +117,7 @@ class _OpenAIWire(Wire):
             + b'},{"role":"user","content":'
             + json_text(call.user)
             + b"}]"
+            + self._formats.get((form, call.name), call.schema, lambda: _response_format(form, call.name, call.schema))
         )
         raw = await self._client.post("/chat/completions", content=json_object(messages, fields), cast_to=bytes)
         return _reply(reply_body(raw))
@@ -136,16 +138,18 @@ class _OpenAIWire(Wire):
         await self._client.with_options(max_retries=0, timeout=timeout_s).models.list()
 
 
-def _response_format(form: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+def _response_format(form: str, name: str, schema: dict[str, Any]) -> bytes:
+    """The body's `response_format` member in `form`, with its leading comma (empty in plain text)."""
     match form:
         case "json_schema":
-            return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}}
+            value: dict[str, Any] = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
         case "json_object_schema":
-            return {"response_format": {"type": "json_object", "schema": schema}}
+            value = {"type": "json_object", "schema": schema}
         case "json_object":
-            return {"response_format": {"type": "json_object"}}
+            value = {"type": "json_object"}
         case _:
-            return {}
+            return b""
+    return b',"response_format":' + json_text(value)
 
 
 def _reply(body: dict[str, Any] | str) -> Reply:
