@@ -20,10 +20,11 @@ release; reads under the lock are answered from it.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -138,19 +139,14 @@ class RedisStore:
             key = self._key("lock", session_id)
             token = await self._acquire(key, session_id)
             self._held[session_id] = token
+            # The lease is renewed by a timer of the event loop, not by a task started for every call: nearly
+            # every call ends long before its first renewal is due, and arming and cancelling a timer costs a
+            # small fraction of a task group with a task in it.
+            renewal = _Renewal(lambda: self._extend(key, token, session_id), self.lease_s / 3)
             try:
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(self._keep_alive, key, token, session_id)
-                    try:
-                        yield
-                    finally:
-                        tasks.cancel_scope.cancel()
-            except BaseExceptionGroup as group:
-                # The keep-alive task never raises, so the group only wraps what the caller's block raised.
-                if len(group.exceptions) == 1:
-                    raise group.exceptions[0] from None
-                raise
+                yield
             finally:
+                renewal.cancel()
                 self._held.pop(session_id, None)
                 self._known.pop(session_id, None)
                 with anyio.CancelScope(shield=True):
@@ -188,19 +184,17 @@ class RedisStore:
             await anyio.sleep(delay)
             delay = min(delay * 2, 0.05)
 
-    async def _keep_alive(self, key: str, token: bytes, session_id: str) -> None:
-        lease_ms = int(self.lease_s * 1000)
-        while True:
-            await anyio.sleep(self.lease_s / 3)
-            try:
-                held = await self._redis.eval(_EXTEND, 1, key, token, lease_ms)
-            except redis_errors.RedisError as e:
-                logger.warning("redis store %s: extending the lock of %r failed: %s", self.where, session_id, e)
-                continue
-            if not held:
-                # Writes are fenced, so a holder that lost its lease fails its commit instead of clobbering.
-                logger.warning("redis store %s: lost the lock of session %r (lease expired)", self.where, session_id)
-                return
+    async def _extend(self, key: str, token: bytes, session_id: str) -> bool:
+        """Extend the lease of the lock held with `token`; False once it is lost (no more renewals)."""
+        try:
+            held = await self._redis.eval(_EXTEND, 1, key, token, int(self.lease_s * 1000))
+        except redis_errors.RedisError as e:
+            logger.warning("redis store %s: extending the lock of %r failed: %s", self.where, session_id, e)
+            return True  # tried again at the next renewal, while the lease still runs
+        if not held:
+            # Writes are fenced, so a holder that lost its lease fails its commit instead of clobbering.
+            logger.warning("redis store %s: lost the lock of session %r (lease expired)", self.where, session_id)
+        return bool(held)
 
     async def _write(self, session_id: str, operation: str, commands: builtins.list[_Command]) -> builtins.list[Any]:
         """Run `commands` all or none, fenced by this process's lock token when it holds one."""
@@ -324,6 +318,32 @@ class RedisStore:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+
+
+class _Renewal:
+    """Runs `extend` every `every_s` seconds until cancelled or until it returns False: a timer of the event
+    loop, with a task only while a renewal is under way."""
+
+    def __init__(self, extend: Callable[[], Awaitable[bool]], every_s: float) -> None:
+        self._extend = extend
+        self._every_s = every_s
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = self._loop.call_later(every_s, self._due)
+        self._task: asyncio.Task[None] | None = None
+
+    def _due(self) -> None:
+        self._timer = None
+        self._task = self._loop.create_task(self._renew())
+
+    async def _renew(self) -> None:
+        if await self._extend():
+            self._timer = self._loop.call_later(self._every_s, self._due)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
 
 @dataclass(slots=True)
