@@ -2,6 +2,7 @@
 
     python -m benchmarks.cpu_per_call --sessions 128 --rounds 3
     python -m benchmarks.cpu_per_call --sessions 128 --rounds 3 --against /path/to/another/checkout
+    python -m benchmarks.cpu_per_call --rounds 3 --against DIR --ways "llm, memory;llm, redis"
 
 Each round runs the bare SDK server and then a fresh `sim-mcp serve` for each way of answering (the LLM
 backend against the fake provider at 100 ms on the memory store and on Redis; the tickets environment's
@@ -12,7 +13,8 @@ machine shared with other work both move together, and the ratio moves less than
 
 `--against DIR` runs every sim-mcp way a second time in each round from another checkout of the
 repository (`python -m sim_mcp.cli` with DIR as the working directory, the same specs): a before/after
-comparison of a change under the same conditions, interleaved.
+comparison of a change under the same conditions, interleaved. `--ways` measures only the named ways
+(separated by `;`), for a change that touches only them: shorter rounds, so more of them in the time.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def sim_cpu_ms(way: str, setting: Setting, prefix: str, checkout: Path, extra: t
     return float("nan") if result.errors else result.server_cpu_s / calls * 1000
 
 
-def measure(sessions: int, rounds: int, against: Path | None) -> str:
+def measure(sessions: int, rounds: int, against: Path | None, only: tuple[str, ...] = WAYS) -> str:
     load = Load(sessions=sessions, calls=10, workers=2, client="lean")
     calls = sessions * load.calls
     checkouts = {"this": REPO, **({"against": against} if against is not None else {})}
@@ -93,7 +95,7 @@ def measure(sessions: int, rounds: int, against: Path | None) -> str:
         setting = Setting(fake, redis if isinstance(redis, RedisServer) else None, Path(folder) / "c.jsonl", load)
         # The cassette replay answers from: the same sessions (names and calls) answered by the LLM once.
         sim_cpu_ms("llm, memory", setting, f"{tag}-rec", REPO, ("--record", str(setting.cassette)))
-        ways = [way for way in WAYS if way != "llm, redis" or setting.redis is not None]
+        ways = [way for way in only if way != "llm, redis" or setting.redis is not None]
         for round_ in range(rounds):
             with bare_http() as bare:
                 baseline = run_workers(bare.url, "/mcp", load, f"{tag}-b{round_}", echo=True, server_pid=bare.pid)
@@ -133,9 +135,14 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--against", type=Path, help="another checkout, run beside this one in every round")
+    parser.add_argument("--ways", default=";".join(WAYS), help=f"which ways, separated by ';' (of {'; '.join(WAYS)})")
     args = parser.parse_args()
+    only = tuple(way.strip() for way in args.ways.split(";") if way.strip())
+    unknown = [way for way in only if way not in WAYS]
+    if unknown or not only:
+        parser.error(f"--ways: unknown way(s) {unknown or args.ways!r}; expected some of {'; '.join(WAYS)}")
     try:
-        print(measure(args.sessions, args.rounds, args.against))
+        print(measure(args.sessions, args.rounds, args.against, only))
     finally:
         stop_all()
 
