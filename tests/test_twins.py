@@ -183,6 +183,59 @@ def test_compile_asks_the_model_only_for_what_is_left(shelf: Path, fake: FakePro
     assert "weather" in json.dumps(asked[0].body)
 
 
+THINK = {
+    "name": "think",
+    "tools": [
+        {
+            "name": "think",
+            "input_schema": {
+                "type": "object",
+                "properties": {"step": {"type": "integer"}, "branch": {"type": "string"}},
+                "required": ["step"],
+            },
+        }
+    ],
+}
+
+
+def think_recordings(order: str) -> list[dict[str, Any]]:
+    """A server listing the branches named so far: as a JavaScript object's keys ("12" before "b"), or
+    as first seen."""
+    branches = [None, "b", "12", "a", "3"]
+    lines = []
+    for seq, branch in enumerate(branches, start=1):
+        seen = [b for b in branches[:seq] if b is not None]
+        listed = sorted((b for b in seen if b.isdigit()), key=int) + [b for b in seen if not b.isdigit()]
+        arguments: dict[str, Any] = {"step": seq} | ({"branch": branch} if branch else {})
+        value = {"step": seq, "branches": listed if order == "keys" else seen}
+        line = {"session": "s0", "seq": seq, "tool": "think", "arguments": arguments, "is_error": False}
+        lines.append(line | {"result": text_result(value)})
+    return lines
+
+
+@pytest.mark.parametrize("order", ["keys", "seen"])
+def test_compile_learns_whether_distinct_values_are_listed_as_seen_or_as_a_maps_keys(
+    tmp_path: Path, order: str
+) -> None:
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(THINK))
+    (tmp_path / "recordings.jsonl").write_text("".join(json.dumps(line) + "\n" for line in think_recordings(order)))
+    report = tmp_path / "report.json"
+    assert main(["compile", str(tmp_path / "spec.yaml"), "--from", str(tmp_path), "--report", str(report)]) == 0
+    assert json.loads(report.read_text())["tools"]["think"]["plan"]["fields"]["branches"][0] == order
+
+    async def go(url: str) -> None:
+        async with Client(url + "?session=fresh") as client:
+            for step, branch in enumerate(["x", "7", "10", "y"], start=1):
+                await client.call_tool("think", {"step": step, "branch": branch})
+            last = await client.call_tool("think", {"step": 5})
+            listed = json.loads(last.content[0].text)["branches"]  # type: ignore[union-attr]
+            assert listed == (["7", "10", "x", "y"] if order == "keys" else ["x", "7", "10", "y"])
+
+    with serving(parse_target(str(tmp_path))) as ready:
+        assert ready.server is not None
+        anyio.run(go, ready.server.target)
+
+
 def test_agreement_compares_leaves_generated_values_by_form_and_errors_with_errors() -> None:
     same_form = compare_answers(
         Answer({"id": "3f2b1c9e-0000-4000-8000-000000000001", "at": "2026-01-01T09:00:00Z"}, False),

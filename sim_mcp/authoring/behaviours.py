@@ -18,7 +18,9 @@ only on their own earlier calls. Plans (the `family` key):
   `search`: the text in any string of the record, ignoring case), and those of other collections whose
   reference fields name a matched record (`any` or `all` of those fields).
 - `template`: an object whose every field is a constant, an argument, the larger of two arguments, the
-  count of this tool's calls, or the distinct values of an argument seen so far.
+  count of this tool's calls, or the distinct values of an argument seen so far: in the order first seen
+  (`seen`), or in the order a JavaScript object lists them as keys (`keys`: integer-like strings first,
+  ascending, then the rest as first seen), which is what a server that keeps them as a map's keys answers.
 """
 
 from __future__ import annotations
@@ -187,7 +189,7 @@ def _template(plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict
     seen = twin.setdefault("seen", {})
     for expression in plan["fields"].values():
         if (
-            expression[0] == "seen"
+            expression[0] in ("seen", "keys")
             and expression[1] in args
             and (len(expression) < 3 or (args.get(expression[1]) and args.get(expression[2])))
         ):
@@ -207,4 +209,23 @@ def _template(plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict
                 answer[field] = counts[tool]
             case "seen":
                 answer[field] = list(seen.get(f"{tool}/{expression[1]}", []))
+            case "keys":
+                answer[field] = key_order(seen.get(f"{tool}/{expression[1]}", []))
     return answer
+
+
+def key_order(values: list[Any]) -> list[Any]:
+    """`values` as a JavaScript object orders its keys: array indices (canonical integer strings below
+    2**32 - 1) first, ascending, then the others in insertion order."""
+    indices = [v for v in values if _array_index(v)]
+    return sorted(indices, key=int) + [v for v in values if not _array_index(v)]
+
+
+def _array_index(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and value.isascii()
+        and value.isdigit()
+        and (value == "0" or not value.startswith("0"))
+        and int(value) < 2**32 - 1
+    )

@@ -378,10 +378,13 @@ def _expressions(field_name: str, good: list[RecordedCall]) -> Iterator[list[Any
     for first, second in itertools.permutations(numeric, 2):
         yield ["max", first, second]
     yield ["count"]
-    for argument in arguments:
-        yield ["seen", argument]
-    for argument, condition in itertools.permutations(arguments, 2):
-        yield ["seen", argument, condition]  # non-empty values of an argument given with another
+    # Distinct values seen, in the order first seen, else as a map's keys: the recordings decide when an
+    # integer-like value came after another; when none did, both answer the same.
+    for order in ("seen", "keys"):
+        for argument in arguments:
+            yield [order, argument]
+        for argument, condition in itertools.permutations(arguments, 2):
+            yield [order, argument, condition]  # non-empty values of an argument given with another
 
 
 def _items(value: Any) -> list[Any]:

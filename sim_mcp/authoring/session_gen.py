@@ -5,11 +5,18 @@ some leaves the way an agent would: to a value the session has already seen (in 
 answer: the id or name of a record that exists), to a value like one seen but that is in no record
 (`missing_id`), or to an edge value (empty, zero, negative, long); a changed set is kept only if it still
 fits the schema. The same seed gives the same session against the same answers.
+
+A seen value is aimed: most of the time it is one seen under a key of the same kind (`entityName` takes a
+value seen under `name`, `paths` one under `path`: the keys' last word, singular), since an id or name is
+mostly passed back under the name it came by; and absolute paths inside an answer's free text ("Wrote
+/tmp/x/a.txt") are seen values too, and a path argument may name a new child of a seen path. Recordings
+made so exercise a tool's success as well as its errors: a twin learns an answer's shape from a success.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +32,23 @@ _EDGE_CHANCE = 0.08
 _OMIT_CHANCE = 0.3
 _POOL_CHARS = 80
 _EDGE_STRINGS = ("", " ", "x" * 300, "ünï-cødé ✓")
+# An integer-like string now and then: where a server keeps values as a map's keys, those are listed
+# apart from the others (JavaScript objects put them first), which recordings must show to be learnt.
+_NUMERIC_CHANCE = 0.06
 _EDGE_NUMBERS = (0, -1, 1, 2**31)
+_AIMED_CHANCE = 0.75
+_CHILD_CHANCE = 0.4
+_LAST_WORD = re.compile(r"([A-Z]?[a-z0-9]+|[A-Z]+)$")
+_PATH = re.compile(r"(?<![\w.])/[^\s'\"`,;:()\[\]{}<>]+")
+
+
+def key_kind(key: str | None) -> str | None:
+    """The kind of value a key holds: its last word, lower case, singular (`entityNames` -> `name`)."""
+    if not key:
+        return None
+    found = _LAST_WORD.search(key)
+    word = (found.group(1) if found else key).lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def session_rng(seed: int, session: int) -> random.Random:
@@ -40,20 +63,32 @@ class CallGenerator:
         self.rng = rng
         self.strings: list[str] = []
         self.numbers: list[int] = []
+        self.by_kind: dict[str, list[str]] = {}
         self._validators = {name: compile_schema(schema) for name, schema in self.tools}
 
-    def observe(self, value: Any) -> None:
+    def observe(self, value: Any, key: str | None = None) -> None:
         """Remember the scalar leaves of an argument set or an answer, for later calls to refer to."""
         if isinstance(value, dict):
-            for item in value.values():
-                self.observe(item)
+            for name, item in value.items():
+                self.observe(item, str(name))
         elif isinstance(value, list):
             for item in value[:50]:
-                self.observe(item)
-        elif isinstance(value, str) and 0 < len(value) <= _POOL_CHARS and value not in self.strings:
-            self.strings.append(value)
+                self.observe(item, key)
+        elif isinstance(value, str):
+            if 0 < len(value) <= _POOL_CHARS:
+                self._remember(value, key_kind(key))
+            for path in _PATH.findall(value)[:20] if len(value) > 1 else ():
+                self._remember(path.rstrip("."), "path")
         elif isinstance(value, int) and not isinstance(value, bool) and value not in self.numbers:
             self.numbers.append(value)
+
+    def _remember(self, value: str, kind: str | None) -> None:
+        if value not in self.strings:
+            self.strings.append(value)
+        if kind is not None:
+            pool = self.by_kind.setdefault(kind, [])
+            if value not in pool:
+                pool.append(value)
 
     def next_call(self) -> tuple[str, dict[str, Any]]:
         name, schema = self.tools[self.rng.randrange(len(self.tools))]
@@ -70,15 +105,26 @@ class CallGenerator:
         self.observe(arguments)
         return name, arguments
 
-    def _vary(self, value: Any) -> Any:
+    def _vary(self, value: Any, key: str | None = None) -> Any:
         if isinstance(value, dict):
-            return {key: self._vary(item) for key, item in value.items()}
+            return {name: self._vary(item, name) for name, item in value.items()}
         if isinstance(value, list):
-            return [self._vary(item) for item in value]
+            return [self._vary(item, key) for item in value]
         roll = self.rng.random()
         if isinstance(value, bool):  # the schema generator always draws one value: both must be seen
             return roll < 0.5
         if isinstance(value, str):
+            if roll < _SEEN_CHANCE and self.strings:
+                aimed = self.by_kind.get(key_kind(key) or "")
+                if aimed and self.rng.random() < _AIMED_CHANCE:
+                    chosen = self.rng.choice(aimed)
+                    # A path may also name something new inside a seen folder (a file to create).
+                    if key_kind(key) == "path" and self.rng.random() < _CHILD_CHANCE:
+                        return f"{chosen.rstrip('/')}/{re.sub(r'[^A-Za-z0-9_.-]', '', value)[:20] or 'new'}"
+                    return chosen
+            numeric = _SEEN_CHANCE + _MISSING_CHANCE + _EDGE_CHANCE
+            if numeric <= roll < numeric + _NUMERIC_CHANCE:
+                return str(self.rng.randrange(100))
             return self._varied(value, roll, self.strings, _EDGE_STRINGS)
         if isinstance(value, int) and not isinstance(value, bool):
             return self._varied(value, roll, self.numbers, _EDGE_NUMBERS)

@@ -129,7 +129,7 @@ def twin_template(plan, tool, state, args):
     counts[tool] = counts.get(tool, 0) + 1
     seen = twin.setdefault("seen", {})
     for expression in plan["fields"].values():
-        if expression[0] == "seen" and expression[1] in args and (
+        if expression[0] in ("seen", "keys") and expression[1] in args and (
             len(expression) < 3 or (args.get(expression[1]) and args.get(expression[2]))
         ):
             values = seen.setdefault(tool + "/" + expression[1], [])
@@ -148,7 +148,18 @@ def twin_template(plan, tool, state, args):
             answer[field] = counts[tool]
         elif kind == "seen":
             answer[field] = list(seen.get(tool + "/" + expression[1], []))
+        elif kind == "keys":
+            answer[field] = twin_key_order(seen.get(tool + "/" + expression[1], []))
     return answer
+
+def twin_key_order(values):
+    indices = [v for v in values if twin_array_index(v)]
+    return sorted(indices, key = int) + [v for v in values if not twin_array_index(v)]
+
+def twin_array_index(value):
+    if type(value) != "string" or not value.isdigit() or len(value) > 10:
+        return False
+    return (value == "0" or not value.startswith("0")) and int(value) < 4294967295
 """
 
 
