@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -312,3 +313,18 @@ def test_twin_check_cli_compares_two_servers_and_prints_json(shelf: Path, capsys
 def test_twin_check_names_a_server_it_cannot_use(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["twin-check", "no-such-program-here --x", "http://127.0.0.1:9/mcp"]) == 2
     assert "'no-such-program-here' is no program on PATH" in capsys.readouterr().err
+
+
+def test_twin_check_finds_a_server_named_relative_to_where_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each session's server starts in a folder of its own: the program must still be the one meant here.
+    launcher = tmp_path / "bin" / "notes-server"
+    launcher.parent.mkdir()
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{REPO / "tests" / "twins_upstream.py"}" "$@"\n')
+    launcher.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    args = ["twin-check", "bin/notes-server", "bin/notes-server", "--sessions", "1", "--calls", "2", "--json"]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["calls"] == report["agree"] > 0

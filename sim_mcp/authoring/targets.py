@@ -75,6 +75,9 @@ def parse_target(text: str, env: dict[str, str] | None = None, serve_args: tuple
         raise ConfigError("twin-check: an empty server: expected a command line, a URL or a spec folder")
     if shutil.which(command[0]) is None and not Path(command[0]).is_file():
         raise ConfigError(f"{text}: {command[0]!r} is no program on PATH, no URL and no folder")
+    if "/" in command[0] and not Path(command[0]).is_absolute():
+        # The server starts in its session's own folder: a program named relative to here is found from there.
+        command[0] = str(Path(command[0]).resolve())
     return Target(text, StdioServer(tuple(command), env={**os.environ, **(env or {})}))
 
 
