@@ -203,3 +203,48 @@ async def test_the_simulator_repairs_or_asks_again(tmp_path: Path) -> None:
         record = await runtime.sessions.get("s")
         assert record is not None
         assert runtime.simulator.world_of(record, "notes")["notes"]["n1"]["pinned"] is True
+
+
+CAR = {
+    "vehicle": {"fuelLevel": 40, "doors": {"locked": False}, "trunk": {"locked": True}, "status": "parked"},
+    "trips": {"t1": {"id": "t1", "km": 12}},
+}
+
+
+def test_a_singleton_field_a_changing_tool_shows_is_stored() -> None:
+    filled = Outcome(result={"fuelLevel": 100, "message": "Tank filled"}, state_patch=[])
+    kept = keep_promises(filled, "fillFuelTank", CAR, CAR)
+    assert not isinstance(kept, str)
+    assert kept[1]["vehicle"]["fuelLevel"] == 100
+    assert kept[0].state_patch == [{"op": "replace", "path": "/vehicle/fuelLevel", "value": 100}]
+    # `locked` is ambiguous alone (doors and trunk); the key path above it singles the doors out.
+    locked = keep_promises(Outcome(result={"doors": {"locked": True}}), "lockDoors", CAR, CAR)
+    assert not isinstance(locked, str)
+    assert locked[1]["vehicle"]["doors"]["locked"] is True
+    assert locked[1]["vehicle"]["trunk"]["locked"] is True
+
+
+def test_a_singleton_match_is_conservative() -> None:
+    # A generic key the tool's name does not point at, an ambiguous key, another type: no match.
+    for result in ({"status": "ok"}, {"locked": True}, {"fuelLevel": "full"}):
+        assert findings(result, "honk", CAR, CAR) == [], result
+    # A record's fields are matched by id, not by name.
+    assert findings({"km": 99}, "honk", CAR, CAR) == []
+    # The tool's arguments may point at the object.
+    pointed = findings({"status": "moving"}, "honk", CAR, CAR, arguments={"vehicle_id": "v1"})
+    moved = [{"op": "replace", "path": "/vehicle/status", "value": "moving"}]
+    assert [finding.repair for finding in pointed] == [moved]
+
+
+def test_a_read_showing_a_singleton_value_the_state_contradicts_is_asked_again() -> None:
+    shown = Outcome(result={"fuelLevel": 75})
+    kept = keep_promises(shown, "getFuelLevel", CAR, CAR)
+    assert isinstance(kept, str)
+    assert "vehicle/fuelLevel=75" in kept
+    assert "holds 40" in kept
+    hinted = keep_promises(shown, "fuelGauge", CAR, CAR, read_only=True)
+    assert isinstance(hinted, str)
+    assert keep_promises(Outcome(result={"fuelLevel": 40}), "getFuelLevel", CAR, CAR) == (
+        Outcome(result={"fuelLevel": 40}),
+        CAR,
+    )
