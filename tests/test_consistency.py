@@ -21,6 +21,7 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
+from tests.fake_providers import FakeProvider, reply_outcome
 
 TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
 SESSION = "tracker"
@@ -248,3 +249,45 @@ def test_a_read_showing_a_singleton_value_the_state_contradicts_is_asked_again()
         Outcome(result={"fuelLevel": 40}),
         CAR,
     )
+
+
+VEHICLE_SPEC = """\
+name: car
+initial_state: {vehicle: {fuelLevel: 40, doors: {locked: false}, odometer: 1200}}
+tools:
+  - name: fillFuelTank
+    description: Fill the vehicle's fuel tank.
+    input_schema: {type: object}
+  - name: getVehicleStatus
+    description: The vehicle's fuel level, doors and odometer.
+    input_schema: {type: object}
+    annotations: {readOnlyHint: true}
+"""
+
+
+async def test_a_model_filling_the_tank_with_an_empty_patch_is_read_back(tmp_path: Path, fake: FakeProvider) -> None:
+    """A model in patch mode answers a changing call with the new value and no patch (as models do on real
+    benchmarks); the shown value is stored, and a later read showing the stale value is asked again."""
+    spec = tmp_path / "car.yaml"
+    spec.write_text(VEHICLE_SPEC)
+    fake.script(
+        reply_outcome({"fuelLevel": 100, "message": "Tank filled"}),
+        reply_outcome({"vehicle": {"fuelLevel": 40, "doors": {"locked": False}}}),  # stale: asked again
+        reply_outcome({"vehicle": {"fuelLevel": 100, "doors": {"locked": False}}}),
+    )
+    settings = Settings(specs=[spec], watch=False, backend="openai", model="sim-1", base_url=fake.openai_url)
+    async with Runtime(settings) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="car"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            filled = await client.call_tool("fillFuelTank", {})
+            assert not filled.is_error, filled.content
+            status = await client.call_tool("getVehicleStatus", {})
+            assert not status.is_error, status.content
+            shown = json.loads(status.content[0].text)  # type: ignore[union-attr]
+            assert shown == {"vehicle": {"fuelLevel": 100, "doors": {"locked": False}}}
+        record = await runtime.sessions.get("car")
+        assert record is not None
+        assert runtime.simulator.world_of(record, "car")["vehicle"]["fuelLevel"] == 100
+    prompts = [str(request.body) for request in fake.posts("/chat/completions")]
+    assert len(prompts) == 3
+    assert "fuelLevel=40" in prompts[2], "the retry says what the read contradicted"
