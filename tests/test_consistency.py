@@ -291,3 +291,19 @@ async def test_a_model_filling_the_tank_with_an_empty_patch_is_read_back(tmp_pat
     prompts = [str(request.body) for request in fake.posts("/chat/completions")]
     assert len(prompts) == 3
     assert "fuelLevel=40" in prompts[2], "the retry says what the read contradicted"
+
+
+async def test_the_offline_engine_keeps_singleton_state(tmp_path: Path) -> None:
+    spec = tmp_path / "car.yaml"
+    spec.write_text(
+        "name: car\ninitial_state: {vehicle: {fuelLevel: 40, mode: park}}\ntools:\n"
+        "  - {name: set_vehicle_mode, input_schema: {type: object, properties: {mode: {type: string}}}}\n"
+        "  - name: get_vehicle\n    input_schema: {type: object}\n"
+        "    output_schema: {type: object, properties: {fuelLevel: {type: integer}, mode: {type: string}}}\n"
+    )
+    async with Runtime(Settings(specs=[spec], watch=False)) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="car"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            await client.call_tool("set_vehicle_mode", {"mode": "drive"})
+            read = await client.call_tool("get_vehicle", {})
+            assert read.structured_content == {"fuelLevel": 40, "mode": "drive"}

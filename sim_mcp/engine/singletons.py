@@ -11,10 +11,11 @@ match names more than the bare leaf key, or the tool's name or arguments share a
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
-from jsonpointer import escape
+from jsonpointer import escape, unescape
 
 from sim_mcp.engine.intent import Collection, is_collection, singular, split_words
 from sim_mcp.engine.records import id_field
@@ -143,3 +144,26 @@ def _argument_words(arguments: Any) -> set[str]:
         if isinstance(value, str) and len(value) <= 40:
             words |= _words_of(value)
     return words
+
+
+def argument_writes(arguments: Any, state: Any, tool_name: str) -> list[dict[str, Any]]:
+    """The patch storing each argument that names a singleton field of `state` (by the same rule as a
+    result's values: `set_vehicle_mode(mode=...)` writes `vehicle/mode`), for a tool whose verb updates."""
+    fields = shown_fields(arguments, state, tool_name, None)
+    return [{"op": "replace", "path": field.pointer, "value": field.shown} for field in fields]
+
+
+def showing_state(result: Any, state: Any, tool_name: str, arguments: Any) -> Any:
+    """`result` with each singleton field it names showing the value `state` holds (a generated result's
+    invented values would contradict the state)."""
+    fields = shown_fields(result, state, tool_name, arguments)
+    if not fields:
+        return result
+    shown = copy.deepcopy(result)
+    for field in fields:
+        node = shown
+        parts = [unescape(part) for part in field.where.split("/")[1:]]
+        for part in parts[:-1]:
+            node = node[part]
+        node[parts[-1]] = _at(state, field.path)
+    return shown

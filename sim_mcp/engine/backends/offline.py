@@ -43,7 +43,9 @@ from sim_mcp.engine.records import (
     sample_record,
 )
 from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
+from sim_mcp.engine.singletons import argument_writes, showing_state
 from sim_mcp.specs.schema import CompiledSchema, compile_schema
+from sim_mcp.state.patch import apply_patch
 
 _TEXT_QUERY_ARGS = frozenset({"query", "q", "search", "text", "keyword", "keywords", "term", "search_term"})
 _PAGING_ARGS = frozenset(
@@ -272,8 +274,17 @@ class _Call:
             if self.intent.action is not Action.UNKNOWN
             else "no CRUD verb in the tool name"
         )
+        # State that is no records (a vehicle, settings) is still kept: an update verb stores the arguments
+        # that name its fields, and the result shows what the state holds, not invented values.
+        name = self.request.tool.name
+        patch = argument_writes(self.arguments, self.state, name) if self.intent.action is Action.UPDATE else []
+        after = apply_patch(self.state, patch) if patch else self.state
+        result = showing_state(result, after, name, self.arguments)
+        if patch:
+            note = f"offline: {name} set {', '.join(op['path'] for op in patch)} from its arguments"
+            return Outcome(result=result, state_patch=patch, note=note)
         note = (
-            f"offline: cannot read what {self.request.tool.name} does ({reason}); answered read-only: "
+            f"offline: cannot read what {name} does ({reason}); answered read-only: "
             "generated a schema-valid result, state unchanged (give the tool a rules program to make it act)"
         )
         return Outcome(result=result, note=note)
