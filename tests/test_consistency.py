@@ -132,6 +132,37 @@ async def test_new_records_are_dated_after_the_seeded_world_and_time_moves_on() 
         assert (one - seeded).days < 1
 
 
+async def test_a_session_seeded_with_its_own_world_is_dated_after_it() -> None:
+    later = {"id": 7, "title": "From the future", "state": "open", "created_at": "2031-06-01T09:30:00Z"}
+    async with open_tracker() as tracker:
+        await tracker.runtime.sessions.create(session_id=SESSION, env="tracker", state={"issues": {"7": later}})
+        created = await tracker.call("createIssue", {"title": "One"})
+        assert created["created_at"] > "2031-06-01T09:30:00Z"
+        assert created["created_at"] < "2031-06-02"
+
+
+def test_a_spec_naming_now_starts_there(tmp_path: Path) -> None:
+    spec = tmp_path / "dated.yaml"
+    spec.write_text(
+        "name: dated\nnow: '2026-01-05T08:00:00+02:00'\n"
+        "initial_state: {notes: {n1: {id: n1, created_at: '2030-01-01T00:00:00Z'}}}\n"
+    )
+    catalog = load_catalog(spec)
+    assert catalog.errors == ()
+    environment = catalog.environment("dated")
+    assert environment is not None
+    assert environment.now == "2026-01-05T06:00:00Z"
+    assert (
+        world_start(environment, {"notes": {"n2": {"created_at": "2040-01-01"}}})
+        .isoformat()
+        .startswith("2026-01-05T06:00")
+    )
+    spec.write_text("name: dated\nnow: next tuesday\ntools: []\n")
+    (error,) = load_catalog(spec).errors
+    assert "now must be an ISO 8601 date" in str(error)
+    assert "'next tuesday'" in str(error)
+
+
 def test_a_spec_naming_its_date_starts_there() -> None:
     catalog = load_catalog(Path(__file__).parents[1] / "tool_specs" / "bank.yaml")
     assert world_start(catalog.environment("bank")).isoformat().startswith("2025-03-14T10:00")  # type: ignore[arg-type]

@@ -238,6 +238,7 @@ class Simulator:
             seed=record.seed,
             sequence=record.event_count,
             output_validator=tool.output_validator,
+            seeded_world=record.initial_worlds.get(tool.environment.name),
         )
 
     async def _answer(self, request: SimulationRequest, tool: Tool) -> _Answer:
