@@ -338,3 +338,38 @@ async def test_the_offline_engine_keeps_singleton_state(tmp_path: Path) -> None:
             await client.call_tool("set_vehicle_mode", {"mode": "drive"})
             read = await client.call_tool("get_vehicle", {})
             assert read.structured_content == {"fuelLevel": 40, "mode": "drive"}
+
+
+async def test_a_description_gives_the_intent_a_name_lacks(tmp_path: Path) -> None:
+    spec = tmp_path / "desk.yaml"
+    issue = {"type": "object", "properties": {"issue_id": {"type": "string"}}, "required": ["issue_id"]}
+    record = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "status": {"type": "string", "enum": ["open", "closed"]}},
+    }
+    tools = [
+        {"name": "resolve", "description": "Close the issue.", "input_schema": issue, "output_schema": record},
+        {"name": "finalize", "description": "Finalises the issue.", "input_schema": issue},
+        {"name": "discard", "description": "Removes the issue for good.", "input_schema": issue},
+    ]
+    state = {"issues": {"i1": {"id": "i1", "status": "open"}, "i2": {"id": "i2", "status": "open"}}}
+    spec.write_text(json.dumps({"name": "desk", "initial_state": state, "tools": tools}))
+    async with Runtime(Settings(specs=[spec], watch=False)) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="desk"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            resolved = await client.call_tool("resolve", {"issue_id": "i1"})
+            assert resolved.structured_content is not None
+            assert resolved.structured_content["status"] == "closed"
+            await client.call_tool("finalize", {"issue_id": "i2"})
+            record_after = await runtime.sessions.get("desk")
+            assert record_after is not None
+            kept = runtime.simulator.world_of(record_after, "desk")["issues"]
+            assert kept == {"i1": {"id": "i1", "status": "closed", **_stamps(kept["i1"])}, "i2": state["issues"]["i2"]}
+            await client.call_tool("discard", {"issue_id": "i2"})
+        record_after = await runtime.sessions.get("desk")
+        assert record_after is not None
+        assert list(runtime.simulator.world_of(record_after, "desk")["issues"]) == ["i1"]
+
+
+def _stamps(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key not in ("id", "status")}

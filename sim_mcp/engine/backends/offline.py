@@ -28,9 +28,9 @@ from sim_mcp.engine.intent import (
     Intent,
     find_collection,
     plural,
-    read_intent,
     singular,
     split_words,
+    tool_intent,
 )
 from sim_mcp.engine.records import (
     allows_null,
@@ -80,7 +80,7 @@ class _Call:
         self.request = request
         self.arguments = request.arguments
         self.state = request.state if isinstance(request.state, dict) else {}
-        self.intent = read_intent(request.tool.name, self.state)
+        self.intent = tool_intent(request.tool.name, request.tool.description, self.state)
         digest = hashlib.sha256(
             json.dumps(
                 [request.seed, request.environment.name, request.tool.name, request.arguments],
@@ -473,6 +473,7 @@ class _Call:
         """A tool named `<verb>_<noun>` with a verb we don't know (`lock_door`, `publishPost`) sets a status
         when the noun's records have a status-like field with a value that verb leaves (`locked`)."""
         words = split_words(self.request.tool.name)
+        read = self.intent
         if len(words) < 2:
             return None, self.intent
         collection = find_collection(self.state, tuple(words[1:]))
@@ -482,7 +483,7 @@ class _Call:
         self.intent = intent
         if self._status_target(collection, strict=True)[0]:
             return collection, intent
-        self.intent = read_intent(self.request.tool.name, self.state)
+        self.intent = read
         return None, self.intent
 
     def _status_target(self, collection: Collection, *, strict: bool) -> tuple[str, str]:
