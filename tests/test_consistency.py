@@ -21,6 +21,7 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
+from sim_mcp.specs.writer import environment_yaml
 from tests.fake_providers import FakeProvider, reply_outcome
 
 TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
@@ -157,6 +158,7 @@ def test_a_spec_naming_now_starts_there(tmp_path: Path) -> None:
         .isoformat()
         .startswith("2026-01-05T06:00")
     )
+    assert "now: '2026-01-05T06:00:00Z'" in environment_yaml(environment)  # written back as read
     spec.write_text("name: dated\nnow: next tuesday\ntools: []\n")
     (error,) = load_catalog(spec).errors
     assert "now must be an ISO 8601 date" in str(error)
