@@ -21,6 +21,8 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
+from sim_mcp.specs.writer import environment_yaml
+from tests.fake_providers import FakeProvider, reply_outcome
 
 TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
 SESSION = "tracker"
@@ -131,6 +133,38 @@ async def test_new_records_are_dated_after_the_seeded_world_and_time_moves_on() 
         assert (one - seeded).days < 1
 
 
+async def test_a_session_seeded_with_its_own_world_is_dated_after_it() -> None:
+    later = {"id": 7, "title": "From the future", "state": "open", "created_at": "2031-06-01T09:30:00Z"}
+    async with open_tracker() as tracker:
+        await tracker.runtime.sessions.create(session_id=SESSION, env="tracker", state={"issues": {"7": later}})
+        created = await tracker.call("createIssue", {"title": "One"})
+        assert created["created_at"] > "2031-06-01T09:30:00Z"
+        assert created["created_at"] < "2031-06-02"
+
+
+def test_a_spec_naming_now_starts_there(tmp_path: Path) -> None:
+    spec = tmp_path / "dated.yaml"
+    spec.write_text(
+        "name: dated\nnow: '2026-01-05T08:00:00+02:00'\n"
+        "initial_state: {notes: {n1: {id: n1, created_at: '2030-01-01T00:00:00Z'}}}\n"
+    )
+    catalog = load_catalog(spec)
+    assert catalog.errors == ()
+    environment = catalog.environment("dated")
+    assert environment is not None
+    assert environment.now == "2026-01-05T06:00:00Z"
+    assert (
+        world_start(environment, {"notes": {"n2": {"created_at": "2040-01-01"}}})
+        .isoformat()
+        .startswith("2026-01-05T06:00")
+    )
+    assert "now: '2026-01-05T06:00:00Z'" in environment_yaml(environment)  # written back as read
+    spec.write_text("name: dated\nnow: next tuesday\ntools: []\n")
+    (error,) = load_catalog(spec).errors
+    assert "now must be an ISO 8601 date" in str(error)
+    assert "'next tuesday'" in str(error)
+
+
 def test_a_spec_naming_its_date_starts_there() -> None:
     catalog = load_catalog(Path(__file__).parents[1] / "tool_specs" / "bank.yaml")
     assert world_start(catalog.environment("bank")).isoformat().startswith("2025-03-14T10:00")  # type: ignore[arg-type]
@@ -203,3 +237,141 @@ async def test_the_simulator_repairs_or_asks_again(tmp_path: Path) -> None:
         record = await runtime.sessions.get("s")
         assert record is not None
         assert runtime.simulator.world_of(record, "notes")["notes"]["n1"]["pinned"] is True
+
+
+CAR = {
+    "vehicle": {"fuelLevel": 40, "doors": {"locked": False}, "trunk": {"locked": True}, "status": "parked"},
+    "trips": {"t1": {"id": "t1", "km": 12}},
+}
+
+
+def test_a_singleton_field_a_changing_tool_shows_is_stored() -> None:
+    filled = Outcome(result={"fuelLevel": 100, "message": "Tank filled"}, state_patch=[])
+    kept = keep_promises(filled, "fillFuelTank", CAR, CAR)
+    assert not isinstance(kept, str)
+    assert kept[1]["vehicle"]["fuelLevel"] == 100
+    assert kept[0].state_patch == [{"op": "replace", "path": "/vehicle/fuelLevel", "value": 100}]
+    # `locked` is ambiguous alone (doors and trunk); the key path above it singles the doors out.
+    locked = keep_promises(Outcome(result={"doors": {"locked": True}}), "lockDoors", CAR, CAR)
+    assert not isinstance(locked, str)
+    assert locked[1]["vehicle"]["doors"]["locked"] is True
+    assert locked[1]["vehicle"]["trunk"]["locked"] is True
+
+
+def test_a_singleton_match_is_conservative() -> None:
+    # A generic key the tool's name does not point at, an ambiguous key, another type: no match.
+    for result in ({"status": "ok"}, {"locked": True}, {"fuelLevel": "full"}):
+        assert findings(result, "honk", CAR, CAR) == [], result
+    # A record's fields are matched by id, not by name.
+    assert findings({"km": 99}, "honk", CAR, CAR) == []
+    # The tool's arguments may point at the object.
+    pointed = findings({"status": "moving"}, "honk", CAR, CAR, arguments={"vehicle_id": "v1"})
+    moved = [{"op": "replace", "path": "/vehicle/status", "value": "moving"}]
+    assert [finding.repair for finding in pointed] == [moved]
+
+
+def test_a_read_showing_a_singleton_value_the_state_contradicts_is_asked_again() -> None:
+    shown = Outcome(result={"fuelLevel": 75})
+    kept = keep_promises(shown, "getFuelLevel", CAR, CAR)
+    assert isinstance(kept, str)
+    assert "vehicle/fuelLevel=75" in kept
+    assert "holds 40" in kept
+    hinted = keep_promises(shown, "fuelGauge", CAR, CAR, read_only=True)
+    assert isinstance(hinted, str)
+    assert keep_promises(Outcome(result={"fuelLevel": 40}), "getFuelLevel", CAR, CAR) == (
+        Outcome(result={"fuelLevel": 40}),
+        CAR,
+    )
+
+
+VEHICLE_SPEC = """\
+name: car
+initial_state: {vehicle: {fuelLevel: 40, doors: {locked: false}, odometer: 1200}}
+tools:
+  - name: fillFuelTank
+    description: Fill the vehicle's fuel tank.
+    input_schema: {type: object}
+  - name: getVehicleStatus
+    description: The vehicle's fuel level, doors and odometer.
+    input_schema: {type: object}
+    annotations: {readOnlyHint: true}
+"""
+
+
+async def test_a_model_filling_the_tank_with_an_empty_patch_is_read_back(tmp_path: Path, fake: FakeProvider) -> None:
+    """A model in patch mode answers a changing call with the new value and no patch (as models do on real
+    benchmarks); the shown value is stored, and a later read showing the stale value is asked again."""
+    spec = tmp_path / "car.yaml"
+    spec.write_text(VEHICLE_SPEC)
+    fake.script(
+        reply_outcome({"fuelLevel": 100, "message": "Tank filled"}),
+        reply_outcome({"vehicle": {"fuelLevel": 40, "doors": {"locked": False}}}),  # stale: asked again
+        reply_outcome({"vehicle": {"fuelLevel": 100, "doors": {"locked": False}}}),
+    )
+    settings = Settings(specs=[spec], watch=False, backend="openai", model="sim-1", base_url=fake.openai_url)
+    async with Runtime(settings) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="car"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            filled = await client.call_tool("fillFuelTank", {})
+            assert not filled.is_error, filled.content
+            status = await client.call_tool("getVehicleStatus", {})
+            assert not status.is_error, status.content
+            shown = json.loads(status.content[0].text)  # type: ignore[union-attr]
+            assert shown == {"vehicle": {"fuelLevel": 100, "doors": {"locked": False}}}
+        record = await runtime.sessions.get("car")
+        assert record is not None
+        assert runtime.simulator.world_of(record, "car")["vehicle"]["fuelLevel"] == 100
+    prompts = [str(request.body) for request in fake.posts("/chat/completions")]
+    assert len(prompts) == 3
+    assert "fuelLevel=40" in prompts[2], "the retry says what the read contradicted"
+
+
+async def test_the_offline_engine_keeps_singleton_state(tmp_path: Path) -> None:
+    spec = tmp_path / "car.yaml"
+    spec.write_text(
+        "name: car\ninitial_state: {vehicle: {fuelLevel: 40, mode: park}}\ntools:\n"
+        "  - {name: set_vehicle_mode, input_schema: {type: object, properties: {mode: {type: string}}}}\n"
+        "  - name: get_vehicle\n    input_schema: {type: object}\n"
+        "    output_schema: {type: object, properties: {fuelLevel: {type: integer}, mode: {type: string}}}\n"
+    )
+    async with Runtime(Settings(specs=[spec], watch=False)) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="car"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            await client.call_tool("set_vehicle_mode", {"mode": "drive"})
+            read = await client.call_tool("get_vehicle", {})
+            assert read.structured_content == {"fuelLevel": 40, "mode": "drive"}
+
+
+async def test_a_description_gives_the_intent_a_name_lacks(tmp_path: Path) -> None:
+    spec = tmp_path / "desk.yaml"
+    issue = {"type": "object", "properties": {"issue_id": {"type": "string"}}, "required": ["issue_id"]}
+    record = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "status": {"type": "string", "enum": ["open", "closed"]}},
+    }
+    tools = [
+        {"name": "resolve", "description": "Close the issue.", "input_schema": issue, "output_schema": record},
+        {"name": "finalize", "description": "Finalises the issue.", "input_schema": issue},
+        {"name": "discard", "description": "Removes the issue for good.", "input_schema": issue},
+    ]
+    state = {"issues": {"i1": {"id": "i1", "status": "open"}, "i2": {"id": "i2", "status": "open"}}}
+    spec.write_text(json.dumps({"name": "desk", "initial_state": state, "tools": tools}))
+    async with Runtime(Settings(specs=[spec], watch=False)) as runtime:
+        server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="desk"))
+        async with Client(server) as client:  # type: ignore[arg-type]
+            resolved = await client.call_tool("resolve", {"issue_id": "i1"})
+            assert resolved.structured_content is not None
+            assert resolved.structured_content["status"] == "closed"
+            await client.call_tool("finalize", {"issue_id": "i2"})
+            record_after = await runtime.sessions.get("desk")
+            assert record_after is not None
+            kept = runtime.simulator.world_of(record_after, "desk")["issues"]
+            assert kept == {"i1": {"id": "i1", "status": "closed", **_stamps(kept["i1"])}, "i2": state["issues"]["i2"]}
+            await client.call_tool("discard", {"issue_id": "i2"})
+        record_after = await runtime.sessions.get("desk")
+        assert record_after is not None
+        assert list(runtime.simulator.world_of(record_after, "desk")["issues"]) == ["i1"]
+
+
+def _stamps(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key not in ("id", "status")}

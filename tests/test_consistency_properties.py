@@ -4,11 +4,13 @@ Hypothesis stateful tests drive random valid call sequences through a real clien
 in memory) against the generic offline engine, on every spec of the shared corpus, the bundled specs (their
 rules programs off), the issue tracker of test_consistency.py and generated specs (random record schemas
 with ids, status-like enums under any name, nested objects, nullable and required fields, seeded records
-missing some). After each call:
+missing some; and singleton state: a vehicle, a profile, a thermostat, read and changed by name). After each
+call:
 
 - every record the result shows (`engine/consistency.py` finds them) holds, in the state after the call,
   each value shown;
 - a record shown again, unchanged in the state since it was last shown, shows what it showed then;
+- every field of a singleton object the result names (`engine/singletons.py`) holds the value shown;
 - an error leaves the state exactly as it was.
 
 `SIM_MCP_PROPERTY_EXAMPLES` sets the sequences per spec (default 3, for CI); RELIABILITY.md has a larger run.
@@ -35,6 +37,7 @@ from sim_mcp.engine.consistency import find_collection_at, shown_records
 from sim_mcp.engine.intent import collections_in
 from sim_mcp.engine.records import id_field, items, locate
 from sim_mcp.engine.schema_data import generate
+from sim_mcp.engine.singletons import shown_fields
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
@@ -132,6 +135,13 @@ class SessionKeepsWhatItShows(RuleBasedStateMachine):
                 snapshot,
                 {**(previous[1] if previous and previous[0] == snapshot else {}), **shown.fields},
             )
+        skip = frozenset(
+            "" if shown.where == "/" else shown.where for shown in shown_records(result, tool, before, after)
+        )
+        for field in shown_fields(result, after, tool, None, skip):
+            stored = _value_at(after, field.path)
+            if not _within(field.shown, stored):
+                problems.append(f"{tool} shows {'/'.join(field.path)}={field.shown!r}, the state holds {stored!r}")
         self.figures["violations"] += len(problems)
         assert not problems, problems
 
@@ -151,6 +161,12 @@ def _within(shown: Any, stored: Any) -> bool:
     if isinstance(shown, bool) or isinstance(stored, bool):
         return shown is stored
     return bool(shown == stored)
+
+
+def _value_at(state: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        state = state[part]
+    return state
 
 
 def _parsed(text: str) -> Any:
@@ -329,6 +345,65 @@ def generated_specs(draw: st.DrawFn) -> dict[str, Any]:
     return {"name": "generated", "initial_state": {plural: seeded}, "tools": tools}
 
 
+_OBJECTS = (
+    ("vehicle", {"fuelLevel": 40, "odometer": 1200, "doors": {"locked": False}, "mode": "park"}),
+    ("profile", {"displayName": "Ada", "email": "ada@example.com", "newsletter": True}),
+    ("thermostat", {"targetTemp": 21.5, "heating": {"on": False, "power": 3}, "fanSpeed": "low"}),
+)
+_ACTIONS = ("fill", "lock", "toggle", "boost", "reset")
+
+
+def _schema_of(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer", "minimum": 0, "maximum": 5000}
+    if isinstance(value, float):
+        return {"type": "number", "minimum": 0, "maximum": 40}
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {key: _schema_of(item) for key, item in value.items()}}
+    return {"type": "string"}
+
+
+@st.composite
+def singleton_specs(draw: st.DrawFn) -> dict[str, Any]:
+    """A native spec whose state is singleton objects, not records with ids (a vehicle, a profile, a
+    thermostat, some beside a collection of records): a read-only getter per object, a setter per field
+    taking the field as its argument, and verbs the engine does not know (`fill_vehicle`) whose output
+    schema shows the object's fields."""
+    chosen = draw(st.lists(st.sampled_from(_OBJECTS), min_size=1, max_size=3, unique_by=lambda item: item[0]))
+    state: dict[str, Any] = {name: dict(value) for name, value in chosen}
+    if draw(st.booleans()):
+        state["trips"] = {"t1": {"id": "t1", "km": 12, "mode": "drive"}}
+    tools: list[dict[str, Any]] = []
+    for name, value in chosen:
+        schema = _schema_of(value)
+        tools.append(
+            {
+                "name": f"get_{name}",
+                "input_schema": {"type": "object"},
+                "output_schema": schema,
+                "annotations": {"readOnlyHint": True},
+            }
+        )
+        for field, item in value.items():
+            if not isinstance(item, dict):
+                tools.append(
+                    {
+                        "name": f"set_{name}_{field}",
+                        "input_schema": {
+                            "type": "object",
+                            "properties": {field: _schema_of(item)},
+                            "required": [field],
+                        },
+                        "output_schema": schema,
+                    }
+                )
+        for action in draw(st.lists(st.sampled_from(_ACTIONS), max_size=2, unique=True)):
+            tools.append({"name": f"{action}_{name}", "input_schema": {"type": "object"}, "output_schema": schema})
+    return {"name": "generated", "initial_state": state, "tools": tools}
+
+
 # --- the tests ------------------------------------------------------------------------------------
 
 _settings = settings(
@@ -387,3 +462,16 @@ def test_generated_spec_sessions_keep_what_they_show(tmp_path_factory: pytest.Te
             self.open(path)
 
     _run("generated", OnGenerated)
+
+
+def test_singleton_spec_sessions_keep_what_they_show(tmp_path_factory: pytest.TempPathFactory) -> None:
+    folder = tmp_path_factory.mktemp("singleton-specs")
+
+    class OnSingletons(SessionKeepsWhatItShows):
+        @initialize(spec=singleton_specs())
+        def start(self, spec: dict[str, Any]) -> None:
+            path = folder / f"spec-{self.figures['sequences']}.yaml"
+            path.write_text(json.dumps(spec))
+            self.open(path)
+
+    _run("singletons", OnSingletons)

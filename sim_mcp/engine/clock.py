@@ -1,7 +1,8 @@
 """The world clock of a session answered without a program: where its time starts and how it moves.
 
-A session's time starts at the spec's own "now" (the current date its instructions name), else just after
-the latest timestamp of its seeded world, so a new record is never older than the records it joins; each
+A session's time starts at the spec's own "now" (its `now` field, else the current date its instructions
+name), else just after the latest timestamp of its seeded world (the spec's, and the session's own), so a
+new record is never older than the records it joins; each
 call moves it one step forward. Created and updated timestamps of the generic offline engine read it.
 """
 
@@ -23,21 +24,22 @@ _AFTER_SEED = timedelta(hours=1)
 _MAX_VALUES = 20_000
 
 
-def world_start(environment: Environment) -> datetime:
-    """When the environment's sessions start: its instructions' current date, else an hour after the
-    latest timestamp in its initial state (on the hour), else the default clock."""
+def world_start(environment: Environment, seeded: Any = None) -> datetime:
+    """When a session starts: its environment's `now`, else its instructions' current date, else an hour
+    after the latest timestamp of its seeded world (on the hour): the environment's initial state and
+    `seeded`, the world the session itself was seeded with (control API); else the default clock."""
     named = clock_of(environment)
     if named is not None:
         return parse_clock(named)
-    latest = latest_timestamp(environment.initial_state)
-    if latest is None:
+    stamps = [moment for moment in (latest_timestamp(environment.initial_state), latest_timestamp(seeded)) if moment]
+    if not stamps:
         return DEFAULT_CLOCK
-    return (latest + _AFTER_SEED).replace(minute=0, second=0, microsecond=0)
+    return (max(stamps) + _AFTER_SEED).replace(minute=0, second=0, microsecond=0)
 
 
-def world_now(environment: Environment, sequence: int) -> datetime:
+def world_now(environment: Environment, sequence: int, seeded: Any = None) -> datetime:
     """The time of a session's call after `sequence` earlier calls: one step later per call."""
-    return world_start(environment) + CLOCK_STEP * (sequence + 1)
+    return world_start(environment, seeded) + CLOCK_STEP * (sequence + 1)
 
 
 def stamp(moment: datetime) -> str:

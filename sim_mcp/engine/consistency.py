@@ -28,6 +28,7 @@ from sim_mcp.engine.intent import (
     split_words,
 )
 from sim_mcp.engine.records import id_field, locate, names_collection
+from sim_mcp.engine.singletons import shown_fields
 from sim_mcp.state.patch import apply_patch
 from sim_mcp.text import shorten
 
@@ -89,11 +90,34 @@ def shown_records(result: Any, tool_name: str, before: Any, after: Any) -> list[
     return found
 
 
-def findings(result: Any, tool_name: str, before: Any, after: Any) -> list[Finding]:
-    """Where the outcome's result and the state after it disagree, each with the patch that repairs it."""
+def findings(
+    result: Any, tool_name: str, before: Any, after: Any, arguments: Any = None, read_only: bool | None = None
+) -> list[Finding]:
+    """Where the outcome's result and the state after it disagree, each with the patch that repairs it.
+    `read_only` is the tool's readOnlyHint: a read-only tool (or a get/list verb) cannot store what it shows,
+    so a shown singleton value the state contradicts has no repair."""
     out: list[Finding] = []
     intent = read_intent(tool_name, before if isinstance(before, dict) else after)
-    for shown in shown_records(result, tool_name, before, after):
+    records = shown_records(result, tool_name, before, after)
+    out.extend(_record_findings(records, intent.action, tool_name, before, after))
+    reads = bool(read_only) or intent.action in (Action.GET, Action.LIST)
+    skip = frozenset("" if shown.where == "/" else shown.where for shown in records)
+    for field in shown_fields(result, after, tool_name, arguments, skip):
+        stored = _value_at(after, field.path)
+        if _agrees(field.shown, stored):
+            continue
+        label = "/".join(field.path)
+        message = (
+            f"the result shows {label}={shorten(repr(field.shown), 60)} but the state holds {shorten(repr(stored), 60)}"
+        )
+        repair = None if reads else [{"op": "replace", "path": field.pointer, "value": field.shown}]
+        out.append(Finding(message, repair))
+    return out
+
+
+def _record_findings(records: list[Shown], action: Action, tool_name: str, before: Any, after: Any) -> list[Finding]:
+    out: list[Finding] = []
+    for shown in records:
         collection = find_collection_at(after, shown.collection.path)
         located = locate(collection, shown.record_id) if collection is not None else None
         label = f"{shown.collection.singular} {shown.record_id!r}"
@@ -102,14 +126,14 @@ def findings(result: Any, tool_name: str, before: Any, after: Any) -> list[Findi
             if was is not None and locate(was, shown.record_id) is not None:
                 continue  # the call removed it and shows what it removed
             if (
-                intent.action is Action.CREATE
+                action is Action.CREATE
                 and collection is not None
                 and shown.collection.singular == _own_singular(tool_name, before, after)
                 and not _grew(before, collection)
             ):
                 message = f"the result shows the new {label} but the state does not hold it"
                 out.append(Finding(message, _add(collection, shown)))
-            elif shown.must_exist or intent.action is Action.CREATE:
+            elif shown.must_exist or action is Action.CREATE:
                 out.append(Finding(f"the result at {shown.where} shows {label}, which the state does not hold", None))
             continue
         key, record = located
@@ -129,12 +153,15 @@ def findings(result: Any, tool_name: str, before: Any, after: Any) -> list[Findi
     return out
 
 
-def keep_promises(outcome: Outcome, tool_name: str, before: Any, after: Any) -> tuple[Outcome, Any] | str:
+def keep_promises(
+    outcome: Outcome, tool_name: str, before: Any, after: Any, arguments: Any = None, read_only: bool | None = None
+) -> tuple[Outcome, Any] | str:
     """The outcome with its patch completed so that the state after it holds every value its result shows,
-    and that state; or why it cannot be (a shown record the state does not hold, on a read)."""
+    and that state; or why it cannot be (a shown record the state does not hold, or a read showing a value
+    the state contradicts)."""
     if outcome.is_error:
         return outcome, after
-    found = findings(outcome.result, tool_name, before, after)
+    found = findings(outcome.result, tool_name, before, after, arguments, read_only)
     if not found:
         return outcome, after
     broken = [finding.message for finding in found if finding.repair is None]
@@ -142,7 +169,7 @@ def keep_promises(outcome: Outcome, tool_name: str, before: Any, after: Any) -> 
         return (
             "the result shows what the state does not hold: "
             + "; ".join(broken[:3])
-            + " (show only records of the state, or add them with state_patch)"
+            + " (show only what the state holds, or change it with state_patch)"
         )
     repair = [op for finding in found for op in finding.repair or []]
     try:
@@ -159,6 +186,13 @@ def keep_promises(outcome: Outcome, tool_name: str, before: Any, after: Any) -> 
         }
     )
     return updated, repaired_state
+
+
+def _value_at(state: Any, path: tuple[str, ...]) -> Any:
+    node = state
+    for part in path:
+        node = node[part]
+    return node
 
 
 def find_collection_at(state: Any, path: tuple[str, ...]) -> Collection | None:

@@ -48,6 +48,9 @@ class SimulationRequest:
     sequence: int = 0
     # The tool's compiled output schema, when it has one (so backends need not compile it again).
     output_validator: CompiledSchema | None = None
+    # The world the session was seeded with through the control API, when not the spec's (its clock starts
+    # after its timestamps).
+    seeded_world: Any = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
     # Which attempt this is (0: the first) of the `attempts` the simulator makes at most (`--max-attempts`):

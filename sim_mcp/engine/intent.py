@@ -122,6 +122,42 @@ def read_intent(tool_name: str, state: Any = None) -> Intent:
     return Intent(Action.UNKNOWN, "", tuple(words))
 
 
+# Words a description puts between its verb and its noun ("Close the issue"), and words that end the noun
+# ("Close the issue with a comment").
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "one", "given", "specified", "existing", "selected"})
+_NOUN_ENDS = frozenset({"of", "by", "with", "for", "in", "to", "from", "and", "or", "on", "at", "as", "its", "if"})
+
+
+def tool_intent(tool_name: str, description: str, state: Any = None) -> Intent:
+    """What a tool does, from its name, else from its description where the name says nothing: a tool
+    `resolve` described as "Close the issue" closes an issue. A description is read only for what the name
+    lacks (no verb we know, or no noun), so removal still takes a delete/remove-like word in the name or
+    the description."""
+    by_name = read_intent(tool_name, state)
+    if by_name.action is not Action.UNKNOWN and by_name.noun:
+        return by_name
+    by_text = _description_intent(description)
+    return by_text if by_text is not None else by_name
+
+
+def _description_intent(description: str) -> Intent | None:
+    sentence = re.split(r"[.;:\n]", description.strip(), maxsplit=1)[0]
+    words = split_words(sentence)
+    for index, word in enumerate(words[:3]):
+        verb = next((form for form in (word, word[:-1], word[:-2]) if form in _VERBS), None) if word else None
+        if verb is None:
+            continue
+        noun: list[str] = []
+        for later in words[index + 1 :]:
+            if later in _ARTICLES and not noun:
+                continue
+            if later in _NOUN_ENDS or len(noun) == 2:
+                break
+            noun.append(later)
+        return Intent(_VERBS[verb], verb, tuple(noun)) if noun else None
+    return None
+
+
 def _collection_nouns(state: dict[str, Any]) -> set[str]:
     return {singular(_normal(path[-1])) for path, _records in collections_in(state)}
 

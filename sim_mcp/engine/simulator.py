@@ -238,6 +238,7 @@ class Simulator:
             seed=record.seed,
             sequence=record.event_count,
             output_validator=tool.output_validator,
+            seeded_world=record.initial_worlds.get(tool.environment.name),
         )
 
     async def _answer(self, request: SimulationRequest, tool: Tool) -> _Answer:
@@ -291,7 +292,9 @@ class Simulator:
         if candidate.program is not None:
             return candidate, checked
         # An answer not carried out by a program must keep what its result shows (engine/consistency.py).
-        kept = keep_promises(candidate, tool.name, request.state, checked.state)
+        hints = tool.spec.annotations
+        read_only = hints.read_only_hint if hints is not None else None
+        kept = keep_promises(candidate, tool.name, request.state, checked.state, request.arguments, read_only)
         if isinstance(kept, str):
             return Rejected(kept)
         if kept[0] is candidate:

@@ -34,8 +34,10 @@ def tool_program(text: str, tool: str, source: str) -> Program:
 
 
 def clock_of(environment: Environment) -> str | None:
-    """The session clock the instructions name ("The current date is 2025-03-14 (around 10:00 UTC)"), as a
-    program's CLOCK; None when they name none."""
+    """The session clock the environment names, as a program's CLOCK: its `now`, else the current date its
+    instructions name ("The current date is 2025-03-14 (around 10:00 UTC)"); None when it names none."""
+    if environment.now is not None:
+        return environment.now
     match = _TODAY.search(environment.instructions or "")
     if match is None:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, Literal
 
@@ -220,6 +221,11 @@ class Environment(BaseModel):
     description: str = ""
     instructions: str = ""
     initial_state: JsonObject = Field(default_factory=dict)
+    now: str | None = Field(
+        default=None,
+        description="The world's current time, an ISO 8601 date or date-time (`2025-03-14T10:00:00Z`): the "
+        "clock of its sessions starts there, not after the seeded world's latest timestamp.",
+    )
     tools: list[ToolSpec] = Field(default_factory=list)
     model_settings: ModelSettings | None = None
     faults: Faults | None = Field(default=None, description="Injected faults for every tool of this environment.")
@@ -233,6 +239,20 @@ class Environment(BaseModel):
     )
     source: str = Field(default="", exclude=True, description="The file this environment was read from.")
     rules_source: str = Field(default="", exclude=True, description="The file (or spec key) the rules came from.")
+
+    @field_validator("now")
+    @classmethod
+    def _iso_now(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(
+                f"now must be an ISO 8601 date or date-time such as 2025-03-14T10:00:00Z, got {value!r}"
+            ) from None
+        moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((tool for tool in self.tools if tool.name == name), None)

@@ -1,7 +1,7 @@
 """Write an `Environment` as a native spec file, YAML (for people to read and edit) or JSON.
 
 The output reads back (`read_spec_file`) as an equal environment. Keys come in the documented order
-(name, description, instructions, initial_state, model_settings, faults, tools; each tool's name, title,
+(name, description, instructions, now, initial_state, model_settings, faults, tools; each tool's name, title,
 description, input_schema, output_schema, annotations, examples, faults); unset fields are left out
 rather than written as `null`; annotation hints keep MCP's camelCase (`readOnlyHint`); text keeps its
 unicode; text with line breaks is written as a `|` block and long one-line text as a folded `>` block.
@@ -73,6 +73,8 @@ def environment_document(environment: Environment) -> dict[str, Any]:
         document["description"] = environment.description
     if environment.instructions:
         document["instructions"] = environment.instructions
+    if environment.now is not None:
+        document["now"] = environment.now
     # Always written, even empty: it is the first thing to fill in when making a stateful twin.
     document["initial_state"] = environment.initial_state
     if environment.model_settings is not None:

@@ -28,9 +28,9 @@ from sim_mcp.engine.intent import (
     Intent,
     find_collection,
     plural,
-    read_intent,
     singular,
     split_words,
+    tool_intent,
 )
 from sim_mcp.engine.records import (
     allows_null,
@@ -43,7 +43,9 @@ from sim_mcp.engine.records import (
     sample_record,
 )
 from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
+from sim_mcp.engine.singletons import argument_writes, showing_state
 from sim_mcp.specs.schema import CompiledSchema, compile_schema
+from sim_mcp.state.patch import apply_patch
 
 _TEXT_QUERY_ARGS = frozenset({"query", "q", "search", "text", "keyword", "keywords", "term", "search_term"})
 _PAGING_ARGS = frozenset(
@@ -78,7 +80,7 @@ class _Call:
         self.request = request
         self.arguments = request.arguments
         self.state = request.state if isinstance(request.state, dict) else {}
-        self.intent = read_intent(request.tool.name, self.state)
+        self.intent = tool_intent(request.tool.name, request.tool.description, self.state)
         digest = hashlib.sha256(
             json.dumps(
                 [request.seed, request.environment.name, request.tool.name, request.arguments],
@@ -272,8 +274,17 @@ class _Call:
             if self.intent.action is not Action.UNKNOWN
             else "no CRUD verb in the tool name"
         )
+        # State that is no records (a vehicle, settings) is still kept: an update verb stores the arguments
+        # that name its fields, and the result shows what the state holds, not invented values.
+        name = self.request.tool.name
+        patch = argument_writes(self.arguments, self.state, name) if self.intent.action is Action.UPDATE else []
+        after = apply_patch(self.state, patch) if patch else self.state
+        result = showing_state(result, after, name, self.arguments)
+        if patch:
+            note = f"offline: {name} set {', '.join(op['path'] for op in patch)} from its arguments"
+            return Outcome(result=result, state_patch=patch, note=note)
         note = (
-            f"offline: cannot read what {self.request.tool.name} does ({reason}); answered read-only: "
+            f"offline: cannot read what {name} does ({reason}); answered read-only: "
             "generated a schema-valid result, state unchanged (give the tool a rules program to make it act)"
         )
         return Outcome(result=result, note=note)
@@ -372,7 +383,7 @@ class _Call:
         return statuses.most_common(1)[0][0] if statuses else "active"
 
     def _now(self) -> str:
-        return stamp(world_now(self.request.environment, self.request.sequence))
+        return stamp(world_now(self.request.environment, self.request.sequence, self.request.seeded_world))
 
     # --- the record's schema --------------------------------------------------------------------
 
@@ -462,6 +473,7 @@ class _Call:
         """A tool named `<verb>_<noun>` with a verb we don't know (`lock_door`, `publishPost`) sets a status
         when the noun's records have a status-like field with a value that verb leaves (`locked`)."""
         words = split_words(self.request.tool.name)
+        read = self.intent
         if len(words) < 2:
             return None, self.intent
         collection = find_collection(self.state, tuple(words[1:]))
@@ -471,7 +483,7 @@ class _Call:
         self.intent = intent
         if self._status_target(collection, strict=True)[0]:
             return collection, intent
-        self.intent = read_intent(self.request.tool.name, self.state)
+        self.intent = read
         return None, self.intent
 
     def _status_target(self, collection: Collection, *, strict: bool) -> tuple[str, str]:
