@@ -193,6 +193,29 @@ def test_check_reports_every_problem_of_a_file(tmp_path: Path, capsys: pytest.Ca
     assert len(raised.value.problems) == 2
 
 
+OPENAI_PROBLEMS = """\
+[{"type": "function", "function": {"name": "one", "parameters": {"type": "objekt"}}},
+ {"type": "function", "function": {"name": "two", "parameters": {"type": "object"}}},
+ {"type": "function", "function": {"name": "two", "parameters": {"type": "object"}}},
+ {"type": "function", "function": {"name": "bad name!", "parameters": {"type": "object"}}}]
+"""
+
+
+def test_check_reports_every_problem_of_a_file_in_another_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A foreign format's file (here OpenAI's tool list) lists every tool's problem at its place in that
+    file, not only the first, as a native file does."""
+    broken = write(tmp_path, "tools.json", OPENAI_PROBLEMS)
+    assert main(["check", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"error {broken}: [0].function.parameters: not a valid JSON Schema" in out
+    assert f"error {broken}: [2].function.name: tool 'two' is defined twice in this file (first at [1])" in out
+    assert f"error {broken}: [3].function.name: String should match pattern" in out
+    assert out.count("error ") == 3
+    assert "0 of 1 files valid" in out
+
+
 def test_call_command_answers_in_process() -> None:
     result = run_cli("call", "get_ticket", "--args", '{"ticket_id": "T-1001"}', "--specs", str(BUNDLED_SPECS))
     assert result.returncode == 0, result.stderr

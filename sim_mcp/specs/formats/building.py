@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sim_mcp.errors import SpecError
+from sim_mcp.errors import SpecError, SpecErrors
 from sim_mcp.specs.formats.checks import pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import json_path, type_name
@@ -91,28 +91,35 @@ class ToolDraft:
 
 
 def build_environment(source: str, drafts: Iterable[ToolDraft], description: str = "") -> Environment:
-    """Validate each draft into a `ToolSpec` and check its schemas, raising `SpecError` at the foreign place."""
+    """Validate each draft into a `ToolSpec` and check its schemas, raising `SpecError` at the foreign place:
+    `SpecErrors` with every problem of every tool when there are several, so that one run of `sim-mcp check`
+    lists all that a file needs fixed."""
     tools: list[ToolSpec] = []
+    problems: list[SpecError] = []
     first_seen: dict[str, str] = {}
     for draft in drafts:
         try:
             tool = ToolSpec.model_validate(draft.fields)
         except ValidationError as e:
-            error = e.errors()[0]
-            loc = [str(part) if not isinstance(part, int) else part for part in error["loc"]]
-            head = str(loc[0]) if loc else ""
-            place = draft.where(head)
-            rest = json_path(loc[1:])
-            raise SpecError(source, pydantic_reason(error), join(place, rest) if rest else place) from e
+            for error in e.errors():
+                loc = [str(part) if not isinstance(part, int) else part for part in error["loc"]]
+                place = draft.where(str(loc[0]) if loc else "")
+                rest = json_path(loc[1:])
+                problems.append(SpecError(source, pydantic_reason(error), join(place, rest) if rest else place))
+            continue
         if found := tool_schema_problem(tool):
             dotted, reason = found
-            raise SpecError(source, reason, draft.where(dotted))
+            problems.append(SpecError(source, reason, draft.where(dotted)))
+            continue
         if tool.name in first_seen:
             first = first_seen[tool.name] or "the root"
             reason = f"tool {tool.name!r} is defined twice in this file (first at {first})"
-            raise SpecError(source, reason, draft.where("name"))
+            problems.append(SpecError(source, reason, draft.where("name")))
+            continue
         first_seen[tool.name] = draft.place
         tools.append(tool)
+    if problems:
+        raise problems[0] if len(problems) == 1 else SpecErrors(problems)
     return Environment(name=environment_name(source), description=description, tools=tools, source=source)
 
 
