@@ -3,9 +3,10 @@
     python benchmarks/reliability.py                         # 500 examples per property, 100 calls between faults
     python benchmarks/reliability.py --examples 2000 --fault-calls 300 --markdown figures.md
 
-The tests are the ones CI runs (tests/test_fuzz_properties.py, tests/test_fuzz_http.py, tests/test_fault_kill.py),
-with `SIM_MCP_FUZZ_EXAMPLES` and `SIM_MCP_FAULT_CALLS` raised. Figures: examples tried and failing per
-Hypothesis property and per Schemathesis operation (from Hypothesis' statistics), the JSON-RPC corpus's cases
+The tests are the ones CI runs (tests/test_fuzz_properties.py, tests/test_fuzz_http.py, tests/test_fault_kill.py,
+tests/test_fault_redis_restart.py), with `SIM_MCP_FUZZ_EXAMPLES` and `SIM_MCP_FAULT_CALLS` raised. Figures:
+examples tried and failing per Hypothesis property and per Schemathesis operation (from Hypothesis'
+statistics), the JSON-RPC corpus's cases
 and server errors, and for each fault run the calls acknowledged, found in the final state, and found twice.
 """
 
@@ -25,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-TESTS = ["tests/test_fuzz_properties.py", "tests/test_fuzz_http.py", "tests/test_fault_kill.py"]
+TESTS = [
+    "tests/test_fuzz_properties.py",
+    "tests/test_fuzz_http.py",
+    "tests/test_fault_kill.py",
+    "tests/test_fault_redis_restart.py",
+]
 _TEST_LINE = re.compile(r"^(tests/\S+::.+?):?$")
 _COUNTS = re.compile(r"- (\d+) passing, (\d+) failing, and (\d+) invalid test cases")
 

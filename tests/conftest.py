@@ -6,9 +6,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.fake_providers import FakeProvider
-from tests.helpers_server import app_server
-from tests.servers import BUNDLED_SPECS, ServerProcess, running_server
+# The fault tests' checks live in a helper module: its asserts get pytest's detailed messages, as a test's do.
+pytest.register_assert_rewrite("tests.fault_load")
+
+from tests.fake_providers import FakeProvider  # noqa: E402
+from tests.helpers_server import app_server  # noqa: E402
+from tests.servers import BUNDLED_SPECS, ServerProcess, running_server  # noqa: E402
 
 
 @pytest.fixture(scope="session")

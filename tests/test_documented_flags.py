@@ -29,6 +29,7 @@ FOREIGN = {
     "--rm": "kubectl run (docs/deploy.md)",
     "--image": "kubectl run (docs/deploy.md)",
     "--appendfsync": "redis-server (docs/control-api.md)",
+    "--only": "benchmarks/run.py (docs/deploy.md)",
 }
 
 
