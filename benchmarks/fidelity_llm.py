@@ -8,6 +8,7 @@ Runs `sim-mcp bench-fidelity` on the scenarios, each call starting from the stat
 programs (the reference), for:
   (a) patch    the model answers every call with a JSON patch (programs removed from the specs);
   (b) program  the model answers every call with a program the engine runs (programs removed);
+  (b') auto    `--llm-output auto`: a program for a call whose tool changes the state, a patch for a read;
   (c) compiled `sim-mcp compile` by that model first (programs removed); its programs answer the calls of
                the tools it compiled, and the calls of the tools it could not are (a)'s answers to the same
                call from the same state (the model in patch mode, as a served (c) would ask it; only the up
@@ -42,13 +43,14 @@ from sim_mcp.episodes.fidelity import FIELD_GROUPS
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "tool_specs"
-RUNS = ("patch", "program", "compiled", "hand")
+RUNS = ("patch", "program", "auto", "compiled", "hand")
 # A run or compile whose start found the model server busy or paused is tried again, a minute apart.
 _TRIES = 15
 _RETRY_S = 60
 LABELS = {
     "patch": "(a) per-call LLM, patches",
     "program": "(b) per-call LLM, programs",
+    "auto": "(b') per-call LLM, --llm-output auto",
     "compiled": "(c) compiled by that model",
     "hand": "(d) hand-written programs",
 }
@@ -236,7 +238,7 @@ _REJECTIONS = [
 def _rejection_lines(out: Path, reached: dict[str, list[str]]) -> list[str]:
     """Per model run: its answers the simulator rejected, by why (from reports that record it)."""
     rows = []
-    for run in ("patch", "program"):
+    for run in ("patch", "program", "auto"):
         calls = [
             call
             for name in reached.get(run, [])

@@ -72,7 +72,7 @@ async def _sizes(calls: int) -> list[tuple[int, int]]:
     store = MemoryStore()
     backend = PromptSizes(settings, store)
     catalog = load_catalog(*settings.specs)
-    simulator = Simulator(lambda: catalog, backend, store, settings)
+    simulator = Simulator(lambda: catalog, backend, store, settings, llm=settings, faults=None)
     for i in range(calls):
         arguments: dict[str, Any] = {"ticket_id": "T-1001", "priority": "low" if i % 2 else "high"}
         outcome = await simulator.call("prompt-growth", "update_ticket", arguments)

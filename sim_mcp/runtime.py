@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from types import TracebackType
 
-from sim_mcp.config import Settings
+from sim_mcp.config import EngineConfig, EpisodesConfig, FaultsConfig, LlmConfig, ServerConfig, Settings
 from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cassette import CassetteRecorder
 from sim_mcp.engine.hooks import AfterCommit
@@ -19,6 +19,7 @@ from sim_mcp.episodes.tasks import Task, load_tasks
 from sim_mcp.episodes.trajectory_writer import TrajectoryWriter
 from sim_mcp.episodes.user import UserSimulator
 from sim_mcp.errors import SpecError
+from sim_mcp.rules import Limits
 from sim_mcp.services import CallService, EpisodeService
 from sim_mcp.specs.registry import Catalog, load_catalog
 from sim_mcp.state.stores import SessionStore, open_store
@@ -38,20 +39,31 @@ class Runtime:
         store: SessionStore | None = None,
     ) -> None:
         self.settings = settings
+        # Each part gets the settings of the concerns it reads, no more.
+        engine, llm, episodes = EngineConfig.of(settings), LlmConfig.of(settings), EpisodesConfig.of(settings)
         self.catalog = catalog if catalog is not None else load_catalog(*settings.specs)
-        self.backend = backend if backend is not None else load_backend(settings)
+        self.backend = backend if backend is not None else load_backend(llm, Limits.of(engine))
         self.store = store if store is not None else open_store(settings.store)
         # The one after-commit path (engine/hooks.py). `--trajectories DIR` and `--record FILE` subscribe here
         # (docs/training.md), and so do the transports' notifications and metrics; the files are checked now,
         # so a folder or file that cannot be written fails at start, naming the flag.
         self.hooks = AfterCommit()
-        self.trajectories = TrajectoryWriter(settings.trajectories) if settings.trajectories is not None else None
-        self.recorder = CassetteRecorder(settings.record) if settings.record is not None else None
+        self.trajectories = TrajectoryWriter(episodes.trajectories) if episodes.trajectories is not None else None
+        self.recorder = CassetteRecorder(episodes.record) if episodes.record is not None else None
         for writer in (self.trajectories, self.recorder):
             if writer is not None:
                 writer.check()
                 self.hooks.subscribe(writer)
-        self.simulator = Simulator(lambda: self.catalog, self.backend, self.store, settings, hooks=self.hooks)
+        self.simulator = Simulator(
+            lambda: self.catalog,
+            self.backend,
+            self.store,
+            engine,
+            llm=llm,
+            faults=FaultsConfig.of(settings),
+            max_sessions=ServerConfig.of(settings).max_sessions,
+            hooks=self.hooks,
+        )
         self.sessions = SessionService(self.simulator)
         for error in self.catalog.errors:
             logger.warning("skipped spec: %s", error)
@@ -61,11 +73,11 @@ class Runtime:
         self.task_errors: list[SpecError] = []
         self.load_tasks()
         self.judge: Judge | None = judge_for(
-            self.backend, max_attempts=settings.max_attempts, state_budget_chars=settings.state_budget_chars
+            self.backend, max_attempts=llm.max_attempts, state_budget_chars=llm.state_budget_chars
         )
         # The simulated users of sessions made from tasks, and the curriculum over the tasks (docs/users.md).
-        self.users = UserSimulator(self.sessions, lambda: self.tasks, max_attempts=settings.max_attempts)
-        policy = CurriculumPolicy(settings.curriculum_window, settings.curriculum_up, settings.curriculum_down)
+        self.users = UserSimulator(self.sessions, lambda: self.tasks, max_attempts=llm.max_attempts)
+        policy = CurriculumPolicy(episodes.curriculum_window, episodes.curriculum_up, episodes.curriculum_down)
         self.curriculum = Curriculum(self.store, lambda: self.tasks, policy)
         # What transports call (services.py): the rules of episodes and of where a call goes live there.
         self.episodes = EpisodeService(self.sessions, lambda: self.tasks, self.judge, self.users, self.curriculum)

@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 from typing import Literal
 
-from sim_mcp.config import Settings
+from sim_mcp.config import FaultsConfig
 from sim_mcp.errors import ConfigError
 from sim_mcp.specs.model import Faults, Latency
 
@@ -118,7 +118,7 @@ def truncated(text: str, keep: float) -> str:
     return cut + "\u2026"  # a whole value survived the cut (`1` of `12`): still not what was sent
 
 
-def server_faults(settings: Settings) -> Faults | None:
+def server_faults(settings: FaultsConfig) -> Faults | None:
     """The server-wide faults given by flags (`--fault-*`, `SIM_MCP_FAULT_*`), or None when none is set."""
     given = {
         "error_rate": settings.fault_error_rate,

@@ -94,7 +94,7 @@ class SessionService:
             raise InvalidSessionInput("id", "expected 1-128 characters of letters, digits and _ . : -")
         initial = self._creation_state(env, state, state_mode) if state is not None else {}
         session_id = session_id if session_id is not None else new_session_id()
-        settings = self.simulator.settings
+        engine = self.simulator.engine
         async with self._store.lock(session_id):
             if await self._store.get(session_id) is not None:
                 raise SessionExists(session_id)
@@ -103,7 +103,7 @@ class SessionService:
             record = SessionRecord(
                 id=session_id,
                 environment=env,
-                seed=settings.seed if seed is None else seed,
+                seed=engine.seed if seed is None else seed,
                 created_at=now,
                 updated_at=now,
                 initial_worlds=initial,
@@ -269,8 +269,8 @@ class SessionService:
         await self.simulator.hooks.emit(Lifecycle(session_id, action, record))
 
     async def _check_room(self, session_id: str) -> None:
-        limit = self.simulator.settings.max_sessions
-        if await self._store.count() >= limit:
+        limit = self.simulator.max_sessions
+        if limit is not None and await self._store.count() >= limit:
             raise SessionLimitExceeded(
                 f"cannot create session {session_id!r}: the server holds its maximum of {limit} sessions "
                 "(--max-sessions / SIM_MCP_MAX_SESSIONS); delete some first"
@@ -294,7 +294,7 @@ class SessionService:
             raise InvalidSessionInput(
                 "state", f"expected an object keyed by environment name (the session has no env), got {_kind(state)}"
             )
-        limit = self.simulator.settings.max_state_bytes
+        limit = self.simulator.engine.max_state_bytes
         worlds: dict[str, Any] = {}
         for name, value in given.items():
             spec = catalog.environment(name)

@@ -18,7 +18,7 @@ import anyio
 import jsonpatch
 import jsonpointer
 
-from sim_mcp.config import Settings
+from sim_mcp.config import EngineConfig, FaultsConfig, LlmConfig
 from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.consistency import keep_promises
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest, empty_message, result_text
@@ -69,18 +69,26 @@ class Simulator:
         catalog: Callable[[], Catalog],
         backend: Backend,
         store: SessionStore,
-        settings: Settings,
+        engine: EngineConfig,
         *,
+        llm: LlmConfig,
+        faults: FaultsConfig | None,
+        max_sessions: int | None = None,
         hooks: AfterCommit | None = None,
         inject_faults: bool = True,
     ) -> None:
+        """`llm`: how often a backend is asked per call and the history it is shown; `faults`: the faults
+        injected server-wide (None: none); `max_sessions`: the most sessions the store may hold (None: no
+        limit)."""
         self._catalog = catalog
         self.backend = backend
         self.store = store
-        self.settings = settings
+        self.engine = EngineConfig.of(engine)
+        self.llm = LlmConfig.of(llm)
+        self.max_sessions = max_sessions
         # Every effect of a committed call subscribes here (engine/hooks.py).
         self.hooks = hooks if hooks is not None else AfterCommit()
-        self._faults = server_faults(settings)
+        self._faults = server_faults(faults) if faults is not None else None
         self._inject_faults = inject_faults
         # By environment name: the environment compiled, its programs by tool, and their load errors.
         self._rules: dict[str, tuple[Environment, dict[str, Program], list[SpecError]]] = {}
@@ -90,10 +98,12 @@ class Simulator:
         return self._catalog()
 
     def sandbox(self) -> Simulator:
-        """A simulator with this one's catalog, backend and settings over a store of its own in memory, with no
+        """A simulator with this one's catalog, backend and configs over a store of its own in memory, with no
         injected faults and no subscribers: for a rehearsal (replaying a task's reference solution), which must
         test the task, not the dice, and must leave the served sessions and their files alone."""
-        return Simulator(self._catalog, self.backend, MemoryStore(), self.settings, inject_faults=False)
+        return Simulator(
+            self._catalog, self.backend, MemoryStore(), self.engine, llm=self.llm, faults=None, inject_faults=False
+        )
 
     @property
     def rules(self) -> RulesCatalog:
@@ -108,7 +118,7 @@ class Simulator:
 
     def program_of(self, tool: Tool) -> Program | None:
         """The rules program that answers `tool` (None: the backend does; always None with run_rules off)."""
-        return self._compiled(tool.environment)[1].get(tool.name) if self.settings.run_rules else None
+        return self._compiled(tool.environment)[1].get(tool.name) if self.engine.run_rules else None
 
     def _compiled(self, environment: Environment) -> tuple[Environment, dict[str, Program], list[SpecError]]:
         cached = self._rules.get(environment.name)
@@ -158,12 +168,12 @@ class Simulator:
         return copy.deepcopy(spec.initial_state) if spec is not None else {}
 
     async def _new_record(self, session_id: str, scope: str | None) -> SessionRecord:
-        if await self.store.count() >= self.settings.max_sessions:
+        if self.max_sessions is not None and await self.store.count() >= self.max_sessions:
             raise SessionLimitExceeded(
                 f"cannot open session {session_id!r}: the server holds its maximum of "
-                f"{self.settings.max_sessions} sessions (--max-sessions / SIM_MCP_MAX_SESSIONS); delete some first"
+                f"{self.max_sessions} sessions (--max-sessions / SIM_MCP_MAX_SESSIONS); delete some first"
             )
-        return SessionRecord(id=session_id, environment=scope, seed=self.settings.seed)
+        return SessionRecord(id=session_id, environment=scope, seed=self.engine.seed)
 
     async def _simulate_and_commit(self, record: SessionRecord, tool: Tool, arguments: dict[str, Any]) -> CallResult:
         request = await self._request(record, tool, arguments)
@@ -222,7 +232,7 @@ class Simulator:
 
     async def _request(self, record: SessionRecord, tool: Tool, arguments: dict[str, Any]) -> SimulationRequest:
         """What the backend is shown: the state of the tool's environment and the recent calls."""
-        history = self.settings.history_events
+        history = self.llm.history_events
         recent = await self.store.events(record.id, last=history) if history else []
         # Injected faults are the simulator's doing, not the world's: the backend is not shown them; nor the
         # conversation with the simulated user, which is no call; nor calls whose outcomes never applied (a
@@ -254,7 +264,7 @@ class Simulator:
         problems: list[str] = []
         answers: list[str] = []  # what each rejected answer said, beside why it was rejected
         fallback = False  # some attempt was the backend's fallback (llm/modes/auto.py)
-        attempts = self.settings.max_attempts
+        attempts = self.llm.max_attempts
         request = replace(request, attempts=attempts)
         for attempt in range(attempts):
             try:
@@ -307,7 +317,7 @@ class Simulator:
         its outcome goes through the same checks as a backend's."""
         context = CallContext.of(program.clock, seed=request.seed, sequence=request.sequence, tool=tool.name)
         try:
-            ran = run_tool(program, tool.name, request.state, request.arguments, context, Limits.of(self.settings))
+            ran = run_tool(program, tool.name, request.state, request.arguments, context, Limits.of(self.engine))
         except RulesError as e:
             return _Answer(None, request.state, TokenUsage(), [f"the rules program failed: {e}"])
         line = program.functions.get(tool.name)
@@ -367,18 +377,18 @@ class Simulator:
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError, IndexError) as e:
             return Rejected(f"state_patch does not apply to the state: {e}")
         size = len(json.dumps(new_world, separators=(",", ":"), default=str))
-        if size > self.settings.max_state_bytes:
+        if size > self.engine.max_state_bytes:
             return Rejected(
-                f"the state would grow to {size} bytes, over the limit of {self.settings.max_state_bytes} "
+                f"the state would grow to {size} bytes, over the limit of {self.engine.max_state_bytes} "
                 "(--max-state-bytes / SIM_MCP_MAX_STATE_BYTES)"
             )
         return Applied(new_world)
 
     def _argument_problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
         size = len(json.dumps(arguments, separators=(",", ":"), default=str))
-        if size > self.settings.max_argument_bytes:
+        if size > self.engine.max_argument_bytes:
             return (
-                f"the arguments take {size} bytes, over the limit of {self.settings.max_argument_bytes} "
+                f"the arguments take {size} bytes, over the limit of {self.engine.max_argument_bytes} "
                 "(--max-argument-bytes / SIM_MCP_MAX_ARGUMENT_BYTES)"
             )
         return value_problem(arguments, tool.input_validator, "arguments")

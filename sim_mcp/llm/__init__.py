@@ -1,6 +1,6 @@
 """The LLM layer: everything between a call to simulate and a model's answer to it.
 
-- `config.py`: `LlmConfig`, what the layer reads of the settings;
+- what the layer reads of the settings is `sim_mcp.config.LlmConfig`;
 - `transport.py`: sending a request (concurrency limit, deadline, retries, response forms, typed errors);
   `providers/`: one module per provider's wire format;
 - `backend.py`: `LLMBackend`, one call's path, returning a finished `Outcome`;

@@ -12,14 +12,15 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
+from sim_mcp.config import LlmConfig
 from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import InvalidOutcome, JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.errors import BackendError, ConfigError
-from sim_mcp.llm.config import LlmConfig
 from sim_mcp.llm.modes import Mode, ModeContext, answering, prompt_for, system_prompt
 from sim_mcp.llm.profiles import ModelProfile, profile_for
 from sim_mcp.llm.reply import outcome_from_object, parse_json_object, parse_outcome
 from sim_mcp.llm.transport import Call, Reply, Transport, Wire, json_text
+from sim_mcp.rules import Limits
 
 __all__ = ["LLMBackend"]
 
@@ -35,10 +36,19 @@ class LLMBackend(Backend):
     """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
 
     def __init__(
-        self, config: LlmConfig, wire: Wire, *, base_url: str | None, api_key: str | None, missing: str | None
+        self,
+        config: LlmConfig,
+        wire: Wire,
+        *,
+        limits: Limits | None = None,
+        base_url: str | None,
+        api_key: str | None,
+        missing: str | None,
     ) -> None:
-        """`missing`: why no request can be sent (no key and no base URL), naming what to set; None when one can."""
+        """`limits`: those of the programs the model writes, the engine's (None: the default limits).
+        `missing`: why no request can be sent (no key and no base URL), naming what to set; None when one can."""
         self.config = config
+        self.limits = limits if limits is not None else Limits()
         self._missing = missing
         self.model = config.model
         self._transport = Transport(self.name, config, wire, base_url=base_url, api_key=api_key)
@@ -67,7 +77,7 @@ class LLMBackend(Backend):
 
     async def simulate(self, request: SimulationRequest) -> Outcome:
         model = self._model_for(request)
-        answer_as = answering(request, self.config.output)
+        answer_as = answering(request, self.config.llm_output)
         mode, request = answer_as.mode, answer_as.request
         profile = self.profile(model)
         system, system_json, schema = self._static_prompt(request, mode, profile)
@@ -105,7 +115,7 @@ class LLMBackend(Backend):
         try:
             read = outcome_from_object(reply.tool_input) if reply.tool_input is not None else parse_outcome(reply.text)
             read.usage = reply.usage
-            finished = mode.finish(read, request, ModeContext(profile, self.config.program_limits))
+            finished = mode.finish(read, request, ModeContext(profile, self.limits))
         except InvalidOutcome as e:
             answer = e.answer or reply.written
             raise InvalidOutcome(

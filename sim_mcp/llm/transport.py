@@ -40,7 +40,7 @@ from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, Backe
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from sim_mcp.llm.config import LlmConfig
+    from sim_mcp.config import LlmConfig
 
 __all__ = [
     "Call",
@@ -207,7 +207,7 @@ class Transport:
         self._wire = wire
         self._base_url = base_url
         self._api_key = api_key
-        self._limiter = anyio.CapacityLimiter(config.concurrency)
+        self._limiter = anyio.CapacityLimiter(config.backend_concurrency)
         self._memory = FormMemory(config.response_format_memory)
         self._memory_key = base_url or wire.provider
         remembered = self._memory.get(self._memory_key)
@@ -371,7 +371,7 @@ def count(value: object) -> int:
 
 def aiohttp_client(kind: Callable[..., httpx2.AsyncClient], config: LlmConfig) -> httpx2.AsyncClient:
     """An SDK's `DefaultAioHttpClient` (`kind`) with as many pooled connections as requests in flight."""
-    connections = config.concurrency
+    connections = config.backend_concurrency
     limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
     return kind(limits=limits, timeout=sdk_timeout_s(config))
 

@@ -21,7 +21,7 @@ from sim_mcp.state.patch import diff_patch
 from sim_mcp.state.values import pointer
 
 if TYPE_CHECKING:
-    from sim_mcp.config import Settings
+    from sim_mcp.config import EngineConfig
 
 # `check_cancelled` is called about every this many bytecode instructions.
 _STEPS_PER_CHECK = 1000
@@ -37,13 +37,13 @@ class Limits:
     max_state_bytes: int = 1_000_000
 
     @classmethod
-    def of(cls, settings: Settings) -> Limits:
-        """The limits the settings give every program, hand-written or a model's (`--rules-max-steps`,
+    def of(cls, engine: EngineConfig) -> Limits:
+        """The limits the engine's settings give every program, hand-written or a model's (`--rules-max-steps`,
         `--rules-timeout-ms`, `--max-state-bytes`)."""
         return cls(
-            max_steps=settings.rules_max_steps,
-            timeout_s=settings.rules_timeout_ms / 1000,
-            max_state_bytes=settings.max_state_bytes,
+            max_steps=engine.rules_max_steps,
+            timeout_s=engine.rules_timeout_ms / 1000,
+            max_state_bytes=engine.max_state_bytes,
         )
 
 

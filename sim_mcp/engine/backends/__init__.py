@@ -13,17 +13,18 @@ from typing import TYPE_CHECKING
 from sim_mcp.engine.backends.base import Backend
 
 if TYPE_CHECKING:
-    from sim_mcp.config import Settings
+    from sim_mcp.config import LlmConfig
+    from sim_mcp.rules import Limits
 
 __all__ = ["BACKEND_NAMES", "Backend", "load_backend"]
 
 BACKEND_NAMES = ("offline", "anthropic", "openai", "replay")
 
 
-def load_backend(settings: Settings) -> Backend:
-    """The backend named by `settings.backend`, imported only when asked for."""
+def load_backend(settings: LlmConfig, limits: Limits | None = None) -> Backend:
+    """The backend named by `settings.backend`, imported only when asked for; `limits` bound the programs a
+    model writes (the engine's, `Limits.of(engine)`; None: the default limits)."""
     from sim_mcp.errors import ConfigError
-    from sim_mcp.llm.config import LlmConfig
 
     backend: Backend
     if settings.backend != "replay":
@@ -41,13 +42,13 @@ def load_backend(settings: Settings) -> Backend:
         case "openai":
             from sim_mcp.llm.providers.openai import OpenAIBackend
 
-            backend = OpenAIBackend(LlmConfig.from_settings(settings))
+            backend = OpenAIBackend(settings, limits=limits)
         case "anthropic":
             from sim_mcp.llm.providers.anthropic import AnthropicBackend
 
-            backend = AnthropicBackend(LlmConfig.from_settings(settings))
+            backend = AnthropicBackend(settings, limits=limits)
         case "replay":
-            return _replay_backend(settings)
+            return _replay_backend(settings, limits)
         case _:
             raise ConfigError(
                 f"unknown backend {settings.backend!r} (--backend / SIM_MCP_BACKEND): expected one of "
@@ -60,7 +61,7 @@ def load_backend(settings: Settings) -> Backend:
     return backend
 
 
-def _replay_backend(settings: Settings) -> Backend:
+def _replay_backend(settings: LlmConfig, limits: Limits | None) -> Backend:
     from sim_mcp.engine.backends.replay import ReplayBackend
     from sim_mcp.errors import ConfigError
 
@@ -76,6 +77,9 @@ def _replay_backend(settings: Settings) -> Backend:
                 f"({', '.join(name for name in BACKEND_NAMES if name != 'replay')}), got 'replay'"
             )
         fallback = load_backend(
-            settings.model_copy(update={"backend": settings.replay_fallback, "cassette": None, "replay_fallback": None})
+            settings.model_copy(
+                update={"backend": settings.replay_fallback, "cassette": None, "replay_fallback": None}
+            ),
+            limits,
         )
     return ReplayBackend(settings.cassette, fallback)

@@ -24,8 +24,8 @@ from anthropic import (
     DefaultAioHttpClient,
 )
 
+from sim_mcp.config import LlmConfig
 from sim_mcp.llm.backend import LLMBackend
-from sim_mcp.llm.config import LlmConfig
 from sim_mcp.llm.transport import (
     Call,
     ErrorKinds,
@@ -41,7 +41,7 @@ from sim_mcp.llm.transport import (
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from sim_mcp.config import Settings
+    from sim_mcp.rules import Limits
 
 __all__ = ["AnthropicBackend"]
 
@@ -59,7 +59,7 @@ class AnthropicBackend(LLMBackend):
 
     name = "anthropic"
 
-    def __init__(self, settings: LlmConfig | Settings, *, api_key: str | None = None) -> None:
+    def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
         config = LlmConfig.of(settings)
         base_url = config.base_url or os.environ.get(_URL_VARIABLE) or None
         api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
@@ -80,7 +80,9 @@ class AnthropicBackend(LLMBackend):
                 f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
             )
         )
-        super().__init__(config, _AnthropicWire(client), base_url=base_url, api_key=api_key, missing=missing)
+        super().__init__(
+            config, _AnthropicWire(client), limits=limits, base_url=base_url, api_key=api_key, missing=missing
+        )
 
 
 class _AnthropicWire(Wire):

@@ -29,8 +29,8 @@ from openai import (
     OpenAIError,
 )
 
+from sim_mcp.config import LlmConfig
 from sim_mcp.llm.backend import LLMBackend
-from sim_mcp.llm.config import LlmConfig
 from sim_mcp.llm.transport import (
     Call,
     ErrorKinds,
@@ -46,7 +46,7 @@ from sim_mcp.llm.transport import (
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from sim_mcp.config import Settings
+    from sim_mcp.rules import Limits
 
 __all__ = ["OpenAIBackend"]
 
@@ -62,7 +62,7 @@ class OpenAIBackend(LLMBackend):
 
     name = "openai"
 
-    def __init__(self, settings: LlmConfig | Settings, *, api_key: str | None = None) -> None:
+    def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
         config = LlmConfig.of(settings)
         base_url = config.base_url or os.environ.get(_URL_VARIABLE) or None
         api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
@@ -81,7 +81,9 @@ class OpenAIBackend(LLMBackend):
                 f"(or {_URL_VARIABLE}) for an OpenAI-compatible server that needs none"
             )
         )
-        super().__init__(config, _OpenAIWire(client, base_url), base_url=base_url, api_key=api_key, missing=missing)
+        super().__init__(
+            config, _OpenAIWire(client, base_url), limits=limits, base_url=base_url, api_key=api_key, missing=missing
+        )
 
 
 class _OpenAIWire(Wire):
