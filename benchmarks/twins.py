@@ -16,8 +16,8 @@ test set (report only those): `--seed 1000` is the reported run.
 
     python -m benchmarks.twins                                  # all three, model-free, test seed 1000
     python -m benchmarks.twins --servers memory --seed 100      # a dev run
-    python -m benchmarks.twins --variant compiled --backend openai --base-url http://127.0.0.1:8080/v1 --model local
-    python -m benchmarks.twins --variant llm --backend openai --base-url http://127.0.0.1:8080/v1 --model local
+    python -m benchmarks.twins --variant compiled --backend openai --base-url http://127.0.0.1:8790/v1 --model local
+    python -m benchmarks.twins --variant llm --backend openai --base-url http://127.0.0.1:8790/v1 --model local
 """
 
 from __future__ import annotations
