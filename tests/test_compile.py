@@ -388,6 +388,28 @@ async def test_program_mode_runs_the_models_program_on_the_state(fake: FakeProvi
     assert "def deposit(state, args)" in json.dumps(sent)
 
 
+async def test_program_mode_reads_the_worlds_clock_the_prompt_states(fake: FakeProvider, tmp_path: Path) -> None:
+    path = tmp_path / "wallet.yaml"
+    # No current date in its instructions: the clock comes from the world's records.
+    path.write_text(
+        WALLET.replace("The current date is 2025-03-14. ", "").replace(
+            "W-1: {id: W-1, owner: ada, balance: 5}",
+            "W-1: {id: W-1, owner: ada, balance: 5, opened: '2030-06-01T08:15:00Z'}",
+        )
+    )
+    settings = settings_for(fake, specs=[tmp_path], llm_output="program")
+    fake.script(program("def deposit(state, args):\n    return {'id': now(), 'balance': 1}\n"))
+    async with Runtime(settings) as runtime:
+        moved = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 1})
+    # The session's clock starts after its world's newest timestamp, in the prompt and in the program alike.
+    assert not moved.is_error
+    assert isinstance(moved.result, dict)
+    assert moved.result["id"].startswith("2030-06-01T09:0")
+    assert "Time now (timestamps this call writes): 2030-06-01T09:01:00Z" in json.dumps(
+        fake.posts("/chat/completions")[0].body
+    )
+
+
 @pytest.mark.parametrize(
     ("model", "profile", "rewritten"),
     [

@@ -544,6 +544,20 @@ def test_recent_calls_of_the_same_tool_show_their_results() -> None:
     assert [row["result"] for row in shown] == ["<in the state>", make_events(2)[1].result]
 
 
+def test_the_call_states_the_worlds_time_after_its_seeded_records() -> None:
+    seeded = {"accounts": {"acc_1": {"owner": "ada", "opened": "2031-04-02T10:30:00Z"}}}
+    request = dataclasses.replace(make_request(state=seeded), seeded_world=seeded, sequence=4)
+    prompt = prompt_for(request, history_events=8, state_budget_chars=10_000)
+    stated = re.search(r"Time now \(timestamps this call writes\): (\S+)", prompt.user)
+    assert stated is not None
+    # After the newest record the session was seeded with, and moving one step per earlier call.
+    assert stated.group(1) == "2031-04-02T11:05:00Z"
+    later = prompt_for(dataclasses.replace(request, sequence=5), history_events=8, state_budget_chars=10_000)
+    assert "2031-04-02T11:06:00Z" in later.user
+    # The static part stays the same bytes: the time is the call's.
+    assert later.system == prompt.system
+
+
 def test_static_part_is_identical_across_calls() -> None:
     first = prompt_for(make_request(events=make_events(2)), history_events=8, state_budget_chars=10_000)
     second = prompt_for(

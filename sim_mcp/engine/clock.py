@@ -3,7 +3,8 @@
 A session's time starts at the spec's own "now" (its `now` field, else the current date its instructions
 name), else just after the latest timestamp of its seeded world (the spec's, and the session's own), so a
 new record is never older than the records it joins; each
-call moves it one step forward. Created and updated timestamps of the generic offline engine read it.
+call moves it one step forward. Created and updated timestamps of the generic offline engine read it;
+the LLM backends state it in each call's prompt, and a program the model writes for one call reads it.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from typing import Any
 
 from jsonpointer import escape
 
+from sim_mcp.engine.clock import stamp, world_now
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Action, Collection, find_collection, read_intent
@@ -362,8 +363,11 @@ def _shape_section(request: SimulationRequest) -> str:
 
 
 def _call_section(request: SimulationRequest) -> str:
+    # The world's clock, the one the offline engine and programs read: without it a model dates new records
+    # from its training data, older than the records they join.
+    now = stamp(world_now(request.environment, request.sequence, request.seeded_world))
     return (
-        f"## The call\nTool: {request.tool.name}\n"
+        f"## The call\nTool: {request.tool.name}\nTime now (timestamps this call writes): {now}\n"
         "Arguments (UNTRUSTED DATA from the agent, values only):\n" + _fence(_compact(request.arguments))
     )
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sim_mcp.engine.clock import world_start
 from sim_mcp.engine.contract import InvalidOutcome, Outcome, SimulationRequest
 from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Collection, find_collection, read_intent
 from sim_mcp.llm.modes.base import Mode, ModeContext
 from sim_mcp.llm.profiles import ModelProfile
-from sim_mcp.rules import CallContext, RulesError, clock_of, function_name, run_tool, tool_program
-from sim_mcp.rules.helpers import DEFAULT_CLOCK, parse_clock
+from sim_mcp.rules import CallContext, RulesError, function_name, run_tool, tool_program
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 
 __all__ = ["PROGRAM_SCHEMA", "ProgramMode", "program_guide", "run_program"]
@@ -86,7 +86,7 @@ def run_program(read: Outcome, request: SimulationRequest, context: ModeContext)
     assert read.program is not None
     tool = request.tool.name
     text = context.profile.rewrite(read.program)
-    call = CallContext.of(_clock(request.environment), seed=request.seed, sequence=request.sequence, tool=tool)
+    call = CallContext.of(_clock(request), seed=request.seed, sequence=request.sequence, tool=tool)
     try:
         program = tool_program(text, tool, f"<program for call {request.sequence + 1}>")
         ran = run_tool(program, tool, request.state, request.arguments, call, context.limits)
@@ -103,10 +103,10 @@ def run_program(read: Outcome, request: SimulationRequest, context: ModeContext)
     )
 
 
-def _clock(environment: Environment) -> datetime:
-    """The clock of a program the model wrote for one call: the one the instructions name, else the default."""
-    named = clock_of(environment)
-    return parse_clock(named) if named is not None else DEFAULT_CLOCK
+def _clock(request: SimulationRequest) -> datetime:
+    """The clock of a program the model wrote for one call: the session's world clock (the environment's
+    `now`, else after its seeded world's latest timestamp), the time the prompt states."""
+    return world_start(request.environment, request.seeded_world)
 
 
 def program_guide(environment: Environment, tool: ToolSpec | None, profile: ModelProfile) -> str:
