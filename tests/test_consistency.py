@@ -278,6 +278,14 @@ def test_a_read_showing_a_singleton_value_the_state_contradicts_is_asked_again()
     assert "holds 40" in kept
     hinted = keep_promises(shown, "fuelGauge", CAR, CAR, read_only=True)
     assert isinstance(hinted, str)
+    # A name that says nothing is read from its description, as the offline engine reads it.
+    described = keep_promises(shown, "fuelGauge", CAR, CAR, description="Show the current fuel level.")
+    assert isinstance(described, str)
+    assert "holds 40" in described
+    # Without a hint or a description saying it reads, it may be a change, and the shown value is stored.
+    stored = keep_promises(shown, "fuelGauge", CAR, CAR)
+    assert not isinstance(stored, str)
+    assert stored[1]["vehicle"]["fuelLevel"] == 75
     assert keep_promises(Outcome(result={"fuelLevel": 40}), "getFuelLevel", CAR, CAR) == (
         Outcome(result={"fuelLevel": 40}),
         CAR,

@@ -21,11 +21,12 @@ from sim_mcp.engine.contract import Outcome
 from sim_mcp.engine.intent import (
     Action,
     Collection,
+    Intent,
     collections_in,
     find_collection,
-    read_intent,
     singular,
     split_words,
+    tool_intent,
 )
 from sim_mcp.engine.records import id_field, locate, names_collection
 from sim_mcp.engine.singletons import shown_fields
@@ -59,12 +60,13 @@ class Finding:
     repair: list[dict[str, Any]] | None
 
 
-def shown_records(result: Any, tool_name: str, before: Any, after: Any) -> list[Shown]:
+def shown_records(result: Any, tool_name: str, before: Any, after: Any, description: str = "") -> list[Shown]:
     """The records `result` shows: objects carrying the id field of the tool's collection (found by the
-    tool's name), or of the collection named by the key they sit under (`"issues": [...]`)."""
+    tool's name, else by its `description`), or of the collection named by the key they sit under
+    (`"issues": [...]`)."""
     if not isinstance(after, dict):
         return []
-    intent = read_intent(tool_name, before if isinstance(before, dict) else after)
+    intent = _intent(tool_name, description, before, after)
     own = find_collection(after, intent.noun) or find_collection(before, intent.noun)
     named = [Collection(path, records, _singular_of(path)) for path, records in collections_in(after)]
     found: list[Shown] = []
@@ -91,15 +93,21 @@ def shown_records(result: Any, tool_name: str, before: Any, after: Any) -> list[
 
 
 def findings(
-    result: Any, tool_name: str, before: Any, after: Any, arguments: Any = None, read_only: bool | None = None
+    result: Any,
+    tool_name: str,
+    before: Any,
+    after: Any,
+    arguments: Any = None,
+    read_only: bool | None = None,
+    description: str = "",
 ) -> list[Finding]:
     """Where the outcome's result and the state after it disagree, each with the patch that repairs it.
     `read_only` is the tool's readOnlyHint: a read-only tool (or a get/list verb) cannot store what it shows,
     so a shown singleton value the state contradicts has no repair."""
     out: list[Finding] = []
-    intent = read_intent(tool_name, before if isinstance(before, dict) else after)
-    records = shown_records(result, tool_name, before, after)
-    out.extend(_record_findings(records, intent.action, tool_name, before, after))
+    intent = _intent(tool_name, description, before, after)
+    records = shown_records(result, tool_name, before, after, description)
+    out.extend(_record_findings(records, intent, before, after))
     reads = bool(read_only) or intent.action in (Action.GET, Action.LIST)
     skip = frozenset("" if shown.where == "/" else shown.where for shown in records)
     for field in shown_fields(result, after, tool_name, arguments, skip):
@@ -115,7 +123,8 @@ def findings(
     return out
 
 
-def _record_findings(records: list[Shown], action: Action, tool_name: str, before: Any, after: Any) -> list[Finding]:
+def _record_findings(records: list[Shown], intent: Intent, before: Any, after: Any) -> list[Finding]:
+    action = intent.action
     out: list[Finding] = []
     for shown in records:
         collection = find_collection_at(after, shown.collection.path)
@@ -128,7 +137,7 @@ def _record_findings(records: list[Shown], action: Action, tool_name: str, befor
             if (
                 action is Action.CREATE
                 and collection is not None
-                and shown.collection.singular == _own_singular(tool_name, before, after)
+                and shown.collection.singular == _own_singular(intent, after)
                 and not _grew(before, collection)
             ):
                 message = f"the result shows the new {label} but the state does not hold it"
@@ -154,14 +163,20 @@ def _record_findings(records: list[Shown], action: Action, tool_name: str, befor
 
 
 def keep_promises(
-    outcome: Outcome, tool_name: str, before: Any, after: Any, arguments: Any = None, read_only: bool | None = None
+    outcome: Outcome,
+    tool_name: str,
+    before: Any,
+    after: Any,
+    arguments: Any = None,
+    read_only: bool | None = None,
+    description: str = "",
 ) -> tuple[Outcome, Any] | str:
     """The outcome with its patch completed so that the state after it holds every value its result shows,
     and that state; or why it cannot be (a shown record the state does not hold, or a read showing a value
     the state contradicts)."""
     if outcome.is_error:
         return outcome, after
-    found = findings(outcome.result, tool_name, before, after, arguments, read_only)
+    found = findings(outcome.result, tool_name, before, after, arguments, read_only, description)
     if not found:
         return outcome, after
     broken = [finding.message for finding in found if finding.repair is None]
@@ -210,8 +225,12 @@ def _singular_of(path: tuple[str, ...]) -> str:
     return singular("_".join(split_words(path[-1])))
 
 
-def _own_singular(tool_name: str, before: Any, after: Any) -> str | None:
-    intent = read_intent(tool_name, before if isinstance(before, dict) else after)
+def _intent(tool_name: str, description: str, before: Any, after: Any) -> Intent:
+    """What the tool does, as the offline engine reads it: its name, else its description."""
+    return tool_intent(tool_name, description, before if isinstance(before, dict) else after)
+
+
+def _own_singular(intent: Intent, after: Any) -> str | None:
     own = find_collection(after, intent.noun)
     return own.singular if own is not None else None
 
