@@ -17,13 +17,13 @@ and the rest is used, because a recording made over an hour should not be lost t
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from sim_mcp.errors import ConfigError
+from sim_mcp.jsonl import JsonLinesWriter, json_lines
 from sim_mcp.state.compare import answer_value
 
 __all__ = [
@@ -95,15 +95,11 @@ def read_calls(path: Path) -> Recordings:
     found = Recordings()
     restarts: dict[str, int] = {}
     lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{file}:{number}"
-        try:
-            entry = json.loads(line)
-        except ValueError as e:
-            cut = " (cut off: the recording stopped mid-line)" if number == len(lines) else ""
-            found.problems.append(f"{where}: not JSON{cut}: {e}; the line is left out")
+    for read in json_lines(lines, file):
+        where, entry = read.where, read.value
+        if read.error is not None:
+            cut = " (cut off: the recording stopped mid-line)" if read.number == len(lines) else ""
+            found.problems.append(f"{where}: not JSON{cut}: {read.error}; the line is left out")
             continue
         if not isinstance(entry, dict):
             found.problems.append(f"{where}: expected a JSON object, got {type(entry).__name__}; left out")
@@ -147,39 +143,19 @@ def _problem(entry: dict[str, Any]) -> str | None:
     return None
 
 
-class RecordingsWriter:
+class RecordingsWriter(JsonLinesWriter):
     """Appends calls to a recordings file, one line per call, flushed at once; `redact` masks what it
     matches in every string written (never in what the client is answered)."""
 
     def __init__(self, path: Path, redact: list[str] | None = None) -> None:
-        self.path = path
+        super().__init__(path, failure=f"{path}: cannot write the recordings")
         try:
             self.patterns = [re.compile(pattern) for pattern in redact or []]
         except re.error as e:
             raise ConfigError(f"--redact: not a regular expression ({e}): expected e.g. 'sk-[A-Za-z0-9]+'") from e
-        self._file: TextIO | None = None
 
-    def open(self) -> None:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        except OSError as e:
-            raise ConfigError(f"{self.path}: cannot write the recordings: {e.strerror or e}") from e
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-    def write(self, entry: dict[str, Any]) -> None:
-        if self._file is None:
-            self.open()
-        assert self._file is not None
-        line = json.dumps(self._redacted(entry), ensure_ascii=False, separators=(",", ":"))
-        # One write per line, flushed: lines of sessions answered at once never interleave, and a killed
-        # proxy loses no call it answered.
-        self._file.write(line + "\n")
-        self._file.flush()
+    def write(self, value: Any) -> None:
+        super().write(self._redacted(value))
 
     def _redacted(self, value: Any) -> Any:
         if not self.patterns:

@@ -18,6 +18,7 @@ import jsonpatch
 import jsonpointer
 
 from sim_mcp.errors import ConfigError
+from sim_mcp.jsonl import json_lines
 from sim_mcp.specs.model import Environment
 from sim_mcp.state.patch import apply_patch, diff_patch
 
@@ -61,15 +62,12 @@ def _read_file(path: Path, environment: Environment) -> list[Recording]:
     states: dict[str, Any] = {}
     counts: dict[str, int] = {}
     found: list[Recording] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"--from {where}: not JSON ({e.msg})") from None
-        call = _call_of(entry, where)
+    for read in json_lines(lines, path):
+        where = read.where
+        if read.error is not None:
+            reason = read.error.msg if isinstance(read.error, json.JSONDecodeError) else str(read.error)
+            raise ConfigError(f"--from {where}: not JSON ({reason})") from None
+        call = _call_of(read.value, where)
         if call is None or call["environment"] != environment.name:
             continue
         session = str(call["session"])
