@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.behaviours import TWIN_KEY, Failure, run_plan
@@ -30,6 +30,8 @@ from sim_mcp.authoring.record_file import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
 __all__ = ["Inference", "infer_plans", "replay_plans"]
+
+_T = TypeVar("_T")
 
 _ROUNDS = 4
 _MAX_CANDIDATES = 120
@@ -229,15 +231,9 @@ def _effects(
     for field_name in shape.string_lists:
         for main, key in keyed:
             others = [c for c in collections if c != main]
-            options = [_ref_options(collections[c]) for c in others]
-            for refs in itertools.islice(itertools.product(*options), 20):
-                yield {
-                    "kind": "delete_keys",
-                    "field": field_name,
-                    "main": main,
-                    "key": key,
-                    "refs": dict(zip(others, refs, strict=True)),
-                }
+            options = {c: _ref_options(collections[c]) for c in others}
+            for refs in _choices(options, 20):
+                yield {"kind": "delete_keys", "field": field_name, "main": main, "key": key, "refs": refs}
     for field_name, properties in shape.object_lists.items():
         for ref in _string_fields(properties):
             for nested in _nested_lists(properties, keyed, collections):
@@ -262,6 +258,12 @@ def _ref_options(properties: dict[str, Any]) -> list[list[str]]:
     return pairs + [[f] for f in fields] + [fields]
 
 
+def _choices(options: dict[str, list[_T]], most: int) -> Iterator[dict[str, _T]]:
+    """Each way of taking one option per key, at most `most` of them, in the order of the options given."""
+    for choice in itertools.islice(itertools.product(*options.values()), most):
+        yield dict(zip(options, choice, strict=True))
+
+
 def _filters(first: dict[str, Any], shape: _Shapes, collections: dict[str, dict[str, Any]]) -> Iterator[dict[str, Any]]:
     keys = [key for key in first if key in collections]
     if not keys or len(keys) != len(first):
@@ -271,15 +273,15 @@ def _filters(first: dict[str, Any], shape: _Shapes, collections: dict[str, dict[
         for key in _string_fields(collections[main_key]):
             for mode, fields in (("names", shape.string_lists), ("search", shape.strings)):
                 for field_name in fields:
-                    options = [
-                        [
+                    options = {
+                        other: [
                             {"collection": other, "refs": refs, "link": link}
                             for refs in _ref_options(collections[other])
                             for link in ("any", "all")
                         ]
                         for other in others
-                    ]
-                    for choice in itertools.islice(itertools.product(*options), 30):
+                    }
+                    for choice in _choices(options, 30):
                         yield {
                             "family": "filter",
                             "mode": mode,
@@ -287,7 +289,7 @@ def _filters(first: dict[str, Any], shape: _Shapes, collections: dict[str, dict[
                             "main": main_key,
                             "main_key": main_key,
                             "key": key,
-                            "others": dict(zip(others, choice, strict=True)),
+                            "others": choice,
                         }
 
 

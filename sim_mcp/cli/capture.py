@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
-from sim_mcp.cli.output import add_log_level, check_spec_output, environment_name, write_environment
+from sim_mcp.cli.output import (
+    add_log_level,
+    add_spec_output,
+    check_spec_output,
+    environment_name,
+    write_environment,
+)
 from sim_mcp.errors import ConfigError
 
 
@@ -18,13 +23,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     capture.add_argument("--url", help="Streamable HTTP endpoint of the server, e.g. http://127.0.0.1:8000/mcp")
     capture.add_argument("server_command", nargs="*", metavar="COMMAND", help="after --: a stdio server's command")
-    capture.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        help="file to write: .json as JSON, .yaml or .yml as YAML (default: YAML to standard output)",
-    )
-    capture.add_argument("--name", help="environment name (default: the server's name)")
+    add_spec_output(capture, default_name="the server's name")
     capture.add_argument(
         "--header", action="append", default=[], help="HTTP header 'Name: value' for --url (repeatable)"
     )

@@ -5,20 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sim_mcp.cli.output import check_spec_output, environment_name, write_environment
+from sim_mcp.cli.output import add_spec_output, check_spec_output, environment_name, write_environment
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     import_ = commands.add_parser("import", help="convert a spec file of any format to a native spec, for editing")
     import_.add_argument("file", help="spec file: native, OpenAPI, MCP, OpenAI, Anthropic or BFCL")
-    import_.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        help="file to write: .json as JSON, .yaml or .yml as YAML (default: YAML to standard output)",
-    )
+    add_spec_output(import_, default_name="from the file")
     import_.add_argument("--format", help="the file's format, when detection guesses wrong")
-    import_.add_argument("--name", help="environment name (default: from the file)")
     import_.set_defaults(run=run)
 
 

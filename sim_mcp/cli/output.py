@@ -1,4 +1,4 @@
-"""What several commands share: the log-level flag, writing a spec, checking an environment name."""
+"""What several commands share: the log-level flag, writing a spec (its flags, its name checked, the file)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,18 @@ LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"]
 
 def add_log_level(parser: argparse.ArgumentParser, default: str = "INFO") -> None:
     parser.add_argument("--log-level", dest="log_level", default=default, choices=LOG_LEVELS)
+
+
+def add_spec_output(parser: argparse.ArgumentParser, *, default_name: str) -> None:
+    """The flags of a command that writes a spec: `-o/--output` (`check_spec_output`) and `--name`
+    (`environment_name`); `default_name` says where the name comes from without one."""
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="file to write: .json as JSON, .yaml or .yml as YAML (default: YAML to standard output)",
+    )
+    parser.add_argument("--name", help=f"environment name (default: {default_name})")
 
 
 def environment_name(name: str | None) -> str | None:

@@ -6,7 +6,8 @@ import argparse
 import errno
 import socket
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from sim_mcp.cli.flags import add_setting_flags, settings_from
 from sim_mcp.cli.output import add_log_level
@@ -14,7 +15,6 @@ from sim_mcp.errors import ConfigError
 from sim_mcp.version import __version__
 
 if TYPE_CHECKING:
-    from sim_mcp.config import Settings
     from sim_mcp.specs.registry import Catalog
 
 
@@ -42,13 +42,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import uvicorn
 
+    from sim_mcp.engine.backends import load_backend
     from sim_mcp.server.heap import settle_heap
     from sim_mcp.server.http import create_app
     from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
+    from sim_mcp.state.stores import open_store
 
     # Fail with a plain message, not a lifespan traceback, when the port, the store or the backend can't work.
-    anyio.run(_check_store, settings.store)
-    anyio.run(_check_backend, settings)
+    anyio.run(_starts, lambda: open_store(settings.store))
+    anyio.run(_starts, lambda: load_backend(settings))
     if settings.workers > 1:  # N processes on the port: sim_mcp/server/workers.py
         from sim_mcp.server.workers import serve_workers
 
@@ -105,25 +107,20 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _check_store(url: str) -> None:
-    from sim_mcp.state.stores import open_store
+class _Startable(Protocol):
+    async def start(self) -> None: ...
 
-    store = open_store(url)
+    async def aclose(self) -> None: ...
+
+
+async def _starts(make: Callable[[], _Startable]) -> None:
+    """What `make` opens (a store, a backend) started and closed again: keys present, base URL or store
+    reachable, said plainly before serving, not as a lifespan traceback."""
+    opened = make()
     try:
-        await store.start()
+        await opened.start()
     finally:
-        await store.aclose()
-
-
-async def _check_backend(settings: Settings) -> None:
-    """Keys present, base URL reachable: said plainly before serving, not as a lifespan traceback."""
-    from sim_mcp.engine.backends import load_backend
-
-    backend = load_backend(settings)
-    try:
-        await backend.start()
-    finally:
-        await backend.aclose()
+        await opened.aclose()
 
 
 def _display_host(host: str) -> str:
