@@ -129,3 +129,14 @@ def test_sessions_are_read_through_the_session_service() -> None:
                 if owner in ("simulator", "runtime"):
                     wrong.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     assert wrong == []
+
+
+def test_the_transport_reads_no_settings_through_the_runtime() -> None:
+    """`server/` is handed its concerns (`ServerConfig`, the spec folders, the store's URL): nothing in it
+    reaches the whole `Settings` through the runtime (`runtime.settings`)."""
+    wrong = []
+    for path in (PACKAGE / "server").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "settings":
+                wrong.append(f"{module_name(path)}:{node.lineno}: {ast.unparse(node)}")
+    assert wrong == []

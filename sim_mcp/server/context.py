@@ -4,6 +4,7 @@ after-commit path, and shared by the MCP server, the control API and the UI."""
 
 from __future__ import annotations
 
+from sim_mcp.config import ServerConfig
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.limits import RateLimiter
 from sim_mcp.server.metrics import Metrics
@@ -12,13 +13,17 @@ from sim_mcp.specs.registry import Catalog
 
 
 class ServerContext:
-    """A runtime and the transport's own parts; `changes` and `metrics` hear every committed change."""
+    """A runtime and the transport's own parts; `changes` and `metrics` hear every committed change.
 
-    def __init__(self, runtime: Runtime) -> None:
+    `config` is the transport's concern (its rate limit, the web UI's token); None: its defaults, no limit
+    and no token, as an in-memory server for a test or a harness wants."""
+
+    def __init__(self, runtime: Runtime, config: ServerConfig | None = None) -> None:
         self.runtime = runtime
+        self.config = config if config is not None else ServerConfig()
         self.changes = SessionChanges()
         self.metrics = Metrics()
-        self.limiter = RateLimiter(runtime.settings.rate_limit)
+        self.limiter = RateLimiter(self.config.rate_limit)
         runtime.hooks.subscribe(self.changes)
         runtime.hooks.subscribe(self.metrics)
 

@@ -19,17 +19,17 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sim_mcp.config import Settings
+from sim_mcp.config import ServerConfig
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _HINT = "--allowed-hosts / SIM_MCP_ALLOWED_HOSTS"
 
 
-def transport_security(settings: Settings) -> TransportSecuritySettings | None:
+def transport_security(config: ServerConfig) -> TransportSecuritySettings | None:
     """The allow-lists: on for a loopback bind (plus any extra allowed hosts), and for any bind that names
     its allowed hosts; None (nothing checked) for a wildcard bind without them."""
-    hosts = list(settings.allowed_hosts)
-    if settings.host in _LOOPBACK:
+    hosts = list(config.allowed_hosts)
+    if config.host in _LOOPBACK:
         # Each name bare too: a Host without a port is still this machine (HTTP's default port left out).
         hosts += [name for host in ("127.0.0.1", "localhost", "[::1]") for name in (host, f"{host}:*")]
     if not hosts:

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sim_mcp.config import Settings
+from sim_mcp.config import ServerConfig, Settings, SpecsConfig, StoreConfig
 from sim_mcp.errors import SimMcpError
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.auth import BearerTokenMiddleware, BrowserTokenMiddleware
@@ -44,17 +44,24 @@ logger = logging.getLogger("sim_mcp")
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
-    """The whole HTTP server as one Starlette app; its lifespan opens and closes the runtime."""
+    """The whole HTTP server for `settings` as one Starlette app (on the runtime built from them, unless one
+    is given); its lifespan opens and closes the runtime. The transport gets only the concerns it reads."""
     runtime = runtime if runtime is not None else Runtime(settings)
-    routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=settings.default_session)
-    context = ServerContext(runtime)
+    return http_app(runtime, ServerConfig.of(settings), SpecsConfig.of(settings), StoreConfig.of(settings))
+
+
+def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: StoreConfig) -> Starlette:
+    """The HTTP server of `runtime`: `config` is the transport's own concern; of the others it reads only
+    the spec folders to watch (`specs`) and the store's URL, named when the store does not answer (`store`)."""
+    routing = SessionRouting(process_session=f"http-{secrets.token_hex(4)}", default_session=config.default_session)
+    context = ServerContext(runtime, config)
     server = build_mcp_server(context, routing)
-    security = transport_security(settings)
+    security = transport_security(config)
     # Idle handshake-era connections close, whatever --session-ttl (which deletes state) says.
     manager = StreamableHTTPSessionManager(
-        server, security_settings=security, max_request_body_size=settings.max_request_bytes,
-        stateless=settings.stateless_http,  # replicas: a handshake's state would live in one process only
-        session_idle_timeout=settings.connection_idle_timeout,
+        server, security_settings=security, max_request_body_size=config.max_request_bytes,
+        stateless=config.stateless_http,  # replicas: a handshake's state would live in one process only
+        session_idle_timeout=config.connection_idle_timeout,
     )  # fmt: skip
     mcp_endpoint = StreamableHTTPASGIApp(manager)
 
@@ -70,7 +77,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
             with anyio.fail_after(5):
                 sessions = await runtime.sessions.count()
         except (SimMcpError, TimeoutError, OSError) as e:
-            problems.append(f"the store ({settings.store}) does not answer: {type(e).__name__}")
+            problems.append(f"the store ({store.store}) does not answer: {type(e).__name__}")
             sessions = None
         body = {
             "status": "not ready" if problems else "ready",
@@ -94,10 +101,10 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         # The watcher's thread polls this, so shutdown needn't wait out its timeout.
         stop_watching = anyio.Event()
         async with runtime, manager.run(), anyio.create_task_group() as tasks:
-            if settings.session_ttl > 0:
-                tasks.start_soon(expire_idle_sessions, runtime, settings.session_ttl)
-            if settings.watch:
-                tasks.start_soon(lambda: hot_reload(context, stop=stop_watching))
+            if config.session_ttl > 0:
+                tasks.start_soon(expire_idle_sessions, runtime, config.session_ttl)
+            if config.watch:
+                tasks.start_soon(lambda: hot_reload(context, specs, stop=stop_watching))
             try:
                 yield {"runtime": runtime}
             finally:
@@ -116,7 +123,7 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
         *ui_routes(context),
     ]
     app = Starlette(
-        routes=one_route_per_path(routes), middleware=_middleware(settings, security), lifespan=lifespan,
+        routes=one_route_per_path(routes), middleware=_middleware(config, security), lifespan=lifespan,
         exception_handlers={HTTPException: http_error},
     )  # fmt: skip
     app.state.runtime = runtime
@@ -124,19 +131,19 @@ def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
     return app
 
 
-def _middleware(settings: Settings, security: TransportSecuritySettings | None) -> list[Middleware]:
+def _middleware(config: ServerConfig, security: TransportSecuritySettings | None) -> list[Middleware]:
     """Outermost first: the Host and Origin check (before anything else reads the request), the body
     limit, then the token (with the web UI's cookie) when there is one."""
     middleware = []
     if security is not None:
         # The login form only trades the token for a cookie: nothing for another site to gain from posting it.
         middleware.append(Middleware(HostGuardMiddleware, security=security, null_origin_paths=(LOGIN_PATH,)))
-    middleware.append(Middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes))
-    if settings.token:
+    middleware.append(Middleware(BodyLimitMiddleware, max_bytes=config.max_request_bytes))
+    if config.token:
         ui_open = (LOGIN_PATH, *static_paths())
-        middleware.append(Middleware(BrowserTokenMiddleware, token=settings.token, open_paths=ui_open))
+        middleware.append(Middleware(BrowserTokenMiddleware, token=config.token, open_paths=ui_open))
         middleware.append(
-            Middleware(BearerTokenMiddleware, token=settings.token, open_paths=("/healthz", "/readyz", *ui_open))
+            Middleware(BearerTokenMiddleware, token=config.token, open_paths=("/healthz", "/readyz", *ui_open))
         )
     return middleware
 

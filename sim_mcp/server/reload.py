@@ -9,6 +9,7 @@ from pathlib import Path
 import anyio
 from watchfiles import Change, awatch
 
+from sim_mcp.config import SpecsConfig
 from sim_mcp.server.context import ServerContext
 from sim_mcp.specs.formats import SPEC_SUFFIXES
 from sim_mcp.specs.registry import RULES_SUFFIX, Catalog
@@ -24,12 +25,15 @@ def is_spec_change(change: Change, path: str) -> bool:
     return (Path(path).suffix in SPEC_SUFFIXES or name.endswith(RULES_SUFFIX)) and not name.startswith(".")
 
 
-async def watch_specs(server: ServerContext, on_reload: OnReload, *, stop: anyio.Event | None = None) -> None:
-    """Reload on every batch of spec-file changes; `on_reload(old, new)` then tells clients.
+async def watch_specs(
+    server: ServerContext, specs: SpecsConfig, on_reload: OnReload, *, stop: anyio.Event | None = None
+) -> None:
+    """Reload on every batch of changes to the spec files and folders of `specs` (those the runtime loads);
+    `on_reload(old, new)` then tells clients.
 
     Runs until cancelled (or `stop` is set). Paths that don't exist yet are watched from their parent."""
     runtime = server.runtime
-    roots = [str(path if path.exists() else path.parent) for path in runtime.settings.specs]
+    roots = [str(path if path.exists() else path.parent) for path in specs.specs]
     async for changes in awatch(*roots, watch_filter=is_spec_change, debounce=200, step=50, stop_event=stop):
         old = runtime.catalog
         new = server.reload()
@@ -45,14 +49,14 @@ async def watch_specs(server: ServerContext, on_reload: OnReload, *, stop: anyio
             logger.exception("could not notify clients of the reload")
 
 
-async def hot_reload(server: ServerContext, *, stop: anyio.Event | None = None) -> None:
+async def hot_reload(server: ServerContext, specs: SpecsConfig, *, stop: anyio.Event | None = None) -> None:
     """Watch the specs; when the tools clients see change, tell every listening client."""
 
     async def notify(old: Catalog, new: Catalog) -> None:
         if _listing(old) != _listing(new):
             await server.changes.tools_changed()
 
-    await watch_specs(server, notify, stop=stop)
+    await watch_specs(server, specs, notify, stop=stop)
 
 
 def _listing(catalog: Catalog) -> dict[str, object]:

@@ -101,6 +101,7 @@ class _Ui:
     def __init__(self, server: ServerContext, heartbeat_s: float) -> None:
         self.runtime = server.runtime
         self.changes = server.changes
+        self.token = server.config.token
         self.heartbeat_s = heartbeat_s
         self.assets = render.Assets(script=_versioned("app.js"), style=_versioned("style.css"))
 
@@ -160,7 +161,7 @@ class _Ui:
         return self._page("Environments", body, name="environments", nav="environments")
 
     async def login(self, request: Request) -> Response:
-        token = self.runtime.settings.token
+        token = self.token
         next_path = login_target(request.query_params.get("next"))
         if token is None:
             return RedirectResponse(next_path, status_code=303)

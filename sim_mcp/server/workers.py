@@ -38,7 +38,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event as EventType
 from types import FrameType
 
-from sim_mcp.config import Settings
+from sim_mcp.config import EpisodesConfig, ServerConfig, Settings, StoreConfig
 from sim_mcp.errors import ConfigError
 
 __all__ = ["serve_workers"]
@@ -54,7 +54,7 @@ _BACKLOG = 2048
 
 def serve_workers(settings: Settings, *, log_level: str) -> int:
     """Run `settings.workers` HTTP servers on `settings.host:settings.port` until SIGTERM or Ctrl-C."""
-    check_workers(settings)
+    check_workers(ServerConfig.of(settings), StoreConfig.of(settings), EpisodesConfig.of(settings))
     holder = shared_port_socket(settings.host, settings.port)
     port = holder.getsockname()[1]
     # Any worker may get any request: no handshake state may stay in one (sessions are named in the URL).
@@ -83,19 +83,19 @@ def serve_workers(settings: Settings, *, log_level: str) -> int:
         holder.close()
 
 
-def check_workers(settings: Settings) -> None:
+def check_workers(server: ServerConfig, store: StoreConfig, episodes: EpisodesConfig) -> None:
     """`ConfigError` when these settings cannot run in several processes."""
-    if settings.workers <= 1:
+    if server.workers <= 1:
         return
-    flag = f"--workers {settings.workers}"
-    if settings.transport != "http":
+    flag = f"--workers {server.workers}"
+    if server.transport != "http":
         raise ConfigError(f"{flag} serves HTTP: stdio is one process and one session (--transport http)")
-    if not settings.store.lower().startswith(("redis://", "rediss://")):
+    if not store.store.lower().startswith(("redis://", "rediss://")):
         raise ConfigError(
             f"{flag} needs a store every worker sees: give --store redis://HOST:PORT/DB (SIM_MCP_STORE); "
-            f"with {settings.store!r} each worker would have sessions of its own"
+            f"with {store.store!r} each worker would have sessions of its own"
         )
-    if settings.record is not None:
+    if episodes.record is not None:
         raise ConfigError(f"{flag}: --record appends to a cassette from one process; record with --workers 1")
     if not hasattr(socket, "SO_REUSEPORT"):
         raise ConfigError(f"{flag} needs SO_REUSEPORT (Linux); run one process per port behind a balancer instead")
