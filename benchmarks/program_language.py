@@ -541,7 +541,8 @@ def _generator(code: str) -> bool:
     return False
 
 
-# The Python habits the rewrites turn into Starlark (llm/profiles/habits.py), found in a program's code.
+# Python habits found in a program's code: the profile rewrites `is` and generator expressions into Starlark
+# (llm/profiles/habits.py); the others are counted to show whether a rewrite of them would earn its place.
 HABITS: dict[str, Callable[[str, str], bool]] = {
     "f-string": lambda text, code: re.search(r"(?<![A-Za-z0-9_])[fF][\"']", text) is not None,
     "is / is not": lambda text, code: _IS.search(code) is not None,
@@ -554,10 +555,7 @@ HABITS: dict[str, Callable[[str, str], bool]] = {
 def _habits(written: list[Written], tries: dict[str, list[list[Tried]]]) -> None:
     """Per habit: the programs that have it, and of those, how many parse (run) only after the rewrites (a
     program with two habits counts under both); monty reads all of them as written."""
-    print(
-        "| habit (rewritten for Starlark) | programs with it | parse only after the rewrites |"
-        " run only after the rewrites |"
-    )
+    print("| habit | programs with it | parse only after the rewrites | run only after the rewrites |")
     print("|---|---:|---:|---:|")
     raw, rewritten = tries["starlark as written"], tries["starlark + rewrites"]
     for name, found in HABITS.items():

@@ -209,27 +209,24 @@ async def test_a_broken_program_goes_back_with_its_failure_until_it_is_repaired(
     assert "balance = 15, got 10" in rejected[1]["problem"]
 
 
-async def test_f_strings_a_model_writes_are_read_as_starlark_and_written_as_such(
+async def test_python_habits_a_model_writes_are_read_as_starlark_and_written_as_such(
     fake: FakeProvider, spec: Path
 ) -> None:
-    fstrings = DEPOSIT.replace(
-        'error("wallet %s not found" % args["wallet_id"])', "error(f\"wallet {args['wallet_id']} not found\")"
+    habits = DEPOSIT.replace("if wallet == None:", "if wallet is None:").replace(
+        'wallet["balance"] + args["amount"]', 'sum(x for x in [wallet["balance"], args["amount"]])'
     )
-    fake.script(
-        program(
-            GET_WALLET.replace('"wallet %s not found" % args["wallet_id"]', 'f"wallet {args["wallet_id"]} not found"')
-        ),
-        program(fstrings),
-    )
-    # The rewrites of a model that writes Python's f-strings (llm/profiles/qwen.py).
+    fake.script(program(GET_WALLET.replace("if wallet == None:", "if wallet is None:")), program(habits))
+    # The rewrites of a model that writes Python's `is None` and generator expressions (llm/profiles/qwen.py).
     report = await compile_spec(fake, spec, profile=profile_for("fake-model", "qwen2.5-coder"))
     assert statuses(report) == {"get_wallet": "compiled", "deposit": "compiled"}
     written = report.programs.read_text()
-    assert 'f"' not in written
-    assert "(\"wallet %s not found\" % (args['wallet_id'],))" in written
+    assert " is None" not in written
+    assert 'sum([x for x in [wallet["balance"], args["amount"]]])' in written
     async with Runtime(Settings(specs=[spec.parent])) as runtime:
         missing = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-9", "amount": 1})
+        added = await runtime.simulator.call("s", "deposit", {"wallet_id": "W-1", "amount": 2})
     assert missing.result == "wallet W-9 not found"
+    assert (added.kind, added.result) == ("ok", {"id": "W-1", "balance": 7})
 
 
 async def test_a_program_that_says_a_record_the_state_has_is_not_found_is_sent_back(
@@ -422,10 +419,10 @@ async def test_program_mode_reads_the_worlds_clock_the_prompt_states(fake: FakeP
 async def test_program_mode_applies_the_models_profile_only(
     fake: FakeProvider, spec: Path, model: str, profile: str, rewritten: bool
 ) -> None:
-    # Python where Starlark has none: an f-string with 3.12's quotes, `is None`, and an error that a
-    # profile explains. With the profile the program runs; without, the interpreter's error goes back.
+    # Python where Starlark has none: `is None` and a generator expression. With the profile the program
+    # runs; without, the interpreter's error goes back.
     python = DEPOSIT.replace("if wallet == None:", "if wallet is None:").replace(
-        'error("wallet %s not found" % args["wallet_id"])', 'error(f"wallet {args["wallet_id"]} not found")'
+        'wallet["balance"] + args["amount"]', 'sum(x for x in [wallet["balance"], args["amount"]])'
     )
     settings = settings_for(
         fake, specs=[spec.parent], llm_output="program", max_attempts=1, model=model, model_profile=profile

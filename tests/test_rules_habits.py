@@ -1,6 +1,7 @@
-"""Python habits in programs, for a model whose profile rewrites them (llm/profiles/qwen.py): f-strings
-become the `%` formatting Starlark reads, on the same lines, and nothing inside a string changes; where
-Starlark is not Python, the error says what to write instead. The default profile does none of it."""
+"""Python habits in programs, for a model whose profile rewrites them (llm/profiles/qwen.py): `is` and
+generator expressions become the Starlark they meant, on the same lines, and nothing inside a string
+changes; where Starlark is not Python, the error says what to write instead. The default profile does none
+of it."""
 
 from __future__ import annotations
 
@@ -21,42 +22,6 @@ def run(text: str, name: str) -> object:
     module.add_callable("money_text", lambda x: f"{x:.2f}")
     starlark.eval(module, starlark.parse("t", text, starlark.Dialect.standard()), starlark.Globals.standard())
     return module[name]
-
-
-@pytest.mark.parametrize(
-    ("python", "starlark_text", "value"),
-    [
-        ("f\"id {args['id']}!\"", "(\"id %s!\" % (args['id'],))", "id T-1!"),
-        (
-            "f\"{args['id']}'s {args['n']!r} is 100%\"",
-            "(\"%s's %r is 100%%\" % (args['id'], args['n'],))",
-            "T-1's 3 is 100%",
-        ),
-        ("f\"total {args['amount']:.2f}\"", "(\"total %s\" % (money_text(args['amount']),))", "total 2.50"),
-        ('f"plain"', '"plain"', "plain"),
-        ('f"{args["id"]}\\n{{x}}"', '("%s\\n{x}" % (args["id"],))', "T-1\n{x}"),  # Python 3.12's quotes
-        ("f\"café {args['id']}\"", "(\"café %s\" % (args['id'],))", "café T-1"),
-    ],
-)
-def test_an_f_string_becomes_percent_formatting(python: str, starlark_text: str, value: str) -> None:
-    text = f"args = {{'id': 'T-1', 'n': 3, 'amount': 2.5}}\nout = {python}\n"
-    converted = as_starlark(text)
-    assert converted == text.replace(python, starlark_text)
-    assert run(converted, "out") == value
-
-
-def test_only_f_strings_in_code_are_read_and_only_what_starlark_can_say() -> None:
-    widths = 'out = f"{x:>8}"\n'  # a width: Starlark's % has none
-    assert as_starlark(widths) == widths
-    unclosed = 'out = f"{x" + y\n'
-    assert as_starlark(unclosed) == unclosed
-    cut_off = "if x is not None: return error('shipping address can only change while the order is "
-    assert as_starlark(cut_off) == cut_off.replace("is not", "!=", 1)  # the code before it is still read
-    in_a_string = "out = \"say f'{x}'\" # f'{y}'\n"  # inside a plain string, or a comment: text
-    assert as_starlark(in_a_string) == in_a_string
-    two_lines = 'out = (f"a {x}" +\n       f"b {y}")\n'  # each line's own f-string
-    assert as_starlark(two_lines) == 'out = (("a %s" % (x,)) +\n       ("b %s" % (y,)))\n'
-    assert as_starlark("out = 'no f-strings'\n") == "out = 'no f-strings'\n"
 
 
 @pytest.mark.parametrize(
@@ -94,25 +59,23 @@ def test_is_and_is_not_become_equality_in_code_only() -> None:
     text = 'if found is None or args.get("x") is not None:  # what is this\n    out = "this is it"\n'
     assert as_starlark(text) == ('if found == None or args.get("x") != None:  # what is this\n    out = "this is it"\n')
     assert run(as_starlark("found = None\nout = found is None\n"), "out") is True
+    cut_off = "if x is not None: return error('shipping address can only change while the order is "
+    assert as_starlark(cut_off) == cut_off.replace("is not", "!=", 1)  # the code before it is still read
 
 
-def test_isinstance_with_one_plain_type_becomes_a_type_test() -> None:
-    text = 'out = [isinstance(args["n"], int), isinstance(args, dict), isinstance(args["s"], str)]\n'
-    assert run(f"args = {{'n': 3, 's': 'x'}}\n{as_starlark(text)}", "out") == [True, True, True]
-    both = "out = isinstance(x, (int, float))\n"  # a tuple of types: left to the error and the model
-    assert as_starlark(both) == both
-
-
-def test_a_default_given_by_keyword_is_given_by_position() -> None:
-    text = 'memo = args.get("memo", default="")\nto = args.get(\'to\', default = None)\n'
-    assert as_starlark(text) == 'memo = args.get("memo", "")\nto = args.get(\'to\', None)\n'
-    assert run(f"args = {{}}\n{as_starlark(text)}", "memo") == ""
+def test_habits_rewriting_changed_nothing_for_are_left_to_the_error_and_its_hint() -> None:
+    for text in (
+        "out = f\"{args['id']}\"\n",
+        "out = isinstance(args, dict)\n",
+        'memo = args.get("memo", default="")\n',
+    ):
+        assert as_starlark(text) == text
 
 
 def test_triple_quoted_strings_are_kept_and_the_code_around_them_is_read() -> None:
-    docstring = '    """The account\'s f"{x}" record; what is it."""\n'
-    text = f'def get(state, args):\n{docstring}    return f"{{args["id"]}}" is None\n'
-    assert as_starlark(text) == (f'def get(state, args):\n{docstring}    return ("%s" % (args["id"],)) == None\n')
+    docstring = '    """The account\'s sum(x for x in y): what is it."""\n'
+    text = f'def get(state, args):\n{docstring}    return args.get("id") is None\n'
+    assert as_starlark(text) == (f'def get(state, args):\n{docstring}    return args.get("id") == None\n')
 
 
 def test_an_error_a_model_is_shown_has_no_double_quotes_to_copy_into_its_json() -> None:
@@ -160,14 +123,13 @@ def test_a_generator_expression_becomes_the_list_comprehension_starlark_has() ->
 @pytest.mark.parametrize(
     "text",
     [
-        'msg = "call isinstance(x, dict) first"\n',
-        'hint = "use d.get(k, default=0)"\n',
-        "hint = 'use d.get(k, default=0) or isinstance(v, str)'\n",
+        'msg = "call it only if x is None"\n',
+        "hint = 'use sum(i for i in items) when a is not b'\n",
         'out = "x is None" + "a is not b"\n',
         'out = "sum(i for i in items)"\n',
-        "out = 1  # isinstance(x, dict) and d.get(k, default=0)\n",
-        'out = "never closed isinstance(x, dict)\n',
-        'doc = """isinstance(x, dict), d.get(k, default=0)"""\n',
+        "out = 1  # x is None and sum(i for i in items)\n",
+        'out = "never closed, x is not None and max(i for i in items)\n',
+        'doc = """x is None, sum(i for i in items)"""\n',
     ],
 )
 def test_a_rewrite_never_changes_a_string_or_a_comment(text: str) -> None:
@@ -175,11 +137,12 @@ def test_a_rewrite_never_changes_a_string_or_a_comment(text: str) -> None:
 
 
 def test_code_beside_a_string_is_still_rewritten_and_the_string_kept() -> None:
-    text = 'msg = "isinstance(x, dict)" if isinstance(x, dict) else d.get("k", default="default=0")\n'
-    assert as_starlark(text) == ('msg = "isinstance(x, dict)" if (type(x) == "dict") else d.get("k", "default=0")\n')
-    assert run(f"x = {{}}\nd = {{}}\n{as_starlark(text)}", "msg") == "isinstance(x, dict)"
-    inside = 'out = f"{x} is isinstance(y, dict)" if x is None else 1\n'
-    assert as_starlark(inside) == 'out = ("%s is isinstance(y, dict)" % (x,)) if x == None else 1\n'
+    text = 'msg = "x is None" if x is None else "".join(c for c in ["is not", " (c for c in y)"])\n'
+    assert as_starlark(text) == (
+        'msg = "x is None" if x == None else "".join([c for c in ["is not", " (c for c in y)"]])\n'
+    )
+    assert run(f"x = None\n{as_starlark(text)}", "msg") == "x is None"
+    assert run(f"x = 1\n{as_starlark(text)}", "msg") == "is not (c for c in y)"
 
 
 def test_the_profile_is_chosen_by_the_models_name_and_can_be_switched_off() -> None:
@@ -194,11 +157,11 @@ def test_the_profile_is_chosen_by_the_models_name_and_can_be_switched_off() -> N
 
 
 def test_the_default_profile_leaves_a_program_as_it_was_written() -> None:
-    text = 'def get(state, args):\n    return f"{args["id"]}" if args.get("id") is not None else None\n'
+    text = 'def get(state, args):\n    return sum(i for i in args["n"]) if args.get("n") is not None else None\n'
     assert DEFAULT_PROFILE.rewrite(text) == text
     assert DEFAULT_PROFILE.explain('Key `"id"` was not found') == 'Key `"id"` was not found'
     assert QWEN.rewrite(text) == (
-        'def get(state, args):\n    return ("%s" % (args["id"],)) if args.get("id") != None else None\n'
+        'def get(state, args):\n    return sum([i for i in args["n"]]) if args.get("n") != None else None\n'
     )
 
 

@@ -1,8 +1,9 @@
 """Qwen2.5-Coder (measured on the 1.5B model behind a local OpenAI-compatible server, BENCHMARKS.md "State").
 
-Asked for Starlark, it writes Python (f-strings, `is None`, `isinstance`, keyword defaults, generator
-expressions: `habits.py` rewrites them); shown an interpreter error, it repeats the mistake unless the error
-says what to write instead (`_HINTS`); it copies the guide's examples with their names as they are (a fixed
+Asked for Starlark, it writes Python (`is None` and generator expressions: `habits.py` rewrites them;
+f-strings, `isinstance` and keyword defaults too, which rewriting changed no outcome of, BENCHMARKS.md
+"Language of programs"); shown an interpreter error, it repeats the mistake unless the error says what to
+write instead (`_HINTS`); it copies the guide's examples with their names as they are (a fixed
 `account_id` in a ticket tool, `state['records']`), so it reads them made of the called tool's own names;
 it writes its program inside a JSON string and ends it early at any `"` it copies from an error ("unfinished
 string literal" retries), so strings go in single quotes and errors reach it without double quotes; and it
