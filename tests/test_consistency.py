@@ -20,6 +20,7 @@ from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.specs.model import ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.specs.writer import environment_yaml
 from tests.fake_providers import FakeProvider, reply_outcome
@@ -172,12 +173,18 @@ def test_a_spec_naming_its_date_starts_there() -> None:
 
 # --- the engine's repair, for any backend -------------------------------------------------------
 
+
+def _tool(name: str, description: str = "", *, read_only: bool | None = None) -> ToolSpec:
+    annotations = ToolAnnotations(readOnlyHint=read_only) if read_only is not None else None
+    return ToolSpec(name=name, description=description, annotations=annotations)
+
+
 NOTES = {"notes": {"n1": {"id": "n1", "text": "milk", "pinned": False}}}
 
 
 def test_a_shown_value_the_patch_does_not_store_is_stored() -> None:
     outcome = Outcome(result={"id": "n1", "text": "milk", "pinned": True}, state_patch=[])
-    kept = keep_promises(outcome, "pin_note", NOTES, NOTES)
+    kept = keep_promises(outcome, _tool("pin_note"), NOTES, NOTES)
     assert not isinstance(kept, str)
     repaired, state = kept
     assert state["notes"]["n1"]["pinned"] is True
@@ -187,17 +194,17 @@ def test_a_shown_value_the_patch_does_not_store_is_stored() -> None:
 
 def test_a_created_record_the_patch_forgot_is_added() -> None:
     outcome = Outcome(result={"note": {"id": "n2", "text": "eggs"}}, state_patch=[])
-    kept = keep_promises(outcome, "create_note", NOTES, NOTES)
+    kept = keep_promises(outcome, _tool("create_note"), NOTES, NOTES)
     assert not isinstance(kept, str)
     assert kept[1]["notes"]["n2"] == {"id": "n2", "text": "eggs"}
 
 
 def test_a_read_showing_a_record_the_state_lacks_cannot_be_repaired() -> None:
     outcome = Outcome(result={"notes": [{"id": "n1", "text": "milk"}, {"id": "n9", "text": "invented"}]})
-    kept = keep_promises(outcome, "list_notes", NOTES, NOTES)
+    kept = keep_promises(outcome, _tool("list_notes"), NOTES, NOTES)
     assert isinstance(kept, str)
     assert "'n9'" in kept
-    assert findings({"id": "n1", "text": "milk"}, "get_note", NOTES, NOTES) == []
+    assert findings({"id": "n1", "text": "milk"}, _tool("get_note"), NOTES, NOTES) == []
 
 
 class _Scripted(Backend):
@@ -247,12 +254,12 @@ CAR = {
 
 def test_a_singleton_field_a_changing_tool_shows_is_stored() -> None:
     filled = Outcome(result={"fuelLevel": 100, "message": "Tank filled"}, state_patch=[])
-    kept = keep_promises(filled, "fillFuelTank", CAR, CAR)
+    kept = keep_promises(filled, _tool("fillFuelTank"), CAR, CAR)
     assert not isinstance(kept, str)
     assert kept[1]["vehicle"]["fuelLevel"] == 100
     assert kept[0].state_patch == [{"op": "replace", "path": "/vehicle/fuelLevel", "value": 100}]
     # `locked` is ambiguous alone (doors and trunk); the key path above it singles the doors out.
-    locked = keep_promises(Outcome(result={"doors": {"locked": True}}), "lockDoors", CAR, CAR)
+    locked = keep_promises(Outcome(result={"doors": {"locked": True}}), _tool("lockDoors"), CAR, CAR)
     assert not isinstance(locked, str)
     assert locked[1]["vehicle"]["doors"]["locked"] is True
     assert locked[1]["vehicle"]["trunk"]["locked"] is True
@@ -261,32 +268,32 @@ def test_a_singleton_field_a_changing_tool_shows_is_stored() -> None:
 def test_a_singleton_match_is_conservative() -> None:
     # A generic key the tool's name does not point at, an ambiguous key, another type: no match.
     for result in ({"status": "ok"}, {"locked": True}, {"fuelLevel": "full"}):
-        assert findings(result, "honk", CAR, CAR) == [], result
+        assert findings(result, _tool("honk"), CAR, CAR) == [], result
     # A record's fields are matched by id, not by name.
-    assert findings({"km": 99}, "honk", CAR, CAR) == []
+    assert findings({"km": 99}, _tool("honk"), CAR, CAR) == []
     # The tool's arguments may point at the object.
-    pointed = findings({"status": "moving"}, "honk", CAR, CAR, arguments={"vehicle_id": "v1"})
+    pointed = findings({"status": "moving"}, _tool("honk"), CAR, CAR, arguments={"vehicle_id": "v1"})
     moved = [{"op": "replace", "path": "/vehicle/status", "value": "moving"}]
     assert [finding.repair for finding in pointed] == [moved]
 
 
 def test_a_read_showing_a_singleton_value_the_state_contradicts_is_asked_again() -> None:
     shown = Outcome(result={"fuelLevel": 75})
-    kept = keep_promises(shown, "getFuelLevel", CAR, CAR)
+    kept = keep_promises(shown, _tool("getFuelLevel"), CAR, CAR)
     assert isinstance(kept, str)
     assert "vehicle/fuelLevel=75" in kept
     assert "holds 40" in kept
-    hinted = keep_promises(shown, "fuelGauge", CAR, CAR, read_only=True)
+    hinted = keep_promises(shown, _tool("fuelGauge", read_only=True), CAR, CAR)
     assert isinstance(hinted, str)
     # A name that says nothing is read from its description, as the offline engine reads it.
-    described = keep_promises(shown, "fuelGauge", CAR, CAR, description="Show the current fuel level.")
+    described = keep_promises(shown, _tool("fuelGauge", "Show the current fuel level."), CAR, CAR)
     assert isinstance(described, str)
     assert "holds 40" in described
     # Without a hint or a description saying it reads, it may be a change, and the shown value is stored.
-    stored = keep_promises(shown, "fuelGauge", CAR, CAR)
+    stored = keep_promises(shown, _tool("fuelGauge"), CAR, CAR)
     assert not isinstance(stored, str)
     assert stored[1]["vehicle"]["fuelLevel"] == 75
-    assert keep_promises(Outcome(result={"fuelLevel": 40}), "getFuelLevel", CAR, CAR) == (
+    assert keep_promises(Outcome(result={"fuelLevel": 40}), _tool("getFuelLevel"), CAR, CAR) == (
         Outcome(result={"fuelLevel": 40}),
         CAR,
     )

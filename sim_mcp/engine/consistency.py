@@ -30,6 +30,7 @@ from sim_mcp.engine.intent import (
 )
 from sim_mcp.engine.records import id_field, locate, names_collection
 from sim_mcp.engine.singletons import shown_fields
+from sim_mcp.specs.model import ToolSpec
 from sim_mcp.state.patch import apply_patch
 from sim_mcp.text import shorten
 
@@ -92,25 +93,18 @@ def shown_records(result: Any, tool_name: str, before: Any, after: Any, descript
     return found
 
 
-def findings(
-    result: Any,
-    tool_name: str,
-    before: Any,
-    after: Any,
-    arguments: Any = None,
-    read_only: bool | None = None,
-    description: str = "",
-) -> list[Finding]:
+def findings(result: Any, tool: ToolSpec, before: Any, after: Any, arguments: Any = None) -> list[Finding]:
     """Where the outcome's result and the state after it disagree, each with the patch that repairs it.
-    `read_only` is the tool's readOnlyHint: a read-only tool (or a get/list verb) cannot store what it shows,
-    so a shown singleton value the state contradicts has no repair."""
+    A read-only tool (its readOnlyHint, or a get/list verb in its name or description) cannot store what it
+    shows, so a shown singleton value the state contradicts has no repair."""
     out: list[Finding] = []
-    intent = _intent(tool_name, description, before, after)
-    records = shown_records(result, tool_name, before, after, description)
+    intent = _intent(tool.name, tool.description, before, after)
+    records = shown_records(result, tool.name, before, after, tool.description)
     out.extend(_record_findings(records, intent, before, after))
-    reads = bool(read_only) or intent.action in (Action.GET, Action.LIST)
+    hints = tool.annotations
+    reads = bool(hints and hints.read_only_hint) or intent.action in (Action.GET, Action.LIST)
     skip = frozenset("" if shown.where == "/" else shown.where for shown in records)
-    for field in shown_fields(result, after, tool_name, arguments, skip):
+    for field in shown_fields(result, after, tool.name, arguments, skip):
         stored = _value_at(after, field.path)
         if _agrees(field.shown, stored):
             continue
@@ -163,20 +157,14 @@ def _record_findings(records: list[Shown], intent: Intent, before: Any, after: A
 
 
 def keep_promises(
-    outcome: Outcome,
-    tool_name: str,
-    before: Any,
-    after: Any,
-    arguments: Any = None,
-    read_only: bool | None = None,
-    description: str = "",
+    outcome: Outcome, tool: ToolSpec, before: Any, after: Any, arguments: Any = None
 ) -> tuple[Outcome, Any] | str:
     """The outcome with its patch completed so that the state after it holds every value its result shows,
     and that state; or why it cannot be (a shown record the state does not hold, or a read showing a value
     the state contradicts)."""
     if outcome.is_error:
         return outcome, after
-    found = findings(outcome.result, tool_name, before, after, arguments, read_only, description)
+    found = findings(outcome.result, tool, before, after, arguments)
     if not found:
         return outcome, after
     broken = [finding.message for finding in found if finding.repair is None]

@@ -302,11 +302,7 @@ class Simulator:
         if candidate.program is not None:
             return candidate, checked
         # An answer not carried out by a program must keep what its result shows (engine/consistency.py).
-        hints = tool.spec.annotations
-        read_only = hints.read_only_hint if hints is not None else None
-        kept = keep_promises(
-            candidate, tool.name, request.state, checked.state, request.arguments, read_only, tool.spec.description
-        )
+        kept = keep_promises(candidate, tool.spec, request.state, checked.state, request.arguments)
         if isinstance(kept, str):
             return Rejected(kept)
         if kept[0] is candidate:
