@@ -16,6 +16,7 @@ test set (report only those): `--seed 1000` is the reported run.
 
     python -m benchmarks.twins                                  # all three, model-free, test seed 1000
     python -m benchmarks.twins --servers memory --seed 100      # a dev run
+    python -m benchmarks.twins --servers '' --server 'time=mcp-server-time'   # any other real server
     python -m benchmarks.twins --variant compiled --backend openai --base-url http://127.0.0.1:8790/v1 --model local
     python -m benchmarks.twins --variant llm --backend openai --base-url http://127.0.0.1:8790/v1 --model local
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -51,6 +53,14 @@ _LAUNCH = "import sys; from sim_mcp.cli import main; sys.exit(main())"
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated: " + ", ".join(SERVERS))
+    parser.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="another real server to measure, as its command line ({tmp}: the session's folder); repeatable, "
+        "measured after --servers (pass --servers '' for these alone)",
+    )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="held-out generated sessions checked (default 50)")
     parser.add_argument("--calls", type=int, default=10, help="calls per generated session (default 10)")
@@ -65,13 +75,19 @@ def main() -> int:
     args = parser.parse_args()
     if args.variant != "model-free" and not (args.backend and args.model):
         parser.error(f"--variant {args.variant} needs --backend and --model (and --base-url for a local server)")
-    if not BIN.is_dir():
-        parser.error(f"{BIN}: missing: run npm ci in tests/node first")
     work = args.keep or Path(tempfile.mkdtemp(prefix="sim-mcp-twins-"))
+    servers = {name: SERVERS[name] for name in args.servers.split(",") if name}
+    if servers and not BIN.is_dir():
+        parser.error(f"{BIN}: missing: run npm ci in tests/node first")
+    for given in args.server:
+        name, _, command = given.partition("=")
+        if not name or not command.strip():
+            parser.error(f"--server {given!r}: expected NAME=COMMAND")
+        servers[name] = (shlex.split(command), {})
     figures: dict[str, Any] = {}
     try:
-        for name in args.servers.split(","):
-            figures[name] = measure(name, work / name, args)
+        for name, (command, env) in servers.items():
+            figures[name] = measure(name, command, env, work / name, args)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -87,8 +103,9 @@ def model_flags(args: argparse.Namespace) -> list[str]:
     return flags + (["--base-url", args.base_url] if args.base_url else [])
 
 
-def measure(name: str, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
-    command, env = SERVERS[name]
+def measure(
+    name: str, command: list[str], env: dict[str, str], folder: Path, args: argparse.Namespace
+) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     recorded = folder / "recorded"
     with recording(command, recorded, env) as proxy:
