@@ -35,16 +35,17 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.behaviours import TWIN_KEY
 from sim_mcp.authoring.record_file import RecordedCall
 from sim_mcp.authoring.upstream import TMP_PLACEHOLDER
+from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["ROOT_BY", "GuardInference", "infer_guards", "initial_keys", "run_guard"]
+__all__ = ["ROOT_BY", "GuardInference", "infer_guards", "initial_keys", "run_guard", "view"]
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
@@ -55,6 +56,7 @@ _MAX_EFFECT_COMBINATIONS = 64
 # A success, or an error under no condition, must answer at least this many recorded calls: one call bears
 # out too many conditions by chance. An error under a condition may rest on one (it never makes up a success).
 _SUPPORT = 2
+_WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 
 
@@ -168,6 +170,7 @@ def run_guard(plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict
     the guard declines the call."""
     root = plan["root"]
     keys = state.setdefault(TWIN_KEY, {}).setdefault("keys", {})
+    args = view(args)
     for rule in plan["rules"]:
         try:
             if not all(_holds(atom, root, keys, args) for atom in rule["when"]):
@@ -184,16 +187,27 @@ def run_guard(plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict
 # --- inference ------------------------------------------------------------------------------------------
 
 
+def view(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a guard reads: as given, and a list of one string also as that item (`paths/0`)."""
+    items = {
+        f"{name}/0": value[0]
+        for name, value in args.items()
+        if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str)
+    }
+    return {**args, **items} if items else args
+
+
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session."""
     root = _root(sessions)
+    sessions = [[replace(call, arguments=view(call.arguments)) for call in session] for session in sessions]
     specs = {tool.name: tool for tool in tools if tool.name in left}
     calls = {name: [c for s in sessions for c in s if c.tool == name] for name in specs}
     templates = {name: _templates(specs[name], calls[name], root) for name in specs if calls[name]}
     creators = {
         name: _effects(specs[name], found)
         for name, found in templates.items()
-        if any(not error for _, error in found.values())
+        if any(not error for _, error in found.values()) and not _reads_only(specs[name])
     }
     best: tuple[int, dict[str, dict[str, Any]]] = (-1, {})
     options = [[(name, effect) for effect in effects] for name, effects in creators.items()]
@@ -231,9 +245,28 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
     return None
 
 
+def _reads_only(tool: ToolSpec) -> bool:
+    """A tool that says it changes nothing (`readOnlyHint`), else whose name reads as a get or a list, stores
+    no key: recordings few enough can make a read's success look as if it stored one."""
+    hint = tool.annotations.read_only_hint if tool.annotations is not None else None
+    if hint is not None:
+        return bool(hint)
+    return read_intent(tool.name).action in (Action.GET, Action.LIST)
+
+
 def _strings(tool: ToolSpec) -> list[str]:
+    """The string arguments, and each list of strings as its one item (`view`)."""
     properties = tool.input_schema.get("properties") or {}
-    return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "string"]
+    names: list[str] = []
+    for name, schema in properties.items():
+        if not isinstance(schema, dict):
+            continue
+        items = schema.get("items")
+        if schema.get("type") == "string":
+            names.append(name)
+        elif schema.get("type") == "array" and isinstance(items, dict) and items.get("type") == "string":
+            names.append(f"{name}/0")
+    return names
 
 
 def _templates(tool: ToolSpec, calls: list[RecordedCall], root: str | None) -> dict[str, tuple[Any, bool]]:
@@ -361,7 +394,8 @@ def _cover(
     }
     atoms = [entry for entry in holds.values() if entry[1]]
     conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in atoms]
-    conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in itertools.combinations(atoms, 2) if ha & hb]
+    pairs = itertools.combinations([(atom, hit) for atom, hit in atoms if atom[0] != "always"], 2)
+    conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
     fits = {
         key: frozenset(i for i, c in enumerate(usable) if c.is_error == error and _renders(template, c, worlds, root))
         for key, (template, error) in found.items()
@@ -370,7 +404,7 @@ def _cover(
     rules: list[dict[str, Any]] = []
     covered = 0
     while remaining:
-        best: tuple[tuple[int, int, int], dict[str, Any], frozenset[int]] | None = None
+        best: tuple[tuple[int, int, int, int], dict[str, Any], frozenset[int]] | None = None
         for key, (template, error) in found.items():
             fit = fits[key] & remaining
             if (not error and len(fit) < _SUPPORT) or (not error and not _placeholders(template)):
@@ -390,9 +424,11 @@ def _cover(
                     continue
                 if len(hits) < _SUPPORT and (not error or when[0][0] == "always"):
                     continue
-                # Of conditions that answer as many calls, the narrowest (true of the fewest recorded calls of
-                # the tool, then two atoms before one): a call unlike the recorded ones is declined, not answered.
-                score = (len(hits), -len(hit), len(when))
+                # Of conditions that answer as many calls: one that asks about the world (a call on a key the
+                # recordings never saw in that state is declined, not answered), then the fewest atoms, then the
+                # narrowest (true of the fewest recorded calls of the tool).
+                asks = any(atom[0] in _WORLD_ATOMS for atom in when)
+                score = (len(hits), int(asks), -len(when), -len(hit))
                 if best is None or score > best[0]:
                     rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                     if not error:

@@ -119,9 +119,17 @@ def twin_render(template, root, keys, args):
         return items
     return template
 
+def twin_view(args):
+    viewed = dict(args)
+    for name, value in args.items():
+        if type(value) == "list" and len(value) == 1 and type(value[0]) == "string":
+            viewed[name + "/0"] = value[0]
+    return viewed
+
 def twin_guard(plan, tool, state, args):
     root = plan["root"]
     keys = state.setdefault("_twin", {}).setdefault("keys", {})
+    args = twin_view(args)
     for rule in plan["rules"]:
         if not all([twin_holds(atom, root, keys, args) == True for atom in rule["when"]]):
             continue
