@@ -56,6 +56,7 @@ _MAX_EFFECT_COMBINATIONS = 64
 # A success, or an error under no condition, must answer at least this many recorded calls: one call bears
 # out too many conditions by chance. An error under a condition may rest on one (it never makes up a success).
 _SUPPORT = 2
+_LENGTH_MARGIN = 32
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 
@@ -367,11 +368,14 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
 
 
 def _longer(name: str, group: list[RecordedCall], others: list[RecordedCall]) -> list[Any] | None:
-    """`longer` with the bound midway between the longest value without the answer and the shortest with it."""
+    """`longer` with the bound midway between the longest value without the answer and the shortest with it,
+    when the shortest with it is far longer (twice, and by `_LENGTH_MARGIN` characters)."""
     inside = [len(c.arguments[name]) for c in group if isinstance(c.arguments.get(name), str)]
     outside = [len(c.arguments[name]) for c in others if isinstance(c.arguments.get(name), str)]
-    if len(inside) != len(group) or not inside or not outside or min(inside) <= max(outside):
+    if len(inside) != len(group) or not inside or not outside:
         return None
+    if min(inside) < 2 * max(outside) or min(inside) - max(outside) < _LENGTH_MARGIN:
+        return None  # lengths that differ by chance, not a limit the server enforces
     return ["longer", name, (min(inside) + max(outside)) // 2]
 
 
@@ -424,11 +428,11 @@ def _cover(
                     continue
                 if len(hits) < _SUPPORT and (not error or when[0][0] == "always"):
                     continue
-                # Of conditions that answer as many calls: one that asks about the world (a call on a key the
-                # recordings never saw in that state is declined, not answered), then the fewest atoms, then the
-                # narrowest (true of the fewest recorded calls of the tool).
+                # Of conditions that answer as many calls: the fewest atoms, then the narrowest (true of the
+                # fewest recorded calls of the tool: a call unlike those is declined, not answered), then one
+                # that asks about the world.
                 asks = any(atom[0] in _WORLD_ATOMS for atom in when)
-                score = (len(hits), int(asks), -len(when), -len(hit))
+                score = (len(hits), -len(when), -len(hit), int(asks))
                 if best is None or score > best[0]:
                     rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                     if not error:
