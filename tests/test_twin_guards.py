@@ -149,22 +149,26 @@ async def served_twin_answers(folder: Path) -> None:
 
 
 def test_a_guard_a_recorded_session_contradicts_is_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # put_note succeeds once only (too few to learn a stored key from), so the twin never stores "alpha":
-    # get_note's rule ("missing -> the error") would then answer the recorded read of "alpha" wrongly: dropped.
+    # put_note's success and its refusal happen in calls alike in every condition a guard knows, so it gets no
+    # rule and the twin never stores "alpha"; get_note's rule ("missing -> the error"), learned in the world
+    # the recordings show, would then answer the recorded read of "alpha" wrongly in the replay: dropped.
     sessions: list[list[tuple[str, dict[str, Any], str, bool]]] = [
         [
             ("list_roots", {}, ROOTS, False),
             ("put_note", {"path": "alpha", "text": "one"}, "Saved alpha", False),
             ("get_note", {"path": "alpha"}, "one", False),
-            ("get_note", {"path": "beta"}, missing("beta"), True),
         ],
-        [("get_note", {"path": "gamma"}, missing("gamma"), True), ("get_note", {"path": "d"}, missing("d"), True)],
+        [
+            ("put_note", {"path": "beta", "text": "two"}, "Disk full", True),
+            ("get_note", {"path": "gamma"}, missing("gamma"), True),
+            ("get_note", {"path": "d"}, missing("d"), True),
+        ],
     ]
     folder = write_recordings(tmp_path / "notes", sessions)
     report, _ = compile_twin(folder, capsys)
-    assert report["tools"]["put_note"]["status"] != "guarded"
+    assert report["tools"]["put_note"]["status"] == "llm"
     assert report["tools"]["get_note"]["status"] == "llm"
-    assert "missed" in report["tools"]["get_note"]["reason"]
+    assert "its program (guard) in the rules runtime missed" in report["tools"]["get_note"]["reason"]
     assert "twin_guard" not in (folder / "spec.rules.star").read_text().split("# --- compiled")[-1]
 
 

@@ -103,8 +103,16 @@ async def build_twin(
         environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
     )
     # Tools no behaviour explains get guards: the answers the recordings show exactly, the rest handed on.
+    # So may a tool whose behaviour is a constant answer: where its guard answers every recorded call too,
+    # from the arguments, the guard is kept (one that uses its arguments before one that ignores them).
+    constant = [name for name, plan in plans.items() if plan["family"] == "const"]
     left = [tool.name for tool in environment.tools if tool.name not in plans]
-    guards = infer_guards(list(environment.tools), sessions, left)
+    guards = infer_guards(list(environment.tools), sessions, left + constant)
+    for name in constant:
+        if guards.answers_all(name, sum(call.tool == name for call in calls)):
+            del plans[name]
+        else:
+            guards.plans.pop(name, None)
     initial = inference.initial_state()
     if guards.plans:
         initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}

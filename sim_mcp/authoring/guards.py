@@ -53,8 +53,8 @@ ROOT_BY = "_root"
 # or "a" would be found everywhere); the template drawn from another call still renders it exactly.
 _SHORTEST = 3
 _MAX_EFFECT_COMBINATIONS = 64
-# A success, or an error under no condition, must answer at least this many recorded calls: one call bears
-# out too many conditions by chance. An error under a condition may rest on one (it never makes up a success).
+# A rule under no condition must answer at least this many recorded calls (one call would make its answer
+# everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside"})
@@ -69,6 +69,12 @@ class _NoAnswer(Exception):
 class GuardInference:
     plans: dict[str, dict[str, Any]] = field(default_factory=dict)
     root: str | None = None
+    answered: dict[str, int] = field(default_factory=dict)  # by tool, the recorded calls its rules answer
+
+    def answers_all(self, tool: str, calls: int) -> bool:
+        """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
+        plan = self.plans.get(tool)
+        return plan is not None and self.answered.get(tool) == calls and _placeholders(plan["rules"])
 
 
 def initial_keys(root: str | None) -> dict[str, Any]:
@@ -210,22 +216,22 @@ def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left
         for name, found in templates.items()
         if any(not error for _, error in found.values()) and not _reads_only(specs[name])
     }
-    best: tuple[int, dict[str, dict[str, Any]]] = (-1, {})
+    best: tuple[int, dict[str, dict[str, Any]], dict[str, int]] = (-1, {}, {})
     options = [[(name, effect) for effect in effects] for name, effects in creators.items()]
     for choice in itertools.islice(itertools.product(*options), _MAX_EFFECT_COMBINATIONS):
         effects = dict(choice)
         worlds = _worlds(sessions, effects, templates, root)
         plans: dict[str, dict[str, Any]] = {}
-        covered = 0
+        answered: dict[str, int] = {}
         stores = sorted(name for name, effect in effects.items() if effect is not None)
         for name, found in templates.items():
             rules, count = _cover(specs[name], calls[name], worlds, found, effects.get(name), root, stores)
             if rules:
                 plans[name] = {"family": "guard", "root": root, "rules": rules}
-                covered += count
-        if covered > best[0]:
-            best = (covered, plans)
-    return GuardInference(best[1], root)
+                answered[name] = count
+        if sum(answered.values()) > best[0]:
+            best = (sum(answered.values()), plans, answered)
+    return GuardInference(best[1], root, best[2])
 
 
 def _root(sessions: list[list[RecordedCall]]) -> str | None:
@@ -411,7 +417,7 @@ def _cover(
         best: tuple[tuple[int, int, int, int], dict[str, Any], frozenset[int]] | None = None
         for key, (template, error) in found.items():
             fit = fits[key] & remaining
-            if (not error and len(fit) < _SUPPORT) or (not error and not _placeholders(template)):
+            if not error and not _placeholders(template):
                 # A guard never answers a success it cannot build from the call: a recorded constant success
                 # (a listing, a file's bytes) depends on more than the guard knows.
                 continue
@@ -426,7 +432,7 @@ def _cover(
                 hits = hit & remaining
                 if not hits or not hits <= fit:
                     continue
-                if len(hits) < _SUPPORT and (not error or when[0][0] == "always"):
+                if len(hits) < _SUPPORT and when[0][0] == "always":
                     continue
                 # Of conditions that answer as many calls: the fewest atoms, then the narrowest (true of the
                 # fewest recorded calls of the tool: a call unlike those is declined, not answered), then one
