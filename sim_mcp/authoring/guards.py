@@ -11,18 +11,21 @@ calls stored (`_twin.keys`: resolved key -> the tool that stored it and its othe
 in it from the start.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
-given (`["arg", name]`), a key resolved (`["key", name]`), or a field a call stored under a key (`["field",
-name, argument]`). Each recorded answer gives templates (its argument values, longest first, written as
-placeholders); a template belongs to every call it renders exactly.
+given (`["arg", name]`) or a key resolved (`["key", name]`). Each recorded answer gives templates (its
+argument values, longest first, written as placeholders); a template belongs to every call it renders
+exactly. (What a call stored is kept with its key, but no template reads it back yet: a read of a stored
+value is declined.)
 
-**Conditions**, what inference already knows about a call, as atoms (one, or two together): always; two
-optional arguments given together; an argument longer than a bound (midway between the lengths the
-recordings show with and without that answer); a key missing from the world, present (stored by a given
-tool, or the root), its parent missing or present; a key outside the root.
+**Conditions**, what inference already knows about a call, as atoms (one, or two together): always;
+optional arguments given; an argument longer than a bound (midway between the lengths the recordings
+show with and without that answer, when those are far apart); a key missing from the world, present
+(stored by a given tool, or the root), its parent missing or present; a key outside the root.
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each replayed in the world
 its session had reached: the rule (template, condition) that answers most of the calls still uncovered,
-and none of them wrongly, first; then the next, among the calls left; never a rule that only declines.
+and none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls);
+then the next, among the calls left. A success is always a template with placeholders (a recorded
+listing is never answered as a constant), and a tool that only reads stores nothing.
 What a stored key means for later calls is found by trying, per tool that answers a templated success,
 each way it may change the world (none, storing one key, moving one key to another) and keeping the
 combination under which the rules of all tools answer most recorded calls.
@@ -151,13 +154,7 @@ def _part(part: Any, root: str | None, keys: dict[str, Any], args: dict[str, Any
         if not isinstance(value, str):
             raise _NoAnswer(f"no string {part[1]!r}")
         return value
-    key = resolve(root, args.get(part[1]))
-    if part[0] == "key":
-        return key
-    stored = keys.get(key, {}).get("args", {}).get(part[2])
-    if not isinstance(stored, str):
-        raise _NoAnswer(f"nothing stored under {part[1]!r}")
-    return stored
+    return resolve(root, args.get(part[1]))
 
 
 def _apply(effect: list[Any] | None, tool: str, root: str | None, keys: dict[str, Any], args: dict[str, Any]) -> None:

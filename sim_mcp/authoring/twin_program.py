@@ -95,10 +95,6 @@ def twin_render(template, root, keys, args):
                 return None
             if part[0] == "key":
                 value = twin_resolve(root, value)
-            elif part[0] == "field":
-                value = keys.get(twin_resolve(root, value), {}).get("args", {}).get(part[2])
-                if type(value) != "string":
-                    return None
             out.append(value)
         return {"$text": "".join(out)}
     if type(template) == "dict":
