@@ -86,13 +86,16 @@ def write_recordings(folder: Path, sessions: list[list[tuple[str, dict[str, Any]
             entry = {"session": f"s{number}", "seq": seq, "tool": tool, "arguments": arguments, "result": result}
             lines.append(json.dumps(entry | {"is_error": is_error, "latency_ms": 1.0}))
     lines.insert(2, '{"session": "s0", "seq": ')  # a torn line: named by file and line, the rest used
+    refused = {"session": "s9", "seq": 1, "tool": "get_note", "arguments": {"path": "pi"}, "is_error": True}
+    lines.append(json.dumps(refused | {"rpc_error": {"code": -32602, "message": "Invalid params"}}))
     (folder / "recordings.jsonl").write_text("\n".join(lines) + "\n")
     return folder
 
 
 def compile_twin(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
     report = folder / "compile.json"
-    main(["compile", str(folder / "spec.yaml"), "--from", str(folder), "--report", str(report)])
+    status = main(["compile", str(folder / "spec.yaml"), "--from", str(folder), "--report", str(report)])
+    assert status == 1  # some tools are guarded or left: not every call has a program that answers it
     return json.loads(report.read_text()), capsys.readouterr().err
 
 
@@ -112,6 +115,8 @@ def test_guards_answer_what_the_recordings_show_exactly_and_hand_the_rest_on(
     folder = write_recordings(tmp_path / "notes", SESSIONS)
     report, err = compile_twin(folder, capsys)
     assert f"{folder / 'recordings.jsonl'}:3: not JSON" in err
+    # The call the server refused with a JSON-RPC error is met by the guard's error (an error meets an error).
+    assert report["tools"]["get_note"]["reason"].startswith("its rules answer 6 of its 6 recorded calls exactly")
     assert report["tools"]["list_roots"]["status"] == "exact"
     for tool in ("put_note", "get_note", "read_notes"):
         assert report["tools"][tool]["status"] == "guarded", report["tools"][tool]

@@ -393,8 +393,11 @@ def _cover(
 ) -> tuple[list[dict[str, Any]], int]:
     """Sequential covering: the rules of one tool, and how many recorded calls they answer."""
     named = sorted({name for template, _ in found.values() for name in _keys_named(template)})
-    usable = [c for c in calls if c.rpc_error is None]
+    usable = calls
     everyone = frozenset(range(len(usable)))
+    # Calls the server refused with a JSON-RPC error: no template renders them; an error may meet them (an
+    # error agrees with an error), a success never.
+    refused = frozenset(i for i, c in enumerate(usable) if c.rpc_error is not None)
     holds = {
         json.dumps(atom): (atom, frozenset(i for i, c in enumerate(usable) if _all_hold([atom], c, worlds, root)))
         for atom in _atoms(tool, root, named, stores)
@@ -407,7 +410,7 @@ def _cover(
         key: frozenset(i for i, c in enumerate(usable) if c.is_error == error and _renders(template, c, worlds, root))
         for key, (template, error) in found.items()
     }
-    remaining = everyone
+    remaining = everyone - refused
     rules: list[dict[str, Any]] = []
     covered = 0
     while remaining:
@@ -426,8 +429,8 @@ def _cover(
                 for bound in bounds
             ]
             for when, hit in options:
-                hits = hit & remaining
-                if not hits or not hits <= fit:
+                hits = (hit & remaining) - refused
+                if not hits or not hits <= fit or (not error and hit & refused):
                     continue
                 if len(hits) < _SUPPORT and when[0][0] == "always":
                     continue
