@@ -262,9 +262,10 @@ SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "filesystem": ([str(BIN / "mcp-server-filesystem"), "{tmp}"], {}),
     "sequential-thinking": ([str(BIN / "mcp-server-sequential-thinking")], {"DISABLE_THOUGHT_LOGGING": "true"}),
 }
-# The agreement the model-free twin reaches on the check sessions below (train seed 0, check seed 1000):
-# a floor that may only rise.
-FLOORS = {"memory": 1.0, "filesystem": 0.75, "sequential-thinking": 1.0}
+# The agreement the model-free twin reaches on the check sessions below (train seed 0, 8 sessions; check
+# seed 1000, 4 sessions of 8 calls): a floor that may only rise (docs/twins.md, "In CI"). Measured: memory
+# and sequential-thinking 32 of 32; filesystem 28 of 32 (0.875), floored one call lower (27 of 32) as margin.
+FLOORS = {"memory": 1.0, "filesystem": 0.84, "sequential-thinking": 1.0}
 
 
 @pytest.mark.skipif(

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
+from sim_mcp.authoring.behaviours import TWIN_KEY
 from sim_mcp.authoring.compile import compile_environment, programs_path
-from sim_mcp.authoring.infer import Inference, infer_plans
+from sim_mcp.authoring.guards import infer_guards, initial_keys
+from sim_mcp.authoring.infer import infer_plans
 from sim_mcp.authoring.record_file import RecordedCall, read_calls
 from sim_mcp.authoring.transitions import Recording
 from sim_mcp.authoring.twin_program import program_text
@@ -53,6 +55,7 @@ class TwinReport:
             status = {
                 "exact": "exact without a model",
                 "model": "written by the model",
+                "guarded": "guarded",
                 "llm": "left to the LLM at run time",
             }[entry["status"]]
             why = f": {entry['reason']}" if entry.get("reason") else ""
@@ -96,17 +99,45 @@ async def build_twin(
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
     inference = infer_plans(list(environment.tools), sessions)
-    plans, reasons = _verified(environment, inference, sessions)
-    text = program_text(plans)
+    plans, reasons = _verified(
+        environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
+    )
+    # Tools no behaviour explains get guards: the answers the recordings show exactly, the rest handed on.
+    # So may a tool whose behaviour is a constant answer: where its guard answers every recorded call too,
+    # from the arguments, the guard is kept (one that uses its arguments before one that ignores them).
+    constant = [name for name, plan in plans.items() if plan["family"] == "const"]
+    left = [tool.name for tool in environment.tools if tool.name not in plans]
+    guards = infer_guards(list(environment.tools), sessions, left + constant)
+    for name in constant:
+        if guards.answers_all(name, sum(call.tool == name for call in calls)):
+            del plans[name]
+        else:
+            guards.plans.pop(name, None)
     initial = inference.initial_state()
+    if guards.plans:
+        initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
+        plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
+    text = program_text(plans)
     twin = environment.model_copy(update={"initial_state": initial, "rules": None, "rules_source": ""})
     _write(
         spec_path, environment_yaml(twin, header=f"A twin built by sim-mcp compile --from {len(calls)} recorded calls.")
     )
     _write(report.programs, text)
+    answered_calls = _answered(plans, sessions, initial)
     for tool in environment.tools:
         count = sum(call.tool == tool.name for call in calls)
-        if tool.name in plans:
+        if tool.name in plans and plans[tool.name]["family"] == "guard":
+            answered = answered_calls.get(tool.name, 0)
+            report.tools[tool.name] = {
+                "status": "guarded",
+                "calls": count,
+                "family": "guard",
+                "reason": f"its rules answer {answered} of its {count} recorded calls exactly and hand the rest on"
+                + (f" ({reasons[tool.name]})" if tool.name in reasons else ""),
+                "rules": len(plans[tool.name]["rules"]),
+                "plan": plans[tool.name],
+            }
+        elif tool.name in plans:
             report.tools[tool.name] = {
                 "status": "exact",
                 "calls": count,
@@ -117,9 +148,9 @@ async def build_twin(
             reason = reasons.get(tool.name) or "no recorded call"
             report.tools[tool.name] = {"status": "llm", "calls": count, "reason": reason}
         progress(report.lines()[-1])
-    left = [tool for tool in environment.tools if tool.name not in plans and report.tools[tool.name]["calls"]]
-    if backend is not None and left:
-        await _ask_model(spec_path, plans, initial, sessions, left, backend, rounds, report, progress)
+    left_over = [tool for tool in environment.tools if tool.name not in plans and report.tools[tool.name]["calls"]]
+    if backend is not None and left_over:
+        await _ask_model(spec_path, plans, initial, sessions, left_over, backend, rounds, report, progress)
     return report
 
 
@@ -131,19 +162,39 @@ def _sessions(calls: list[RecordedCall]) -> list[list[RecordedCall]]:
 
 
 def _verified(
-    environment: Environment, inference: Inference, sessions: list[list[RecordedCall]]
+    environment: Environment,
+    plans: dict[str, dict[str, Any]],
+    reasons: dict[str, str],
+    sessions: list[list[RecordedCall]],
+    initial: dict[str, Any],
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-    """The plans whose Starlark gives every recorded answer when all kept plans replay every session."""
-    plans = dict(inference.plans)
-    reasons = dict(inference.reasons)
+    """The plans whose Starlark gives every recorded answer it gives at all (a guard may decline a call)
+    when all kept plans replay every session."""
+    plans = dict(plans)
+    reasons = dict(reasons)
     while plans:
-        misses = _starlark_misses(environment, plans, sessions, inference.initial_state())
+        misses = _starlark_misses(environment, plans, sessions, initial)
         if not misses:
             break
         for tool, miss in misses.items():
             reasons[tool] = f"its program ({plans[tool]['family']}) in the rules runtime missed {miss}"
             del plans[tool]
     return plans, reasons
+
+
+def _answered(
+    plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]
+) -> dict[str, int]:
+    """By tool, how many recorded calls its program answers (rather than declines) in the replay."""
+    if not plans:
+        return {}
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
+    counts: dict[str, int] = {}
+    for session in sessions:
+        for _, _, call, result in _replay(program, plans, session, initial):
+            if result is not None:
+                counts[call.tool] = counts.get(call.tool, 0) + 1
+    return counts
 
 
 def _starlark_misses(
@@ -168,7 +219,8 @@ def _starlark_misses(
 def _replay(
     program: Any, plans: dict[str, Any], session: list[RecordedCall], initial: dict[str, Any]
 ) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
-    """Each call of `session` with the state before and after it, and the program's answer (None: no plan)."""
+    """Each call of `session` with the state before and after it, and the program's answer (None: no plan,
+    or its program declined the call)."""
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
     for sequence, call in enumerate(session):
@@ -177,9 +229,12 @@ def _replay(
             continue
         context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
         try:
-            outcome = run_tool(program, call.tool, state, call.arguments, context, Limits())
+            outcome = run_tool(program, call.tool, state, call.arguments, context, Limits(), handing_on=True)
         except RulesError as e:
             steps.append((state, state, call, (f"twin: {e}", True)))
+            continue
+        if outcome.declined is not None:  # handed on: the replay of the recordings answers it when served
+            steps.append((state, state, call, None))
             continue
         after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
         steps.append((state, after, call, (outcome.result, outcome.is_error)))

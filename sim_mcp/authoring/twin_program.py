@@ -31,7 +31,123 @@ def twin_run(plan, tool, state, args):
         return twin_filter(plan, state, args)
     if family == "template":
         return twin_template(plan, tool, state, args)
+    if family == "guard":
+        return twin_guard(plan, tool, state, args)
     return error("twin: no behaviour " + family)
+
+def twin_resolve(root, value):
+    if type(value) != "string":
+        return None
+    if root == None:
+        return value
+    path = value
+    if not (value == root or value.startswith(root + "/") or value.startswith("/")):
+        path = root + "/" + value
+    segments = []
+    for segment in path.split("/"):
+        if segment == "" or segment == ".":
+            continue
+        if segment == "..":
+            if segments:
+                segments.pop()
+            continue
+        segments.append(segment)
+    return ("/" if path.startswith("/") else "") + "/".join(segments)
+
+def twin_parent(root, key):
+    if key == root or "/" not in key:
+        return None
+    return key.rsplit("/", 1)[0] or "/"
+
+def twin_holds(atom, root, keys, args):
+    kind = atom[0]
+    if kind == "always":
+        return True
+    if kind == "given":
+        return all([name in args for name in atom[1:]])
+    if kind == "longer":
+        return type(args.get(atom[1])) == "string" and len(args[atom[1]]) > atom[2]
+    key = twin_resolve(root, args.get(atom[1]))
+    if key == None:
+        return None
+    if kind == "outside":
+        return root != None and key != root and not key.startswith(root + "/")
+    if kind == "missing":
+        return key not in keys
+    if kind == "present":
+        return key in keys and (atom[2] == None or keys[key]["by"] == atom[2])
+    parent = twin_parent(root, key)
+    if kind == "parent_missing":
+        return parent != None and parent not in keys
+    if kind == "parent_present":
+        return parent != None and parent in keys and (atom[2] == None or keys[parent]["by"] == atom[2])
+    return None
+
+def twin_render(template, root, keys, args):
+    if type(template) == "dict" and "$parts" in template:
+        out = []
+        for part in template["$parts"]:
+            if type(part) == "string":
+                out.append(part)
+                continue
+            value = args.get(part[1])
+            if type(value) != "string":
+                return None
+            if part[0] == "key":
+                value = twin_resolve(root, value)
+            out.append(value)
+        return {"$text": "".join(out)}
+    if type(template) == "dict":
+        answer = {}
+        for name, item in template.items():
+            rendered = twin_render(item, root, keys, args)
+            if rendered == None:
+                return None
+            answer[name] = rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
+        return answer
+    if type(template) == "list":
+        items = []
+        for item in template:
+            rendered = twin_render(item, root, keys, args)
+            if rendered == None:
+                return None
+            items.append(rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered)
+        return items
+    return template
+
+def twin_view(args):
+    viewed = dict(args)
+    for name, value in args.items():
+        if type(value) == "list" and len(value) == 1 and type(value[0]) == "string":
+            viewed[name + "/0"] = value[0]
+    return viewed
+
+def twin_guard(plan, tool, state, args):
+    root = plan["root"]
+    keys = state.setdefault("_twin", {}).setdefault("keys", {})
+    args = twin_view(args)
+    for rule in plan["rules"]:
+        if not all([twin_holds(atom, root, keys, args) == True for atom in rule["when"]]):
+            continue
+        rendered = twin_render(rule["answer"], root, keys, args)
+        if rendered == None:
+            continue
+        value = rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
+        if rule["error"]:
+            return error(value)
+        effect = rule.get("effect")
+        if effect != None and effect[0] == "put":
+            keys[twin_resolve(root, args.get(effect[1]))] = {
+                "by": tool,
+                "args": {name: v for name, v in args.items() if name != effect[1]},
+            }
+        elif effect != None and effect[0] == "move":
+            source = twin_resolve(root, args.get(effect[1]))
+            target = twin_resolve(root, args.get(effect[2]))
+            for key in [k for k in keys if k == source or k.startswith(source + "/")]:
+                keys[target + key[len(source):]] = keys.pop(key)
+        return value
+    return decline("no rule of the recordings holds for this call")
 
 def twin_effect(effect, state, args):
     kind = effect["kind"]

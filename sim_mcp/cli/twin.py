@@ -62,16 +62,16 @@ def run_twin(args: argparse.Namespace) -> int:
         print(f"sim-mcp compile: {problem}", file=sys.stderr)
     counts = {
         status: sum(entry["status"] == status for entry in report.tools.values())
-        for status in ("exact", "model", "llm")
+        for status in ("exact", "model", "guarded", "llm")
     }
     print(
         f"{report.sessions} sessions, {report.calls} calls: {counts['exact']} tools exact without a model, "
-        f"{counts['model']} written by the model, {counts['llm']} left to the LLM at run time; wrote {report.spec} "
-        f"and {report.programs}"
+        f"{counts['model']} written by the model, {counts['guarded']} guarded (what the recordings show exactly, "
+        f"the rest handed on), {counts['llm']} left to the LLM at run time; wrote {report.spec} and {report.programs}"
     )
     if args.report is not None:
         try:
             args.report.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
         except OSError as e:
             raise ConfigError(f"--report: cannot write {args.report}: {e.strerror or e}") from e
-    return 0 if counts["llm"] == 0 else 1
+    return 0 if counts["llm"] == 0 and counts["guarded"] == 0 else 1

@@ -182,12 +182,19 @@ class Simulator:
         if fault.delay_ms > 0:
             await anyio.sleep(fault.delay_ms / 1000)
         program = self.program_of(tool)
+        answered: _Answer | None = None
         if fault.kind in ("error", "timeout"):
             answered = _Answer(None, request.state, TokenUsage(), [])
         elif program is not None:
             answered = self._by_rules(program, request, tool)
-        else:
+        by_rules = answered is not None and program is not None
+        if answered is None or answered.declined is not None:
+            # No program, or its function handed the call on: the backend answers, as for a tool with none.
+            declined = answered.declined if answered is not None else None
             answered = await self._answer(request, tool)
+            if declined is not None:
+                answered = _handed_on(answered, program, tool, declined)
+            by_rules = False
         latency_ms = (time.perf_counter() - started) * 1000
         kind, outcome, new_world = _settle(answered, fault, request.state)
         event = Event(
@@ -199,7 +206,7 @@ class Simulator:
             result=outcome.result,
             is_error=outcome.is_error,
             state_patch=outcome.state_patch,
-            backend=RULES_BACKEND if program is not None else self.backend.name,
+            backend=RULES_BACKEND if by_rules else self.backend.name,
             latency_ms=round(latency_ms, 3),
             tokens=answered.usage,
             note=outcome.note,
@@ -315,9 +322,13 @@ class Simulator:
         its outcome goes through the same checks as a backend's."""
         context = CallContext.of(program.clock, seed=request.seed, sequence=request.sequence, tool=tool.name)
         try:
-            ran = run_tool(program, tool.name, request.state, request.arguments, context, Limits.of(self.engine))
+            ran = run_tool(
+                program, tool.name, request.state, request.arguments, context, Limits.of(self.engine), handing_on=True
+            )
         except RulesError as e:
             return _Answer(None, request.state, TokenUsage(), [f"the rules program failed: {e}"])
+        if ran.declined is not None:
+            return _Answer(None, request.state, TokenUsage(), [], declined=ran.declined)
         line = program.functions.get(tool.name)
         note = f"rules: {program.source}:{line} {tool.name}" + (" (failed, as the rules say)" if ran.is_error else "")
         candidate = Outcome(result=ran.result, is_error=ran.is_error, state_patch=ran.state_patch, note=note)
@@ -441,6 +452,19 @@ class _Answer:
     answers: list[str] = field(default_factory=list)
     # Some attempt was the backend's fallback (auto: patch mode, after its programs gave no valid answer).
     fallback: bool = False
+    # The rules program declined the call, and why (then the backend is asked instead).
+    declined: str | None = None
+
+
+def _handed_on(answered: _Answer, program: Program | None, tool: Tool, reason: str) -> _Answer:
+    """The backend's answer to a call the tool's rules program declined, its note saying so."""
+    line = program.functions.get(tool.name) if program is not None else None
+    source = f"{program.source}:{line} " if program is not None else ""
+    said = f"handed on by the rules program ({source}{tool.name}" + (f": {reason})" if reason else ")")
+    if answered.outcome is None:
+        return answered  # the backend could not answer either: its reason is the error's
+    note = f"{said}; {answered.outcome.note}" if answered.outcome.note else said
+    return replace(answered, outcome=answered.outcome.model_copy(update={"note": note}))
 
 
 def _as_written(candidate: Outcome) -> str:

@@ -3,7 +3,7 @@
 An example passes when the function's answer is what the example says: an error with the same message,
 or a result with the example's keys and values (objects: the keys the example gives; lists: item by
 item). A timestamp in an example (an ISO 8601 date-time) is compared by form only: the session's clock
-writes its own.
+writes its own. An example the function declines (`decline()`) is not its to answer, so it cannot fail it.
 """
 
 from __future__ import annotations
@@ -29,9 +29,11 @@ def example_problem(
     line = program.functions.get(tool.name)
     context = CallContext.of(program.clock, seed=0, sequence=0, tool=tool.name)
     try:
-        outcome = run_tool(program, tool.name, initial_state, example.arguments, context, limits)
+        outcome = run_tool(program, tool.name, initial_state, example.arguments, context, limits, handing_on=True)
     except RulesError as e:
         return RulesError(program.source, f"{label}: the function failed: {e.reason}", e.line or line, tool.name)
+    if outcome.declined is not None:
+        return None  # the function does not answer this call (the backend will), so it cannot answer it wrong
     mismatch = _mismatch(example, outcome.result, outcome.is_error)
     if mismatch is None:
         return None

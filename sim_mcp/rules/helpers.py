@@ -28,6 +28,11 @@ def error(message):
     """The call fails with `message`: the result is the message, and no change to the state is kept."""
     return {"$error": str(message)}
 
+def decline(reason = ""):
+    """The program does not answer this call: the next way of answering it does (replay, then the
+    configured backend), as if the tool had no program; any change the function made is dropped."""
+    return {"$decline": str(reason)}
+
 def next_id(records, prefix):
     """The id after the highest one of `records` (a mapping keyed by id, or a list of records with an
     `id`) that starts with `prefix`: next_id(state["transfers"], "TRF-") is "TRF-9005" after "TRF-9004".

@@ -43,6 +43,8 @@ def {ENTRY}(name, state_text, arguments_text):
     result = SIM_MCP_TOOLS[name](state, json.decode(arguments_text))
     if type(result) == "dict" and len(result) == 1 and "$error" in result:
         return json.encode({{"error": result["$error"]}})
+    if type(result) == "dict" and len(result) == 1 and "$decline" in result:
+        return json.encode({{"declined": result["$decline"]}})
     if type(state) != "dict":
         return json.encode({{"result": result, "replaced": True}})
     before = json.decode(state_text)

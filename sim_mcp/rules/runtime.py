@@ -4,6 +4,12 @@ The function gets a copy of the state (decoded from JSON inside the interpreter)
 engine diffs the copy it gets back into the RFC 6902 patch. A function that fails, runs past its step or
 time budget, or builds a state over the size limit gives a `RulesError` (the simulator answers it as an
 honest error result, and the state stays as it was); so does a result that is no JSON value.
+
+A function may also decline a call (`return decline("why")`): it does not answer it, and the next way of
+answering does (the simulator hands it to its backend: replay, then the model or the offline engine).
+Whatever the function changed before declining is dropped. Only a caller that has a next way to hand
+the call to asks for that (`handing_on=True`); to any other (a model's program for one call, a check
+against recordings) a declined call is a `RulesError`, never a silent empty answer.
 """
 
 from __future__ import annotations
@@ -49,11 +55,13 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class RuleOutcome:
-    """A function's answer: its result (an error's message when `is_error`) and the patch of its changes."""
+    """A function's answer: its result (an error's message when `is_error`) and the patch of its changes;
+    or, when `declined` is not None, no answer at all (result None, no patch) and the function's reason."""
 
     result: Any
     is_error: bool
     state_patch: list[dict[str, Any]]
+    declined: str | None = None
 
 
 class _Budget:
@@ -75,9 +83,18 @@ class _Budget:
 
 
 def run_tool(
-    program: Program, tool: str, state: Any, arguments: dict[str, Any], context: CallContext, limits: Limits
+    program: Program,
+    tool: str,
+    state: Any,
+    arguments: dict[str, Any],
+    context: CallContext,
+    limits: Limits,
+    *,
+    handing_on: bool = False,
 ) -> RuleOutcome:
-    """Run `tool`'s function on a copy of `state`; raises `RulesError` naming the line where it failed."""
+    """Run `tool`'s function on a copy of `state`; raises `RulesError` naming the line where it failed.
+    `handing_on`: the caller hands a declined call on (the outcome says `declined`); otherwise declining
+    is a `RulesError`."""
     if not program.has(tool):
         raise RulesError(program.source, "the program has no function for this tool", tool=tool)
     state_text = json.dumps(state, separators=(",", ":"), check_circular=False)
@@ -98,10 +115,10 @@ def run_tool(
             raise RulesError(program.source, f"{type(e).__name__}: {e}", tool=tool) from None
         finally:
             program.slot.current = None
-    return _outcome(program, tool, state, answer, limits)
+    return _outcome(program, tool, state, answer, limits, handing_on)
 
 
-def _outcome(program: Program, tool: str, state: Any, answer: Any, limits: Limits) -> RuleOutcome:
+def _outcome(program: Program, tool: str, state: Any, answer: Any, limits: Limits, handing_on: bool) -> RuleOutcome:
     if not isinstance(answer, str):
         raise RulesError(program.source, "the entry point returned no JSON text", tool=tool)
     if len(answer) > limits.max_state_bytes:
@@ -111,6 +128,12 @@ def _outcome(program: Program, tool: str, state: Any, answer: Any, limits: Limit
     decoded = json.loads(answer)
     if "error" in decoded:
         return RuleOutcome(decoded["error"], True, [])
+    if "declined" in decoded:
+        if not handing_on:
+            why = f": {decoded['declined']}" if decoded["declined"] else ""
+            reason = f"the function declined the call (decline(){why}), but here nothing else can answer it"
+            raise RulesError(program.source, reason, tool=tool)
+        return RuleOutcome(None, False, [], declined=str(decoded["declined"]))
     if "replaced" in decoded:
         raise RulesError(program.source, "the function replaced the state with a value that is no object", tool=tool)
     patch = _patch(state, decoded.get("changed", {}), decoded.get("removed", []))

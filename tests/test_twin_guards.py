@@ -1,0 +1,195 @@
+"""Guards of a twin (`sim-mcp compile --from`): error and success templates of a path-keyed server inferred
+from its recordings, answered exactly by the twin through the SDK client, the rest handed on to the replay;
+a guard that a recorded session contradicts is dropped; a guard never makes up a success."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+
+from sim_mcp.authoring.guards import resolve, run_guard, view
+from sim_mcp.cli import main
+from tests.test_rules import client_on, last_event, text_of
+
+NOTES = {
+    "name": "notes",
+    "tools": [
+        {"name": "list_roots", "input_schema": {"type": "object", "properties": {}}},
+        {
+            "name": "put_note",
+            "input_schema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["path", "text"],
+            },
+        },
+        {
+            "name": "get_note",
+            "input_schema": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "head": {"type": "integer"}},
+                "required": ["path"],
+            },
+        },
+        {
+            "name": "read_notes",
+            "input_schema": {
+                "type": "object",
+                "properties": {"paths": {"type": "array", "items": {"type": "string"}}},
+                "required": ["paths"],
+            },
+            "annotations": {"readOnlyHint": True},
+        },
+    ],
+}
+ROOTS = "Roots:\n{tmp}"
+
+
+def missing(path: str) -> str:
+    return f"ENOENT: no note at '{resolve('{tmp}', path)}'"
+
+
+# Sessions as a real notes server answers them: notes stored under a path relative to its folder.
+SESSIONS: list[list[tuple[str, dict[str, Any], str, bool]]] = [
+    [
+        ("list_roots", {}, ROOTS, False),
+        ("get_note", {"path": "alpha"}, missing("alpha"), True),
+        ("put_note", {"path": "alpha", "text": "one"}, "Saved alpha", False),
+        ("get_note", {"path": "beta/gamma"}, missing("beta/gamma"), True),
+        ("read_notes", {"paths": ["delta"]}, "delta: failed: " + missing("delta"), False),
+    ],
+    [
+        ("put_note", {"path": "{tmp}/kappa", "text": "two"}, "Saved {tmp}/kappa", False),
+        ("get_note", {"path": "lambda/"}, missing("lambda"), True),
+        ("get_note", {"path": "mu", "head": 3}, "head is not supported", True),
+        ("read_notes", {"paths": ["nu"]}, "nu: failed: " + missing("nu"), False),
+    ],
+    [
+        ("get_note", {"path": "xi", "head": 1}, "head is not supported", True),
+        ("put_note", {"path": "omicron", "text": "three"}, "Saved omicron", False),
+    ],
+]
+
+
+def write_recordings(folder: Path, sessions: list[list[tuple[str, dict[str, Any], str, bool]]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "spec.yaml").write_text(yaml.safe_dump(NOTES))
+    lines = []
+    for number, session in enumerate(sessions):
+        for seq, (tool, arguments, text, is_error) in enumerate(session, start=1):
+            result = {"content": [{"type": "text", "text": text}], "isError": is_error}
+            entry = {"session": f"s{number}", "seq": seq, "tool": tool, "arguments": arguments, "result": result}
+            lines.append(json.dumps(entry | {"is_error": is_error, "latency_ms": 1.0}))
+    lines.insert(2, '{"session": "s0", "seq": ')  # a torn line: named by file and line, the rest used
+    refused = {"session": "s9", "seq": 1, "tool": "get_note", "arguments": {"path": "pi"}, "is_error": True}
+    lines.append(json.dumps(refused | {"rpc_error": {"code": -32602, "message": "Invalid params"}}))
+    (folder / "recordings.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def compile_twin(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
+    report = folder / "compile.json"
+    status = main(["compile", str(folder / "spec.yaml"), "--from", str(folder), "--report", str(report)])
+    assert status == 1  # some tools are guarded or left: not every call has a program that answers it
+    return json.loads(report.read_text()), capsys.readouterr().err
+
+
+def test_resolve_reads_a_key_as_a_path_under_the_root() -> None:
+    assert resolve("{tmp}", "a/./b//c/") == "{tmp}/a/b/c"
+    assert resolve("{tmp}", "") == "{tmp}"
+    assert resolve("{tmp}", "{tmp}/x/../y") == "{tmp}/y"
+    assert resolve("{tmp}", "/etc/passwd") == "/etc/passwd"
+    assert resolve(None, "a//b") == "a//b"
+    assert view({"paths": ["a"], "n": 1}) == {"paths": ["a"], "n": 1, "paths/0": "a"}
+    assert view({"paths": ["a", "b"]}) == {"paths": ["a", "b"]}
+
+
+def test_guards_answer_what_the_recordings_show_exactly_and_hand_the_rest_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_recordings(tmp_path / "notes", SESSIONS)
+    report, err = compile_twin(folder, capsys)
+    assert f"{folder / 'recordings.jsonl'}:3: not JSON" in err
+    # The call the server refused with a JSON-RPC error is met by the guard's error (an error meets an error).
+    assert report["tools"]["get_note"]["reason"].startswith("its rules answer 6 of its 6 recorded calls exactly")
+    assert report["tools"]["list_roots"]["status"] == "exact"
+    for tool in ("put_note", "get_note", "read_notes"):
+        assert report["tools"][tool]["status"] == "guarded", report["tools"][tool]
+    anyio.run(served_twin_answers, folder)
+
+
+async def served_twin_answers(folder: Path) -> None:
+    async with client_on(folder, backend="replay", cassette=folder / "recordings.jsonl") as (client, runtime):
+        # Errors of argument values never recorded, exactly: the key resolved under the root in the text.
+        unseen = await client.call_tool("get_note", {"path": "zeta/eta"})
+        assert unseen.is_error
+        assert text_of(unseen) == missing("zeta/eta")
+        assert (await last_event(runtime)).backend == "rules"
+        refused = await client.call_tool("get_note", {"path": "theta", "head": 9})
+        assert text_of(refused) == "head is not supported"
+        listed = await client.call_tool("read_notes", {"paths": ["iota"]})
+        assert not listed.is_error
+        assert text_of(listed) == "iota: failed: " + missing("iota")
+        # A success built from the call, which stores the key: a later read of it is no longer "missing".
+        saved = await client.call_tool("put_note", {"path": "rho", "text": "hello"})
+        assert text_of(saved) == "Saved rho"
+        world = (await runtime.store.get("memory")).worlds["notes"]  # type: ignore[union-attr]
+        assert world["_twin"]["keys"]["{tmp}/rho"] == {"by": "put_note", "args": {"text": "hello"}}
+        # ... so the guard declines it, and the replay, which never saw it, says so: never a made-up success.
+        read = await client.call_tool("get_note", {"path": "rho"})
+        assert read.is_error
+        assert "'get_note'" in text_of(read)
+        event = await last_event(runtime)
+        assert event.backend == "replay"
+        assert event.failed
+        assert "handed on" not in text_of(read)
+        # A call a recorded session answered the same way is replayed when the guard declines it.
+        many = await client.call_tool("read_notes", {"paths": ["a", "b"]})
+        assert many.is_error  # two items: no rule of the recordings holds, and none was recorded
+
+
+def test_a_guard_a_recorded_session_contradicts_is_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # put_note's success and its refusal happen in calls alike in every condition a guard knows, so it gets no
+    # rule and the twin never stores "alpha"; get_note's rule ("missing -> the error"), learned in the world
+    # the recordings show, would then answer the recorded read of "alpha" wrongly in the replay: dropped.
+    sessions: list[list[tuple[str, dict[str, Any], str, bool]]] = [
+        [
+            ("list_roots", {}, ROOTS, False),
+            ("put_note", {"path": "alpha", "text": "one"}, "Saved alpha", False),
+            ("get_note", {"path": "alpha"}, "one", False),
+        ],
+        [
+            ("put_note", {"path": "beta", "text": "two"}, "Disk full", True),
+            ("get_note", {"path": "gamma"}, missing("gamma"), True),
+            ("get_note", {"path": "d"}, missing("d"), True),
+        ],
+    ]
+    folder = write_recordings(tmp_path / "notes", sessions)
+    report, _ = compile_twin(folder, capsys)
+    assert report["tools"]["put_note"]["status"] == "llm"
+    assert report["tools"]["get_note"]["status"] == "llm"
+    assert "its program (guard) in the rules runtime missed" in report["tools"]["get_note"]["reason"]
+    assert "twin_guard" not in (folder / "spec.rules.star").read_text().split("# --- compiled")[-1]
+
+
+def test_run_guard_declines_rather_than_guessing() -> None:
+    plan = {
+        "family": "guard",
+        "root": "{tmp}",
+        "rules": [
+            {
+                "when": [["missing", "path"]],
+                "answer": {"$parts": ["gone: ", ["key", "path"]]},
+                "error": True,
+            }
+        ],
+    }
+    state: dict[str, Any] = {"_twin": {"keys": {"{tmp}": {"by": "_root"}, "{tmp}/a": {"by": "put"}}}}
+    assert run_guard(plan, "get", state, {"path": "b"}) == ("gone: {tmp}/b", True)
+    assert run_guard(plan, "get", state, {"path": "a"}) is None  # present: no rule holds
+    assert run_guard(plan, "get", state, {"path": 7}) is None  # no string key: no rule can be applied
