@@ -367,6 +367,81 @@ async def test_a_redis_call_takes_three_round_trips_and_reads_under_the_lock_fol
         await other.aclose()
 
 
+async def test_a_redis_commit_that_is_the_last_write_frees_the_session_with_it(redis_url: str) -> None:
+    """`commit(..., last=True)` deletes the lock in the fenced commit script: two round trips a call, another
+    replica can take the session while this scope still runs, and this replica can write no more in it."""
+    store, other = RedisStore(redis_url), RedisStore(redis_url, wait_s=1.0)  # two replicas
+    raw = Redis.from_url(redis_url)
+    seen: list[str] = []
+    try:
+        await other.put(SessionRecord(id="last", event_count=1), [event(1)])
+        async with store.lock("warm-up"):  # the connection made and the scripts loaded before counting
+            await store.commit(SessionRecord(id="warm-up", event_count=1), event(1), last=True)
+        async with raw.monitor() as monitor:
+
+            async def watch() -> None:
+                while (command := await monitor.next_command())["command"] != "ECHO watched":
+                    if command["client_type"] != "lua" and not command["command"].startswith("HELLO"):
+                        seen.append(command["command"].split(" ", 1)[0].upper())
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(watch)
+                await anyio.sleep(0.2)
+                async with store.lock("last"):
+                    record = await store.get("last")
+                    assert record is not None
+                    await store.commit(record.model_copy(update={"event_count": 2}), event(2), last=True)
+                    assert await raw.exists(f"{store.prefix}:lock:last") == 0
+                    # Another replica gets in at once (`wait_s` is 1 s), while this scope still runs.
+                    async with other.lock("last"):
+                        assert [e.seq for e in await other.events("last")] == [1, 2]
+                        await other.commit(SessionRecord(id="last", event_count=3), event(3))
+                    # Reads here go to Redis again, not to what was read with the lock.
+                    assert [e.seq for e in await store.events("last")] == [1, 2, 3]
+                    with pytest.raises(StoreError, match="released with its last commit"):
+                        await store.commit(SessionRecord(id="last", event_count=4), event(4))
+                    async with other.lock("last"):
+                        pass
+                    await raw.set(f"{store.prefix}:lock:last", b"someone-else")
+                await raw.echo("watched")
+        assert seen[:2] == ["EVALSHA", "EVALSHA"], seen  # lock and read, commit and release: no release after
+        assert await raw.get(f"{store.prefix}:lock:last") == b"someone-else"  # leaving the scope freed nothing
+        assert [e.seq for e in await store.events("last")] == [1, 2, 3]
+    finally:
+        await store.delete("last")
+        await store.delete("warm-up")
+        await raw.aclose()
+        await store.aclose()
+        await other.aclose()
+
+
+@pytest.mark.parametrize("local", [True, False])
+async def test_a_call_keeps_other_processes_out_until_a_subscriber_that_is_not_local_has_run(
+    redis_url: str, local: bool
+) -> None:
+    """The simulator frees a Redis session with its commit only while every after-commit subscriber is `local`
+    (its effects in this process); one that is not (a trajectory file) runs with the session still locked."""
+    raw = Redis.from_url(redis_url)
+    locked: list[int] = []
+
+    async def subscriber(change: object) -> None:
+        locked.append(int(await raw.exists("sim-mcp:lock:watched")))
+
+    try:
+        async with Runtime(Settings(specs=[BUNDLED_SPECS], store=redis_url)) as runtime:
+            unsubscribe = runtime.hooks.subscribe(subscriber, local=local)
+            assert runtime.hooks.needs_session_lock is not local
+            for n in range(2):
+                assert not (await runtime.simulator.call("watched", "create_ticket", ticket(n))).is_error
+            unsubscribe()
+            assert not runtime.hooks.needs_session_lock
+            assert [e.seq for e in await runtime.store.events("watched")] == [1, 2]
+        assert locked == ([0, 0] if local else [1, 1])
+        assert await raw.exists("sim-mcp:lock:watched") == 0
+    finally:
+        await raw.aclose()
+
+
 async def test_redis_sessions_beyond_the_connection_pool_wait_for_a_connection(redis_url: str) -> None:
     """More sessions at once than the pool has connections: they queue for one, none fails."""
     store = RedisStore(redis_url, max_connections=4)

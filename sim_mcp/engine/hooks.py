@@ -8,7 +8,12 @@ Two kinds of change reach the subscribers, in the order they were committed per 
   deleted, expired) was committed; `state_changed` says whether the state or the event log moved.
 
 Subscribers run under the session's lock (so in commit order per session) and after the store has the
-change; an error in one is logged and the others still run: the change itself stands.
+change; an error in one is logged and the others still run: the change itself stands. A subscriber whose
+effects stay in this process (metrics, notifications to this process's connections) subscribes `local`: it
+needs the order of this process's commits only, which the process's own lock keeps. While every subscriber is
+local, a store shared between processes may let the others take the session's lock with the commit itself
+(`SessionStore.commit(..., last=True)`), which saves a call a round trip to Redis; a subscriber that is not
+(a trajectory file, a cassette, which other processes may write too) keeps every process out until it has run.
 """
 
 from __future__ import annotations
@@ -72,16 +77,28 @@ class AfterCommit:
 
     def __init__(self, subscribers: tuple[Subscriber, ...] | list[Subscriber] = ()) -> None:
         self._subscribers: list[Subscriber] = list(subscribers)
+        # Those subscribed `local` (see the module's doc); the others need other processes kept out.
+        self._local: list[Subscriber] = []
 
-    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
-        """Add `subscriber`; the function returned removes it again."""
+    def subscribe(self, subscriber: Subscriber, *, local: bool = False) -> Callable[[], None]:
+        """Add `subscriber`; the function returned removes it again. `local`: its effects stay in this process,
+        so it needs no other process kept out of the session while it runs."""
         self._subscribers.append(subscriber)
+        if local:
+            self._local.append(subscriber)
 
         def unsubscribe() -> None:
             if subscriber in self._subscribers:
                 self._subscribers.remove(subscriber)
+            if subscriber in self._local:
+                self._local.remove(subscriber)
 
         return unsubscribe
+
+    @property
+    def needs_session_lock(self) -> bool:
+        """Whether a subscriber needs other processes kept out of the session until it has run."""
+        return len(self._subscribers) > len(self._local)
 
     async def emit(self, change: Change) -> None:
         for subscriber in list(self._subscribers):

@@ -225,9 +225,11 @@ class Simulator:
                 "tokens": record.tokens + answered.usage,
             }
         )
-        # Once the outcome exists, committing it is not abandoned half-way by a cancelled client.
+        # Once the outcome exists, committing it is not abandoned half-way by a cancelled client. It is the call's
+        # last write: while no subscriber needs other processes kept out, the commit may free the session for
+        # them (a round trip less on Redis); this process's own lock still orders its subscribers.
         with anyio.CancelScope(shield=True):
-            await self.store.commit(updated, event)
+            await self.store.commit(updated, event, last=not self.hooks.needs_session_lock)
             await self.hooks.emit(Commit(updated, event, request, answered.outcome, kind))
         structured = (
             tool.spec.output_schema is not None

@@ -24,8 +24,9 @@ class ServerContext:
         self.changes = SessionChanges()
         self.metrics = Metrics()
         self.limiter = RateLimiter(self.config.rate_limit)
-        runtime.hooks.subscribe(self.changes)
-        runtime.hooks.subscribe(self.metrics)
+        # Both act in this process only (its connections, its counters): `local`.
+        runtime.hooks.subscribe(self.changes, local=True)
+        runtime.hooks.subscribe(self.metrics, local=True)
 
     def reload(self) -> Catalog:
         """Load the specs again (see `Runtime.reload`), counted in the metrics."""

@@ -41,8 +41,10 @@ class SessionStore(Protocol):
     async def put(self, record: SessionRecord, events: builtins.list[Event] | None = None) -> None:
         """Create or replace a record; with `events`, replace its event log too (reset, fork)."""
 
-    async def commit(self, record: SessionRecord, event: Event) -> None:
-        """Save the record and append its newest event, atomically."""
+    async def commit(self, record: SessionRecord, event: Event, *, last: bool = False) -> None:
+        """Save the record and append its newest event, atomically. `last`: the caller writes nothing more
+        under the session's lock, so a store whose lock spans processes may free it for the others in the same
+        step; within this process the lock holds until its scope ends (a later write in it is refused)."""
 
     async def events(self, session_id: str, *, last: int | None = None) -> builtins.list[Event]:
         """The event log in order, or only its `last` entries."""

@@ -41,7 +41,7 @@ class MemoryStore:
         if events is not None or record.id not in self._events:
             self._events[record.id] = list(events or [])
 
-    async def commit(self, record: SessionRecord, event: Event) -> None:
+    async def commit(self, record: SessionRecord, event: Event, *, last: bool = False) -> None:
         self._records[record.id] = record
         self._events.setdefault(record.id, []).append(event)
 

@@ -12,10 +12,12 @@ never overwrite the work of the next one; one round trip, where WATCH, GET and M
 (Writes too large for one script's arguments, e.g. a fork's whole event log, take that longer path.)
 Within one process, a local lock queues callers first so that only one of them polls Redis per session.
 
-A call costs three round trips: taking the lock also reads the record and the newest events (one script),
-then the fenced commit, then the release. While this process holds a session's lock nobody else can write
-it, so what was read with the lock, and what this process wrote since, is that session's truth until the
-release; reads under the lock are answered from it.
+A call costs two round trips: taking the lock also reads the record and the newest events (one script),
+then the fenced commit, which also deletes the lock when the caller says it is its last write (`last`: the
+simulator does when no after-commit subscriber needs other processes kept out until it has run). Otherwise a
+third, the release, follows. While this process holds a session's lock nobody else can write it, so what was
+read with the lock, and what this process wrote since, is that session's truth until the release; reads under
+the lock are answered from it, and after a release with the commit from Redis again.
 """
 
 from __future__ import annotations
@@ -112,6 +114,8 @@ class RedisStore:
         self._held: dict[str, bytes] = {}
         # What this process knows of each session it holds the lock of (see the module's doc).
         self._known: dict[str, _Known] = {}
+        # Sessions whose lock a commit with `last` deleted, while their scope (and the local lock) lasts.
+        self._released: set[str] = set()
 
     @property
     def where(self) -> str:
@@ -149,12 +153,18 @@ class RedisStore:
                 renewal.cancel()
                 self._held.pop(session_id, None)
                 self._known.pop(session_id, None)
-                with anyio.CancelScope(shield=True):
-                    try:
-                        await self._release(keys=[key], args=[token])
-                    except redis_errors.RedisError as e:
-                        # The lease frees it anyway; the next caller waits at most that long.
-                        logger.warning("redis store %s: releasing the lock of %r failed: %s", self.where, session_id, e)
+                # Freed by the last commit already (which saved the round trip of this release).
+                released = session_id in self._released
+                self._released.discard(session_id)
+                if not released:
+                    with anyio.CancelScope(shield=True):
+                        try:
+                            await self._release(keys=[key], args=[token])
+                        except redis_errors.RedisError as e:
+                            # The lease frees it anyway; the next caller waits at most that long.
+                            logger.warning(
+                                "redis store %s: releasing the lock of %r failed: %s", self.where, session_id, e
+                            )
 
     async def _acquire(self, key: str, session_id: str) -> bytes:
         """Take the lock (waiting for it), reading the session in the same round trip."""
@@ -186,6 +196,8 @@ class RedisStore:
 
     async def _extend(self, key: str, token: bytes, session_id: str) -> bool:
         """Extend the lease of the lock held with `token`; False once it is lost (no more renewals)."""
+        if session_id in self._released:
+            return False  # freed with the last commit: nothing to keep alive
         try:
             held = await self._redis.eval(_EXTEND, 1, key, token, int(self.lease_s * 1000))
         except redis_errors.RedisError as e:
@@ -198,6 +210,12 @@ class RedisStore:
 
     async def _write(self, session_id: str, operation: str, commands: builtins.list[_Command]) -> builtins.list[Any]:
         """Run `commands` all or none, fenced by this process's lock token when it holds one."""
+        if session_id in self._released:
+            # Unfenced, it could overwrite another process's newer commit: refuse, naming the misuse.
+            raise StoreError(
+                f"redis store {self.where}: {operation} refused: the lock of session {session_id!r} was "
+                "released with its last commit (commit(..., last=True)); write before that commit"
+            )
         token = self._held.get(session_id)
         lock_key = self._key("lock", session_id)
         arguments: builtins.list[str | bytes | int] = []
@@ -272,13 +290,22 @@ class RedisStore:
             if events is not None:
                 known.events, known.complete = self._newest(events), len(events) <= self.prefetch_events
 
-    async def commit(self, record: SessionRecord, event: Event) -> None:
+    async def commit(self, record: SessionRecord, event: Event, *, last: bool = False) -> None:
         commands: list[_Command] = [
             ("SET", self._key("session", record.id), record.model_dump_json()),
             ("RPUSH", self._key("events", record.id), event.model_dump_json()),
             ("SADD", self._key("sessions"), record.id),
         ]
+        release = last and record.id in self._held
+        if release:
+            # In the fenced script, after the token's check: the release costs no round trip of its own.
+            commands.append(("DEL", self._key("lock", record.id)))
         await self._write(record.id, f"committing event {event.seq} of session {record.id!r}", commands)
+        if release:
+            # Another process may write the session from now on: nothing read under the lock holds any more.
+            self._released.add(record.id)
+            self._known.pop(record.id, None)
+            return
         if (known := self._known.get(record.id)) is not None:
             known.record = record
             known.events.append(event)

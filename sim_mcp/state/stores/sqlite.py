@@ -125,7 +125,7 @@ class SqliteStore:
 
         await self._run(f"saving session {record.id!r}", write)
 
-    async def commit(self, record: SessionRecord, event: Event) -> None:
+    async def commit(self, record: SessionRecord, event: Event, *, last: bool = False) -> None:
         body, event_body = record.model_dump_json(), event.model_dump_json()
 
         def write(db: sqlite3.Connection) -> None:
