@@ -162,9 +162,19 @@ def _collection_nouns(state: dict[str, Any]) -> set[str]:
     return {singular(_normal(path[-1])) for path, _records in collections_in(state)}
 
 
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[\s_\-.:/]+")
+# A name of lowercase words and underscores (most tool names and state keys) splits on "_" alone.
+_SNAKE = re.compile(r"[a-z0-9_]*")
+
+
 def split_words(name: str) -> list[str]:
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
-    return [word.lower() for word in re.split(r"[\s_\-.:/]+", spaced) if word]
+    # Called for the tool's name and every state key several times a call: the regular expressions are
+    # compiled once, and a snake_case name (no hump, no other separator) skips them.
+    if _SNAKE.fullmatch(name):
+        return [word for word in name.split("_") if word]
+    spaced = _CAMEL_HUMP.sub(" ", name)
+    return [word.lower() for word in _SEPARATORS.split(spaced) if word]
 
 
 def singular(word: str) -> str:
