@@ -12,7 +12,8 @@ all sessions at once. `cpu_per_call.py` measures the whole server against the ba
 transport, the clients and the start of connections, whose noise on a shared machine (0.3-0.5 ms a call
 between rounds) hides a change of 0.1 ms. The runs alternate between this checkout and `--against DIR`
 (or, with `--subscriber-not-local`, between this checkout as it is and with an after-commit subscriber that
-needs the session's lock, as `--trajectories` does), and the medians are printed with every run's figure.
+needs the session's lock, as `--trajectories` does), and the medians are printed with every run's figure,
+the median of the runs' differences to this checkout, and on Redis redis-server's own CPU per call.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.servers import REPO, RedisServer, fake_llm, redis_server
+from benchmarks.servers import REPO, RedisServer, cpu_seconds, fake_llm, redis_server
 
 
 async def _measure(sessions: int, fake_url: str, store: str, not_local: bool) -> float:
@@ -90,6 +91,8 @@ def compare(sessions: int, runs: int, store: str, against: Path | None, not_loca
     if not_local:
         sides["this, a subscriber that is not local"] = (REPO, True)
     figures: dict[str, list[float]] = {name: [] for name in sides}
+    # redis-server's CPU per call over each whole run (its warm-up calls too: twice the measured ones).
+    redis_figures: dict[str, list[float]] = {name: [] for name in sides}
     with fake_llm(0.0) as fake, redis_server() as redis:
         if store != "memory" and not isinstance(redis, RedisServer):
             raise SystemExit(str(redis))
@@ -98,8 +101,11 @@ def compare(sessions: int, runs: int, store: str, against: Path | None, not_loca
             order = list(sides) if run % 2 == 0 else list(reversed(sides))
             for name in order:
                 checkout, subscriber = sides[name]
+                redis_before = cpu_seconds(redis.pid) if isinstance(redis, RedisServer) else 0.0
                 figures[name].append(one_run(checkout, sessions, f"{fake.url}/v1", url, subscriber))
                 if isinstance(redis, RedisServer):
+                    redis_s = cpu_seconds(redis.pid) - redis_before
+                    redis_figures[name].append(redis_s / (2 * sessions * 10) * 1000)
                     redis.flush()
             print(f"run {run + 1}: " + ", ".join(f"{name} {figures[name][-1]:.3f} ms" for name in sides), flush=True)
     lines = [
@@ -115,6 +121,9 @@ def compare(sessions: int, runs: int, store: str, against: Path | None, not_loca
         if name != "this":
             paired = [other - this for other, this in zip(values, figures["this"], strict=True)]
             lines.append(f"\n{name} less this, run by run: median {statistics.median(paired):+.3f} ms")
+    for name, values in redis_figures.items():
+        if values:
+            lines.append(f"\nredis-server CPU per call, {name}: median {statistics.median(values):.3f} ms")
     return "\n".join(lines)
 
 
