@@ -207,9 +207,7 @@ class Transport:
         self._wire = wire
         self._base_url = base_url
         self._api_key = api_key
-        # A semaphore that takes a free slot without a trip through the event loop: a `CapacityLimiter` (which
-        # also tracks its borrowers, which nothing here needs) yields to the loop on every request.
-        self._limiter = anyio.Semaphore(config.backend_concurrency, fast_acquire=True)
+        self._limiter = anyio.CapacityLimiter(config.backend_concurrency)
         self._memory = FormMemory(config.response_format_memory)
         self._memory_key = base_url or wire.provider
         remembered = self._memory.get(self._memory_key)

@@ -71,8 +71,7 @@ class ProcessLocks:
     async def hold(self, session_id: str) -> AsyncIterator[None]:
         lock = self._locks.get(session_id)
         if lock is None:
-            # Taken without a trip through the event loop when free, as it is for nearly every call.
-            lock = self._locks[session_id] = anyio.Lock(fast_acquire=True)
+            lock = self._locks[session_id] = anyio.Lock()
         async with lock:
             yield
 
