@@ -1004,3 +1004,23 @@ async def test_a_fallback_answer_says_so_and_a_cache_hit_of_it_does_not(fake: Fa
     assert unread.value.fallback
     schemas = [post.body["response_format"]["json_schema"]["schema"] for post in fake.posts("/chat/completions")]
     assert [schema["required"] for schema in schemas] == [["result", "is_error", "state_patch"]] * 2
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1/", "https://gateway.example/a%20b/openai/v1", "http://ü.example"],
+)
+def test_the_request_url_joined_once_is_the_one_the_sdks_join_from_a_relative_path(base_url: str) -> None:
+    """The wires post to an absolute URL joined once (`request_url`); the SDKs send the same request to it as to
+    their own relative path (`_prepare_url` is the SDKs' join, the same in both)."""
+    from anthropic import AsyncAnthropic
+    from openai import AsyncOpenAI
+
+    from sim_mcp.llm.transport import request_url
+
+    openai_client = AsyncOpenAI(api_key="sk-test", base_url=base_url)
+    anthropic_client = AsyncAnthropic(api_key="sk-ant-test", base_url=base_url)
+    for client, path in ((openai_client, "/chat/completions"), (anthropic_client, "/v1/messages")):
+        joined = request_url(client.base_url, path)
+        assert not client._prepare_url(joined).is_relative_url
+        assert client._prepare_url(joined) == client._prepare_url(path)

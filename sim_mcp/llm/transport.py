@@ -52,6 +52,7 @@ __all__ = [
     "Wire",
     "json_object",
     "json_text",
+    "request_url",
     "sdk_options",
     "sdk_timeout_s",
 ]
@@ -353,6 +354,13 @@ def json_object(head: bytes, fields: dict[str, Any]) -> bytes:
     """A JSON object whose first members are `head` (encoded already, e.g. `b'"messages":[...]'`), then `fields`."""
     rest = json_text(fields)
     return b"{" + head + (b"," + rest[1:] if len(rest) > 2 else b"}")
+
+
+def request_url(base_url: httpx2.URL, path: str) -> str:
+    """`path` joined to an SDK client's `base_url` as the SDKs join a relative path (httpx's rule: the base's
+    path, then `path` without its leading slash), once: given a relative path, the SDK copies and re-checks
+    the base URL on every request (0.03-0.06 ms a call); an absolute URL it takes as it is."""
+    return str(base_url.copy_with(raw_path=base_url.raw_path + path.lstrip("/").encode()))
 
 
 def reply_body(raw: bytes) -> dict[str, Any] | str:

@@ -36,6 +36,7 @@ from sim_mcp.llm.transport import (
     json_object,
     json_text,
     reply_body,
+    request_url,
     sdk_options,
 )
 from sim_mcp.state.session import TokenUsage
@@ -96,6 +97,7 @@ class _AnthropicWire(Wire):
         super().__init__(client)
         self._client = client
         self._tools = SchemaBytes()
+        self._url = request_url(client.base_url, "/v1/messages") if client is not None else ""
 
     async def send(self, call: Call, form: str) -> Reply:
         assert self._client is not None
@@ -119,7 +121,7 @@ class _AnthropicWire(Wire):
             + tools
         )
         fields = {"model": call.model, "max_tokens": call.max_tokens, "tool_choice": {"type": "tool", "name": name}}
-        raw = await self._client.post("/v1/messages", content=json_object(head, fields), cast_to=bytes)
+        raw = await self._client.post(self._url, content=json_object(head, fields), cast_to=bytes)
         return _reply(reply_body(raw), name)
 
     async def probe(self, timeout_s: float) -> None:

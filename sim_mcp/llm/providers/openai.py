@@ -8,8 +8,9 @@ server that rejects it (an error naming the response format, or a bare 400 / 422
 One `AsyncOpenAI` client per backend, on the SDK's aiohttp transport (`DefaultAioHttpClient`, its
 documented `http_client` hook) with as many pooled connections as `--backend-concurrency`: the default
 httpx pool scans every pooled connection on every request, which at hundreds in flight cost more CPU
-than the rest of the call. Requests go through the SDK's documented `client.post(path, content=...,
-cast_to=bytes)`, with the body encoded here and the reply parsed here, once, with no model classes:
+than the rest of the call. Requests go through the SDK's documented `client.post(url, content=...,
+cast_to=bytes)`, to the absolute URL joined once (`request_url`), with the body encoded here and the reply
+parsed here, once, with no model classes:
 `create` would transform and re-encode every parameter on every call, the static prompt (most of the
 bytes) included, which the base encodes once, and build a `ChatCompletion` of the reply.
 """
@@ -41,6 +42,7 @@ from sim_mcp.llm.transport import (
     json_object,
     json_text,
     reply_body,
+    request_url,
     sdk_options,
 )
 from sim_mcp.state.session import TokenUsage
@@ -99,6 +101,7 @@ class _OpenAIWire(Wire):
         self._client = client
         self._base_url = base_url
         self._formats = SchemaBytes()
+        self._url = request_url(client.base_url, "/chat/completions") if client is not None else ""
 
     async def send(self, call: Call, form: str) -> Reply:
         assert self._client is not None
@@ -121,7 +124,7 @@ class _OpenAIWire(Wire):
             + b"}]"
             + self._formats.get((form, call.name), call.schema, lambda: _response_format(form, call.name, call.schema))
         )
-        raw = await self._client.post("/chat/completions", content=json_object(messages, fields), cast_to=bytes)
+        raw = await self._client.post(self._url, content=json_object(messages, fields), cast_to=bytes)
         return _reply(reply_body(raw))
 
     def form_rejected(self, error: Exception) -> bool:
