@@ -14,8 +14,8 @@ the server CPU per call the first printed, milliseconds. The fourth splits the H
 (`TRANSPORT`: the SDK's transport, sim-mcp's middleware and routing, the tool's handler) from the rest of
 the event loop, for either server. `--answered-by rules` or `bare` profiles the tickets programs
 answering (no model) or the bare SDK server; `--bare-delay-ms 100` makes the bare tool wait as long as
-the fake provider, so its request parks and resumes as an LLM-backed one does. Needs `pip install py-spy` (not a
-dependency of the package).
+the fake provider, so its request parks and resumes as an LLM-backed one does. Needs py-spy (in the dev extra;
+not a dependency of the package).
 """
 
 from __future__ import annotations
