@@ -30,6 +30,7 @@ FOREIGN = {
     "--image": "kubectl run (docs/deploy.md)",
     "--appendfsync": "redis-server (docs/control-api.md)",
     "--only": "benchmarks/run.py (docs/deploy.md)",
+    "--scale-sessions": "benchmarks/run.py (docs/deploy.md)",
 }
 
 
