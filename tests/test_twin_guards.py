@@ -11,9 +11,14 @@ from typing import Any
 import anyio
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim_mcp.authoring.guards import resolve, run_guard, view
+from sim_mcp.authoring.twin_program import LIBRARY
 from sim_mcp.cli import main
+from sim_mcp.rules import CallContext, Limits, run_tool, tool_program
+from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from tests.test_rules import client_on, last_event, text_of
 
 NOTES = {
@@ -193,3 +198,26 @@ def test_run_guard_declines_rather_than_guessing() -> None:
     assert run_guard(plan, "get", state, {"path": "b"}) == ("gone: {tmp}/b", True)
     assert run_guard(plan, "get", state, {"path": "a"}) is None  # present: no rule holds
     assert run_guard(plan, "get", state, {"path": 7}) is None  # no string key: no rule can be applied
+
+
+# Compile keeps a guard by running its Python reading of the keys (`resolve`); the twin answers with the
+# Starlark one (`twin_resolve`). A path they read differently would make a kept guard answer otherwise at
+# run time, so the two are held to the same answers on any path.
+_SEGMENTS = st.sampled_from(["", ".", "..", "a", "b", "{tmp}", "x.txt", " "])
+_PATHS = st.lists(_SEGMENTS, max_size=6).map("/".join) | st.text(alphabet="ab./{}tmp", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(root=st.sampled_from([None, "{tmp}", "/srv", "/", "{tmp}/sub"]), value=_PATHS)
+def test_the_twins_starlark_resolve_reads_every_path_as_compile_does(root: str | None, value: str) -> None:
+    program = tool_program(LIBRARY + PROBE, "probe", "<probe>")
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
+    ran = run_tool(program, "probe", {}, {"root": root, "value": value}, context, Limits())
+    assert not ran.is_error, ran.result
+    assert ran.result == {"key": resolve(root, value)}
+
+
+PROBE = """
+def probe(state, args):
+    return {'key': twin_resolve(args['root'], args['value'])}
+"""
