@@ -45,7 +45,7 @@ _GUIDE = """\
 Write the tool's function in Starlark (a small Python dialect): def NAME(state, args):
 - state: the world state (a dict); change it in place for every effect a later call could see (records, \
 balances, counters). args: the call's arguments, already checked against the input schema; an optional one \
-may be missing: args.get('name', default).
+may be missing: args.get('limit', 10) is 10 when it is.
 - First the checks of the rules that apply to this tool (not the other tools' rules), each failing with the \
 tool's error message, values filled in with %: EXAMPLE (nothing changes then); then the changes (a read \
 changes nothing); then return the result, in the tool's output shape. Short: no comments.
