@@ -28,8 +28,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -126,6 +129,27 @@ def served_twin(folder: Path) -> Iterator[Served]:
         yield Served(f"{url.scheme}://{url.netloc}", url.path, started.pop())
 
 
+@contextmanager
+def profiled(pid: int, out: Path | None) -> Iterator[None]:
+    """py-spy (raw, collapsed stacks) on process `pid` while the block runs, when `out` is given; read it
+    with `python -m benchmarks.profile_rl --parts OUT --cpu-ms MS` (or `--summarize`, `--transport`)."""
+    if out is None:
+        yield
+        return
+    # Beside this interpreter too: a virtual environment's py-spy, run without activating it.
+    py_spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    if py_spy is None:
+        raise SystemExit("--profile: py-spy is not installed (pip install py-spy; it is in the dev extra)")
+    command = [py_spy, "record", "--pid", str(pid), "--format", "raw", "-o", str(out), "--rate", "200"]
+    spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)  # attached before the first timed call
+    try:
+        yield
+    finally:
+        spy.send_signal(2)
+        spy.wait(60)
+
+
 def bare_served(server: HttpServer) -> Served:
     return Served(server.url, "/mcp", server.pid)
 
@@ -212,7 +236,8 @@ async def run(args: argparse.Namespace) -> int:
         if not kept:
             raise SystemExit(f"{args.folder}: the twin answered none of {', '.join(tool for tool, _ in calls)}")
         print(f"calls: {', '.join(tool for tool, _ in kept)}")
-        rows = await measure(twin, bare_served(bare_server), kept, args)
+        with profiled(twin.pid, args.profile):
+            rows = await measure(twin, bare_served(bare_server), kept, args)
     print(
         f"\n{args.folder}: {args.sessions} sessions x {args.calls} timed calls a load, {args.rounds} rounds, "
         "HTTP 2026-07-28 era, lean client; server CPU per call (medians over rounds)\n"
@@ -228,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=4, help="sessions at once (default 4)")
     parser.add_argument("--calls", type=int, default=100, help="timed calls per session and load (default 100)")
     parser.add_argument("--rounds", type=int, default=4, help="rounds, alternating which server goes first")
+    parser.add_argument("--profile", type=Path, metavar="OUT", help="py-spy the twin's server into OUT (raw)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 1 round, 2 sessions x 20 calls")
     args = parser.parse_args(argv)
     if not args.folder.is_dir():
