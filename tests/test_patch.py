@@ -6,7 +6,10 @@ import copy
 from typing import Any
 
 import jsonpatch
+import jsonpointer
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim_mcp.state.patch import apply_patch
 
@@ -55,3 +58,42 @@ def test_a_patch_that_does_not_apply_raises_and_changes_nothing() -> None:
             ],
         )
     assert before == STATE
+
+
+_KEYS = st.sampled_from(["a", "b", "0", "-", "", "x~1y", "T-1"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=2),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    state=st.dictionaries(_KEYS, _JSON, max_size=4),
+    op=st.sampled_from(["add", "replace", "remove"]),
+    route=st.lists(_KEYS, min_size=1, max_size=3),
+    value=_JSON,
+    with_value=st.booleans(),
+)
+def test_an_add_replace_or_remove_does_what_jsonpatch_does(
+    state: dict[str, Any], op: str, route: list[str], value: Any, with_value: bool
+) -> None:
+    # The common operations are applied without jsonpatch's objects: the same state after, or the same
+    # kind of error, down paths that exist, that do not, through lists, with `-` and with escapes.
+    operation: dict[str, Any] = {"op": op, "path": "/" + "/".join(route)}
+    if with_value:
+        operation["value"] = value
+    before = copy.deepcopy(state)
+    try:
+        expected: Any = jsonpatch.apply_patch(state, [operation], in_place=False)
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError, IndexError) as e:
+        with pytest.raises(type(e)):
+            apply_patch(state, [operation])
+    else:
+        patched = apply_patch(state, [operation])
+        assert patched == expected
+        if isinstance(value, dict | list) and with_value and op != "remove":
+            value.clear()  # the patched state holds a copy of the value, as with jsonpatch
+            assert patched == expected
+    assert state == before

@@ -4,14 +4,23 @@ States are values (nobody changes one in place), so a patched state can share ev
 not touch with the state before it: only the containers along each operation's path (and `from`) are
 copied before the operation is applied in place. For a 1.4 MB state this is ~0.06 ms instead of the ~20
 ms of a deep copy.
+
+The commonest operations (what `diff_patch` and the rules runtime write: add, replace or remove a mapping's
+member, add at a list's end, down a path of mappings) are applied here directly, as jsonpatch would apply
+them: building jsonpatch's operation and pointer objects cost more than the rest of a small call's patch.
+Any other operation, and any that would fail, goes to jsonpatch, which gives its own error.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import jsonpatch
 import jsonpointer
+
+_DIRECT = frozenset({"add", "replace", "remove"})
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def apply_patch(state: Any, patch: list[dict[str, Any]]) -> Any:
@@ -20,11 +29,51 @@ def apply_patch(state: Any, patch: list[dict[str, Any]]) -> Any:
         return state
     root = _shallow(state)
     for operation in patch:
+        if _applied_directly(root, operation):
+            continue
         for pointer in (operation.get("path"), operation.get("from")):
             if isinstance(pointer, str):
                 root = _copy_along(root, pointer)
         root = jsonpatch.JsonPatch([operation]).apply(root, in_place=True)
     return root
+
+
+def _applied_directly(root: Any, operation: dict[str, Any]) -> bool:
+    """Apply `operation` to `root` (a fresh copy) if it is one of the common ones, with jsonpatch's semantics:
+    the containers along its path copied, the value copied in (jsonpatch deep-copies it, so the state never
+    shares a container with the patch). False, with nothing changed but copies, when it is not."""
+    op = operation.get("op")
+    path = operation.get("path")
+    if op not in _DIRECT or type(path) is not str or not path.startswith("/") or "~" in path:
+        return False  # a pointer with escapes, or the whole document: jsonpatch's own parsing
+    if op != "remove" and "value" not in operation:
+        return False
+    *route, last = path[1:].split("/")
+    node = root
+    for part in route:
+        if type(node) is not dict or part not in node:
+            return False
+        child = _shallow(node[part])
+        node[part] = child
+        node = child
+    if type(node) is dict:
+        if op == "add":
+            node[last] = _copied(operation["value"])
+        elif last not in node:
+            return False  # jsonpatch's "non-existent object" error
+        elif op == "replace":
+            node[last] = _copied(operation["value"])
+        else:
+            del node[last]
+        return True
+    if type(node) is list and op == "add" and last == "-":
+        node.append(_copied(operation["value"]))
+        return True
+    return False
+
+
+def _copied(value: Any) -> Any:
+    return value if isinstance(value, _SCALARS) else copy.deepcopy(value)
 
 
 def _copy_along(root: Any, pointer: str) -> Any:
