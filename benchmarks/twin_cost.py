@@ -7,7 +7,10 @@ engine (BENCHMARKS.md, "Twins of real servers").
 
 The twin of server-memory: sessions of `--calls` calls each of a read tool (read_graph, search_nodes),
 alone, then with a create_entities of one new entity before every third read, so that the world grows
-as in a session.
+as in a session. Another twin's tools are named with `--tool NAME=ARGUMENTS` (JSON), each timed alone:
+
+    python -m benchmarks.twin_cost /tmp/twins/sequential-thinking/twin --tool \
+        'sequentialthinking={"thought": "t", "nextThoughtNeeded": true, "thoughtNumber": 1, "totalThoughts": 3}'
 """
 
 from __future__ import annotations
@@ -26,19 +29,19 @@ _ENTITY = '{"entities": [{"name": "e%d", "entityType": "t", "observations": ["o"
 
 
 async def measure(
-    folder: Path, reads: list[tuple[str, dict[str, object]]], write: str, calls: int, sessions: int
+    folder: Path, reads: list[tuple[str, dict[str, object]]], write: str | None, calls: int, sessions: int
 ) -> None:
     async with Runtime(Settings(specs=[folder / "spec.yaml"])) as runtime:
         simulator = runtime.simulator
         for tool, arguments in reads:
-            for with_writes in (False, True):
+            for with_writes in (False, True) if write is not None else (False,):
                 await simulator.call("warm", tool, arguments)
                 count = 0
                 started = time.process_time()
                 for session in range(sessions):
                     for i in range(calls):
                         name = f"{tool}-{with_writes}-{session}"
-                        if with_writes and i % 3 == 0:
+                        if write is not None and with_writes and i % 3 == 0:
                             await simulator.call(name, write, json.loads(_ENTITY % (session * calls + i)))
                             count += 1
                         await simulator.call(name, tool, arguments)
@@ -48,14 +51,33 @@ async def measure(
                 print(f"{label:<55} {spent:.3f} ms CPU per Simulator.call ({count} calls)")
 
 
+def _named_call(text: str) -> tuple[str, dict[str, object]]:
+    name, _, arguments = text.partition("=")
+    decoded = json.loads(arguments or "{}")
+    if not name or not isinstance(decoded, dict):
+        raise SystemExit(f"--tool {text!r}: expected NAME=ARGUMENTS, the arguments a JSON object")
+    return name, decoded
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="a twin's folder (spec.yaml and spec.rules.star)")
     parser.add_argument("--calls", type=int, default=30)
     parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument(
+        "--tool",
+        action="append",
+        default=[],
+        metavar="NAME=ARGUMENTS",
+        help="time this tool alone with these arguments (JSON) instead of the memory twin's reads",
+    )
     args = parser.parse_args()
-    reads: list[tuple[str, dict[str, object]]] = [("read_graph", {}), ("search_nodes", {"query": "e1"})]
-    asyncio.run(measure(args.folder, reads, "create_entities", args.calls, args.sessions))
+    if args.tool:
+        reads = [_named_call(text) for text in args.tool]
+        asyncio.run(measure(args.folder, reads, None, args.calls, args.sessions))
+        return 0
+    memory: list[tuple[str, dict[str, object]]] = [("read_graph", {}), ("search_nodes", {"query": "e1"})]
+    asyncio.run(measure(args.folder, memory, "create_entities", args.calls, args.sessions))
     return 0
 
 
