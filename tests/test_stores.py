@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import anyio
@@ -312,34 +312,44 @@ async def test_redis_fenced_writes_large_and_small(redis_url: str, events: int) 
         await store.aclose()
 
 
+async def client_commands(raw: Redis, during: Callable[[], Awaitable[None]]) -> list[str]:
+    """The commands clients send Redis while `during` runs: not what a script runs, nor a new connection's
+    handshake (MONITOR sees both)."""
+    seen: list[str] = []
+    async with raw.monitor() as monitor:
+
+        async def watch() -> None:
+            while (command := await monitor.next_command())["command"] != "ECHO watched":
+                if command["client_type"] != "lua" and not command["command"].startswith("HELLO"):
+                    seen.append(command["command"].split(" ", 1)[0].upper())
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(watch)
+            await anyio.sleep(0.2)
+            await during()
+            await raw.echo("watched")
+    return seen
+
+
 async def test_a_redis_call_takes_three_round_trips_and_reads_under_the_lock_follow_its_writes(redis_url: str) -> None:
     """Taking the lock reads the record and the newest events (one script); reads under the lock are answered
     from them and from this replica's own writes; the next holder, on another replica, sees those writes."""
     store, other = RedisStore(redis_url, prefetch_events=8), RedisStore(redis_url)  # two replicas
     raw = Redis.from_url(redis_url)
-    seen: list[str] = []
     try:
         await other.put(SessionRecord(id="trips", event_count=10), [event(n) for n in range(1, 11)])
         async with store.lock("warm-up"):  # the connection made and the scripts loaded before counting
             await store.commit(SessionRecord(id="warm-up", event_count=1), event(1))
-        async with raw.monitor() as monitor:
 
-            async def watch() -> None:
-                while (command := await monitor.next_command())["command"] != "ECHO watched":
-                    # What a client sent (not what a script ran), less a new connection's handshake.
-                    if command["client_type"] != "lua" and not command["command"].startswith("HELLO"):
-                        seen.append(command["command"].split(" ", 1)[0].upper())
+        async def one_call() -> None:
+            async with store.lock("trips"):  # one call, as the simulator makes it
+                record = await store.get("trips")
+                assert record is not None
+                assert record.event_count == 10
+                assert [e.seq for e in await store.events("trips", last=4)] == [7, 8, 9, 10]
+                await store.commit(record.model_copy(update={"event_count": 11}), event(11))
 
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(watch)
-                await anyio.sleep(0.2)
-                async with store.lock("trips"):  # one call, as the simulator makes it
-                    record = await store.get("trips")
-                    assert record is not None
-                    assert record.event_count == 10
-                    assert [e.seq for e in await store.events("trips", last=4)] == [7, 8, 9, 10]
-                    await store.commit(record.model_copy(update={"event_count": 11}), event(11))
-                await raw.echo("watched")
+        seen = await client_commands(raw, one_call)
         assert seen == ["EVALSHA", "EVALSHA", "EVALSHA"], seen  # lock and read, commit, release
 
         async with store.lock("trips"):
@@ -372,38 +382,30 @@ async def test_a_redis_commit_that_is_the_last_write_frees_the_session_with_it(r
     replica can take the session while this scope still runs, and this replica can write no more in it."""
     store, other = RedisStore(redis_url), RedisStore(redis_url, wait_s=1.0)  # two replicas
     raw = Redis.from_url(redis_url)
-    seen: list[str] = []
     try:
         await other.put(SessionRecord(id="last", event_count=1), [event(1)])
         async with store.lock("warm-up"):  # the connection made and the scripts loaded before counting
             await store.commit(SessionRecord(id="warm-up", event_count=1), event(1), last=True)
-        async with raw.monitor() as monitor:
 
-            async def watch() -> None:
-                while (command := await monitor.next_command())["command"] != "ECHO watched":
-                    if command["client_type"] != "lua" and not command["command"].startswith("HELLO"):
-                        seen.append(command["command"].split(" ", 1)[0].upper())
+        async def last_commit() -> None:
+            async with store.lock("last"):
+                record = await store.get("last")
+                assert record is not None
+                await store.commit(record.model_copy(update={"event_count": 2}), event(2), last=True)
+                assert await raw.exists(f"{store.prefix}:lock:last") == 0
+                # Another replica gets in at once (`wait_s` is 1 s), while this scope still runs.
+                async with other.lock("last"):
+                    assert [e.seq for e in await other.events("last")] == [1, 2]
+                    await other.commit(SessionRecord(id="last", event_count=3), event(3))
+                # Reads here go to Redis again, not to what was read with the lock.
+                assert [e.seq for e in await store.events("last")] == [1, 2, 3]
+                with pytest.raises(StoreError, match="released with its last commit"):
+                    await store.commit(SessionRecord(id="last", event_count=4), event(4))
+                async with other.lock("last"):
+                    pass
+                await raw.set(f"{store.prefix}:lock:last", b"someone-else")
 
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(watch)
-                await anyio.sleep(0.2)
-                async with store.lock("last"):
-                    record = await store.get("last")
-                    assert record is not None
-                    await store.commit(record.model_copy(update={"event_count": 2}), event(2), last=True)
-                    assert await raw.exists(f"{store.prefix}:lock:last") == 0
-                    # Another replica gets in at once (`wait_s` is 1 s), while this scope still runs.
-                    async with other.lock("last"):
-                        assert [e.seq for e in await other.events("last")] == [1, 2]
-                        await other.commit(SessionRecord(id="last", event_count=3), event(3))
-                    # Reads here go to Redis again, not to what was read with the lock.
-                    assert [e.seq for e in await store.events("last")] == [1, 2, 3]
-                    with pytest.raises(StoreError, match="released with its last commit"):
-                        await store.commit(SessionRecord(id="last", event_count=4), event(4))
-                    async with other.lock("last"):
-                        pass
-                    await raw.set(f"{store.prefix}:lock:last", b"someone-else")
-                await raw.echo("watched")
+        seen = await client_commands(raw, last_commit)
         assert seen[:2] == ["EVALSHA", "EVALSHA"], seen  # lock and read, commit and release: no release after
         assert await raw.get(f"{store.prefix}:lock:last") == b"someone-else"  # leaving the scope freed nothing
         assert [e.seq for e in await store.events("last")] == [1, 2, 3]
