@@ -65,9 +65,13 @@ def shown_records(result: Any, tool_name: str, before: Any, after: Any, descript
     """The records `result` shows: objects carrying the id field of the tool's collection (found by the
     tool's name, else by its `description`), or of the collection named by the key they sit under
     (`"issues": [...]`)."""
+    return _shown_by(result, _intent(tool_name, description, before, after), before, after)
+
+
+def _shown_by(result: Any, intent: Intent, before: Any, after: Any) -> list[Shown]:
+    """`shown_records` for the tool's intent, read once by the caller."""
     if not isinstance(after, dict):
         return []
-    intent = _intent(tool_name, description, before, after)
     own = find_collection(after, intent.noun) or find_collection(before, intent.noun)
     named = [Collection(path, records, _singular_of(path)) for path, records in collections_in(after)]
     found: list[Shown] = []
@@ -99,7 +103,7 @@ def findings(result: Any, tool: ToolSpec, before: Any, after: Any, arguments: An
     shows, so a shown singleton value the state contradicts has no repair."""
     out: list[Finding] = []
     intent = _intent(tool.name, tool.description, before, after)
-    records = shown_records(result, tool.name, before, after, tool.description)
+    records = _shown_by(result, intent, before, after)
     out.extend(_record_findings(records, intent, before, after))
     hints = tool.annotations
     reads = bool(hints and hints.read_only_hint) or intent.action in (Action.GET, Action.LIST)
