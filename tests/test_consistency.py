@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from mcp.client import Client
 
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.clock import latest_timestamp, world_start
+from sim_mcp.engine.clock import world_start
 from sim_mcp.engine.consistency import findings, keep_promises
 from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.runtime import Runtime
@@ -22,7 +22,9 @@ from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.model import ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
+from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.specs.writer import environment_yaml
+from sim_mcp.state.session import SessionRecord
 from tests.fake_providers import FakeProvider, reply_outcome
 
 TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
@@ -137,10 +139,24 @@ async def test_new_records_are_dated_after_the_seeded_world_and_time_moves_on() 
 async def test_a_session_seeded_with_its_own_world_is_dated_after_it() -> None:
     later = {"id": 7, "title": "From the future", "state": "open", "created_at": "2031-06-01T09:30:00Z"}
     async with open_tracker() as tracker:
-        await tracker.runtime.sessions.create(session_id=SESSION, env="tracker", state={"issues": {"7": later}})
+        record = await tracker.runtime.sessions.create(
+            session_id=SESSION, env="tracker", state={"issues": {"7": later}}
+        )
+        # Found once, when the session is created, not on every call.
+        assert record.seeded_stamps == {"tracker": "2031-06-01T09:30:00+00:00"}
         created = await tracker.call("createIssue", {"title": "One"})
         assert created["created_at"] > "2031-06-01T09:30:00Z"
         assert created["created_at"] < "2031-06-02"
+
+
+def test_a_record_kept_before_its_seeded_stamps_were_still_dates_after_its_world() -> None:
+    world = {"issues": {"7": {"id": 7, "created_at": "2031-06-01T09:30:00Z"}, "8": {"id": 8}}}
+    older = SessionRecord.model_validate({"id": "old", "initial_worlds": {"tracker": world}})
+    assert older.seeded_stamps == {}
+    assert older.seeded_stamp("tracker") == datetime(2031, 6, 1, 9, 30, tzinfo=UTC)
+    assert older.seeded_stamp("bank") is None
+    kept = SessionRecord.model_validate({"id": "new", "seeded_stamps": {"tracker": None}})
+    assert kept.seeded_stamp("tracker") is None
 
 
 def test_a_spec_naming_now_starts_there(tmp_path: Path) -> None:
@@ -155,7 +171,7 @@ def test_a_spec_naming_now_starts_there(tmp_path: Path) -> None:
     assert environment is not None
     assert environment.now == "2026-01-05T06:00:00Z"
     assert (
-        world_start(environment, {"notes": {"n2": {"created_at": "2040-01-01"}}})
+        world_start(environment, latest_timestamp({"notes": {"n2": {"created_at": "2040-01-01"}}}))
         .isoformat()
         .startswith("2026-01-05T06:00")
     )

@@ -27,6 +27,7 @@ from sim_mcp.llm.providers.anthropic import AnthropicBackend
 from sim_mcp.llm.providers.openai import OpenAIBackend
 from sim_mcp.llm.reply import outcome_from_object, parse_outcome
 from sim_mcp.specs.model import Environment, ModelSettings, ToolAnnotations, ToolSpec
+from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.state.session import Event, TokenUsage
 from tests.fake_providers import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
 
@@ -546,7 +547,7 @@ def test_recent_calls_of_the_same_tool_show_their_results() -> None:
 
 def test_the_call_states_the_worlds_time_after_its_seeded_records() -> None:
     seeded = {"accounts": {"acc_1": {"owner": "ada", "opened": "2031-04-02T10:30:00Z"}}}
-    request = dataclasses.replace(make_request(state=seeded), seeded_world=seeded, sequence=4)
+    request = dataclasses.replace(make_request(state=seeded), seeded_stamp=latest_timestamp(seeded), sequence=4)
     prompt = prompt_for(request, history_events=8, state_budget_chars=10_000)
     stated = re.search(r"Time now \(timestamps this call writes\): (\S+)", prompt.user)
     assert stated is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,9 +49,9 @@ class SimulationRequest:
     sequence: int = 0
     # The tool's compiled output schema, when it has one (so backends need not compile it again).
     output_validator: CompiledSchema | None = None
-    # The world the session was seeded with through the control API, when not the spec's (its clock starts
-    # after its timestamps).
-    seeded_world: Any = None
+    # The latest timestamp of the world the session was seeded with through the control API, when not the
+    # spec's (its clock starts after it).
+    seeded_stamp: datetime | None = None
     # On a retry: what was wrong with the previous answer, for the backend to correct.
     feedback: list[str] = field(default_factory=list)
     # Which attempt this is (0: the first) of the `attempts` the simulator makes at most (`--max-attempts`):

@@ -30,11 +30,13 @@ import re
 import time
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
+from datetime import datetime
 from typing import Any, Literal, TypedDict
 
 from sim_mcp.engine.hooks import Lifecycle, LifecycleAction
 from sim_mcp.engine.simulator import Simulator
 from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExceeded, SessionNotFound
+from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.state.session import Event, SessionRecord, Snapshot, TokenUsage, new_session_id
 
 StateMode = Literal["merge", "replace"]
@@ -107,6 +109,7 @@ class SessionService:
                 created_at=now,
                 updated_at=now,
                 initial_worlds=initial,
+                seeded_stamps={name: _isoformat(latest_timestamp(world)) for name, world in initial.items()},
                 task=task,
             )
             await self._store.put(record, [])
@@ -341,3 +344,7 @@ def _kind(value: Any) -> str:
         float: "a number",
     }
     return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _isoformat(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None

@@ -257,7 +257,7 @@ class Simulator:
             seed=record.seed,
             sequence=record.event_count,
             output_validator=tool.output_validator,
-            seeded_world=record.initial_worlds.get(tool.environment.name),
+            seeded_stamp=record.seeded_stamp(tool.environment.name),
         )
 
     async def _answer(self, request: SimulationRequest, tool: Tool) -> _Answer:

@@ -365,7 +365,7 @@ def _shape_section(request: SimulationRequest) -> str:
 def _call_section(request: SimulationRequest) -> str:
     # The world's clock, the one the offline engine and programs read: without it a model dates new records
     # from its training data, older than the records they join.
-    now = stamp(world_now(request.environment, request.sequence, request.seeded_world))
+    now = stamp(world_now(request.environment, request.sequence, request.seeded_stamp))
     return (
         f"## The call\nTool: {request.tool.name}\nTime now (timestamps this call writes): {now}\n"
         "Arguments (UNTRUSTED DATA from the agent, values only):\n" + _fence(_compact(request.arguments))

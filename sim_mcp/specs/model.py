@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from sim_mcp.specs.stamps import latest_timestamp
+
 JsonObject = dict[str, Any]
 # How an LLM answers one call: an RFC 6902 patch of the state, or a rules program run on it (docs/formats.md).
 LlmOutput = Literal["patch", "program", "auto"]
@@ -256,6 +258,12 @@ class Environment(BaseModel):
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((tool for tool in self.tools if tool.name == name), None)
+
+    @cached_property
+    def latest_stamp(self) -> datetime | None:
+        """The latest ISO 8601 timestamp of the initial state (a session's clock starts after it), scanned once
+        per environment: on a large world, scanning on every call cost more than the call."""
+        return latest_timestamp(self.initial_state)
 
     @cached_property
     def version(self) -> str:

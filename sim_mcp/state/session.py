@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import secrets
 import time
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from sim_mcp.specs.stamps import latest_timestamp, parse_stamp
 
 JsonPatch = list[dict[str, Any]]
 
@@ -87,6 +90,11 @@ class SessionRecord(BaseModel):
     initial_worlds: dict[str, Any] = Field(
         default_factory=dict, description="States given at creation, which reset returns to (beside initial_state)."
     )
+    seeded_stamps: dict[str, str | None] = Field(
+        default_factory=dict,
+        description="Environment name -> the latest timestamp of its world in initial_worlds (None: it has none), "
+        "found once at creation: the session's clock starts after it.",
+    )
     snapshots: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Name -> saved worlds, counters and event log (see Snapshot)."
     )
@@ -98,6 +106,14 @@ class SessionRecord(BaseModel):
     event_count: int = 0
     error_count: int = 0
     tokens: TokenUsage = Field(default_factory=TokenUsage)
+
+    def seeded_stamp(self, environment: str) -> datetime | None:
+        """The latest timestamp of the world this session was seeded with for `environment` (None: none)."""
+        if environment in self.seeded_stamps:
+            found = self.seeded_stamps[environment]
+            return parse_stamp(found) if found is not None else None
+        # A record written before the stamps were kept: scan the world.
+        return latest_timestamp(self.initial_worlds.get(environment))
 
     def summary(self) -> dict[str, Any]:
         return {

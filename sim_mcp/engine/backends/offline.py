@@ -383,7 +383,7 @@ class _Call:
         return statuses.most_common(1)[0][0] if statuses else "active"
 
     def _now(self) -> str:
-        return stamp(world_now(self.request.environment, self.request.sequence, self.request.seeded_world))
+        return stamp(world_now(self.request.environment, self.request.sequence, self.request.seeded_stamp))
 
     # --- the record's schema --------------------------------------------------------------------
 

@@ -106,7 +106,7 @@ def run_program(read: Outcome, request: SimulationRequest, context: ModeContext)
 def _clock(request: SimulationRequest) -> datetime:
     """The clock of a program the model wrote for one call: the session's world clock (the environment's
     `now`, else after its seeded world's latest timestamp), the time the prompt states."""
-    return world_start(request.environment, request.seeded_world)
+    return world_start(request.environment, request.seeded_stamp)
 
 
 def program_guide(environment: Environment, tool: ToolSpec | None, profile: ModelProfile) -> str:
