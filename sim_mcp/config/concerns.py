@@ -110,7 +110,9 @@ class EngineConfig(Concern):
     within what budget rules programs run."""
 
     seed: int = Field(default=0, description="Seed of new sessions (the offline simulator and faults draw from it).")
-    max_state_bytes: int = Field(default=1_000_000, gt=0, description="Largest world state of one session, as JSON.")
+    max_state_bytes: int = Field(
+        default=1_000_000, gt=0, description="Largest world state of one session, as compact JSON in UTF-8 bytes."
+    )
     run_rules: bool = Field(
         default=True,
         description="Answer the tools that have a rules program by running it (false: the backend answers all).",

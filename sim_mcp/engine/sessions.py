@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import json
 import re
 import time
 from collections.abc import Mapping
@@ -38,6 +37,7 @@ from sim_mcp.engine.simulator import Simulator
 from sim_mcp.errors import InvalidSessionInput, SessionExists, SessionLimitExceeded, SessionNotFound
 from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.state.session import Event, SessionRecord, Snapshot, TokenUsage, new_session_id
+from sim_mcp.state.values import json_size
 
 StateMode = Literal["merge", "replace"]
 
@@ -310,7 +310,7 @@ class SessionService:
                     "(or use state_mode 'replace')",
                 )
             world = merge_patch(base, value) if mode == "merge" else copy.deepcopy(value)
-            size = len(json.dumps(world, separators=(",", ":"), default=str))
+            size = json_size(world)
             if size > limit:
                 raise InvalidSessionInput(
                     field,

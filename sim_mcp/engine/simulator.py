@@ -34,6 +34,7 @@ from sim_mcp.state.patch import apply_patch
 from sim_mcp.state.session import Event, SessionRecord, TokenUsage
 from sim_mcp.state.stores.base import SessionStore
 from sim_mcp.state.stores.memory import MemoryStore
+from sim_mcp.state.values import json_size
 from sim_mcp.text import shorten
 
 logger = logging.getLogger("sim_mcp")
@@ -387,7 +388,7 @@ class Simulator:
             new_world = apply_patch(world, outcome.state_patch)
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError, IndexError) as e:
             return Rejected(f"state_patch does not apply to the state: {e}")
-        size = len(json.dumps(new_world, separators=(",", ":"), default=str))
+        size = json_size(new_world)
         if size > self.engine.max_state_bytes:
             return Rejected(
                 f"the state would grow to {size} bytes, over the limit of {self.engine.max_state_bytes} "

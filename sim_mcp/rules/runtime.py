@@ -24,7 +24,7 @@ import starlark
 from sim_mcp.rules.helpers import CallContext
 from sim_mcp.rules.program import ENTRY, Program, RulesError, located_error
 from sim_mcp.state.patch import diff_patch
-from sim_mcp.state.values import pointer
+from sim_mcp.state.values import json_bytes, pointer
 
 if TYPE_CHECKING:
     from sim_mcp.config import EngineConfig
@@ -97,7 +97,7 @@ def run_tool(
     is a `RulesError`."""
     if not program.has(tool):
         raise RulesError(program.source, "the program has no function for this tool", tool=tool)
-    state_text = json.dumps(state, separators=(",", ":"), check_circular=False)
+    state_text = json_bytes(state).decode()
     arguments_text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
     budget = _Budget(limits)
     options = starlark.EvalOptions(check_cancelled=budget, max_callstack_size=limits.max_call_depth)

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
 from jsonpointer import escape, unescape
 
-__all__ = ["json_equal", "pointer", "pointer_parts"]
+__all__ = ["json_bytes", "json_equal", "json_size", "pointer", "pointer_parts"]
+
+
+def json_bytes(value: Any) -> bytes:
+    """`value` as compact JSON in UTF-8 (what JSON cannot hold, as its `str`). By orjson, about ten times the
+    standard library's speed on a whole world, which the size check and a rules program's input encode on
+    every call; what orjson refuses (an integer past 64 bits) by the standard library, to the same value."""
+    try:
+        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+
+
+def json_size(value: Any) -> int:
+    """How many bytes `value` takes as compact JSON in UTF-8: what the state limit (`--max-state-bytes`) counts."""
+    return len(json_bytes(value))
 
 
 def json_equal(a: Any, b: Any, *, close_numbers: bool = False) -> bool:
