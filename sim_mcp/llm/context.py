@@ -14,6 +14,7 @@ calls; the call; on a retry the feedback.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Action, Collection, find_collection, read_intent
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.state.session import Event
+from sim_mcp.state.values import json_bytes
 from sim_mcp.text import shorten
 
 __all__ = [
@@ -54,6 +56,8 @@ _OUTLINE_VALUE_CHARS = 200
 _OUTLINE_MAX_KEYS = 50
 # Argument values that can name a record; longer strings are prose, not ids.
 _NEEDLE_MAX_CHARS = 200
+# A string JSON writes as it is, between quotes (`_compact` escapes no other character).
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*\Z')
 _ID_FIELDS = frozenset({"id", "key", "name", "username", "email", "slug", "code", "sku", "number", "handle", "login"})
 
 # The fixed texts say each thing once, in few words: a small model spends most of a call reading its
@@ -267,7 +271,10 @@ def _record_at(collection: Collection, value: Any) -> tuple[str, Any]:
 
 
 def _state_section(request: SimulationRequest, budget: int) -> str:
-    text = _compact(request.state)
+    encoded = json_bytes(request.state)
+    # UTF-8 takes one to four bytes a character: a state of over four times the budget in bytes is over it in
+    # characters, and is not encoded again as the prompt's text only to be measured.
+    text = _compact(request.state) if len(encoded) <= 4 * budget else encoded.decode()
     if len(text) <= min(budget, _WHOLE_STATE_CHARS):
         return "## World state\nWhole, before this call:\n" + _fence(text)
     if len(text) <= budget and isinstance(request.state, dict):
@@ -299,7 +306,7 @@ def _sliced_state(request: SimulationRequest) -> str:
     for key, value in state.items():
         is_own = own is not None and own.path[0] == key
         listed = is_own and whole
-        if listed or key in request.arguments or len(_compact(value)) <= _OUTLINE_VALUE_CHARS:
+        if listed or key in request.arguments or _length_within(value, _OUTLINE_VALUE_CHARS) is not None:
             shown[key] = value
         else:
             shown[key] = _by_ids(value, sample=is_own and intent.action == Action.CREATE)
@@ -409,7 +416,7 @@ def _touched(state: Any, arguments: dict[str, Any]) -> list[tuple[str, Any]]:
         # An argument named like a top-level key (e.g. "cart") touches that part.
         found += [("/" + escape(key), state[key]) for key in arguments if key in state]
     if needles:
-        found += list(_matches(state, "", needles, root=True))
+        found += _matches(state, needles)
     result: list[tuple[str, Any]] = []
     for pointer, value in found:
         # Skip parts already inside a shown part, and duplicates.
@@ -434,35 +441,97 @@ def _needles(value: Any) -> Iterator[str]:
             yield from _needles(item)
 
 
-def _matches(node: Any, pointer: str, needles: set[str], *, root: bool = False) -> Iterator[tuple[str, Any]]:
-    if not root and isinstance(node, dict) and _has_matching_id(node, needles):
-        yield pointer, node
-        return
-    if isinstance(node, dict):
-        for key, value in node.items():
-            child = f"{pointer}/{escape(str(key))}"
-            if str(key).casefold() in needles:
-                yield child, value
-            else:
-                yield from _matches(value, child, needles)
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _matches(value, f"{pointer}/{index}", needles)
+def _matches(state: Any, needles: set[str]) -> list[tuple[str, Any]]:
+    """(JSON Pointer, value) of each part of `state` a needle names, in document order: a record (an object
+    below the root) with an id-like field holding one, not looked into further, or a member whose key is
+    one. Paths are built only for what is found: a large world has thousands of parts and names few."""
+    found: list[tuple[tuple[str | int, ...], Any]] = []
+    folded: dict[str, str] = {}  # field names repeat in every record: fold each once
+    id_like: dict[str, bool] = {}
+
+    def fold(key: Any) -> str:
+        text = folded.get(key) if isinstance(key, str) else None
+        if text is None:
+            text = str(key).casefold()
+            if isinstance(key, str):
+                folded[key] = text
+        return text
+
+    def names_a_needle(record: dict[Any, Any]) -> bool:
+        for field, value in record.items():
+            is_id = id_like.get(field)
+            if is_id is None:
+                lowered = fold(field)
+                is_id = id_like[field] = lowered in _ID_FIELDS or lowered.endswith("_id") or str(field).endswith("Id")
+            named = is_id and isinstance(value, str | int) and not isinstance(value, bool)
+            if named and str(value).casefold() in needles:
+                return True
+        return False
+
+    def walk(node: Any, path: tuple[str | int, ...], root: bool) -> None:
+        if isinstance(node, dict):
+            if not root and names_a_needle(node):
+                found.append((path, node))
+                return
+            for key, value in node.items():
+                if fold(key) in needles:
+                    found.append(((*path, key), value))
+                elif isinstance(value, dict | list):
+                    walk(value, (*path, key), False)
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                if isinstance(value, dict | list):
+                    walk(value, (*path, index), False)
+
+    walk(state, (), True)
+    return [("".join(f"/{escape(str(part))}" for part in path), value) for path, value in found]
 
 
-def _has_matching_id(record: dict[str, Any], needles: set[str]) -> bool:
-    for field, value in record.items():
-        lowered = field.casefold()
-        if not (lowered in _ID_FIELDS or lowered.endswith("_id") or field.endswith("Id")):
-            continue
-        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).casefold() in needles:
-            return True
-    return False
+def _length_within(value: Any, room: int) -> int | None:
+    """The length of `_compact(value)` when it is at most `room`, else None: counted part by part and given up
+    once past `room`, so that a large value is never encoded whole only to learn that it is large."""
+    if isinstance(value, dict):
+        # Each member takes at least `"":0` and a comma: no need to look inside to know a large one is large.
+        if 5 * len(value) + 1 > room or not all(isinstance(key, str) for key in value):
+            return _length_of(value, room)
+        total = 1 + max(len(value), 1)  # the braces and the commas between members
+        for key, item in value.items():
+            total += len(_compact(key)) + 1
+            inner = _length_within(item, room - total) if total <= room else None
+            if inner is None:
+                return None
+            total += inner
+        return total if total <= room else None
+    if isinstance(value, list):
+        if 2 * len(value) + 1 > room:  # each item takes at least one character and a comma
+            return None
+        total = 1 + max(len(value), 1)  # the brackets and the commas between items
+        for item in value:
+            inner = _length_within(item, room - total) if total <= room else None
+            if inner is None:
+                return None
+            total += inner
+        return total if total <= room else None
+    return _length_of(value, room)
+
+
+def _length_of(value: Any, room: int) -> int | None:
+    if isinstance(value, dict) and 5 * len(value) + 1 > room:
+        return None
+    if isinstance(value, str) and _PLAIN.match(value):
+        length = len(value) + 2  # nothing in it is escaped: its characters and the quotes
+    elif value is None or isinstance(value, bool):
+        length = 4 if value is None or value is True else 5
+    elif type(value) is int:
+        length = len(str(value))
+    else:
+        length = len(_compact(value))
+    return length if length <= room else None
 
 
 def _outline(value: Any, depth: int) -> Any:
     """`value` with anything large replaced by a one-line summary, down to `depth` levels of objects."""
-    if len(_compact(value)) <= _OUTLINE_VALUE_CHARS:
+    if _length_within(value, _OUTLINE_VALUE_CHARS) is not None:
         return value
     if isinstance(value, dict) and depth > 0 and len(value) <= _OUTLINE_MAX_KEYS:
         return {key: _outline(item, depth - 1) for key, item in value.items()}
