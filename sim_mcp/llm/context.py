@@ -446,15 +446,12 @@ def _matches(state: Any, needles: set[str]) -> list[tuple[str, Any]]:
     below the root) with an id-like field holding one, not looked into further, or a member whose key is
     one. Paths are built only for what is found: a large world has thousands of parts and names few."""
     found: list[tuple[tuple[str | int, ...], Any]] = []
-    folded: dict[str, str] = {}  # field names repeat in every record: fold each once
-    id_like: dict[str, bool] = {}
+    folded: dict[Any, str] = {}  # field names repeat in every record: each folded once
+    id_like: dict[Any, bool] = {}
+    containers = (dict, list)
 
     def fold(key: Any) -> str:
-        text = folded.get(key) if isinstance(key, str) else None
-        if text is None:
-            text = str(key).casefold()
-            if isinstance(key, str):
-                folded[key] = text
+        text = folded[key] = str(key).casefold()
         return text
 
     def names_a_needle(record: dict[Any, Any]) -> bool:
@@ -463,7 +460,7 @@ def _matches(state: Any, needles: set[str]) -> list[tuple[str, Any]]:
             if is_id is None:
                 lowered = fold(field)
                 is_id = id_like[field] = lowered in _ID_FIELDS or lowered.endswith("_id") or str(field).endswith("Id")
-            named = is_id and isinstance(value, str | int) and not isinstance(value, bool)
+            named = is_id and isinstance(value, (str, int)) and not isinstance(value, bool)
             if named and str(value).casefold() in needles:
                 return True
         return False
@@ -474,13 +471,13 @@ def _matches(state: Any, needles: set[str]) -> list[tuple[str, Any]]:
                 found.append((path, node))
                 return
             for key, value in node.items():
-                if fold(key) in needles:
+                if (folded.get(key) or fold(key)) in needles:
                     found.append(((*path, key), value))
-                elif isinstance(value, dict | list):
+                elif isinstance(value, containers):
                     walk(value, (*path, key), False)
         elif isinstance(node, list):
             for index, value in enumerate(node):
-                if isinstance(value, dict | list):
+                if isinstance(value, containers):
                     walk(value, (*path, index), False)
 
     walk(state, (), True)
