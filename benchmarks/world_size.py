@@ -2,6 +2,7 @@
 
     python -m benchmarks.world_size --records 5,100,1000 --ways "rules;generic;llm"
     python -m benchmarks.world_size --against /path/to/another/checkout
+    python -m benchmarks.world_size --store redis --ways "llm"
 
 Each (way, size) is a fresh process (`--run`, below) that builds a `Runtime` of the bundled specs, seeds
 `--sessions` sessions of the tickets environment through the session API with the spec's own tickets
@@ -10,7 +11,8 @@ calls a session (the RL load's creates, reads and a list, `rl_worker.planned_cal
 process's CPU over as many more sessions. Ways: `rules` (the tickets environment's Starlark programs),
 `generic` (`--no-run-rules`: the generic offline engine), `llm` (the openai backend against the fake
 provider, `benchmarks/fake_llm.py`, in a process of its own whose CPU is not counted; no latency). With
-`--against DIR`, each figure is measured in that checkout too, side by side, the two alternating.
+`--against DIR`, each figure is measured in that checkout too, side by side, the two alternating. `--store
+redis`: the sessions in a throwaway redis-server (whose own CPU is not counted) instead of in memory.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.servers import REPO, fake_llm
+from benchmarks.servers import REPO, RedisServer, fake_llm, redis_server
 
 WAYS = ("rules", "generic", "llm")
 
@@ -47,7 +49,7 @@ def seeded_tickets(records: int) -> dict[str, Any]:
     return state
 
 
-async def _measure(way: str, records: int, sessions: int, fake_url: str) -> float:
+async def _measure(way: str, records: int, sessions: int, fake_url: str, store: str) -> float:
     from benchmarks.rl_worker import planned_call
     from sim_mcp.config import Settings
     from sim_mcp.runtime import Runtime
@@ -58,7 +60,7 @@ async def _measure(way: str, records: int, sessions: int, fake_url: str) -> floa
         options = {"backend": "offline", "run_rules": False}
     elif way == "llm":
         options = {"backend": "openai", "base_url": fake_url, "model": "fake", "run_rules": False}
-    settings = Settings(specs=[REPO / "tool_specs"], store="memory", backend_concurrency=sessions, **options)
+    settings = Settings(specs=[REPO / "tool_specs"], store=store, backend_concurrency=sessions, **options)
     state = seeded_tickets(records)
     async with Runtime(settings) as runtime:
 
@@ -81,10 +83,10 @@ async def _measure(way: str, records: int, sessions: int, fake_url: str) -> floa
         return (time.process_time() - started) / (sessions * 10) * 1000
 
 
-def one_run(checkout: Path, way: str, records: int, sessions: int, fake_url: str) -> float:
+def one_run(checkout: Path, way: str, records: int, sessions: int, fake_url: str, store: str) -> float:
     """A fresh process with `checkout`'s `sim_mcp` first on the path: its CPU per call, in ms."""
     command = [sys.executable, str(Path(__file__).resolve()), "--run", "--way", way, "--records", str(records)]
-    command += ["--sessions", str(sessions), "--fake-url", fake_url]
+    command += ["--sessions", str(sessions), "--fake-url", fake_url, "--store-url", store]
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-unused", "PYTHONPATH": os.pathsep.join([str(checkout), str(REPO)])}
     done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
@@ -92,20 +94,23 @@ def one_run(checkout: Path, way: str, records: int, sessions: int, fake_url: str
     return float(done.stdout.strip().splitlines()[-1])
 
 
-def measure(sizes: list[int], ways: list[str], sessions: int, runs: int, against: Path | None) -> str:
+def measure(sizes: list[int], ways: list[str], sessions: int, runs: int, against: Path | None, store: str) -> str:
     sides = {"this": REPO, **({"against": against} if against is not None else {})}
     figures: dict[tuple[str, int, str], list[float]] = {}
-    with fake_llm(0.0) as fake:
+    with fake_llm(0.0) as fake, redis_server() as redis:
+        if store == "redis" and not isinstance(redis, RedisServer):
+            raise SystemExit(str(redis))
+        url = redis.url if store == "redis" and isinstance(redis, RedisServer) else "memory"
         for run in range(runs):
             for way in ways:
                 for records in sizes:
                     order = list(sides) if run % 2 == 0 else list(reversed(sides))
                     for name in order:
-                        ms = one_run(sides[name], way, records, sessions, f"{fake.url}/v1")
+                        ms = one_run(sides[name], way, records, sessions, f"{fake.url}/v1", url)
                         figures.setdefault((way, records, name), []).append(ms)
                         print(f"run {run + 1}: {way}, {records} records ({name}): {ms:.3f} ms", flush=True)
     lines = [
-        f"{sessions} sessions x 10 calls, {runs} runs, medians; load average {os.getloadavg()[0]:.1f}",
+        f"{sessions} sessions x 10 calls, {runs} runs, medians, store {store}; load average {os.getloadavg()[0]:.1f}",
         "",
         "| way | records | " + " | ".join(f"CPU per call ({name})" for name in sides) + " |",
         "|---|---:|" + "---:|" * len(sides),
@@ -124,19 +129,21 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--against", type=Path, help="another checkout, run beside this one")
+    parser.add_argument("--store", choices=("memory", "redis"), default="memory")
     parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)  # one measured run (a child)
     parser.add_argument("--way", help=argparse.SUPPRESS)
     parser.add_argument("--fake-url", help=argparse.SUPPRESS)
+    parser.add_argument("--store-url", default="memory", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        print(asyncio.run(_measure(args.way, int(args.records), args.sessions, args.fake_url)))
+        print(asyncio.run(_measure(args.way, int(args.records), args.sessions, args.fake_url, args.store_url)))
         return
     ways = [way.strip() for way in args.ways.split(";") if way.strip()]
     unknown = sorted(set(ways) - set(WAYS))
     if unknown:
         parser.error(f"--ways: unknown {', '.join(unknown)}; expected some of {', '.join(WAYS)}")
     sizes = [int(size) for size in args.records.split(",")]
-    print(measure(sizes, ways, args.sessions, args.runs, args.against))
+    print(measure(sizes, ways, args.sessions, args.runs, args.against, args.store))
 
 
 if __name__ == "__main__":
