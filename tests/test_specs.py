@@ -11,6 +11,7 @@ import pytest
 from sim_mcp.cli import main
 from sim_mcp.errors import SpecErrors
 from sim_mcp.specs.formats import read_spec_file
+from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import load_catalog
 from tests.servers import BUNDLED_SPECS, REPO
 
@@ -223,3 +224,15 @@ def test_call_command_answers_in_process() -> None:
     bad = run_cli("call", "get_ticket", "--args", "[1]", "--specs", str(BUNDLED_SPECS))
     assert bad.returncode == 2
     assert "--args: expected a JSON object" in bad.stderr
+
+
+def test_a_copy_with_other_fields_derives_its_own_version_and_clock() -> None:
+    original = Environment(name="dated", initial_state={"notes": {"n1": {"at": "2020-01-01T00:00:00Z"}}})
+    assert original.latest_stamp is not None
+    assert original.latest_stamp.year == 2020
+    version = original.version  # both cached on the original before it is copied
+    later = original.model_copy(update={"initial_state": {"notes": {"n1": {"at": "2030-01-01T00:00:00Z"}}}})
+    assert later.latest_stamp is not None
+    assert later.latest_stamp.year == 2030
+    assert later.version != version
+    assert original.model_copy().version == version

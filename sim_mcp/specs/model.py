@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, Literal
@@ -214,6 +215,10 @@ class ModelSettings(BaseModel):
     )
 
 
+# Environment's cached properties: values derived from its fields, found again on a copy.
+_DERIVED = ("version", "latest_stamp")
+
+
 class Environment(BaseModel):
     """One simulated world: its rules, its initial state and its tools."""
 
@@ -258,6 +263,14 @@ class Environment(BaseModel):
 
     def tool(self, name: str) -> ToolSpec | None:
         return next((tool for tool in self.tools if tool.name == name), None)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Environment:
+        """A copy, with what is derived from the fields (`version`, `latest_stamp`) found again: pydantic copies
+        the instance's dictionary, where a cached property keeps its value, and an update would leave it stale."""
+        copied = super().model_copy(update=update, deep=deep)
+        for name in _DERIVED:
+            copied.__dict__.pop(name, None)
+        return copied
 
     @cached_property
     def latest_stamp(self) -> datetime | None:
