@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import os
 import statistics
 import subprocess
@@ -30,22 +31,41 @@ from typing import Any
 
 from benchmarks.servers import REPO, RedisServer, cpu_seconds, fake_llm, redis_server
 
+# How a run answers: the openai backend against the fake provider (the default), the tickets environment's
+# rules programs, or the generic offline engine.
+WAYS = ("llm", "rules", "generic")
 
-async def _measure(sessions: int, fake_url: str, store: str, not_local: bool) -> float:
+
+def seeded_tickets(records: int) -> dict[str, Any]:
+    """The tickets environment's initial state with its tickets copied (new ids) to `records` tickets."""
+    from sim_mcp.specs.registry import load_catalog
+
+    environment = load_catalog(REPO / "tool_specs" / "tickets.yaml").environment("tickets")
+    assert environment is not None
+    state = copy.deepcopy(environment.initial_state)
+    originals = list(state["tickets"].values())
+    tickets: dict[str, Any] = {}
+    for index in range(records):
+        ticket = dict(originals[index % len(originals)], id=f"T-{5000 + index}")
+        tickets[ticket["id"]] = ticket
+    state["tickets"] = tickets
+    return state
+
+
+async def _measure(
+    sessions: int, fake_url: str, store: str, not_local: bool, way: str = "llm", records: int | None = None
+) -> float:
+    """`records`: each session is first seeded through the session API with that many tickets."""
     from benchmarks.rl_worker import planned_call
     from sim_mcp.config import Settings
     from sim_mcp.runtime import Runtime
     from sim_mcp.server.heap import settle_heap
 
-    settings = Settings(
-        specs=[REPO / "tool_specs"],
-        backend="openai",
-        base_url=fake_url,
-        model="fake",
-        run_rules=False,
-        backend_concurrency=sessions,
-        store=store,
-    )
+    answering: dict[str, Any] = {"backend": "offline", "run_rules": way == "rules"}
+    if way == "llm":
+        answering = {"backend": "openai", "base_url": fake_url, "model": "fake", "run_rules": False}
+    settings = Settings(specs=[REPO / "tool_specs"], backend_concurrency=sessions, store=store, **answering)
+    state = seeded_tickets(records) if records is not None else None
     async with Runtime(settings) as runtime:
         if not_local:
 
@@ -55,6 +75,8 @@ async def _measure(sessions: int, fake_url: str, store: str, not_local: bool) ->
             runtime.hooks.subscribe(needs_the_lock)
 
         async def session(name: str) -> None:
+            if state is not None:
+                await runtime.sessions.create(session_id=name, env="tickets", state=state, state_mode="replace")
             created: list[str] = []
             for i in range(10):
                 tool, arguments = planned_call(name, i, created)
@@ -72,11 +94,20 @@ async def _measure(sessions: int, fake_url: str, store: str, not_local: bool) ->
         return (time.process_time() - started) / (sessions * 10) * 1000
 
 
-def one_run(checkout: Path, sessions: int, fake_url: str, store: str, not_local: bool) -> float:
+def one_run(
+    checkout: Path,
+    sessions: int,
+    fake_url: str,
+    store: str,
+    not_local: bool,
+    way: str = "llm",
+    records: int | None = None,
+) -> float:
     """A fresh process in `checkout` (its `sim_mcp` first on the path): its CPU per call, in ms."""
     # This file runs the child (the other checkout may not have it), with that checkout's `sim_mcp` first.
     command = [sys.executable, str(Path(__file__).resolve()), "--run", "--sessions", str(sessions)]
     command += ["--fake-url", fake_url, "--store-url", store] + (["--subscriber-not-local"] if not_local else [])
+    command += ["--way", way] + (["--records", str(records)] if records is not None else [])
     env = {**os.environ, "OPENAI_API_KEY": "sk-bench-unused", "PYTHONPATH": os.pathsep.join([str(checkout), str(REPO)])}
     done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
@@ -139,12 +170,17 @@ def main() -> None:
     parser.add_argument("--run", action="store_true", help=argparse.SUPPRESS)  # one measured run (a child)
     parser.add_argument("--fake-url", help=argparse.SUPPRESS)
     parser.add_argument("--store-url", help=argparse.SUPPRESS)
+    parser.add_argument("--way", choices=WAYS, default="llm", help=argparse.SUPPRESS)
+    parser.add_argument("--records", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
         import sim_mcp
 
         print(f"sim_mcp from {Path(sim_mcp.__file__).parent.parent}", file=sys.stderr)
-        print(f"{asyncio.run(_measure(args.sessions, args.fake_url, args.store_url, args.subscriber_not_local)):.4f}")
+        measured = _measure(
+            args.sessions, args.fake_url, args.store_url, args.subscriber_not_local, args.way, args.records
+        )
+        print(f"{asyncio.run(measured):.4f}")
         return
     print(compare(args.sessions, args.runs, args.store, args.against, args.subscriber_not_local))
 
