@@ -121,7 +121,9 @@ class EngineConfig(Concern):
         default=2_000_000, ge=1000, description="Bytecode steps a rules program may take per call (docs/formats.md)."
     )
     rules_timeout_ms: float = Field(default=1000, gt=0, description="Time a rules program may take per call.")
-    max_argument_bytes: int = Field(default=256_000, gt=0, description="Largest arguments of one call, as JSON.")
+    max_argument_bytes: int = Field(
+        default=256_000, gt=0, description="Largest arguments of one call, as compact JSON in UTF-8 bytes."
+    )
 
 
 class LlmConfig(Concern):

@@ -397,7 +397,7 @@ class Simulator:
         return Applied(new_world)
 
     def _argument_problem(self, tool: Tool, arguments: dict[str, Any]) -> str | None:
-        size = len(json.dumps(arguments, separators=(",", ":"), default=str))
+        size = json_size(arguments)
         if size > self.engine.max_argument_bytes:
             return (
                 f"the arguments take {size} bytes, over the limit of {self.engine.max_argument_bytes} "
