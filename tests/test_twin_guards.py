@@ -14,11 +14,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim_mcp.authoring.guards import resolve, run_guard, view
+from sim_mcp.authoring.guards import _NoAnswer, _templates, infer_guards, render, resolve, run_guard, view
+from sim_mcp.authoring.record_file import RecordedCall
 from sim_mcp.authoring.twin_program import LIBRARY
 from sim_mcp.cli import main
 from sim_mcp.rules import CallContext, Limits, run_tool, tool_program
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
+from sim_mcp.specs.model import ToolSpec
 from tests.test_rules import client_on, last_event, text_of
 
 NOTES = {
@@ -220,4 +222,67 @@ def test_the_twins_starlark_resolve_reads_every_path_as_compile_does(root: str |
 PROBE = """
 def probe(state, args):
     return {'key': twin_resolve(args['root'], args['value'])}
+"""
+
+
+# A server that writes numbers from the call into its text: an argument, and the sum of two.
+ADDER = ToolSpec(
+    name="add",
+    input_schema={
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}, "note": {"type": "string"}},
+        "required": ["a", "b"],
+    },
+)
+
+
+def adder_call(session: int, a: Any, b: Any) -> RecordedCall:
+    text = f"The sum of {a} and {b} is {a + b}."
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    return RecordedCall(f"s{session}", 1, "add", {"a": a, "b": b}, result, False)
+
+
+def test_a_number_the_answer_computes_from_the_call_is_learned_whole() -> None:
+    sessions = [[adder_call(n, a, b)] for n, (a, b) in enumerate([(2, 2), (3, 15), (10, 5), (7, 70)])]
+    inference = infer_guards([ADDER], sessions, ["add"])
+    plan = inference.plans["add"]
+    # (2, 2) alone could be a product or a doubling: the calls after it leave the sum.
+    assert run_guard(plan, "add", {}, {"a": 40, "b": 2}) == ("The sum of 40 and 2 is 42.", False)
+    assert run_guard(plan, "add", {}, {"a": -3, "b": 1}) == ("The sum of -3 and 1 is -2.", False)
+    # A number it cannot write as recorded (not an integer): handed on, not guessed.
+    assert run_guard(plan, "add", {}, {"a": 2.5, "b": 1}) is None
+
+
+def test_a_number_inside_another_is_no_placeholder() -> None:
+    # 5 is in "15", "2.5" and "v5" but stands whole only once: only that one is the argument.
+    call = RecordedCall(
+        "s0", 1, "add", {"a": 5, "b": 1}, {"content": [{"type": "text", "text": "5: 15, 2.5, v5"}]}, False
+    )
+    (template, _), *_ = _templates(ADDER, [call], None).values()
+    assert template == {"$parts": [["num", "a"], ": 15, 2.5, v5"]}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    part=st.sampled_from([["num", "a"], ["sum", "a", "b"], ["difference", "a", "b"], ["product", "a", "b"]]),
+    a=st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, allow_infinity=False) | st.booleans(),
+    b=st.integers(-1000, 1000),
+)
+def test_the_twins_starlark_writes_numbers_as_compile_does(part: list[str], a: Any, b: int) -> None:
+    template = {"$parts": ["=", part]}
+    program = tool_program(LIBRARY + NUMBER_PROBE, "probe", "<probe>")
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
+    ran = run_tool(program, "probe", {}, {"template": template, "a": a, "b": b}, context, Limits())
+    assert not ran.is_error, ran.result
+    try:
+        expected: Any = render(template, None, {}, {"a": a, "b": b})
+    except _NoAnswer:
+        expected = None
+    assert ran.result == {"text": expected}
+
+
+NUMBER_PROBE = """
+def probe(state, args):
+    rendered = twin_render(args['template'], None, {}, args)
+    return {'text': rendered["$text"] if rendered != None else None}
 """

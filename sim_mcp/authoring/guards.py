@@ -62,6 +62,8 @@ _SUPPORT = 2
 _LENGTH_MARGIN = 32
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
+# Placeholders that write an integer from the call: an argument, or two arguments' sum, difference, product.
+_NUMBER_PARTS = frozenset({"num", "sum", "difference", "product"})
 
 
 class _NoAnswer(Exception):
@@ -149,6 +151,8 @@ def render(template: Any, root: str | None, keys: dict[str, Any], args: dict[str
 def _part(part: Any, root: str | None, keys: dict[str, Any], args: dict[str, Any]) -> str:
     if isinstance(part, str):
         return part
+    if part[0] in _NUMBER_PARTS:
+        return str(_number(part, args))
     if part[0] == "arg":
         value = args.get(part[1])
         if not isinstance(value, str):
@@ -276,6 +280,7 @@ def _strings(tool: ToolSpec) -> list[str]:
 def _templates(tool: ToolSpec, calls: list[RecordedCall], root: str | None) -> dict[str, tuple[Any, bool]]:
     """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error."""
     names = _strings(tool)
+    numbers = _integers(tool)
     found: dict[str, tuple[Any, bool]] = {}
     for call in calls:
         if call.rpc_error is not None:
@@ -289,6 +294,8 @@ def _templates(tool: ToolSpec, calls: list[RecordedCall], root: str | None) -> d
                 pieces.append((resolve(root, value), ["key", name]))
             pieces.append((value, ["arg", name]))
         pieces = [(text, part) for text, part in pieces if len(text.strip()) >= _SHORTEST]
+        # Numbers are written as placeholders however short: they are matched as whole numbers only.
+        pieces += _number_pieces(numbers, call.arguments)
         pieces.sort(key=lambda piece: -len(piece[0]))
         template = _template_of(call.value, pieces)
         found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
@@ -300,11 +307,15 @@ def _template_of(value: Any, pieces: list[tuple[str, list[str]]]) -> Any:
         parts: list[Any] = [value]
         for text, placeholder in pieces:
             split: list[Any] = []
+            # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
+            numeric = placeholder[0] in _NUMBER_PARTS
+            whole = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
             for part in parts:
                 if not isinstance(part, str) or text not in part:
                     split.append(part)
                     continue
-                for index, chunk in enumerate(part.split(text)):
+                chunks = whole.split(part) if whole is not None else part.split(text)
+                for index, chunk in enumerate(chunks):
                     if index:
                         split.append(placeholder)
                     split.append(chunk)
@@ -316,6 +327,52 @@ def _template_of(value: Any, pieces: list[tuple[str, list[str]]]) -> Any:
     if isinstance(value, list):
         return [_template_of(item, pieces) for item in value]
     return value
+
+
+def _integers(tool: ToolSpec) -> list[str]:
+    """The arguments the input schema types as numbers (a call's value is written only when an integer)."""
+    properties = tool.input_schema.get("properties") or {}
+    return [
+        name
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+    ]
+
+
+def _number_pieces(names: list[str], arguments: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The numbers an answer may write from the call: each integer argument, and the sum, difference and
+    product of each two (a tool that adds its arguments); a piece another renders too is kept once."""
+    given = [(name, arguments[name]) for name in names if type(arguments.get(name)) is int]
+    candidates: list[list[str]] = [["num", name] for name, _ in given]
+    for (first, _), (second, _) in itertools.permutations(given, 2):
+        candidates += [["difference", first, second]]
+        if first < second:
+            candidates += [["sum", first, second], ["product", first, second]]
+    pieces: list[tuple[str, list[str]]] = []
+    seen: set[str] = set()
+    for candidate in candidates:
+        text = str(_number(candidate, arguments))
+        if text not in seen:
+            seen.add(text)
+            pieces.append((text, candidate))
+    return pieces
+
+
+def _number(part: list[Any], args: dict[str, Any]) -> int:
+    """The integer a number placeholder writes (`_NoAnswer` when an argument it names is no integer)."""
+    values: list[int] = [value for name in part[1:] if type(value := args.get(name)) is int and abs(value) < 2**63]
+    if len(values) != len(part) - 1:
+        # Past 64 bits the twin's Starlark reads a JSON integer as a float: no number is written there either.
+        raise _NoAnswer("no integer")
+    match part[0]:
+        case "num":
+            return values[0]
+        case "sum":
+            return values[0] + values[1]
+        case "difference":
+            return values[0] - values[1]
+        case _:
+            return values[0] * values[1]
 
 
 def _placeholders(template: Any) -> bool:

@@ -90,6 +90,12 @@ def twin_render(template, root, keys, args):
             if type(part) == "string":
                 out.append(part)
                 continue
+            if part[0] in ("num", "sum", "difference", "product"):
+                number = twin_number(part, args)
+                if number == None:
+                    return None
+                out.append(str(number))
+                continue
             value = args.get(part[1])
             if type(value) != "string":
                 return None
@@ -114,6 +120,19 @@ def twin_render(template, root, keys, args):
             items.append(rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered)
         return items
     return template
+
+def twin_number(part, args):
+    values = [args.get(name) for name in part[1:]]
+    for value in values:
+        if type(value) != "int":
+            return None
+    if part[0] == "num":
+        return values[0]
+    if part[0] == "sum":
+        return values[0] + values[1]
+    if part[0] == "difference":
+        return values[0] - values[1]
+    return values[0] * values[1]
 
 def twin_view(args):
     viewed = dict(args)
