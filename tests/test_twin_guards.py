@@ -5,6 +5,8 @@ a guard that a recorded session contradicts is dropped; a guard never makes up a
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim_mcp.authoring.guards import _NoAnswer, _templates, infer_guards, render, resolve, run_guard, view
+from sim_mcp.authoring.guards import (
+    _NoAnswer,
+    _templates,
+    infer_guards,
+    render,
+    resolve,
+    run_guard,
+    view,
+)
 from sim_mcp.authoring.record_file import RecordedCall
 from sim_mcp.authoring.twin_program import LIBRARY
 from sim_mcp.cli import main
@@ -249,8 +259,14 @@ def test_a_number_the_answer_computes_from_the_call_is_learned_whole() -> None:
     # (2, 2) alone could be a product or a doubling: the calls after it leave the sum.
     assert run_guard(plan, "add", {}, {"a": 40, "b": 2}) == ("The sum of 40 and 2 is 42.", False)
     assert run_guard(plan, "add", {}, {"a": -3, "b": 1}) == ("The sum of -3 and 1 is -2.", False)
-    # A number it cannot write as recorded (not an integer): handed on, not guessed.
-    assert run_guard(plan, "add", {}, {"a": 2.5, "b": 1}) is None
+    # Numbers as JavaScript writes them, whatever their JSON kind: 10.0 is "10", and a float sum keeps its digits.
+    assert run_guard(plan, "add", {}, {"a": 19.1, "b": 62.66}) == (
+        "The sum of 19.1 and 62.66 is 81.75999999999999.",
+        False,
+    )
+    assert run_guard(plan, "add", {}, {"a": 10.0, "b": 1}) == ("The sum of 10 and 1 is 11.", False)
+    # No number to write (a string): handed on, not guessed.
+    assert run_guard(plan, "add", {}, {"a": "2", "b": 1}) is None
 
 
 def test_a_number_inside_another_is_no_placeholder() -> None:
@@ -266,7 +282,7 @@ def test_a_number_inside_another_is_no_placeholder() -> None:
 @given(
     part=st.sampled_from([["num", "a"], ["sum", "a", "b"], ["difference", "a", "b"], ["product", "a", "b"]]),
     a=st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, allow_infinity=False) | st.booleans(),
-    b=st.integers(-1000, 1000),
+    b=st.integers(-1000, 1000) | st.floats(allow_nan=False, allow_infinity=False),
 )
 def test_the_twins_starlark_writes_numbers_as_compile_does(part: list[str], a: Any, b: int) -> None:
     template = {"$parts": ["=", part]}
@@ -286,3 +302,18 @@ def probe(state, args):
     rendered = twin_render(args['template'], None, {}, args)
     return {'text': rendered["$text"] if rendered != None else None}
 """
+
+
+JS_SAMPLES = [81.75999999999999, 24.73, 10.0, 1e21, 1e-7, 0.1 + 0.2, 123456789.125, 1.5e300, 5e-324, 1e16, 0.000001]
+JS_SAMPLES += [0.0001, 123e-20, -2.5, 100.0, 1e20, 1.5e-6, 0.5, -0.0, 12345678901234567.0, 2**53 + 2.0, 7, -40]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**70), 2**70), max_size=40))
+def test_numbers_are_written_as_javascript_writes_them(drawn: list[float | int]) -> None:
+    values = JS_SAMPLES + drawn
+    script = "console.log(JSON.stringify(JSON.parse(process.argv[1]).map(String)))"
+    written = subprocess.run(["node", "-e", script, json.dumps(values)], capture_output=True, text=True, check=True)
+    template = {"$parts": [["num", "a"]]}
+    assert [render(template, None, {}, {"a": value}) for value in values] == json.loads(written.stdout)

@@ -36,10 +36,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.behaviours import TWIN_KEY
@@ -62,8 +63,10 @@ _SUPPORT = 2
 _LENGTH_MARGIN = 32
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
-# Placeholders that write an integer from the call: an argument, or two arguments' sum, difference, product.
+# Placeholders that write a number from the call: an argument, or two arguments' sum, difference, product.
 _NUMBER_PARTS = frozenset({"num", "sum", "difference", "product"})
+# The largest integer JavaScript's numbers hold exactly.
+_EXACT = 2**53
 
 
 class _NoAnswer(Exception):
@@ -152,7 +155,7 @@ def _part(part: Any, root: str | None, keys: dict[str, Any], args: dict[str, Any
     if isinstance(part, str):
         return part
     if part[0] in _NUMBER_PARTS:
-        return str(_number(part, args))
+        return number_text(_number(part, args))
     if part[0] == "arg":
         value = args.get(part[1])
         if not isinstance(value, str):
@@ -280,7 +283,7 @@ def _strings(tool: ToolSpec) -> list[str]:
 def _templates(tool: ToolSpec, calls: list[RecordedCall], root: str | None) -> dict[str, tuple[Any, bool]]:
     """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error."""
     names = _strings(tool)
-    numbers = _integers(tool)
+    numbers = _numbers(tool)
     found: dict[str, tuple[Any, bool]] = {}
     for call in calls:
         if call.rpc_error is not None:
@@ -329,8 +332,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[str]]]) -> Any:
     return value
 
 
-def _integers(tool: ToolSpec) -> list[str]:
-    """The arguments the input schema types as numbers (a call's value is written only when an integer)."""
+def _numbers(tool: ToolSpec) -> list[str]:
+    """The arguments the input schema types as numbers."""
     properties = tool.input_schema.get("properties") or {}
     return [
         name
@@ -340,9 +343,9 @@ def _integers(tool: ToolSpec) -> list[str]:
 
 
 def _number_pieces(names: list[str], arguments: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The numbers an answer may write from the call: each integer argument, and the sum, difference and
+    """The numbers an answer may write from the call: each number argument, and the sum, difference and
     product of each two (a tool that adds its arguments); a piece another renders too is kept once."""
-    given = [(name, arguments[name]) for name in names if type(arguments.get(name)) is int]
+    given = [(name, arguments[name]) for name in names if _is_number(arguments.get(name))]
     candidates: list[list[str]] = [["num", name] for name, _ in given]
     for (first, _), (second, _) in itertools.permutations(given, 2):
         candidates += [["difference", first, second]]
@@ -351,28 +354,73 @@ def _number_pieces(names: list[str], arguments: dict[str, Any]) -> list[tuple[st
     pieces: list[tuple[str, list[str]]] = []
     seen: set[str] = set()
     for candidate in candidates:
-        text = str(_number(candidate, arguments))
+        try:
+            text = number_text(_number(candidate, arguments))
+        except _NoAnswer:
+            continue
         if text not in seen:
             seen.add(text)
             pieces.append((text, candidate))
     return pieces
 
 
-def _number(part: list[Any], args: dict[str, Any]) -> int:
-    """The integer a number placeholder writes (`_NoAnswer` when an argument it names is no integer)."""
-    values: list[int] = [value for name in part[1:] if type(value := args.get(name)) is int and abs(value) < 2**63]
-    if len(values) != len(part) - 1:
-        # Past 64 bits the twin's Starlark reads a JSON integer as a float: no number is written there either.
-        raise _NoAnswer("no integer")
+def _number(part: list[Any], args: dict[str, Any]) -> int | float:
+    """The number a number placeholder writes (`_NoAnswer` when an argument it names is no number)."""
+    values: list[int | float] = []
+    for name in part[1:]:
+        value = args.get(name)
+        if not _is_number(value):
+            raise _NoAnswer("no number")
+        values.append(_as_javascript(value))
     match part[0]:
         case "num":
-            return values[0]
+            number = values[0]
         case "sum":
-            return values[0] + values[1]
+            number = values[0] + values[1]
         case "difference":
-            return values[0] - values[1]
+            number = values[0] - values[1]
         case _:
-            return values[0] * values[1]
+            number = values[0] * values[1]
+    number = _as_javascript(number)
+    if not math.isfinite(number):
+        raise _NoAnswer("no finite number")
+    return number
+
+
+def _as_javascript(value: int | float) -> int | float:
+    """`value` as JavaScript holds it: an integer past 2**53 is a float (rounded), as a JavaScript server
+    reads it from JSON and as its arithmetic gives it."""
+    return float(value) if type(value) is int and abs(value) > _EXACT else value
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return type(value) is int or (type(value) is float and math.isfinite(value))
+
+
+def number_text(value: int | float) -> str:
+    """`value` as JavaScript writes a number (`String(x)`, the ECMAScript algorithm), from Python's shortest
+    round-trip digits: `10` for 10.0, `0.1` for 0.1, `1e+21`, `1e-7`. Most servers are JavaScript, and a JSON
+    number has no integer or float kind there; the twin's Starlark writes it the same way (`twin_number_text`)."""
+    if type(value) is int:
+        return str(value)
+    if value == 0:
+        return "0"
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    raw = whole + fraction
+    point = len(whole) + int(exponent or 0) - (len(raw) - len(raw.lstrip("0")))
+    digits = raw.strip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return ("-" if value < 0 else "") + text
 
 
 def _placeholders(template: Any) -> bool:

@@ -94,7 +94,7 @@ def twin_render(template, root, keys, args):
                 number = twin_number(part, args)
                 if number == None:
                     return None
-                out.append(str(number))
+                out.append(twin_number_text(number))
                 continue
             value = args.get(part[1])
             if type(value) != "string":
@@ -122,17 +122,56 @@ def twin_render(template, root, keys, args):
     return template
 
 def twin_number(part, args):
-    values = [args.get(name) for name in part[1:]]
-    for value in values:
-        if type(value) != "int":
+    values = []
+    for name in part[1:]:
+        value = args.get(name)
+        if type(value) not in ("int", "float") or (type(value) == "float" and not twin_finite(value)):
             return None
+        values.append(twin_as_javascript(value))
     if part[0] == "num":
-        return values[0]
-    if part[0] == "sum":
-        return values[0] + values[1]
-    if part[0] == "difference":
-        return values[0] - values[1]
-    return values[0] * values[1]
+        number = values[0]
+    elif part[0] == "sum":
+        number = values[0] + values[1]
+    elif part[0] == "difference":
+        number = values[0] - values[1]
+    else:
+        number = values[0] * values[1]
+    number = twin_as_javascript(number)
+    if type(number) == "float" and not twin_finite(number):
+        return None
+    return number
+
+def twin_as_javascript(value):
+    if type(value) == "int" and (value > 9007199254740992 or value < -9007199254740992):
+        return float(value)
+    return value
+
+def twin_finite(value):
+    return value == value and value - value == 0.0
+
+def twin_number_text(value):
+    if type(value) == "int":
+        return str(value)
+    if value == 0:
+        return "0"
+    text = json.encode(abs(value))
+    mantissa, exponent = (text.split("e") + ["0"])[:2]
+    parts = (mantissa.split(".") + [""])[:2]
+    whole, fraction = parts[0], parts[1]
+    raw = whole + fraction
+    point = len(whole) + int(exponent) - (len(raw) - len(raw.lstrip("0")))
+    digits = raw.strip("0")
+    k, n = len(digits), point
+    if k <= n and n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n and n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n and n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return ("-" if value < 0 else "") + text
 
 def twin_view(args):
     viewed = dict(args)
