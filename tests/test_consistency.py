@@ -143,7 +143,7 @@ async def test_a_session_seeded_with_its_own_world_is_dated_after_it() -> None:
             session_id=SESSION, env="tracker", state={"issues": {"7": later}}
         )
         # Found once, when the session is created, not on every call.
-        assert record.seeded_stamps == {"tracker": "2031-06-01T09:30:00+00:00"}
+        assert record.seeded_stamps == {"tracker": datetime(2031, 6, 1, 9, 30, tzinfo=UTC)}
         created = await tracker.call("createIssue", {"title": "One"})
         assert created["created_at"] > "2031-06-01T09:30:00Z"
         assert created["created_at"] < "2031-06-02"

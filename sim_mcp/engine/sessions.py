@@ -29,7 +29,6 @@ import re
 import time
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from datetime import datetime
 from typing import Any, Literal, TypedDict
 
 from sim_mcp.engine.hooks import Lifecycle, LifecycleAction
@@ -109,7 +108,7 @@ class SessionService:
                 created_at=now,
                 updated_at=now,
                 initial_worlds=initial,
-                seeded_stamps={name: _isoformat(latest_timestamp(world)) for name, world in initial.items()},
+                seeded_stamps={name: latest_timestamp(world) for name, world in initial.items()},
                 task=task,
             )
             await self._store.put(record, [])
@@ -344,7 +343,3 @@ def _kind(value: Any) -> str:
         float: "a number",
     }
     return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
-def _isoformat(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment is not None else None

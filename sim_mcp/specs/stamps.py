@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["latest_timestamp", "parse_stamp"]
+__all__ = ["latest_timestamp"]
 
 # An ISO 8601 date or date-time, as a whole string value.
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
@@ -30,12 +30,12 @@ def latest_timestamp(value: Any) -> datetime | None:
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-        elif isinstance(node, str) and _STAMP.fullmatch(node) and (moment := parse_stamp(node)) is not None:
+        elif isinstance(node, str) and _STAMP.fullmatch(node) and (moment := _parse(node)) is not None:
             latest = moment if latest is None or moment > latest else latest
     return latest
 
 
-def parse_stamp(text: str) -> datetime | None:
+def _parse(text: str) -> datetime | None:
     """`text` as an aware datetime (UTC when it names no zone), or None when it is no ISO 8601 date-time."""
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from sim_mcp.specs.stamps import latest_timestamp, parse_stamp
+from sim_mcp.specs.stamps import latest_timestamp
 
 JsonPatch = list[dict[str, Any]]
 
@@ -90,7 +90,7 @@ class SessionRecord(BaseModel):
     initial_worlds: dict[str, Any] = Field(
         default_factory=dict, description="States given at creation, which reset returns to (beside initial_state)."
     )
-    seeded_stamps: dict[str, str | None] = Field(
+    seeded_stamps: dict[str, datetime | None] = Field(
         default_factory=dict,
         description="Environment name -> the latest timestamp of its world in initial_worlds (None: it has none), "
         "found once at creation: the session's clock starts after it.",
@@ -110,8 +110,7 @@ class SessionRecord(BaseModel):
     def seeded_stamp(self, environment: str) -> datetime | None:
         """The latest timestamp of the world this session was seeded with for `environment` (None: none)."""
         if environment in self.seeded_stamps:
-            found = self.seeded_stamps[environment]
-            return parse_stamp(found) if found is not None else None
+            return self.seeded_stamps[environment]
         # A record written before the stamps were kept: scan the world.
         return latest_timestamp(self.initial_worlds.get(environment))
 
