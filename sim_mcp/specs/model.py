@@ -215,10 +215,6 @@ class ModelSettings(BaseModel):
     )
 
 
-# Environment's cached properties: values derived from its fields, found again on a copy.
-_DERIVED = ("version", "latest_stamp")
-
-
 class Environment(BaseModel):
     """One simulated world: its rules, its initial state and its tools."""
 
@@ -268,8 +264,9 @@ class Environment(BaseModel):
         """A copy, with what is derived from the fields (`version`, `latest_stamp`) found again: pydantic copies
         the instance's dictionary, where a cached property keeps its value, and an update would leave it stale."""
         copied = super().model_copy(update=update, deep=deep)
-        for name in _DERIVED:
-            copied.__dict__.pop(name, None)
+        for name, attribute in vars(Environment).items():
+            if isinstance(attribute, cached_property):
+                copied.__dict__.pop(name, None)
         return copied
 
     @cached_property
