@@ -488,7 +488,9 @@ def _length_within(value: Any, room: int) -> int | None:
     once past `room`, so that a large value is never encoded whole only to learn that it is large."""
     if isinstance(value, dict):
         # Each member takes at least `"":0` and a comma: no need to look inside to know a large one is large.
-        if 5 * len(value) + 1 > room or not all(isinstance(key, str) for key in value):
+        if 5 * len(value) + 1 > room:
+            return None
+        if not all(isinstance(key, str) for key in value):
             return _length_of(value, room)
         total = 1 + max(len(value), 1)  # the braces and the commas between members
         for key, item in value.items():
@@ -512,8 +514,6 @@ def _length_within(value: Any, room: int) -> int | None:
 
 
 def _length_of(value: Any, room: int) -> int | None:
-    if isinstance(value, dict) and 5 * len(value) + 1 > room:
-        return None
     if isinstance(value, str) and _PLAIN.match(value):
         length = len(value) + 2  # nothing in it is escaped: its characters and the quotes
     elif value is None or isinstance(value, bool):
