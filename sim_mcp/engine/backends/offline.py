@@ -2,8 +2,10 @@
 
 It reads a CRUD intent from the tool's name (`engine.intent`) and carries it out on the matching
 collection of the world state, so create -> get -> update -> get -> delete -> get behaves as a real
-service would. Where no meaning can be read, it answers with schema-valid generated data and changes
-nothing, and says so in the event's note. The same seed, state and call always give the same outcome.
+service would. Where no meaning can be read, a tool that says it only reads (`readOnlyHint`, a get or list
+verb) gets schema-valid generated data; any other gets an honest error naming the ways to simulate it (a
+rules program, an LLM backend), never a made-up success (`unknown="generate"`: generated data for those
+too, the state unchanged, as before). The same seed, state and call always give the same outcome.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import json
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from jsonpointer import escape
 
@@ -27,6 +31,7 @@ from sim_mcp.engine.intent import (
     Collection,
     Intent,
     find_collection,
+    only_reads,
     plural,
     singular,
     split_words,
@@ -44,6 +49,8 @@ from sim_mcp.engine.records import (
 )
 from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
 from sim_mcp.engine.singletons import argument_writes, showing_state
+from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.specs.registry import RULES_SUFFIX
 from sim_mcp.specs.schema import CompiledSchema, compile_schema
 from sim_mcp.state.patch import apply_patch
 
@@ -58,11 +65,52 @@ _TIMESTAMP_FIELDS = {"created_at", "createdAt", "created"}
 _UPDATED_FIELDS = {"updated_at", "updatedAt", "modified_at"}
 
 
+# What the engine answers for a tool it cannot read that does not say it only reads (`--offline-unknown`).
+UnknownTools = Literal["error", "generate"]
+# The error code of that answer.
+NOT_SIMULATED = "not_simulated"
+
+
 class OfflineBackend(Backend):
     name = "offline"
 
+    def __init__(self, unknown: UnknownTools = "error") -> None:
+        """`unknown`: "error" answers a tool it cannot read, and that does not say it only reads, with an
+        honest error; "generate" with schema-valid generated data, the state unchanged."""
+        self.unknown = unknown
+
     async def simulate(self, request: SimulationRequest) -> Outcome:
-        return _Call(request).run()
+        return _Call(request, self.unknown).run()
+
+
+def cannot_act(environment: Environment, tool: ToolSpec) -> str | None:
+    """Why the offline engine cannot carry out `tool` on the environment's initial state, so that it answers
+    it with an error (`OfflineBackend(unknown="error")`); None when it acts on it, or the tool only reads.
+    The call is tried with arguments drawn from the input schema (a setter's arguments name what it sets)."""
+    properties = tool.input_schema.get("properties")
+    rng = random.Random(0)
+    arguments = {
+        name: SchemaDataGenerator(tool.input_schema, rng).generate(sub, name=name)
+        for name, sub in (properties.items() if isinstance(properties, dict) else [])
+    }
+    request = SimulationRequest(environment, tool, arguments, environment.initial_state, [], "")
+    return _Call(request).unread()
+
+
+def tools_it_cannot_act_on(environment: Environment, answered: Callable[[str], bool]) -> list[str]:
+    """The tools of `environment` the offline engine cannot act on (`cannot_act`), but those `answered`
+    otherwise (by a working rules program)."""
+    return [tool.name for tool in environment.tools if not answered(tool.name) and cannot_act(environment, tool)]
+
+
+def cannot_act_line(environment: Environment, tools: list[str], unknown: UnknownTools = "error") -> str:
+    """What `check` and `serve` say of those tools."""
+    answer = "an error" if unknown == "error" else "generated data, the state unchanged (--offline-unknown generate)"
+    return (
+        f"{environment.source}: the offline backend cannot act on {len(tools)} of {len(environment.tools)} tools "
+        f"({', '.join(tools)}): it answers them with {answer}; give them a rules program "
+        f"(sim-mcp rules init {environment.source}) or serve with an LLM backend"
+    )
 
 
 @dataclass
@@ -76,8 +124,9 @@ class _Failure(Exception):
 class _Call:
     """One offline simulation: the request, a seeded random source and the schema helpers."""
 
-    def __init__(self, request: SimulationRequest) -> None:
+    def __init__(self, request: SimulationRequest, unknown: UnknownTools = "error") -> None:
         self.request = request
+        self.unknown = unknown
         self.arguments = request.arguments
         self.state = request.state if isinstance(request.state, dict) else {}
         self.intent = tool_intent(request.tool.name, request.tool.description, self.state)
@@ -95,7 +144,8 @@ class _Call:
             self.output_validator = compile_schema(self.output_schema)
         self._schemas: dict[tuple[str, ...], tuple[dict[str, Any], dict[str, Any]] | None] = {}
 
-    def run(self) -> Outcome:
+    def _collection(self) -> Collection | None:
+        """The collection the call acts on (None: none), settling `self.intent`."""
         collection = find_collection(self.state, self.intent.noun)
         action = self.intent.action
         # A new collection only for a name that leads with its verb (`create_booking`), not for one whose
@@ -104,7 +154,21 @@ class _Call:
             collection = Collection((plural("_".join(self.intent.noun)),), {}, "_".join(self.intent.noun))
         if action is Action.UNKNOWN:
             collection, self.intent = self._status_verb_of_schema()
-            action = self.intent.action
+        return collection
+
+    def unread(self) -> str | None:
+        """Why the call can't be carried out (the tool does not say it only reads, and neither a collection
+        nor a singleton field is there to act on); None when it can, or when it only reads."""
+        collection = self._collection()
+        if self.intent.action is not Action.UNKNOWN and collection is not None:
+            return None
+        if self._writes() or self._reads():
+            return None
+        return self._reason()
+
+    def run(self) -> Outcome:
+        collection = self._collection()
+        action = self.intent.action
         if action is Action.UNKNOWN or collection is None:
             return self._unknown()
         if action is Action.LIST and self._argument_id(collection, id_field(collection)) is not None:
@@ -266,18 +330,38 @@ class _Call:
         result = self._shape([updated, {collection.singular: updated}], updated)
         return Outcome(result=result, state_patch=patch, note=f"offline: set {pointer}/{field} to {status}")
 
+    def _reason(self) -> str:
+        if self.intent.action is not Action.UNKNOWN:
+            return f"no collection in the state matches {'_'.join(self.intent.noun)!r}"
+        return "no verb it knows in the tool's name or description"
+
+    def _reads(self) -> bool:
+        tool = self.request.tool
+        hint = tool.annotations.read_only_hint if tool.annotations is not None else None
+        return only_reads(tool.name, tool.description, hint, self.state)
+
+    def _writes(self) -> list[dict[str, Any]]:
+        """An update verb's writes to state that is no records (a vehicle, settings): the arguments that
+        name its fields."""
+        if self.intent.action is not Action.UPDATE:
+            return []
+        return argument_writes(self.arguments, self.state, self.request.tool.name)
+
     def _unknown(self) -> Outcome:
+        name = self.request.tool.name
+        patch = self._writes()
+        reason = self._reason()
+        if not patch and not self._reads() and self.unknown == "error":
+            message = not_simulated_message(name, reason, self.request.environment.source)
+            note = (
+                f"offline: cannot read what {name} does ({reason}) and it does not say it only reads: answered "
+                "with an error, state unchanged (--offline-unknown generate answers with generated data instead)"
+            )
+            return Outcome(result={"error": NOT_SIMULATED, "message": message}, is_error=True, note=note)
         schema = self.output_schema
         result = self._generate(schema) if schema is not None else {"status": "ok"}
-        reason = (
-            f"no collection in the state matches {'_'.join(self.intent.noun)!r}"
-            if self.intent.action is not Action.UNKNOWN
-            else "no CRUD verb in the tool name"
-        )
         # State that is no records (a vehicle, settings) is still kept: an update verb stores the arguments
         # that name its fields, and the result shows what the state holds, not invented values.
-        name = self.request.tool.name
-        patch = argument_writes(self.arguments, self.state, name) if self.intent.action is Action.UPDATE else []
         after = apply_patch(self.state, patch) if patch else self.state
         result = showing_state(result, after, name, self.arguments)
         if patch:
@@ -590,6 +674,23 @@ class _Call:
 
     def _generate(self, schema: dict[str, Any]) -> Any:
         return SchemaDataGenerator(schema, self.rng).generate(schema)
+
+
+def not_simulated_message(tool: str, reason: str, spec: str) -> str:
+    """The error a tool the offline engine cannot read gets: what happened, and the two ways forward."""
+    path = Path(spec) if spec else None
+    scaffold = (
+        f"`sim-mcp rules init {path}` writes {path.with_name(path.stem + RULES_SUFFIX).name} with a function to "
+        "fill in per tool"
+        if path is not None and path.suffix
+        else "`sim-mcp rules init SPEC` writes one to fill in"
+    )
+    return (
+        f"{tool}: the offline simulator cannot tell what this tool does ({reason}), so it answers with this "
+        f"error instead of a made-up success; nothing was changed. To simulate it, give it a rules program "
+        f"({scaffold}), or serve with an LLM backend (--backend openai or anthropic, with --model). "
+        "A tool that only reads can say so: annotations: {readOnlyHint: true}."
+    )
 
 
 def _split_id(value: Any) -> tuple[str, int, int] | None:
