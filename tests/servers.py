@@ -44,10 +44,18 @@ def find_corpus(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> P
 CORPUS = find_corpus()
 
 
+# Whether the corpus is there: a folder holding spec files (an empty folder, as `SIM_MCP_CORPUS` may name, is
+# none: its tests skip rather than fail on files that are not there).
+HAVE_CORPUS = CORPUS.is_dir() and any(path.suffix in (".json", ".yaml") for path in CORPUS.rglob("*"))
+
+
 def corpus_missing(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> str:
     """Why the tests of the corpus skip: every place looked for it, and how to name it."""
     places = ", ".join(str(path) for path in corpus_candidates(repo, environ))
-    return f"the shared specs corpus is not in any place looked ({places}): set {CORPUS_VARIABLE} to its folder"
+    return (
+        f"the shared specs corpus is not in any place looked (no spec files in {places}): set {CORPUS_VARIABLE} "
+        "to its folder"
+    )
 
 
 CORPUS_MISSING = corpus_missing()

@@ -29,6 +29,7 @@ from tests.servers import (
     BUNDLED_SPECS,
     CORPUS,
     CORPUS_MISSING,
+    HAVE_CORPUS,
     ServerProcess,
     corpus_cases,
     free_port,
@@ -42,7 +43,7 @@ CORPUS_FILES = (
     sorted(
         str(path.relative_to(CORPUS)) for path in CORPUS.rglob("*") if path.suffix in SPEC_SUFFIXES and path.is_file()
     )
-    if CORPUS.is_dir()
+    if HAVE_CORPUS
     else []
 )
 BUNDLED_FILES = sorted(path.name for path in BUNDLED_SPECS.glob("*.yaml"))

@@ -13,11 +13,9 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
-from tests.servers import CORPUS, CORPUS_MISSING, corpus_cases
+from tests.servers import CORPUS, CORPUS_MISSING, HAVE_CORPUS, corpus_cases
 
-CORPUS_FILES = (
-    sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if CORPUS.exists() else []
-)
+CORPUS_FILES = sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if HAVE_CORPUS else []
 
 
 @pytest.mark.parametrize("path", corpus_cases(CORPUS_FILES, lambda path: path.name))
@@ -41,7 +39,7 @@ async def test_corpus_file_is_served_and_every_tool_answers(path: Path) -> None:
                     assert result.structured_content is not None
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason=CORPUS_MISSING)
+@pytest.mark.skipif(not HAVE_CORPUS, reason=CORPUS_MISSING)
 async def test_whole_corpus_in_one_server_namespaces_shared_names() -> None:
     catalog = load_catalog(CORPUS)
     assert catalog.errors == ()
@@ -51,7 +49,7 @@ async def test_whole_corpus_in_one_server_namespaces_shared_names() -> None:
     assert catalog.tool("addPet", "swagger-petstore_openapi") is not None
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason=CORPUS_MISSING)
+@pytest.mark.skipif(not HAVE_CORPUS, reason=CORPUS_MISSING)
 async def test_petstore_behaves_like_the_real_one() -> None:
     """The corpus notes: POST /pet then GET /pet/{petId} returns the same pet; after DELETE, GET is a 404."""
     spec = CORPUS / "openapi" / "swagger-petstore_openapi.yaml"

@@ -15,7 +15,7 @@ from sim_mcp.specs.formats.native import check_tool_schemas
 from sim_mcp.specs.model import Environment, ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.specs.schema import compile_schema
-from tests.servers import CORPUS, CORPUS_MISSING
+from tests.servers import CORPUS, CORPUS_MISSING, HAVE_CORPUS
 
 
 def load(path: Path, format: str | None = None) -> Environment:
@@ -129,7 +129,7 @@ CORPUS_FILES: dict[str, tuple[str, int, dict[str, list[str]]]] = {
 
 @pytest.fixture
 def corpus() -> Path:
-    if not CORPUS.is_dir():
+    if not HAVE_CORPUS:
         pytest.skip(CORPUS_MISSING)
     return CORPUS
 

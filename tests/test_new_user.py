@@ -154,7 +154,7 @@ def test_the_corpus_skip_names_every_place_looked(tmp_path: Path) -> None:
     for folder in (repo, repo.parent, tmp_path):
         assert str(folder / "shared" / "specs-corpus") in reason
     assert "SIM_MCP_CORPUS" in reason
-    assert CORPUS_MISSING.startswith("the shared specs corpus is not in any place looked")
+    assert CORPUS_MISSING.startswith("the shared specs corpus is not in any place looked (no spec files in")
 
 
 # --- docs --------------------------------------------------------------------------------------------------

@@ -97,6 +97,44 @@ def cannot_act(environment: Environment, tool: ToolSpec) -> str | None:
     return _Call(request).unread()
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What the offline engine reads a tool to do on the environment's initial state, for `sim-mcp rules
+    init` to write down as a program: the action, its collection, the id field and the argument naming a
+    record, the status a status verb sets, and the fields the records have (stored, and by their schema)."""
+
+    intent: Intent
+    collection: Collection
+    id_field: str
+    id_argument: str | None
+    status: tuple[str, str] | None
+    fields: dict[str, Any]  # field -> its schema ({} when only the stored records show it)
+    required: tuple[str, ...]
+    root: dict[str, Any]  # the output schema the record schema sits in (where its `$ref`s point)
+
+
+def read_tool(environment: Environment, tool: ToolSpec) -> Reading | None:
+    """What the offline engine does with `tool` on the environment's initial state (None: it cannot read
+    it, or has no collection for it, and answers with an error, or with generated data for a read)."""
+    request = SimulationRequest(environment, tool, {}, environment.initial_state, [], "")
+    call = _Call(request)
+    collection = call._collection()
+    if call.intent.action is Action.UNKNOWN or collection is None:
+        return None
+    id_name = id_field(collection)
+    offered = tool.input_schema.get("properties")
+    names = offered.keys() if isinstance(offered, dict) else set()
+    id_argument = next((name for name in [id_name, *call._id_argument_names(collection)] if name in names), None)
+    if id_argument is None and call.intent.action not in (Action.CREATE, Action.LIST):
+        id_argument = next((name for name in names if name.endswith(("_id", "Id"))), None)
+    status = call._status_target(collection, strict=False) if call.intent.action is Action.SET_STATUS else None
+    found = call._schema(collection)
+    fields: dict[str, Any] = {name: {} for name in sample_record(collection)}
+    fields.update(call._schema_properties(collection))
+    required = tuple(found[0].get("required") or []) if found is not None else ()
+    return Reading(call.intent, collection, id_name, id_argument, status, fields, required, found[1] if found else {})
+
+
 def tools_it_cannot_act_on(environment: Environment, answered: Callable[[str], bool]) -> list[str]:
     """The tools of `environment` the offline engine cannot act on (`cannot_act`), but those `answered`
     otherwise (by a working rules program)."""
