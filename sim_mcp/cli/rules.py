@@ -54,7 +54,7 @@ def run_init(args: argparse.Namespace) -> int:
         total = len(tool.examples)
         if function.kind == "stub":
             counts["stub"] += 1
-            waiting = f" ({total} example{'s' if total != 1 else ''} wait for it)" if total else ""
+            waiting = f" ({total} examples wait for it)" if total > 1 else " (1 example waits for it)" if total else ""
             print(f"stub     {tool.name}: not written yet{waiting}")
             continue
         counts["written"] += 1
