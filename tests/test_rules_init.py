@@ -70,6 +70,18 @@ def test_init_writes_the_program_beside_the_spec_and_reports_each_tool(
     assert program.read_text() == text
 
 
+def test_check_says_which_functions_are_still_stubs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(GREENHOUSE, tmp_path)
+    assert run(capsys, "rules", "init", str(tmp_path / "greenhouse.yaml"))[0] == 0
+    code, out, _ = run(capsys, "check", str(tmp_path))
+    assert code == 0
+    program = tmp_path / "greenhouse.rules.star"
+    assert f"note  {program}: sow_seeds (line" in out
+    assert "): not written yet (a stub of rules init)" in out
+    assert f"ok    {program}: beds_overview (line" in out
+    assert "cannot act on" not in out  # the program answers every tool, if only to say it is not written
+
+
 async def test_stubs_answer_not_written_yet_and_written_functions_answer(tmp_path: Path) -> None:
     shutil.copy(GREENHOUSE, tmp_path)
     assert main(["rules", "init", str(tmp_path / "greenhouse.yaml")]) == 0

@@ -78,7 +78,19 @@ def _print_rules(catalog: Catalog, rules: RulesCatalog, environment: str) -> Non
         count = len(tool.spec.examples)
         checked = {0: "no examples to run", 1: "its example passes"}.get(count, f"its {count} examples pass")
         line = program.functions[tool.name]
+        if _stub(spec.rules, tool.name, line):
+            print(f"note  {spec.rules_source}: {tool.name} (line {line}): not written yet (a stub of rules init)")
+            continue
         print(f"ok    {spec.rules_source}: {tool.name} (line {line}): answered by the program; {checked}")
+
+
+def _stub(text: str, tool: str, line: int) -> bool:
+    """Whether the function of `tool` (its `def` on `line`) is still the stub `sim-mcp rules init` wrote."""
+    from sim_mcp.authoring.scaffold import NOT_WRITTEN
+
+    lines = text.splitlines()[line:]
+    body = next((index for index, found in enumerate(lines) if found.startswith("def ")), len(lines))
+    return any(f'return error("{tool}: {NOT_WRITTEN}:' in found for found in lines[:body])
 
 
 def _print_cannot_act(catalog: Catalog, rules: RulesCatalog, environment: str) -> None:

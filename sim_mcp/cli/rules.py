@@ -36,7 +36,7 @@ def run_init(args: argparse.Namespace) -> int:
         raise ConfigError(f"{spec}: no such spec file")
     environment = read_spec_file(spec)
     target = rules_path(spec)
-    if environment.rules is not None and not environment.rules_source.endswith(".rules.star"):
+    if environment.rules is not None and environment.rules_source != str(target):
         raise ConfigError(f"{spec}: its rules are inline (the rules: key); move them to {target.name} first")
     if target.exists() and not args.force:
         raise ConfigError(f"{target} exists: edit it, or give --force to write a new scaffold over it")

@@ -16,7 +16,8 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,14 +88,20 @@ def cannot_act(environment: Environment, tool: ToolSpec) -> str | None:
     """Why the offline engine cannot carry out `tool` on the environment's initial state, so that it answers
     it with an error (`OfflineBackend(unknown="error")`); None when it acts on it, or the tool only reads.
     The call is tried with arguments drawn from the input schema (a setter's arguments name what it sets)."""
+    request = SimulationRequest(environment, tool, {}, environment.initial_state, [], "")
+    reason = _Call(request).unread()
+    if (
+        reason is None
+        or tool_intent(tool.name, tool.description, environment.initial_state).action is not Action.UPDATE
+    ):
+        return reason
     properties = tool.input_schema.get("properties")
     rng = random.Random(0)
     arguments = {
         name: SchemaDataGenerator(tool.input_schema, rng).generate(sub, name=name)
         for name, sub in (properties.items() if isinstance(properties, dict) else [])
     }
-    request = SimulationRequest(environment, tool, arguments, environment.initial_state, [], "")
-    return _Call(request).unread()
+    return _Call(replace(request, arguments=arguments)).unread()
 
 
 @dataclass(frozen=True)
@@ -144,10 +151,14 @@ def tools_it_cannot_act_on(environment: Environment, answered: Callable[[str], b
 def cannot_act_line(environment: Environment, tools: list[str], unknown: UnknownTools = "error") -> str:
     """What `check` and `serve` say of those tools."""
     answer = "an error" if unknown == "error" else "generated data, the state unchanged (--offline-unknown generate)"
+    program = (
+        f"write or fix their functions in {environment.rules_source}"
+        if environment.rules is not None and environment.rules_source
+        else f"give them a rules program (sim-mcp rules init {environment.source})"
+    )
     return (
         f"{environment.source}: the offline backend cannot act on {len(tools)} of {len(environment.tools)} tools "
-        f"({', '.join(tools)}): it answers them with {answer}; give them a rules program "
-        f"(sim-mcp rules init {environment.source}) or serve with an LLM backend"
+        f"({', '.join(tools)}): it answers them with {answer}; {program} or serve with an LLM backend"
     )
 
 
@@ -168,6 +179,14 @@ class _Call:
         self.arguments = request.arguments
         self.state = request.state if isinstance(request.state, dict) else {}
         self.intent = tool_intent(request.tool.name, request.tool.description, self.state)
+        self.output_schema = request.tool.output_schema
+        self._schemas: dict[tuple[str, ...], tuple[dict[str, Any], dict[str, Any]] | None] = {}
+
+    # The random source and the compiled output schema, made when first used (reading what a tool does, as
+    # `cannot_act` does for every tool when a server starts, needs neither).
+    @cached_property
+    def rng(self) -> random.Random:
+        request = self.request
         digest = hashlib.sha256(
             json.dumps(
                 [request.seed, request.environment.name, request.tool.name, request.arguments],
@@ -175,12 +194,13 @@ class _Call:
                 default=str,
             ).encode()
         ).hexdigest()
-        self.rng = random.Random(digest)
-        self.output_schema = request.tool.output_schema
-        self.output_validator: CompiledSchema | None = request.output_validator
-        if self.output_schema is not None and self.output_validator is None:
-            self.output_validator = compile_schema(self.output_schema)
-        self._schemas: dict[tuple[str, ...], tuple[dict[str, Any], dict[str, Any]] | None] = {}
+        return random.Random(digest)
+
+    @cached_property
+    def output_validator(self) -> CompiledSchema | None:
+        if self.request.output_validator is not None or self.output_schema is None:
+            return self.request.output_validator
+        return compile_schema(self.output_schema)
 
     def _collection(self) -> Collection | None:
         """The collection the call acts on (None: none), settling `self.intent`."""
