@@ -440,11 +440,12 @@ def _stub(environment: Environment, tool: ToolSpec, spec: Path) -> Scaffolded:
     comment += [
         "#",
         "# Write it as a clerk would: look the records up, check each rule in order with its own error",
-        '# (return error("...")), change the state, return the result.',
+        '# (return error("...")), change the state, return the result. Or delete the function: a tool with',
+        "# none is answered by the backend (an LLM's, with --backend openai or anthropic).",
     ]
     message = (
         f"{tool.name}: {NOT_WRITTEN}: its function in {rules_path(spec).name} is a stub of `sim-mcp rules init`; "
-        "write it there, or serve with an LLM backend"
+        "write it there, or delete it to leave the tool to an LLM backend"
     )
     body = [*comment, f"return error({_q(message)})"]
     source = lines[0] + "\n" + textwrap.indent("\n".join(body), "    ") + "\n"

@@ -87,7 +87,8 @@ class OfflineBackend(Backend):
 def cannot_act(environment: Environment, tool: ToolSpec) -> str | None:
     """Why the offline engine cannot carry out `tool` on the environment's initial state, so that it answers
     it with an error (`OfflineBackend(unknown="error")`); None when it acts on it, or the tool only reads.
-    The call is tried with arguments drawn from the input schema (a setter's arguments name what it sets)."""
+    An update verb with no collection is tried with arguments drawn from its input schema: a setter of state
+    that is no records acts when its arguments name fields of it."""
     request = SimulationRequest(environment, tool, {}, environment.initial_state, [], "")
     reason = _Call(request).unread()
     if (
