@@ -82,6 +82,16 @@ async def test_the_honest_error_names_the_tool_and_both_ways_forward() -> None:
     assert after.result == world.result  # nothing changed
 
 
+async def test_with_a_rules_file_the_error_points_at_it(tmp_path: Path) -> None:
+    shutil.copy(GREENHOUSE, tmp_path)
+    (tmp_path / "greenhouse.rules.star").write_text("def harvest(state, args):\n    return {}\n")
+    async with Runtime(Settings(specs=[tmp_path])) as runtime:
+        answer = await runtime.simulator.call("s", "water_bed", {"bed_id": "BED-1", "litres": 5})
+    assert answer.is_error
+    rules = tmp_path / "greenhouse.rules.star"
+    assert f"its function in {rules} is missing or fails the spec's examples: fix it" in answer.result["message"]
+
+
 def test_check_names_the_tools_the_offline_engine_cannot_act_on() -> None:
     result = run_cli("check", str(GREENHOUSE))
     assert result.returncode == 0, result.stdout + result.stderr

@@ -411,7 +411,7 @@ class _Call:
         patch = self._writes()
         reason = self._reason()
         if not patch and not self._reads() and self.unknown == "error":
-            message = not_simulated_message(name, reason, self.request.environment.source)
+            message = not_simulated_message(name, reason, self.request.environment)
             note = (
                 f"offline: cannot read what {name} does ({reason}) and it does not say it only reads: answered "
                 "with an error, state unchanged (--offline-unknown generate answers with generated data instead)"
@@ -735,15 +735,16 @@ class _Call:
         return SchemaDataGenerator(schema, self.rng).generate(schema)
 
 
-def not_simulated_message(tool: str, reason: str, spec: str) -> str:
+def not_simulated_message(tool: str, reason: str, environment: Environment) -> str:
     """The error a tool the offline engine cannot read gets: what happened, and the two ways forward."""
-    path = Path(spec) if spec else None
-    scaffold = (
-        f"`sim-mcp rules init {path}` writes {path.with_name(path.stem + RULES_SUFFIX).name} with a function to "
-        "fill in per tool"
-        if path is not None and path.suffix
-        else "`sim-mcp rules init SPEC` writes one to fill in"
-    )
+    path = Path(environment.source) if environment.source else None
+    if environment.rules is not None and environment.rules_source:
+        scaffold = f"its function in {environment.rules_source} is missing or fails the spec's examples: fix it"
+    elif path is not None and path.suffix:
+        rules = path.with_name(path.stem + RULES_SUFFIX).name
+        scaffold = f"`sim-mcp rules init {path}` writes {rules} with a function to fill in per tool"
+    else:
+        scaffold = "`sim-mcp rules init SPEC` writes one to fill in"
     return (
         f"{tool}: the offline simulator cannot tell what this tool does ({reason}), so it answers with this "
         f"error instead of a made-up success; nothing was changed. To simulate it, give it a rules program "
