@@ -38,7 +38,7 @@ def load_backend(settings: LlmConfig, limits: Limits | None = None) -> Backend:
         case "offline":
             from sim_mcp.engine.backends.offline import OfflineBackend
 
-            return OfflineBackend()
+            return OfflineBackend(settings.offline_unknown)
         case "openai":
             from sim_mcp.llm.providers.openai import OpenAIBackend
 

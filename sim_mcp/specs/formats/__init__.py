@@ -8,6 +8,7 @@ the reader. Formats: `native` (ours), `openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `t
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -60,6 +61,12 @@ def read_document(document: Any, source: str, format: str | None = None) -> Envi
     for _name, detect, reader in _READERS:
         if detect(document):
             return reader(document, source)
+    if isinstance(document, dict) and "name" in document and not {"tools", TOOLS_FROM} & document.keys():
+        # A native environment that has not said its tools yet: say that, not that the format is unknown.
+        close = difflib.get_close_matches("tools", [str(key) for key in document], n=1, cutoff=0.6)
+        hint = f" (did you mean tools, not {close[0]}?)" if close else ""
+        reason = f"missing tools: a native spec lists its tools under tools (or names files in tools_from){hint}"
+        raise SpecError(source, reason)
     reason = (
         "unrecognised spec format: expected a native environment (a mapping with name and tools), an OpenAPI "
         "document, or a list of MCP, OpenAI, Anthropic or BFCL tools"

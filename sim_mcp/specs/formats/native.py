@@ -48,7 +48,9 @@ def read_native(document: Any, source: str, read_included: IncludedReader) -> En
     try:
         environment = Environment.model_validate({**fields, "source": source})
     except ValidationError as e:
-        problems = [SpecError(source, pydantic_reason(error), json_path(error["loc"])) for error in e.errors()]
+        problems = [
+            SpecError(source, pydantic_reason(error, Environment), json_path(error["loc"])) for error in e.errors()
+        ]
         problems += _schema_problems_of_valid_tools(fields.get("tools"), source)
         raise (problems[0] if len(problems) == 1 else SpecErrors(problems)) from e
     check_tool_schemas(environment, source)
