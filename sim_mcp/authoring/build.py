@@ -103,9 +103,10 @@ async def build_twin(
         environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
     )
     # Tools no behaviour explains get guards: the answers the recordings show exactly, the rest handed on.
-    # So may a tool whose behaviour is a constant answer: where its guard answers every recorded call too,
-    # from the arguments, the guard is kept (one that uses its arguments before one that ignores them).
-    constant = [name for name, plan in plans.items() if plan["family"] == "const"]
+    # So may a tool whose behaviour is a constant answer, or an answer built from its own calls alone: where
+    # its guard answers every recorded call too, from the arguments and the keyed world, the guard is kept
+    # (one that uses its arguments, and stores what other tools read back, before one that ignores them).
+    constant = [name for name, plan in plans.items() if plan["family"] in ("const", "template")]
     left = [tool.name for tool in environment.tools if tool.name not in plans]
     guards = infer_guards(list(environment.tools), sessions, left + constant)
     for name in constant:
