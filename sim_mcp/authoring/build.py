@@ -29,15 +29,21 @@ from sim_mcp.authoring.record_file import RecordedCall, read_calls
 from sim_mcp.authoring.transitions import Recording
 from sim_mcp.authoring.twin_program import program_text
 from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.cache import situation_key
+from sim_mcp.engine.cassette import CassetteEntry
+from sim_mcp.engine.contract import Outcome
 from sim_mcp.errors import ConfigError
 from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Environment
+from sim_mcp.specs.registry import with_rules_file
 from sim_mcp.specs.writer import environment_yaml
 from sim_mcp.state.patch import apply_patch
 
-__all__ = ["TwinReport", "build_twin"]
+__all__ = ["REPLAY_SUFFIX", "TwinReport", "build_twin", "replay_path"]
+
+REPLAY_SUFFIX = ".cassette"
 
 
 @dataclass
@@ -124,6 +130,7 @@ async def build_twin(
         spec_path, environment_yaml(twin, header=f"A twin built by sim-mcp compile --from {len(calls)} recorded calls.")
     )
     _write(report.programs, text)
+    _write(replay_path(spec_path), _replay_text(spec_path, plans, text, sessions, initial))
     answered_calls = _answered(plans, sessions, initial)
     for tool in environment.tools:
         count = sum(call.tool == tool.name for call in calls)
@@ -153,6 +160,41 @@ async def build_twin(
     if backend is not None and left_over:
         await _ask_model(spec_path, plans, initial, sessions, left_over, backend, rounds, report, progress)
     return report
+
+
+def replay_path(spec_path: Path) -> Path:
+    """The twin's own cassette, beside its spec: `spec.yaml` -> `spec.cassette`."""
+    return spec_path.with_name(spec_path.stem + REPLAY_SUFFIX)
+
+
+def _replay_text(
+    spec_path: Path,
+    plans: dict[str, dict[str, Any]],
+    text: str,
+    sessions: list[list[RecordedCall]],
+    initial: dict[str, Any],
+) -> str:
+    """The recorded answers that no program gives, as a cassette keyed by the world the twin's programs
+    had reached at each (`--backend replay` answers a call from it only in that same world): a listing
+    recorded in one session never comes back in another whose world differs."""
+    served = with_rules_file(read_spec_file(spec_path), spec_path)
+    program = compile_program(text, "<twin programs>", list(plans))
+    lines = []
+    for session in sessions:
+        for before, _, call, result in _replay(program, plans, session, initial):
+            if result is not None:
+                continue  # the twin's program answers it
+            entry = CassetteEntry(
+                key=situation_key(served.version, call.tool, call.arguments, before),
+                environment=served.name,
+                version=served.version,
+                tool=call.tool,
+                arguments=call.arguments,
+                session=call.session,
+                outcome=Outcome(result=call.value, is_error=call.is_error),
+            )
+            lines.append(entry.model_dump_json())
+    return "".join(line + "\n" for line in lines)
 
 
 def _sessions(calls: list[RecordedCall]) -> list[list[RecordedCall]]:

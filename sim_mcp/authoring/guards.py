@@ -477,9 +477,13 @@ def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] 
     options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
     options += [["put", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
-    options += [["drop", name] for name in named]
-    options += [["drop_matching", pred] for pred in _preds(tool.spec)]
-    return [*options, None]
+    drops: list[list[Any] | None] = [["drop", name] for name in named]
+    drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
+    # Where the recordings cannot tell storing from dropping (a deleted key never read again), a tool named
+    # as a delete drops.
+    if read_intent(tool.spec.name).action is Action.DELETE:
+        return [*drops, *options, None]
+    return [*options, *drops, None]
 
 
 def _record_keys(tool: _Tool) -> list[str]:

@@ -32,25 +32,34 @@ def command_of(fixture: str) -> list[str]:
     return [sys.executable, "-m", FIXTURES[fixture][0]]
 
 
-async def drive(target: Target, sessions: list[list[Call]], prefix: str) -> int:
-    """Play each session's calls against `target` (a server of its own per session); the calls answered."""
+async def drive(target: Target, sessions: list[list[Call]], prefix: str, at_once: int = 4) -> int:
+    """Play each session's calls against `target` (a server of its own per session, `at_once` sessions at a
+    time); the calls answered."""
     answered = 0
-    for number, calls in enumerate(sessions):
-        folder = Path(tempfile.mkdtemp(prefix="sim-mcp-fixture-"))
-        try:
-            async with anyio.create_task_group() as tasks:
-                upstream = Upstream(target.for_session(f"{prefix}-{number}", folder), 30.0)
-                await upstream.start(tasks)
-                for tool, arguments in calls:
-                    try:
-                        await upstream.call(tool, arguments)
-                    except MCPError:
-                        continue
-                    answered += 1
-                await upstream.stop()
-                tasks.cancel_scope.cancel()
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+    limit = anyio.Semaphore(at_once)
+
+    async def one(number: int, calls: list[Call]) -> None:
+        nonlocal answered
+        async with limit:
+            folder = Path(tempfile.mkdtemp(prefix="sim-mcp-fixture-"))
+            try:
+                async with anyio.create_task_group() as tasks:
+                    upstream = Upstream(target.for_session(f"{prefix}-{number}", folder), 30.0)
+                    await upstream.start(tasks)
+                    for tool, arguments in calls:
+                        try:
+                            await upstream.call(tool, arguments)
+                        except MCPError:
+                            continue
+                        answered += 1
+                    await upstream.stop()
+                    tasks.cancel_scope.cancel()
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    async with anyio.create_task_group() as sessions_group:
+        for number, calls in enumerate(sessions):
+            sessions_group.start_soon(one, number, calls)
     return answered
 
 
@@ -112,8 +121,10 @@ def main() -> int:
             shutil.rmtree(folder, ignore_errors=True)
     figures = report.figures()
     errors = sum(step.a.is_error for run in report.sessions for step in run.steps)
-    print(f"{args.fixture}: {figures['agree']}/{figures['calls']} agree ({100 * figures['agreement']:.1f}%), "
-          f"{errors} of the reference's answers errors")
+    print(
+        f"{args.fixture}: {figures['agree']}/{figures['calls']} agree ({100 * figures['agreement']:.1f}%), "
+        f"{errors} of the reference's answers errors"
+    )
     for tool, (calls, agree) in sorted(successes(report).items()):
         print(f"  successes {tool:<16} {agree}/{calls}")
     for tool, entry in built["tools"].items():
