@@ -16,7 +16,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim_mcp.authoring.guards import _Learner, _Tool, infer_guards, run_guard, view
+from sim_mcp.authoring.guards import _Learner, _Tool, as_set, infer_guards, run_guard, unordered, view
 from sim_mcp.authoring.record_file import RecordedCall
 from sim_mcp.authoring.twin_program import LIBRARY
 from sim_mcp.cli import main
@@ -285,3 +285,43 @@ def probe(state, args):
     template = {"$parts": [["num", "a"]]}
     return [twin_plain(twin_render(template, None, {}, {"a": value})) for value in args["values"]]
 """
+
+
+# A notes server that lists its notes newest first: an order the language has no word for.
+NOTE_TOOLS = [
+    ToolSpec(
+        name="add_note",
+        input_schema={"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+    ),
+    ToolSpec(name="list_notes", input_schema={"type": "object", "properties": {}}),
+]
+
+
+def notes_session(number: int, titles: list[str]) -> list[RecordedCall]:
+    def answered(seq: int, tool: str, arguments: dict[str, Any], value: Any) -> RecordedCall:
+        result = {"content": [{"type": "text", "text": json.dumps(value)}], "isError": False}
+        return RecordedCall(f"s{number}", seq, tool, arguments, result, False)
+
+    calls: list[RecordedCall] = []
+    notes: list[dict[str, Any]] = []
+    for title in titles:
+        notes.append({"id": len(notes) + 1, "title": title})
+        calls.append(answered(len(calls) + 1, "add_note", {"title": title}, notes[-1]))
+        calls.append(answered(len(calls) + 1, "list_notes", {}, {"notes": notes[::-1]}))
+    return calls
+
+
+def test_a_listing_in_an_order_nothing_explains_is_marked_to_be_compared_as_a_set() -> None:
+    sessions = [notes_session(0, ["milk", "eggs", "flour"]), notes_session(1, ["tea", "rice"])]
+    inference = infer_guards(NOTE_TOOLS, sessions, ["add_note", "list_notes"])
+    assert inference.answered == {"add_note": 5, "list_notes": 5}
+    plan = inference.plans["list_notes"]
+    assert unordered(plan) == ["/notes"]
+    state: dict[str, Any] = {}
+    for title in ("x1", "y2"):
+        run_guard(inference.plans["add_note"], "add_note", state, {"title": title})
+    answer = run_guard(plan, "list_notes", state, {})
+    assert answer is not None
+    # As stored (newest last), which as a set is what the server lists (newest first).
+    newest_first = {"notes": [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}]}
+    assert as_set(answer[0], ["/notes"]) == as_set(newest_first, ["/notes"])

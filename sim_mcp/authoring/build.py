@@ -23,14 +23,14 @@ from typing import Any
 from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.behaviours import TWIN_KEY
 from sim_mcp.authoring.compile import compile_environment, programs_path
-from sim_mcp.authoring.guards import infer_guards, initial_keys
+from sim_mcp.authoring.guards import as_set, infer_guards, initial_keys, unordered
 from sim_mcp.authoring.infer import infer_plans
 from sim_mcp.authoring.record_file import RecordedCall, read_calls
 from sim_mcp.authoring.transitions import Recording
 from sim_mcp.authoring.twin_program import program_text
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
-from sim_mcp.engine.cassette import CassetteEntry
+from sim_mcp.engine.cassette import CassetteEntry, call_key
 from sim_mcp.engine.contract import Outcome
 from sim_mcp.errors import ConfigError
 from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
@@ -145,6 +145,9 @@ async def build_twin(
                 "rules": len(plans[tool.name]["rules"]),
                 "plan": plans[tool.name],
             }
+            if listed := unordered(plans[tool.name]):
+                # Listings whose order the recordings do not explain: to be compared as a set.
+                report.tools[tool.name]["unordered"] = listed
         elif tool.name in plans:
             report.tools[tool.name] = {
                 "status": "exact",
@@ -176,10 +179,13 @@ def _replay_text(
 ) -> str:
     """The recorded answers that no program gives, as a cassette keyed by the world the twin's programs
     had reached at each (`--backend replay` answers a call from it only in that same world): a listing
-    recorded in one session never comes back in another whose world differs."""
+    recorded in one session never comes back in another whose world differs. A call recorded with the
+    same arguments in several worlds, always with the same answer, is an invariant of the recordings: it
+    is also written keyed by its arguments alone, and answers in any world."""
     served = with_rules_file(read_spec_file(spec_path), spec_path)
     program = compile_program(text, "<twin programs>", list(plans))
-    lines = []
+    entries: list[CassetteEntry] = []
+    seen: dict[str, tuple[set[str], set[str], CassetteEntry]] = {}  # call key -> worlds, answers, an entry
     for session in sessions:
         for before, _, call, result in _replay(program, plans, session, initial):
             if result is not None:
@@ -193,8 +199,14 @@ def _replay_text(
                 session=call.session,
                 outcome=Outcome(result=call.value, is_error=call.is_error),
             )
-            lines.append(entry.model_dump_json())
-    return "".join(line + "\n" for line in lines)
+            entries.append(entry)
+            worlds, answers, _ = seen.setdefault(call_key(call.tool, call.arguments), (set(), set(), entry))
+            worlds.add(json.dumps(before, sort_keys=True))
+            answers.add(json.dumps([call.value, call.is_error], sort_keys=True))
+    for key, (worlds, answers, entry) in seen.items():
+        if len(worlds) > 1 and len(answers) == 1:
+            entries.append(entry.model_copy(update={"key": key, "session": None}))
+    return "".join(entry.model_dump_json() + "\n" for entry in entries)
 
 
 def _sessions(calls: list[RecordedCall]) -> list[list[RecordedCall]]:
@@ -253,7 +265,9 @@ def _starlark_misses(
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
-            verdict = compare_answers(Answer(call.value, call.is_error), Answer(value, is_error))
+            listed = unordered(plans[call.tool]) if plans[call.tool]["family"] == "guard" else []
+            expected, value = as_set(call.value, listed), as_set(value, listed)
+            verdict = compare_answers(Answer(expected, call.is_error), Answer(value, is_error))
             if not verdict.agree:
                 misses[call.tool] = f"{call.where}: {verdict.kind}: {verdict.detail}"
     return misses

@@ -37,7 +37,7 @@ rules of all tools answer most recorded calls, until none changes.
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; an argument longer than a bound (far past every length recorded without that answer); a key
 missing from the world, present (stored by a given tool, or the root), its parent missing or present; a
-key outside the root; nothing stored, something stored.
+key outside the root; for a tool whose answers name no key, nothing stored or something stored.
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -63,7 +63,7 @@ from sim_mcp.authoring.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["ROOT_BY", "GuardInference", "infer_guards", "initial_keys", "run_guard", "view"]
+__all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys", "run_guard", "unordered", "view"]
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
@@ -252,9 +252,11 @@ class _Learner:
         conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
         fits = {
             key: frozenset(
-                i for i, c in enumerate(usable) if c.is_error == error and _renders(table[i]["renders"][t], c)
+                i
+                for i, c in enumerate(usable)
+                if c.is_error == error and _renders(table[i]["renders"][t], c, _unordered_in(template))
             )
-            for t, (key, (_, error)) in enumerate(entries)
+            for t, (key, (template, error)) in enumerate(entries)
         }
         remaining = everyone - refused
         rules: list[dict[str, Any]] = []
@@ -411,6 +413,10 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         for order in ("added", "sorted"):
             if value == whole["lists"][order]:
                 return {"$records": order}
+        if value and _same_items(value, whole["lists"]["added"]):
+            # The stored records in an order that follows neither their storing nor their keys: the twin
+            # lists them as stored, and the plan says that this listing is to be compared as a set.
+            return {"$records": "unordered"}
     if whole is not None and isinstance(value, dict):
         for name, record in whole["records"].items():
             if isinstance(record, dict) and set(record) == set(value):
@@ -445,6 +451,52 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if isinstance(value, list):
         return [_template_of(item, pieces, None) for item in value]
     return value
+
+
+def _same_items(first: list[Any], second: list[Any]) -> bool:
+    key = lambda item: json.dumps(item, sort_keys=True)  # noqa: E731
+    return sorted(map(key, first)) == sorted(map(key, second))
+
+
+def unordered(plan: dict[str, Any]) -> list[str]:
+    """Where a guard plan's answers list records in an order nothing learnable explains (JSON pointers into
+    the answer, `/` the whole): such a listing is to be compared as a set."""
+    found: list[str] = []
+    for rule in plan.get("rules", []):
+        if not rule["error"]:
+            found += _unordered_in(rule["answer"])
+    return sorted(set(found))
+
+
+def as_set(value: Any, paths: list[str]) -> Any:
+    """`value` with the lists at `paths` (JSON pointers, `/` the whole) in one canonical order: how a listing
+    whose order nothing explains is compared."""
+    for path in paths:
+        parts = [part for part in path.split("/") if part]
+        value = _sorted_at(value, parts)
+    return value
+
+
+def _sorted_at(value: Any, parts: list[str]) -> Any:
+    if not parts:
+        return sorted(value, key=lambda item: json.dumps(item, sort_keys=True)) if isinstance(value, list) else value
+    if isinstance(value, dict) and parts[0] in value:
+        return {**value, parts[0]: _sorted_at(value[parts[0]], parts[1:])}
+    return value
+
+
+def _unordered_in(template: Any) -> list[str]:
+    found: list[str] = []
+
+    def walk(template: Any, at: str) -> None:
+        if isinstance(template, dict) and template.get("$records") == "unordered":
+            found.append(at or "/")
+        elif isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
+            for name, item in template.items():
+                walk(item, f"{at}/{name}")
+
+    walk(template, "")
+    return found
 
 
 def _placeholders(template: Any) -> bool:
@@ -505,8 +557,12 @@ def _record_keys(tool: _Tool) -> list[str]:
 
 def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]) -> Iterator[list[Any]]:
     yield ["always"]
-    yield ["empty"]
-    yield ["nonempty"]
+    if not named:
+        # Whether anything is stored at all, only for a tool whose answers name no key: one that does is
+        # asked about its keys (the recordings would otherwise let the whole world's emptiness, by chance,
+        # tell calls apart that differ in something else).
+        yield ["empty"]
+        yield ["nonempty"]
     required = set(tool.input_schema.get("required") or [])
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
@@ -539,9 +595,11 @@ def _succeeded(call: RecordedCall) -> bool:
     return not call.is_error and call.rpc_error is None
 
 
-def _renders(rendered: list[Any] | None, call: RecordedCall) -> bool:
-    """Whether a template's rendering (`[value]`, or None: it renders nothing) is the recorded answer exactly."""
+def _renders(rendered: list[Any] | None, call: RecordedCall, unordered_at: list[str]) -> bool:
+    """Whether a template's rendering (`[value]`, or None: it renders nothing) is the recorded answer exactly
+    (the listings at `unordered_at` as sets)."""
     if rendered is None:
         return False
-    verdict = compare_answers(Answer(call.value, call.is_error), Answer(rendered[0], call.is_error))
+    expected, actual = as_set(call.value, unordered_at), as_set(rendered[0], unordered_at)
+    verdict = compare_answers(Answer(expected, call.is_error), Answer(actual, call.is_error))
     return verdict.agree and verdict.error_text
