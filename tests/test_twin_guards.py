@@ -5,6 +5,7 @@ a guard that a recorded session contradicts is dropped; a guard never makes up a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -325,3 +326,43 @@ def test_a_listing_in_an_order_nothing_explains_is_marked_to_be_compared_as_a_se
     # As stored (newest last), which as a set is what the server lists (newest first).
     newest_first = {"notes": [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}]}
     assert as_set(answer[0], ["/notes"]) == as_set(newest_first, ["/notes"])
+
+
+# A version-control server's answers: a template of arguments never seen, and a hash it makes up.
+BRANCHES = [
+    ToolSpec(
+        name="create_branch",
+        input_schema={
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "base": {"type": "string"}},
+            "required": ["name", "base"],
+        },
+    ),
+    ToolSpec(
+        name="commit",
+        input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+    ),
+]
+
+
+def branch_call(session: int, seq: int, tool: str, arguments: dict[str, Any], text: str) -> RecordedCall:
+    return RecordedCall(f"s{session}", seq, tool, arguments, {"content": [{"type": "text", "text": text}]}, False)
+
+
+def test_a_success_of_arguments_never_seen_is_a_template_and_a_made_up_hash_a_placeholder() -> None:
+    sessions = [
+        [branch_call(n, 1, "create_branch", {"name": name, "base": base}, f"Created branch '{name}' from '{base}'")]
+        for n, (name, base) in enumerate([("fix-login", "main"), ("docs", "develop"), ("spike", "main")])
+    ]
+    plan = infer_guards(BRANCHES, sessions, ["create_branch"]).plans["create_branch"]
+    answer = run_guard(plan, "create_branch", {}, {"name": "feature-x", "base": "trunk"})
+    assert answer == ("Created branch 'feature-x' from 'trunk'", False)
+    commit = branch_call(0, 2, "commit", {"message": "first"}, "Committed with hash " + "3f2b1c9e" * 5)
+    tool = _Tool(BRANCHES[1], [commit])
+    learner = _Learner({"commit": tool}, [[commit]], None)
+    (template, _), *_ = learner.templates(tool, learner.worlds({})).values()
+    assert template == {"$parts": ["Committed with hash ", ["made_up", "hex", 40]]}
+    rules = [{"when": [["always"]], "answer": template, "error": False}]
+    made = run_guard({"family": "guard", "root": None, "rules": rules}, "commit", {}, {"message": "second"})
+    assert made is not None
+    assert re.fullmatch(r"Committed with hash [0-9a-f]{40}", made[0])

@@ -82,6 +82,13 @@ _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 _NUMBER_PARTS = frozenset({"num", "sum", "difference", "product", "count", "fresh"})
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " "]
+# Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
+_MADE_UP = re.compile(
+    r"(?<![0-9A-Za-z])(?:(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"|(?P<hex>[0-9a-f]{16,})"
+    r"|(?P<date>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
+    re.IGNORECASE,
+)
 # The markers of a JSON value a template builds from the world.
 _WHOLE = ("$record", "$records", "$fresh")
 
@@ -423,7 +430,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
                 changed = {f: _template_of(item, pieces, None) for f, item in value.items() if item != record[f]}
                 return {"$record": name, "set": changed}
     if isinstance(value, str):
-        parts: list[Any] = [value]
+        parts: list[Any] = _made_up(value, {text for text, _ in pieces})
         for text, placeholder in pieces:
             split: list[Any] = []
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
@@ -451,6 +458,21 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if isinstance(value, list):
         return [_template_of(item, pieces, None) for item in value]
     return value
+
+
+def _made_up(text: str, given: set[str]) -> list[Any]:
+    """`text` split around the values a server makes up (a UUID, a long hex string, an ISO 8601 time) that
+    the call did not give: each is written as a placeholder of its form."""
+    parts: list[Any] = []
+    last = 0
+    for match in _MADE_UP.finditer(text):
+        token = match.group(0)
+        if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
+            continue
+        kind = "uuid" if match.group("uuid") else "hex" if match.group("hex") else "date"
+        parts += [text[last : match.start()], ["made_up", kind, token if kind == "date" else len(token)]]
+        last = match.end()
+    return [part for part in [*parts, text[last:]] if part != ""] or [text]
 
 
 def _same_items(first: list[Any], second: list[Any]) -> bool:

@@ -148,7 +148,25 @@ def twin_part(part, root, keys, args, twin):
         return str(len(found)) if kind == "count" else part[3].join(twin_ordered(found, part[2]))
     if kind == "fresh":
         return str(twin.get("fresh", 0) + 1)
+    if kind == "made_up":
+        return twin_made_up(part, keys, args, twin)
     return None
+
+def twin_made_up(part, keys, args, twin):
+    # A value the server makes up (a hash, a UUID, a time), of the form recorded: compared by form, never
+    # by value. Hex digits drawn from the call and the world, so that two calls get two values.
+    if part[1] == "date":
+        return part[2]
+    seed = hash(json.encode(args)) + 31 * len(keys) + 7919 * twin.get("stored", 0)
+    digits = ""
+    for step in range(12):
+        if len(digits) >= 32 + part[2]:
+            break
+        word = "%x" % ((seed * 2654435761 + step * 40503) % 4294967296)
+        digits += "0" * (8 - len(word)) + word
+    if part[1] == "uuid":
+        return digits[0:8] + "-" + digits[8:12] + "-4" + digits[13:16] + "-8" + digits[17:20] + "-" + digits[20:32]
+    return digits[:part[2]]
 
 def twin_plain(rendered):
     return rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
