@@ -18,6 +18,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sim_mcp.plugins import STORES
 from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency, LlmOutput
 
@@ -102,7 +103,10 @@ class ServerConfig(Concern):
 class StoreConfig(Concern):
     """Where sessions are kept."""
 
-    store: str = Field(default="memory", description="Session store: memory, sqlite:///PATH or redis://HOST:PORT/DB.")
+    store: str = Field(
+        default="memory",
+        description=f"Session store, by URL: {'; '.join(STORES.entry(name).help for name in STORES.builtin())}.",
+    )
 
 
 class EngineConfig(Concern):

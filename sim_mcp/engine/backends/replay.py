@@ -21,25 +21,10 @@ from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.cache import cache_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key, read_cassette
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
-from sim_mcp.errors import BackendError
+from sim_mcp.errors import ReplayMiss
 from sim_mcp.state.session import TokenUsage
 
 __all__ = ["ReplayBackend", "ReplayMiss"]
-
-
-class ReplayMiss(BackendError):
-    """The cassette holds no outcome for this call in this state."""
-
-    def __init__(self, cassette: Path, request: SimulationRequest) -> None:
-        self.cassette = cassette
-        self.tool = request.tool.name
-        self.environment = request.environment.name
-        super().__init__(
-            "replay",
-            f"the cassette {cassette} has no outcome for {self.tool!r} (environment {self.environment!r}, "
-            f"version {request.environment.version}) with these arguments in this state: record it with "
-            "--record, or give --replay-fallback BACKEND to simulate what the cassette lacks",
-        )
 
 
 class ReplayBackend(Backend):
@@ -79,7 +64,7 @@ class ReplayBackend(Backend):
         if not entries:
             self.misses += 1
             if self.fallback is None:
-                raise ReplayMiss(self.path, request)
+                raise ReplayMiss(self.path, request.tool.name, request.environment.name, request.environment.version)
             outcome = await self.fallback.simulate(request)
             note = f"not in the cassette: simulated by {self.fallback.name}"
             return outcome.model_copy(update={"note": f"{note}; {outcome.note}" if outcome.note else note})
