@@ -18,7 +18,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sim_mcp.plugins import STORES
+from sim_mcp.plugins import BACKENDS, STORES
 from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency, LlmOutput
 
@@ -134,7 +134,11 @@ class LlmConfig(Concern):
     """The backend and what the LLM layer reads: the model, the request limits, the prompt's budgets, how a
     call is answered and the model profile; the replay backend's cassette and fallback."""
 
-    backend: str = Field(default="offline", description="Simulator backend: offline, anthropic, openai or replay.")
+    backend: str = Field(
+        default="offline",
+        description=f"Simulator backend: {BACKENDS.listing()}, or one a package registers (docs/architecture.md, "
+        '"Where to add").',
+    )
     model: str | None = Field(default=None, description="Model name for the LLM backends.")
     base_url: str | None = Field(
         default=None, description="Provider URL, e.g. an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."

@@ -35,6 +35,8 @@ _Static = tuple[str, bytes, dict[str, Any]]
 class LLMBackend(Backend):
     """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
 
+    cacheable = True
+
     def __init__(
         self,
         config: LlmConfig,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Self
 
 import anyio.to_thread
 
@@ -21,8 +22,13 @@ from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.cache import cache_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key, read_cassette
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
-from sim_mcp.errors import ReplayMiss
+from sim_mcp.errors import ConfigError, ReplayMiss
+from sim_mcp.plugins import BACKENDS
 from sim_mcp.state.session import TokenUsage
+
+if TYPE_CHECKING:
+    from sim_mcp.config import LlmConfig
+    from sim_mcp.rules import Limits
 
 __all__ = ["ReplayBackend", "ReplayMiss"]
 
@@ -41,6 +47,31 @@ class ReplayBackend(Backend):
         self._entries: dict[str, list[CassetteEntry]] = {}
         # (session, key) -> how many times the session has met that situation.
         self._seen: defaultdict[tuple[str, str], int] = defaultdict(int)
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        """The cassette (`--cassette`) and the backend for calls it lacks (`--replay-fallback`)."""
+        from sim_mcp.engine.backends import load_backend
+
+        if settings.cassette is None:
+            raise ConfigError(
+                "backend replay needs a cassette: give --cassette FILE (SIM_MCP_CASSETTE), a file written by --record"
+            )
+        if settings.replay_fallback is None:
+            return cls(settings.cassette)
+        if settings.replay_fallback == cls.name:
+            others = ", ".join(name for name in BACKENDS.builtin() if name != cls.name)
+            raise ConfigError(
+                f"--replay-fallback: expected another backend to simulate what the cassette lacks ({others}), "
+                "got 'replay'"
+            )
+        fallback = load_backend(
+            settings.model_copy(
+                update={"backend": settings.replay_fallback, "cassette": None, "replay_fallback": None}
+            ),
+            limits,
+        )
+        return cls(settings.cassette, fallback)
 
     async def start(self) -> None:
         entries = await anyio.to_thread.run_sync(read_cassette, self.path)

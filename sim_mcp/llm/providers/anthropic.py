@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from anthropic import (
     AnthropicError,
@@ -59,6 +59,10 @@ class AnthropicBackend(LLMBackend):
     """Simulates calls with a Claude model (`--backend anthropic`, `--base-url` or `ANTHROPIC_BASE_URL`)."""
 
     name = "anthropic"
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        return cls(settings, limits=limits)
 
     def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
         config = LlmConfig.of(settings)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from openai import (
     APIConnectionError,
@@ -63,6 +63,10 @@ class OpenAIBackend(LLMBackend):
     """Simulates calls with a Chat Completions model (`--backend openai`, optionally `--base-url`)."""
 
     name = "openai"
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        return cls(settings, limits=limits)
 
     def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
         config = LlmConfig.of(settings)
