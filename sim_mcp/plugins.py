@@ -80,7 +80,8 @@ class Registry:
         return isinstance(name, str) and self._find(name) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.names())
+        """The names known without reading the installed packages: the table's, then those registered."""
+        return iter(tuple(self._entries))
 
     def builtin(self) -> tuple[str, ...]:
         """The names sim-mcp ships, in the table's order (what `--help` lists)."""
@@ -88,7 +89,7 @@ class Registry:
 
     def names(self) -> tuple[str, ...]:
         """Every name known: the table's, those registered, those of installed packages' entry points."""
-        self._scan()
+        self.scan()
         return tuple(self._entries)
 
     def entry(self, name: str) -> Entry:
@@ -130,19 +131,25 @@ class Registry:
         """The table's names as prose, `a, b, c or d` (for help and messages)."""
         return _prose(self.builtin(), last)
 
+    def scan(self) -> tuple[str, ...]:
+        """Read the names the installed packages add through the entry-point group, once; returns those it
+        added. Reading the packages' metadata takes a tenth of a second or more, so it is done only when a
+        name is not found otherwise (or every name is asked for), never on the way of a call."""
+        if self._scanned:
+            return ()
+        self._scanned = True
+        added = []
+        for point in entry_points(group=self.group):
+            if point.name not in self._entries:
+                package = point.dist.name if point.dist is not None else "an installed package"
+                self._entries[point.name] = Entry(point.value, f"from {package}")
+                added.append(point.name)
+        return tuple(added)
+
     def _find(self, name: str) -> Entry | None:
         if name not in self._entries:
-            self._scan()
+            self.scan()
         return self._entries.get(name)
-
-    def _scan(self) -> None:
-        # Reading the installed packages' metadata takes a tenth of a second or more: done once, when needed.
-        if self._scanned:
-            return
-        self._scanned = True
-        for point in entry_points(group=self.group):
-            package = point.dist.name if point.dist is not None else "an installed package"
-            self._entries.setdefault(point.name, Entry(point.value, f"from {package}"))
 
 
 def _resolve(target: str, what: str, name: str, install: str | None) -> object:

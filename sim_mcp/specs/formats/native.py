@@ -23,6 +23,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim_mcp.errors import SpecError, SpecErrors
+from sim_mcp.specs.formats import parse_document, read_document
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import json_path, type_name
@@ -32,7 +34,7 @@ TOOLS_FROM = "tools_from"
 IncludedReader = Callable[[Path, "str | None"], Environment]
 """Reads a file that `tools_from` names, in the format given (None: detected)."""
 
-__all__ = ["TOOLS_FROM", "check_tool_schemas", "looks_native", "read_native", "tools_from_paths"]
+__all__ = ["FORMAT", "TOOLS_FROM", "check_tool_schemas", "looks_native", "read_native", "tools_from_paths"]
 
 
 def looks_native(document: Any) -> bool:
@@ -132,3 +134,19 @@ def _with_tools_from(
             origins[tool.name] = f"{include.place} ({include.path.name})"
             tools.append(tool)
     return environment.model_copy(update={"tools": tools})
+
+
+def read_included(path: Path, format: str | None) -> Environment:
+    """A file a native spec's `tools_from` names, in `format` (None: detected); it may not name more files."""
+    document = parse_document(path)
+    if isinstance(document, dict) and TOOLS_FROM in document and format in (None, "native"):
+        raise SpecError(str(path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
+    return read_document(document, str(path), format)
+
+
+FORMAT = SpecFormat(
+    "native",
+    looks_native,
+    lambda document, source: read_native(document, source, read_included),
+    "a native environment (a mapping with name and tools)",
+)
