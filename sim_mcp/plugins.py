@@ -100,8 +100,8 @@ class Registry:
         return found
 
     def tagged(self, tag: str) -> tuple[str, ...]:
-        """The names whose entry carries `tag`."""
-        return tuple(name for name in self.names() if tag in self._entries[name].tags)
+        """The names whose entry carries `tag` (those of the table and registered: entry points carry none)."""
+        return tuple(name for name, entry in self._entries.items() if tag in entry.tags)
 
     def load(self, name: str) -> object:
         """The object `name` stands for, imported on first use; `ConfigError` naming what to install when its
@@ -189,18 +189,18 @@ BACKENDS = Registry(
     "sim_mcp.backends",
     {
         "offline": Entry("sim_mcp.engine.backends.offline:OfflineBackend", "deterministic, no network"),
-        "anthropic": Entry(
-            "sim_mcp.llm.providers.anthropic:AnthropicBackend",
-            "the Anthropic Messages API",
-            install="anthropic",
-            env=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
-            tags=frozenset({"model"}),
-        ),
         "openai": Entry(
             "sim_mcp.llm.providers.openai:OpenAIBackend",
             "OpenAI Chat Completions, or any server that speaks it (vLLM, Ollama, llama.cpp)",
             install="openai",
             env=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+            tags=frozenset({"model"}),
+        ),
+        "anthropic": Entry(
+            "sim_mcp.llm.providers.anthropic:AnthropicBackend",
+            "the Anthropic Messages API",
+            install="anthropic",
+            env=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
             tags=frozenset({"model"}),
         ),
         "replay": Entry("sim_mcp.engine.backends.replay:ReplayBackend", "answers from a cassette (--cassette)"),

@@ -24,8 +24,8 @@ from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.backends.offline import OfflineBackend
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy, task_level
-from sim_mcp.episodes.rewards import validate_task
 from sim_mcp.episodes.tasks import Task, load_tasks, parse_task, reveals, task_yaml
+from sim_mcp.episodes.validation import validate_task
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.registry import load_catalog
@@ -867,7 +867,7 @@ async def test_a_replay_runs_in_the_sandbox_of_the_runtimes_simulator() -> None:
 
 
 def test_the_judge_sees_the_conversation() -> None:
-    from sim_mcp.episodes.rewards import judge_prompt
+    from sim_mcp.episodes.judge import judge_prompt
     from sim_mcp.state.session import Event
 
     def event(seq: int, kind: Any, tool: str, result: Any) -> Event:

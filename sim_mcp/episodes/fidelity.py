@@ -60,7 +60,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import CallResult
-from sim_mcp.episodes.rewards import json_matches, run_check
+from sim_mcp.episodes.checks import json_matches, run_check
 from sim_mcp.episodes.self_consistency import SelfConsistency
 from sim_mcp.episodes.tasks import Check
 from sim_mcp.errors import ConfigError, SpecError

@@ -32,7 +32,7 @@ from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import CallResult
 from sim_mcp.episodes.asking import JsonForm, Problem, ask_json
-from sim_mcp.episodes.rewards import run_check
+from sim_mcp.episodes.checks import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
 from sim_mcp.state.session import ConversationEnd, Event, SessionRecord, TokenUsage
