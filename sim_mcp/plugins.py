@@ -239,13 +239,13 @@ OUTPUT_MODES = Registry(
     "output mode",
     "sim_mcp.output_modes",
     {
-        "patch": Entry("sim_mcp.llm.modes.patch:PatchMode", "JSON Patch of the state"),
+        "patch": Entry("sim_mcp.llm.modes.patch:PATCH", "JSON Patch of the state"),
         "program": Entry(
-            "sim_mcp.llm.modes.program:ProgramMode",
+            "sim_mcp.llm.modes.program:PROGRAM",
             "a short Starlark program the engine runs on the state, so arithmetic and copies are exact",
         ),
         "auto": Entry(
-            "sim_mcp.llm.modes.auto:AutoMode", "program for a call whose tool changes the state, patch for a read"
+            "sim_mcp.llm.modes.auto:AUTO", "program for a call whose tool changes the state, patch for a read"
         ),
     },
     setting="--llm-output / SIM_MCP_LLM_OUTPUT",

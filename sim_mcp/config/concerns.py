@@ -18,7 +18,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sim_mcp.plugins import BACKENDS, STORES
+from sim_mcp.plugins import BACKENDS, OUTPUT_MODES, STORES
 from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency, LlmOutput
 
@@ -152,9 +152,9 @@ class LlmConfig(Concern):
     backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
     llm_output: LlmOutput = Field(
         default="patch",
-        description="How an LLM backend answers a call: patch (JSON Patch of the state), program (a short "
-        "Starlark program the engine runs on the state, so arithmetic and copies are exact), or auto (program for "
-        "a call whose tool changes the state, patch for a read; docs/formats.md).",
+        description="How an LLM backend answers a call: "
+        + "; ".join(f"{name} ({OUTPUT_MODES.entry(name).help})" for name in OUTPUT_MODES.builtin())
+        + " (docs/formats.md).",
     )
     model_profile: str = Field(
         default="auto",
