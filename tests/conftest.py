@@ -10,7 +10,7 @@ import pytest
 pytest.register_assert_rewrite("tests.fault_load")
 
 from sim_mcp.plugins import BACKENDS  # noqa: E402
-from tests.fake_providers import FakeProvider  # noqa: E402
+from sim_mcp.testing import FakeProvider  # noqa: E402
 from tests.helpers_server import app_server  # noqa: E402
 from tests.servers import BUNDLED_SPECS, ServerProcess, running_server  # noqa: E402
 
@@ -39,7 +39,7 @@ def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
 
 @pytest.fixture(scope="module")
 def fake_provider_server() -> Iterator[FakeProvider]:
-    """The fake OpenAI/Anthropic server (tests/fake_providers.py), one per test module."""
+    """The fake OpenAI/Anthropic server (sim_mcp/testing/fake_provider.py), one per test module."""
     with FakeProvider() as server:
         yield server
 

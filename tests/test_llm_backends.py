@@ -29,7 +29,7 @@ from sim_mcp.llm.reply import outcome_from_object, parse_outcome
 from sim_mcp.specs.model import Environment, ModelSettings, ToolAnnotations, ToolSpec
 from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.state.session import Event, TokenUsage
-from tests.fake_providers import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
+from sim_mcp.testing import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
 
 ENVIRONMENT = Environment(
     name="bank",

@@ -24,7 +24,7 @@ from sim_mcp.llm.providers.anthropic import AnthropicBackend
 from sim_mcp.llm.providers.openai import OpenAIBackend
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.session import Event
-from tests.fake_providers import FakeProvider, Reply, reply_status
+from sim_mcp.testing import FakeProvider, Reply, reply_status
 from tests.helpers_server import app_server, mcp_client
 from tests.servers import BUNDLED_SPECS
 
