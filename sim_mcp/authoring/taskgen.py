@@ -2,7 +2,7 @@
 
 `generate_tasks` drafts tasks, then keeps only those that survive validation:
 
-1. the draft parses as a task (`specs.tasks.parse_task`) and passes `rewards.validate_task` (the ids it
+1. the draft parses as a task (`episodes.tasks.parse_task`) and passes `validation.validate_task` (the ids it
    names are in the state, its checks' paths exist, its solution calls the environment's tools with
    arguments their schemas accept);
 2. its checks do not already pass on the starting state (a task must ask for something);

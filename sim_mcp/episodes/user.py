@@ -1,6 +1,6 @@
 """The simulated user: the person an episode's agent serves, as Simia, TRUSTEE and tau-bench simulate them.
 
-A session created from a task with a `user` block has a user (`specs.tasks.UserSpec`): a persona, a goal,
+A session created from a task with a `user` block has a user (`episodes.tasks.UserSpec`): a persona, a goal,
 facts they share when asked, and withheld facts they never reveal. The agent talks to them through the
 control API (`POST /sessions/{id}/user`) or, for agents that see only MCP, through the `ask_user` tool;
 both come here, and both record the exchange in the session's events, under the session's lock like a
