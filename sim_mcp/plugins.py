@@ -169,86 +169,68 @@ def _prose(names: tuple[str, ...], last: str) -> str:
     return ", ".join(names) if len(names) < 2 else f"{', '.join(names[:-1])} {last} {names[-1]}"
 
 
-SPEC_FORMATS = Registry(
-    "spec format",
-    "sim_mcp.spec_formats",
-    {
-        # In detection order. The detectors look for shapes that do not overlap, so none takes another's files.
-        "native": Entry("sim_mcp.specs.formats.native:FORMAT", "sim-mcp's own: a mapping with name and tools"),
-        "openapi": Entry("sim_mcp.specs.formats.openapi:FORMAT", "an OpenAPI 3.0/3.1 document"),
-        "mcp": Entry("sim_mcp.specs.formats.mcp:FORMAT", "MCP tools/list results"),
-        "openai": Entry("sim_mcp.specs.formats.openai:FORMAT", "OpenAI function-calling tools"),
-        "anthropic": Entry("sim_mcp.specs.formats.anthropic:FORMAT", "Anthropic tools"),
-        "bfcl": Entry("sim_mcp.specs.formats.bfcl:FORMAT", "BFCL function docs"),
-    },
-    setting="--format",
-)
+_SPEC_FORMATS: dict[str, Entry] = {
+    # In detection order. The detectors look for shapes that do not overlap, so none takes another's files.
+    "native": Entry("sim_mcp.specs.formats.native:FORMAT", "sim-mcp's own: a mapping with name and tools"),
+    "openapi": Entry("sim_mcp.specs.formats.openapi:FORMAT", "an OpenAPI 3.0/3.1 document"),
+    "mcp": Entry("sim_mcp.specs.formats.mcp:FORMAT", "MCP tools/list results"),
+    "openai": Entry("sim_mcp.specs.formats.openai:FORMAT", "OpenAI function-calling tools"),
+    "anthropic": Entry("sim_mcp.specs.formats.anthropic:FORMAT", "Anthropic tools"),
+    "bfcl": Entry("sim_mcp.specs.formats.bfcl:FORMAT", "BFCL function docs"),
+}
 
-BACKENDS = Registry(
-    "backend",
-    "sim_mcp.backends",
-    {
-        "offline": Entry("sim_mcp.engine.backends.offline:OfflineBackend", "deterministic, no network"),
-        "openai": Entry(
-            "sim_mcp.llm.providers.openai:OpenAIBackend",
-            "OpenAI Chat Completions, or any server that speaks it (vLLM, Ollama, llama.cpp)",
-            install="openai",
-            env=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-            tags=frozenset({"model"}),
-        ),
-        "anthropic": Entry(
-            "sim_mcp.llm.providers.anthropic:AnthropicBackend",
-            "the Anthropic Messages API",
-            install="anthropic",
-            env=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
-            tags=frozenset({"model"}),
-        ),
-        "replay": Entry("sim_mcp.engine.backends.replay:ReplayBackend", "answers from a cassette (--cassette)"),
-    },
-    setting="--backend / SIM_MCP_BACKEND",
-)
+_BACKENDS: dict[str, Entry] = {
+    "offline": Entry("sim_mcp.engine.backends.offline:OfflineBackend", "deterministic, no network"),
+    "openai": Entry(
+        "sim_mcp.llm.providers.openai:OpenAIBackend",
+        "OpenAI Chat Completions, or any server that speaks it (vLLM, Ollama, llama.cpp)",
+        install="openai",
+        env=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+        tags=frozenset({"model"}),
+    ),
+    "anthropic": Entry(
+        "sim_mcp.llm.providers.anthropic:AnthropicBackend",
+        "the Anthropic Messages API",
+        install="anthropic",
+        env=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
+        tags=frozenset({"model"}),
+    ),
+    "replay": Entry("sim_mcp.engine.backends.replay:ReplayBackend", "answers from a cassette (--cassette)"),
+}
 
-STORES = Registry(
-    "store",
-    "sim_mcp.stores",
-    {
-        "memory": Entry("sim_mcp.state.stores.memory:MemoryStore", "memory (this process's memory)"),
-        "sqlite": Entry(
-            "sim_mcp.state.stores.sqlite:SqliteStore",
-            "sqlite:///PATH (relative; sqlite:////abs/path for an absolute one)",
-        ),
-        "redis": Entry("sim_mcp.state.stores.redis:RedisStore", "redis://HOST:PORT/DB", install="redis"),
-        "rediss": Entry("sim_mcp.state.stores.redis:RedisStore", "rediss://HOST:PORT/DB (TLS)", install="redis"),
-    },
-    setting="--store / SIM_MCP_STORE",
-)
+_STORES: dict[str, Entry] = {
+    "memory": Entry("sim_mcp.state.stores.memory:MemoryStore", "memory (this process's memory)"),
+    "sqlite": Entry(
+        "sim_mcp.state.stores.sqlite:SqliteStore",
+        "sqlite:///PATH (relative; sqlite:////abs/path for an absolute one)",
+    ),
+    "redis": Entry("sim_mcp.state.stores.redis:RedisStore", "redis://HOST:PORT/DB", install="redis"),
+    "rediss": Entry("sim_mcp.state.stores.redis:RedisStore", "rediss://HOST:PORT/DB (TLS)", install="redis"),
+}
 
-CHECK_KINDS = Registry(
-    "check kind",
-    "sim_mcp.check_kinds",
-    {
-        "equals": Entry("sim_mcp.episodes.check_kinds:EQUALS", "the value equals this one"),
-        "contains": Entry("sim_mcp.episodes.check_kinds:CONTAINS", "the value contains this one"),
-        "count": Entry("sim_mcp.episodes.check_kinds:COUNT", "how many values there are"),
-        "exists": Entry("sim_mcp.episodes.check_kinds:EXISTS", "a value is there (true) or not (false)"),
-        "absent": Entry("sim_mcp.episodes.check_kinds:ABSENT", "no value is there (true) or one is (false)"),
-    },
-)
+_CHECK_KINDS: dict[str, Entry] = {
+    "equals": Entry("sim_mcp.episodes.check_kinds:EQUALS", "the value equals this one"),
+    "contains": Entry("sim_mcp.episodes.check_kinds:CONTAINS", "the value contains this one"),
+    "count": Entry("sim_mcp.episodes.check_kinds:COUNT", "how many values there are"),
+    "exists": Entry("sim_mcp.episodes.check_kinds:EXISTS", "a value is there (true) or not (false)"),
+    "absent": Entry("sim_mcp.episodes.check_kinds:ABSENT", "no value is there (true) or one is (false)"),
+}
 
+_OUTPUT_MODES: dict[str, Entry] = {
+    "patch": Entry("sim_mcp.llm.modes.patch:PATCH", "JSON Patch of the state"),
+    "program": Entry(
+        "sim_mcp.llm.modes.program:PROGRAM",
+        "a short Starlark program the engine runs on the state, so arithmetic and copies are exact",
+    ),
+    "auto": Entry("sim_mcp.llm.modes.auto:AUTO", "program for a call whose tool changes the state, patch for a read"),
+}
+
+SPEC_FORMATS = Registry("spec format", "sim_mcp.spec_formats", _SPEC_FORMATS, setting="--format")
+BACKENDS = Registry("backend", "sim_mcp.backends", _BACKENDS, setting="--backend / SIM_MCP_BACKEND")
+STORES = Registry("store", "sim_mcp.stores", _STORES, setting="--store / SIM_MCP_STORE")
+CHECK_KINDS = Registry("check kind", "sim_mcp.check_kinds", _CHECK_KINDS)
 OUTPUT_MODES = Registry(
-    "output mode",
-    "sim_mcp.output_modes",
-    {
-        "patch": Entry("sim_mcp.llm.modes.patch:PATCH", "JSON Patch of the state"),
-        "program": Entry(
-            "sim_mcp.llm.modes.program:PROGRAM",
-            "a short Starlark program the engine runs on the state, so arithmetic and copies are exact",
-        ),
-        "auto": Entry(
-            "sim_mcp.llm.modes.auto:AUTO", "program for a call whose tool changes the state, patch for a read"
-        ),
-    },
-    setting="--llm-output / SIM_MCP_LLM_OUTPUT",
+    "output mode", "sim_mcp.output_modes", _OUTPUT_MODES, setting="--llm-output / SIM_MCP_LLM_OUTPUT"
 )
 
 
