@@ -128,11 +128,9 @@ class ScenarioReport(_Totals):
         return self.calls
 
     def to_json(self) -> dict[str, Any]:
+        as_they_are = ("name", "env", "source", "steps")
         return {
-            "name": self.name,
-            "env": self.env,
-            "source": self.source,
-            "steps": self.steps,
+            **{name: getattr(self, name) for name in as_they_are},
             "expectations": self.total,
             "met": self.met,
             "score": round(self.score, 6),
