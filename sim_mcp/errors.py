@@ -8,8 +8,9 @@ The tree::
     ├── ConfigError              a bad setting (flag or SIM_MCP_* variable)
     │   └── NotRegistered        a name no table of `sim_mcp.plugins` knows (`known` lists those it does)
     ├── RulesError               a rules program that cannot be compiled or run (source, tool, line)
-    ├── CaptureError             a live server whose tools could not be captured (`target`)
-    ├── UpstreamFailure          a real server that did not answer a call (`target`, `call`)
+    ├── LiveServerError          a live MCP server that failed us (`target`, `reason`)
+    │   ├── CaptureError         its tools could not be captured
+    │   └── UpstreamFailure      it did not answer a call (`call`)
     ├── BackendError             a simulator backend failed (backend, model, status)
     │   ├── BackendTimeout       no reply within the deadline (--timeout-s), retries spent
     │   ├── BackendUnreachable   the provider could not be connected to
@@ -125,23 +126,28 @@ class RulesError(SimMcpError):
         return self.tool or line
 
 
-class CaptureError(SimMcpError):
-    """A live server whose tools could not be captured; `target` is its URL or command line."""
+class LiveServerError(SimMcpError):
+    """A live MCP server that failed us: `target` is its URL or command line, `reason` what went wrong."""
+
+    def __init__(self, target: str, reason: str, message: str) -> None:
+        self.target = target
+        self.reason = reason
+        super().__init__(message)
+
+
+class CaptureError(LiveServerError):
+    """A live server whose tools could not be captured."""
 
     def __init__(self, target: str, reason: str) -> None:
-        self.target = target
-        self.reason = reason
-        super().__init__(f"capture from {target}: {reason}")
+        super().__init__(target, reason, f"capture from {target}: {reason}")
 
 
-class UpstreamFailure(SimMcpError):
-    """The real server did not answer a call: it exited, hung past the time limit, or spoke no MCP."""
+class UpstreamFailure(LiveServerError):
+    """The real server did not answer a call (`call`): it exited, hung past the time limit, or spoke no MCP."""
 
     def __init__(self, target: str, call: str, reason: str) -> None:
-        self.target = target
         self.call = call
-        self.reason = reason
-        super().__init__(f"{target}: {call}: {reason}")
+        super().__init__(target, reason, f"{target}: {call}: {reason}")
 
 
 class BackendError(SimMcpError):

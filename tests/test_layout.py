@@ -209,3 +209,33 @@ def test_every_extension_point_is_a_table_the_docs_name() -> None:
             module = target.split(":", 1)[0]
             path = PACKAGE.parent / (module.replace(".", "/") + ".py")
             assert path.exists() or (path.with_suffix("") / "__init__.py").exists(), (name, entry, target)
+
+
+# Exceptions raised and caught inside one module's own control flow, never reaching a caller outside it.
+INTERNAL_EXCEPTIONS = {"sim_mcp.authoring.behaviours.Failure"}
+
+
+def test_every_public_exception_is_a_sim_mcp_error() -> None:
+    """A class of the package that derives straight from a built-in exception is private (`_Name`): every
+    error a caller can meet is a `SimMcpError` (`sim_mcp/errors.py`), with a `code`."""
+    builtin = {name for name in dir(__builtins__) if name.endswith(("Error", "Exception"))} | {"Exception"}
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {getattr(base, "id", "") for base in node.bases}
+                name = f"{module_name(path)}.{node.name}"
+                if bases & builtin and name not in INTERNAL_EXCEPTIONS and module_name(path) != "sim_mcp.errors":
+                    wrong.append(name)
+    assert wrong == []
+
+
+def test_every_error_has_a_code() -> None:
+    from sim_mcp import errors
+
+    classes = [value for value in vars(errors).values() if isinstance(value, type) and issubclass(value, Exception)]
+    assert all(issubclass(cls, errors.SimMcpError) for cls in classes)
+    codes = [cls.code for cls in classes]
+    assert len(set(codes)) == len(codes)
+    assert errors.SessionNotFound.code == "session_not_found"
+    assert errors.RulesError("x.star", "bad").code == "rules_error"

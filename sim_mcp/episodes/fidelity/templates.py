@@ -6,12 +6,13 @@ import json
 import re
 from typing import Any
 
+from sim_mcp.errors import SimMcpError
 from sim_mcp.text import shown
 
 _TEMPLATE = re.compile(r"\{\{\s*steps\.([A-Za-z0-9_\-]+)\.(result|is_error|args)((?:\.[^.{}\s]+)*)\s*\}\}")
 
 
-class Unresolved(Exception):
+class Unresolved(SimMcpError):
     """A template naming something the earlier steps did not produce."""
 
 
