@@ -30,7 +30,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 
 from sim_mcp.errors import ConfigError, NotRegistered
 
@@ -138,6 +137,8 @@ class Registry:
         if self._scanned:
             return ()
         self._scanned = True
+        from importlib.metadata import entry_points  # imported only here: most processes never scan
+
         added = []
         for point in entry_points(group=self.group):
             if point.name not in self._entries:
