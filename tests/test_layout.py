@@ -206,9 +206,15 @@ def test_every_extension_point_is_a_table_the_docs_name() -> None:
         for entry in table.builtin():
             target = table.entry(entry).target
             assert isinstance(target, str), (name, entry)
-            module = target.split(":", 1)[0]
+            module, _, attribute = target.partition(":")
             path = PACKAGE.parent / (module.replace(".", "/") + ".py")
-            assert path.exists() or (path.with_suffix("") / "__init__.py").exists(), (name, entry, target)
+            assert path.exists(), (name, entry, target)
+            defined = {
+                assigned.id if isinstance(assigned, ast.Name) else getattr(node, "name", "")
+                for node in ast.parse(path.read_text(encoding="utf-8")).body
+                for assigned in (node.targets if isinstance(node, ast.Assign) else [node])
+            }
+            assert attribute in defined, (name, entry, target)
 
 
 # Exceptions raised and caught inside one module's own control flow, never reaching a caller outside it.

@@ -210,9 +210,3 @@ def test_a_missing_module_names_what_to_install() -> None:
     table.register("gone", "no_such_module_here:Widget")
     with pytest.raises(ConfigError, match=r"widget 'gone' needs a module that cannot be imported"):
         table.load("gone")
-
-
-def test_every_entry_of_every_table_loads() -> None:
-    for table in (SPEC_FORMATS, BACKENDS, STORES, CHECK_KINDS, OUTPUT_MODES):
-        for name in table.builtin():
-            assert table.load(name) is not None, (table.what, name)
