@@ -10,7 +10,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
+import pytest
 from mcp import StdioServerParameters
 
 from sim_mcp.client._server import stop_process
@@ -22,6 +24,7 @@ BUNDLED_SPECS = REPO / "tool_specs"
 # the checkout or beside any folder above it (CI clones the repo into a folder of its own, with shared/
 # laid beside the clone).
 CORPUS_VARIABLE = "SIM_MCP_CORPUS"
+T = TypeVar("T")
 
 
 def corpus_candidates(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> list[Path]:
@@ -39,6 +42,33 @@ def find_corpus(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> P
 
 
 CORPUS = find_corpus()
+
+
+# Whether the corpus is there: a folder holding spec files (an empty folder, as `SIM_MCP_CORPUS` may name, is
+# none: its tests skip rather than fail on files that are not there).
+HAVE_CORPUS = CORPUS.is_dir() and any(path.suffix in (".json", ".yaml") for path in CORPUS.rglob("*"))
+
+
+def corpus_missing(repo: Path = REPO, environ: Mapping[str, str] = os.environ) -> str:
+    """Why the tests of the corpus skip: every place looked for it, and how to name it."""
+    places = ", ".join(str(path) for path in corpus_candidates(repo, environ))
+    return (
+        f"the shared specs corpus is not in any place looked (no spec files in {places}): set {CORPUS_VARIABLE} "
+        "to its folder"
+    )
+
+
+CORPUS_MISSING = corpus_missing()
+
+
+def corpus_cases(files: Sequence[T], name: Callable[[T], str] = str) -> list[Any]:
+    """Parameters of a test run once per corpus file (each named by `name`): the files, else one case that
+    skips saying where the corpus was looked for (pytest's own skip of an empty parameter set names no
+    reason a reader can act on)."""
+    if not files:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=CORPUS_MISSING), id="no-corpus")]
+    return [pytest.param(file, id=name(file)) for file in files]
+
 
 # How long a test waits for something that will happen (a server answering /healthz, an event arriving)
 # before calling it a failure. Each such wait ends as soon as the thing happens, so this is only the bound

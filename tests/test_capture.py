@@ -25,7 +25,17 @@ from sim_mcp.specs.capture import environment_name_for
 from sim_mcp.specs.formats import SPEC_SUFFIXES, detect_format, parse_document, read_spec_file
 from sim_mcp.specs.model import Environment, ModelSettings, ToolAnnotations, ToolExample, ToolSpec
 from sim_mcp.specs.writer import environment_yaml
-from tests.servers import BUNDLED_SPECS, CORPUS, ServerProcess, free_port, running_server, stdio_parameters
+from tests.servers import (
+    BUNDLED_SPECS,
+    CORPUS,
+    CORPUS_MISSING,
+    HAVE_CORPUS,
+    ServerProcess,
+    corpus_cases,
+    free_port,
+    running_server,
+    stdio_parameters,
+)
 
 T = TypeVar("T")
 
@@ -33,7 +43,7 @@ CORPUS_FILES = (
     sorted(
         str(path.relative_to(CORPUS)) for path in CORPUS.rglob("*") if path.suffix in SPEC_SUFFIXES and path.is_file()
     )
-    if CORPUS.is_dir()
+    if HAVE_CORPUS
     else []
 )
 BUNDLED_FILES = sorted(path.name for path in BUNDLED_SPECS.glob("*.yaml"))
@@ -144,7 +154,7 @@ def server_script(tmp_path: Path) -> Path:
 # --- import -----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", CORPUS_FILES)
+@pytest.mark.parametrize("name", corpus_cases(CORPUS_FILES))
 def test_import_corpus_file_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
     source = CORPUS / name
     out = tmp_path / "imported.yaml"
@@ -164,7 +174,7 @@ def test_import_corpus_file_round_trips(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_corpus_is_present_or_skipped() -> None:
     if not CORPUS_FILES:
-        pytest.skip(f"the shared specs corpus is not at {CORPUS}")
+        pytest.skip(CORPUS_MISSING)
     assert len(CORPUS_FILES) >= 5
 
 

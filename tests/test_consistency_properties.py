@@ -43,15 +43,13 @@ from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import Catalog, load_catalog
 from tests.fuzzing import record_figures
-from tests.servers import BUNDLED_SPECS, CORPUS
+from tests.servers import BUNDLED_SPECS, CORPUS, HAVE_CORPUS, corpus_cases
 
 EXAMPLES = int(os.environ.get("SIM_MCP_PROPERTY_EXAMPLES", "3"))
 STEPS = int(os.environ.get("SIM_MCP_PROPERTY_STEPS", "10"))
 SESSION = "property"
 
-CORPUS_FILES = (
-    sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if CORPUS.exists() else []
-)
+CORPUS_FILES = sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if HAVE_CORPUS else []
 BUNDLED_FILES = sorted(BUNDLED_SPECS.glob("*.yaml"))
 # The issue tracker of tests/test_consistency.py: an OpenAPI file with a native wrapper seeding two issues.
 TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
@@ -436,8 +434,7 @@ def _on_file(path: Path) -> type[SessionKeepsWhatItShows]:
     return OnFile
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=[path.name for path in CORPUS_FILES])
+@pytest.mark.parametrize("path", corpus_cases(CORPUS_FILES, lambda path: path.name))
 def test_corpus_sessions_keep_what_they_show(path: Path) -> None:
     _run(path.name, _on_file(path))
 

@@ -13,15 +13,12 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
-from tests.servers import CORPUS
+from tests.servers import CORPUS, CORPUS_MISSING, HAVE_CORPUS, corpus_cases
 
-CORPUS_FILES = (
-    sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if CORPUS.exists() else []
-)
+CORPUS_FILES = sorted(path for path in CORPUS.rglob("*") if path.suffix in (".json", ".yaml")) if HAVE_CORPUS else []
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=[path.name for path in CORPUS_FILES])
+@pytest.mark.parametrize("path", corpus_cases(CORPUS_FILES, lambda path: path.name))
 async def test_corpus_file_is_served_and_every_tool_answers(path: Path) -> None:
     catalog = load_catalog(path)
     assert catalog.errors == (), catalog.errors
@@ -42,7 +39,7 @@ async def test_corpus_file_is_served_and_every_tool_answers(path: Path) -> None:
                     assert result.structured_content is not None
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
+@pytest.mark.skipif(not HAVE_CORPUS, reason=CORPUS_MISSING)
 async def test_whole_corpus_in_one_server_namespaces_shared_names() -> None:
     catalog = load_catalog(CORPUS)
     assert catalog.errors == ()
@@ -52,7 +49,7 @@ async def test_whole_corpus_in_one_server_namespaces_shared_names() -> None:
     assert catalog.tool("addPet", "swagger-petstore_openapi") is not None
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason=f"specs corpus not present at {CORPUS} (set SIM_MCP_CORPUS)")
+@pytest.mark.skipif(not HAVE_CORPUS, reason=CORPUS_MISSING)
 async def test_petstore_behaves_like_the_real_one() -> None:
     """The corpus notes: POST /pet then GET /pet/{petId} returns the same pet; after DELETE, GET is a 404."""
     spec = CORPUS / "openapi" / "swagger-petstore_openapi.yaml"

@@ -16,7 +16,7 @@ from sim_mcp.specs.formats.native import check_tool_schemas
 from sim_mcp.specs.model import Environment, ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.specs.schema import compile_schema
-from tests.servers import CORPUS
+from tests.servers import CORPUS, CORPUS_MISSING, HAVE_CORPUS
 
 
 def load(path: Path, format: str | None = None) -> Environment:
@@ -130,8 +130,8 @@ CORPUS_FILES: dict[str, tuple[str, int, dict[str, list[str]]]] = {
 
 @pytest.fixture
 def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip(f"the shared specs corpus is not at {CORPUS}")
+    if not HAVE_CORPUS:
+        pytest.skip(CORPUS_MISSING)
     return CORPUS
 
 
@@ -696,9 +696,10 @@ def test_tool_list_errors_name_the_place(tmp_path: Path, document: Any, place: s
 
 
 def test_format_override(tmp_path: Path) -> None:
-    # Neither `tools` nor `initial_state`: not detected as native, but readable when named.
+    # Neither `tools` nor `initial_state`: not detected as native (a native spec that lacks its tools, which
+    # it says), but readable when named.
     path = write(tmp_path, "bare.yaml", {"name": "bare", "description": "Nothing yet."})
-    with pytest.raises(SpecError, match="unrecognised spec format"):
+    with pytest.raises(SpecError, match="missing tools"):
         read_spec_file(path)
     assert load(path, "native").description == "Nothing yet."
     with pytest.raises(SpecError, match="expected a tool") as raised:

@@ -206,14 +206,24 @@ async def test_same_seed_state_and_call_give_the_same_outcome() -> None:
     assert runs[0] == runs[1]
 
 
-async def test_a_tool_with_no_inferable_meaning_gets_schema_valid_data_and_no_state_change(tmp_path: Any) -> None:
-    (tmp_path / "weather.yaml").write_text(
-        "name: weather\ninitial_state: {stations: {}}\ntools:\n"
-        "  - name: forecast\n    input_schema: {type: object, properties: {city: {type: string}}}\n"
-        "    output_schema: {type: object, properties: {temperature_c: {type: number, minimum: -40, maximum: 50},"
-        " summary: {type: string}, when: {type: string, format: date-time}}, required: [temperature_c, summary]}\n"
-    )
-    async with Runtime(Settings(specs=[tmp_path])) as runtime:
+_FORECAST = (
+    "name: weather\ninitial_state: {stations: {}}\ntools:\n"
+    "  - name: forecast\n    input_schema: {type: object, properties: {city: {type: string}}}\n"
+    "    output_schema: {type: object, properties: {temperature_c: {type: number, minimum: -40, maximum: 50},"
+    " summary: {type: string}, when: {type: string, format: date-time}}, required: [temperature_c, summary]}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("annotations", "settings"),
+    [("    annotations: {readOnlyHint: true}\n", {}), ("", {"offline_unknown": "generate"})],
+    ids=["read-only", "generate"],
+)
+async def test_a_tool_with_no_inferable_meaning_that_reads_gets_schema_valid_data_and_no_state_change(
+    tmp_path: Any, annotations: str, settings: dict[str, Any]
+) -> None:
+    (tmp_path / "weather.yaml").write_text(_FORECAST + annotations)
+    async with Runtime(Settings(specs=[tmp_path], **settings)) as runtime:
         outcome = await runtime.simulator.call("s", "forecast", {"city": "Oslo"})
         assert not outcome.is_error
         assert runtime.catalog.tools["forecast"].output_validator is not None
@@ -223,6 +233,17 @@ async def test_a_tool_with_no_inferable_meaning_gets_schema_valid_data_and_no_st
         assert "state unchanged" in str(outcome.event.note)
         again = await runtime.simulator.call("s", "forecast", {"city": "Oslo"})
         assert again.result == outcome.result
+
+
+async def test_a_tool_with_no_inferable_meaning_that_may_write_gets_an_honest_error(tmp_path: Any) -> None:
+    (tmp_path / "weather.yaml").write_text(_FORECAST)
+    async with Runtime(Settings(specs=[tmp_path])) as runtime:
+        outcome = await runtime.simulator.call("s", "forecast", {"city": "Oslo"})
+        assert (outcome.is_error, outcome.kind, outcome.result["error"]) == (True, "error", "not_simulated")
+        assert "rules init" in outcome.result["message"]
+        assert "LLM backend" in outcome.result["message"]
+        assert outcome.event is not None
+        assert outcome.event.state_patch == []
 
 
 def test_bundled_catalog_is_what_the_scenarios_use() -> None:

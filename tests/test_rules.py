@@ -262,16 +262,29 @@ async def test_llm_backend_spends_no_tokens_on_tools_with_programs(fake: FakePro
 # --- the generic offline engine and the library ---------------------------------------------------
 
 
-async def test_offline_answers_a_tool_it_cannot_read_read_only(tmp_path: Path) -> None:
+async def test_offline_answers_a_tool_it_cannot_read_with_an_honest_error(tmp_path: Path) -> None:
     specs = write_library(tmp_path / "specs", rules=None)
     async with client_on(specs) as (client, runtime):
         borrowed = await client.call_tool("borrow_book", {"book_id": "BK-1", "member": "ana"})
-        assert not borrowed.is_error
+        assert borrowed.is_error
+        message = json.loads(text_of(borrowed))["message"]
+        assert message.startswith("borrow_book: the offline simulator cannot tell what this tool does")
+        assert f"sim-mcp rules init {specs / 'library.json'}" in message
+        assert "--backend openai" in message
         event = await last_event(runtime)
         assert event.backend == "offline"
         assert event.state_patch == []
-        assert "read-only" in (event.note or "")
         assert "borrows" not in (await world(runtime, "library"))
+
+
+async def test_offline_answers_a_tool_it_cannot_read_read_only_when_asked_to(tmp_path: Path) -> None:
+    specs = write_library(tmp_path / "specs", rules=None)
+    async with client_on(specs, offline_unknown="generate") as (client, runtime):
+        borrowed = await client.call_tool("borrow_book", {"book_id": "BK-1", "member": "ana"})
+        assert not borrowed.is_error
+        event = await last_event(runtime)
+        assert event.state_patch == []
+        assert "read-only" in (event.note or "")
 
 
 async def test_library_program_refuses_a_book_with_no_copies(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ COMMANDS = (
         "have a model write each tool's rules program, checked against examples, recordings and probe calls; "
         "write those that pass beside the spec (docs/formats.md)",
     ),
+    Command("rules", "rules", "rules programs: scaffold one from a spec to fill in (init)"),
     Command(
         "record", "record", "serve a real MCP server's tools, forwarding every call to it and recording each answer"
     ),

@@ -33,17 +33,35 @@ def run(args: argparse.Namespace) -> int:
         names = ", ".join(tool.name for tool in environment.tools)
         print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
         _print_rules(catalog, rules, environment.name)
+        _print_cannot_act(catalog, rules, environment.name)
     for name, sources in catalog.shared_tool_names().items():
         print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
     for error in (*catalog.errors, *rules.errors):
         print(f"error {error}")
-    total = len(catalog.environments) + len({error.path for error in catalog.errors})
+    files, broken = _files(catalog, rules)
     tasks, task_errors = check_tasks(paths, catalog)
-    if total or not tasks + task_errors:
-        print(f"{len(catalog.environments)} of {total} files valid, {len(catalog.tools)} tools")
+    if files or not tasks + task_errors:
+        print(f"{len(files) - len(broken)} of {len(files)} files valid, {len(catalog.tools)} tools")
     if tasks + task_errors:
         print(f"{tasks} of {tasks + task_errors} tasks valid")
     return 1 if catalog.errors or rules.errors or task_errors or not (catalog.environments or tasks) else 0
+
+
+def _files(catalog: Catalog, rules: RulesCatalog) -> tuple[set[str], set[str]]:
+    """The files checked (spec files and the rules programs beside them) and those with an error: a program
+    that fails counts against its file (against its spec file when the rules are inline)."""
+    files = {environment.source for environment in catalog.environments.values()}
+    file_of = {
+        environment.rules_source: environment.rules_source
+        if environment.rules_source != f"{environment.source}: rules"
+        else environment.source
+        for environment in catalog.environments.values()
+        if environment.rules is not None and environment.rules_source
+    }
+    files |= set(file_of.values())
+    broken = {error.path for error in catalog.errors}
+    broken |= {file_of.get(error.path, error.path) for error in rules.errors}
+    return files | broken, broken
 
 
 def _print_rules(catalog: Catalog, rules: RulesCatalog, environment: str) -> None:
@@ -60,7 +78,32 @@ def _print_rules(catalog: Catalog, rules: RulesCatalog, environment: str) -> Non
         count = len(tool.spec.examples)
         checked = {0: "no examples to run", 1: "its example passes"}.get(count, f"its {count} examples pass")
         line = program.functions[tool.name]
+        if _stub(spec.rules, tool.name, line):
+            print(f"note  {spec.rules_source}: {tool.name} (line {line}): not written yet (a stub of rules init)")
+            continue
         print(f"ok    {spec.rules_source}: {tool.name} (line {line}): answered by the program; {checked}")
+
+
+def _stub(text: str, tool: str, line: int) -> bool:
+    """Whether the function of `tool` (its `def` on `line`) is still the stub `sim-mcp rules init` wrote."""
+    from sim_mcp.authoring.scaffold import NOT_WRITTEN
+
+    lines = text.splitlines()[line:]
+    body = next((index for index, found in enumerate(lines) if found.startswith("def ")), len(lines))
+    return any(f'return error("{tool}: {NOT_WRITTEN}:' in found for found in lines[:body])
+
+
+def _print_cannot_act(catalog: Catalog, rules: RulesCatalog, environment: str) -> None:
+    """A note naming the tools the offline backend (the default) cannot act on, when there are any."""
+    from sim_mcp.engine.backends.offline import cannot_act_line, tools_it_cannot_act_on
+
+    spec = catalog.environment(environment)
+    if spec is None:
+        return
+    programs = {tool.name for tool in catalog.tools_of(environment) if rules.program(tool) is not None}
+    tools = tools_it_cannot_act_on(spec, programs.__contains__)
+    if tools:
+        print(f"note  {cannot_act_line(spec, tools)}")
 
 
 def check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:

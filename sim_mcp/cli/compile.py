@@ -16,6 +16,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "compile",
         help="have a model write each tool's rules program, checked against examples, recordings and probe "
         "calls; write those that pass beside the spec (docs/formats.md)",
+        description="Write the rules programs of SPEC's tools to SPEC.rules.star, keeping only those that pass "
+        "the tool's examples, the recorded calls and probe calls. Without a model: --from DIR, a folder of "
+        "`sim-mcp record`'s recordings, builds a twin from them model-free first (docs/twins.md); or `sim-mcp "
+        "rules init SPEC` scaffolds a program to fill in by hand. Otherwise a model writes them: --backend "
+        "openai or anthropic, with --model.",
     )
     add_setting_flags(compile_, ("llm",))  # the model that writes the programs
     add_log_level(compile_, "WARNING")
@@ -25,8 +30,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         dest="recordings",
         type=Path,
         action="append",
-        metavar="CASSETTE|TRAJECTORIES",
-        help="recorded calls the programs must reproduce: a cassette (--record) or trajectory files or folders",
+        metavar="RECORDINGS|CASSETTE|TRAJECTORIES",
+        help="recorded calls: `sim-mcp record`'s recordings (a twin is built from them, no model needed for "
+        "what they show), or a cassette (--record) or trajectory files or folders the programs must reproduce",
     )
     compile_.add_argument(
         "--rounds", type=int, default=3, metavar="N", help="attempts per tool, each failure fed back (default 3)"
@@ -66,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if not backend.can_complete():
         raise ConfigError(
             f"compile needs a model: give --backend openai or anthropic (with --model, and --base-url for a local "
-            f"server), not {settings.backend}"
+            f"server), not {settings.backend}; without one, `sim-mcp rules init {args.spec}` scaffolds the "
+            "programs to fill in by hand, and --from DIR builds a twin from `sim-mcp record`'s recordings"
         )
     print(f"compiling {len(environment.tools)} tools of {environment.name} with {backend.name} ({backend.model})")
     if recordings:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import logging
 import socket
 import sys
 from collections.abc import Callable
@@ -15,7 +16,10 @@ from sim_mcp.errors import ConfigError
 from sim_mcp.version import __version__
 
 if TYPE_CHECKING:
+    from sim_mcp.runtime import Runtime
     from sim_mcp.specs.registry import Catalog
+
+logger = logging.getLogger("sim_mcp")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
         runtime = Runtime(settings)
         require_environments(runtime.catalog, settings.specs)
+        cannot_act_lines(runtime, log=True)  # stdio has no banner
         anyio.run(serve_stdio, settings, args.session, runtime)
         return 0
     import uvicorn
@@ -60,9 +65,13 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(settings)
     catalog: Catalog = app.state.runtime.catalog
     require_environments(catalog, settings.specs)
+    # In the banner; logged too when logs are JSON (read by machines, which don't read the banner).
+    lines = cannot_act_lines(app.state.runtime, log=settings.log_format == "json")
+    cannot_act = "".join(f"\nnote: {line}" for line in lines)
     print(
         f"sim-mcp {__version__}: {len(catalog.tools)} tools from {len(catalog.environments)} environments "
-        f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}\n"
+        f"({', '.join(catalog.environments) or 'none'}), backend {settings.backend}, store {settings.store}"
+        f"{cannot_act}\n"
         f"MCP endpoint: http://{_display_host(settings.host)}:{port}/mcp\n"
         f"Web UI: http://{_display_host(settings.host)}:{port}/ui",
         file=sys.stderr,
@@ -84,6 +93,26 @@ def run(args: argparse.Namespace) -> int:
     settle_heap()
     ShutdownAwareServer(config, on_shutdown=app.state.server.changes.live.close).run(sockets=[listener])
     return 0
+
+
+def cannot_act_lines(runtime: Runtime, *, log: bool) -> list[str]:
+    """With the offline backend, a line per environment naming the tools it cannot act on (those with no
+    working rules program whose meaning it cannot read); `log`: each also logged as a warning."""
+    from sim_mcp.engine.backends.offline import OfflineBackend, cannot_act_line, tools_it_cannot_act_on
+
+    backend = runtime.simulator.backend
+    if not isinstance(backend, OfflineBackend):
+        return []
+    lines: list[str] = []
+    for environment in runtime.catalog.environments.values():
+        tools = {tool.name: tool for tool in runtime.catalog.tools_of(environment.name)}
+        answered = {name for name, tool in tools.items() if runtime.simulator.program_of(tool) is not None}
+        unread = tools_it_cannot_act_on(environment, answered.__contains__)
+        if unread:
+            lines.append(cannot_act_line(environment, unread, backend.unknown))
+            if log:
+                logger.warning("%s", lines[-1])
+    return lines
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -139,6 +139,11 @@ class LlmConfig(Concern):
         description=f"Simulator backend: {BACKENDS.listing()}, or one a package registers (docs/architecture.md, "
         '"Where to add").',
     )
+    offline_unknown: Literal["error", "generate"] = Field(
+        default="error",
+        description="What the offline backend answers for a tool it cannot read that does not say it only reads: "
+        "an error naming the ways to simulate it, or generated data with the state unchanged.",
+    )
     model: str | None = Field(default=None, description="Model name for the LLM backends.")
     base_url: str | None = Field(
         default=None, description="Provider URL, e.g. an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."

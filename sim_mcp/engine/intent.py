@@ -136,16 +136,27 @@ def tool_intent(tool_name: str, description: str, state: Any = None) -> Intent:
     by_name = read_intent(tool_name, state)
     if by_name.action is not Action.UNKNOWN and by_name.noun:
         return by_name
-    by_text = _description_intent(description)
+    by_text = _description_intent(description, state)
     return by_text if by_text is not None else by_name
 
 
-def _description_intent(description: str) -> Intent | None:
+def only_reads(tool_name: str, description: str, read_only_hint: bool | None, state: Any = None) -> bool:
+    """Whether a tool says it changes nothing: marked `readOnlyHint`, or a get or list verb in its name
+    (else in its description, where the name has none)."""
+    if read_only_hint:
+        return True
+    return tool_intent(tool_name, description, state).action in (Action.GET, Action.LIST)
+
+
+def _description_intent(description: str, state: Any = None) -> Intent | None:
     sentence = re.split(r"[.;:\n]", description.strip(), maxsplit=1)[0]
     words = split_words(sentence)
+    # As in a name, a verb-like word after the first that names a collection is that noun: "Take a book
+    # back" beside `books` books nothing.
+    nouns = _collection_nouns(state) if isinstance(state, dict) else set()
     for index, word in enumerate(words[:3]):
         verb = next((form for form in (word, word[:-1], word[:-2]) if form in _VERBS), None) if word else None
-        if verb is None:
+        if verb is None or (index > 0 and singular(word) in nouns):
             continue
         noun: list[str] = []
         for later in words[index + 1 :]:

@@ -85,7 +85,8 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
             "environments": sorted(catalog.environments),
             "tools": len(catalog.tools),
             "sessions": sessions,
-            "spec_errors": [str(error) for error in catalog.errors],
+            # Files that did not load, and rules programs (or their functions) the backend answers for.
+            "spec_errors": [str(error) for error in (*catalog.errors, *runtime.simulator.rules.errors)],
         }
         return JSONResponse(body, status_code=503 if problems else 200)
 

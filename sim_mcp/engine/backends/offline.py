@@ -2,8 +2,10 @@
 
 It reads a CRUD intent from the tool's name (`engine.intent`) and carries it out on the matching
 collection of the world state, so create -> get -> update -> get -> delete -> get behaves as a real
-service would. Where no meaning can be read, it answers with schema-valid generated data and changes
-nothing, and says so in the event's note. The same seed, state and call always give the same outcome.
+service would. Where no meaning can be read, a tool that says it only reads (`readOnlyHint`, a get or list
+verb) gets schema-valid generated data; any other gets an honest error naming the ways to simulate it (a
+rules program, an LLM backend), never a made-up success (`unknown="generate"`: generated data for those
+too, the state unchanged, as before). The same seed, state and call always give the same outcome.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import json
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from jsonpointer import escape
 
@@ -27,6 +32,7 @@ from sim_mcp.engine.intent import (
     Collection,
     Intent,
     find_collection,
+    only_reads,
     plural,
     singular,
     split_words,
@@ -44,8 +50,14 @@ from sim_mcp.engine.records import (
 )
 from sim_mcp.engine.schema_data import SchemaDataGenerator, resolve_ref
 from sim_mcp.engine.singletons import argument_writes, showing_state
+from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.specs.registry import RULES_SUFFIX
 from sim_mcp.specs.schema import CompiledSchema, compile_schema
 from sim_mcp.state.patch import apply_patch
+
+if TYPE_CHECKING:
+    from sim_mcp.config import LlmConfig
+    from sim_mcp.rules import Limits
 
 _TEXT_QUERY_ARGS = frozenset({"query", "q", "search", "text", "keyword", "keywords", "term", "search_term"})
 _PAGING_ARGS = frozenset(
@@ -58,11 +70,105 @@ _TIMESTAMP_FIELDS = {"created_at", "createdAt", "created"}
 _UPDATED_FIELDS = {"updated_at", "updatedAt", "modified_at"}
 
 
+# What the engine answers for a tool it cannot read that does not say it only reads (`--offline-unknown`).
+UnknownTools = Literal["error", "generate"]
+# The error code of that answer.
+NOT_SIMULATED = "not_simulated"
+
+
 class OfflineBackend(Backend):
     name = "offline"
 
+    def __init__(self, unknown: UnknownTools = "error") -> None:
+        """`unknown`: "error" answers a tool it cannot read, and that does not say it only reads, with an
+        honest error; "generate" with schema-valid generated data, the state unchanged."""
+        self.unknown = unknown
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        return cls(settings.offline_unknown)
+
     async def simulate(self, request: SimulationRequest) -> Outcome:
-        return _Call(request).run()
+        return _Call(request, self.unknown).run()
+
+
+def cannot_act(environment: Environment, tool: ToolSpec) -> str | None:
+    """Why the offline engine cannot carry out `tool` on the environment's initial state, so that it answers
+    it with an error (`OfflineBackend(unknown="error")`); None when it acts on it, or the tool only reads.
+    An update verb with no collection is tried with arguments drawn from its input schema: a setter of state
+    that is no records acts when its arguments name fields of it."""
+    request = SimulationRequest(environment, tool, {}, environment.initial_state, [], "")
+    reason = _Call(request).unread()
+    if (
+        reason is None
+        or tool_intent(tool.name, tool.description, environment.initial_state).action is not Action.UPDATE
+    ):
+        return reason
+    properties = tool.input_schema.get("properties")
+    rng = random.Random(0)
+    arguments = {
+        name: SchemaDataGenerator(tool.input_schema, rng).generate(sub, name=name)
+        for name, sub in (properties.items() if isinstance(properties, dict) else [])
+    }
+    return _Call(replace(request, arguments=arguments)).unread()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the offline engine reads a tool to do on the environment's initial state, for `sim-mcp rules
+    init` to write down as a program: the action, its collection, the id field and the argument naming a
+    record, the status a status verb sets, and the fields the records have (stored, and by their schema)."""
+
+    intent: Intent
+    collection: Collection
+    id_field: str
+    id_argument: str | None
+    status: tuple[str, str] | None
+    fields: dict[str, Any]  # field -> its schema ({} when only the stored records show it)
+    required: tuple[str, ...]
+    root: dict[str, Any]  # the output schema the record schema sits in (where its `$ref`s point)
+
+
+def read_tool(environment: Environment, tool: ToolSpec) -> Reading | None:
+    """What the offline engine does with `tool` on the environment's initial state (None: it cannot read
+    it, or has no collection for it, and answers with an error, or with generated data for a read)."""
+    request = SimulationRequest(environment, tool, {}, environment.initial_state, [], "")
+    call = _Call(request)
+    collection = call._collection()
+    if call.intent.action is Action.UNKNOWN or collection is None:
+        return None
+    id_name = id_field(collection)
+    offered = tool.input_schema.get("properties")
+    names = offered.keys() if isinstance(offered, dict) else set()
+    id_argument = next((name for name in [id_name, *call._id_argument_names(collection)] if name in names), None)
+    if id_argument is None and call.intent.action not in (Action.CREATE, Action.LIST):
+        id_argument = next((name for name in names if name.endswith(("_id", "Id"))), None)
+    status = call._status_target(collection, strict=False) if call.intent.action is Action.SET_STATUS else None
+    found = call._schema(collection)
+    fields: dict[str, Any] = {name: {} for name in sample_record(collection)}
+    fields.update(call._schema_properties(collection))
+    required = tuple(found[0].get("required") or []) if found is not None else ()
+    return Reading(call.intent, collection, id_name, id_argument, status, fields, required, found[1] if found else {})
+
+
+def tools_it_cannot_act_on(environment: Environment, answered: Callable[[str], bool]) -> list[str]:
+    """The tools of `environment` the offline engine cannot act on (`cannot_act`), but those `answered`
+    otherwise (by a working rules program)."""
+    return [tool.name for tool in environment.tools if not answered(tool.name) and cannot_act(environment, tool)]
+
+
+def cannot_act_line(environment: Environment, tools: list[str], unknown: UnknownTools = "error") -> str:
+    """What `check` and `serve` say of those tools."""
+    answer = "an error" if unknown == "error" else "generated data, the state unchanged (--offline-unknown generate)"
+    program = (
+        f"write or fix their functions in {environment.rules_source}"
+        if environment.rules is not None and environment.rules_source
+        else f"give them a rules program (sim-mcp rules init {environment.source})"
+    )
+    return (
+        f"{environment.source}: the offline backend cannot act on {len(tools)} of {len(environment.tools)} tools "
+        f"({', '.join(tools)}): it answers them with {answer}; {program} or serve with an LLM backend"
+    )
 
 
 @dataclass
@@ -76,11 +182,20 @@ class _Failure(Exception):
 class _Call:
     """One offline simulation: the request, a seeded random source and the schema helpers."""
 
-    def __init__(self, request: SimulationRequest) -> None:
+    def __init__(self, request: SimulationRequest, unknown: UnknownTools = "error") -> None:
         self.request = request
+        self.unknown = unknown
         self.arguments = request.arguments
         self.state = request.state if isinstance(request.state, dict) else {}
         self.intent = tool_intent(request.tool.name, request.tool.description, self.state)
+        self.output_schema = request.tool.output_schema
+        self._schemas: dict[tuple[str, ...], tuple[dict[str, Any], dict[str, Any]] | None] = {}
+
+    # The random source and the compiled output schema, made when first used (reading what a tool does, as
+    # `cannot_act` does for every tool when a server starts, needs neither).
+    @cached_property
+    def rng(self) -> random.Random:
+        request = self.request
         digest = hashlib.sha256(
             json.dumps(
                 [request.seed, request.environment.name, request.tool.name, request.arguments],
@@ -88,14 +203,16 @@ class _Call:
                 default=str,
             ).encode()
         ).hexdigest()
-        self.rng = random.Random(digest)
-        self.output_schema = request.tool.output_schema
-        self.output_validator: CompiledSchema | None = request.output_validator
-        if self.output_schema is not None and self.output_validator is None:
-            self.output_validator = compile_schema(self.output_schema)
-        self._schemas: dict[tuple[str, ...], tuple[dict[str, Any], dict[str, Any]] | None] = {}
+        return random.Random(digest)
 
-    def run(self) -> Outcome:
+    @cached_property
+    def output_validator(self) -> CompiledSchema | None:
+        if self.request.output_validator is not None or self.output_schema is None:
+            return self.request.output_validator
+        return compile_schema(self.output_schema)
+
+    def _collection(self) -> Collection | None:
+        """The collection the call acts on (None: none), settling `self.intent`."""
         collection = find_collection(self.state, self.intent.noun)
         action = self.intent.action
         # A new collection only for a name that leads with its verb (`create_booking`), not for one whose
@@ -104,7 +221,21 @@ class _Call:
             collection = Collection((plural("_".join(self.intent.noun)),), {}, "_".join(self.intent.noun))
         if action is Action.UNKNOWN:
             collection, self.intent = self._status_verb_of_schema()
-            action = self.intent.action
+        return collection
+
+    def unread(self) -> str | None:
+        """Why the call can't be carried out (the tool does not say it only reads, and neither a collection
+        nor a singleton field is there to act on); None when it can, or when it only reads."""
+        collection = self._collection()
+        if self.intent.action is not Action.UNKNOWN and collection is not None:
+            return None
+        if self._writes() or self._reads():
+            return None
+        return self._reason()
+
+    def run(self) -> Outcome:
+        collection = self._collection()
+        action = self.intent.action
         if action is Action.UNKNOWN or collection is None:
             return self._unknown()
         if action is Action.LIST and self._argument_id(collection, id_field(collection)) is not None:
@@ -266,18 +397,38 @@ class _Call:
         result = self._shape([updated, {collection.singular: updated}], updated)
         return Outcome(result=result, state_patch=patch, note=f"offline: set {pointer}/{field} to {status}")
 
+    def _reason(self) -> str:
+        if self.intent.action is not Action.UNKNOWN:
+            return f"no collection in the state matches {'_'.join(self.intent.noun)!r}"
+        return "no verb it knows in the tool's name or description"
+
+    def _reads(self) -> bool:
+        tool = self.request.tool
+        hint = tool.annotations.read_only_hint if tool.annotations is not None else None
+        return only_reads(tool.name, tool.description, hint, self.state)
+
+    def _writes(self) -> list[dict[str, Any]]:
+        """An update verb's writes to state that is no records (a vehicle, settings): the arguments that
+        name its fields."""
+        if self.intent.action is not Action.UPDATE:
+            return []
+        return argument_writes(self.arguments, self.state, self.request.tool.name)
+
     def _unknown(self) -> Outcome:
+        name = self.request.tool.name
+        patch = self._writes()
+        reason = self._reason()
+        if not patch and not self._reads() and self.unknown == "error":
+            message = not_simulated_message(name, reason, self.request.environment)
+            note = (
+                f"offline: cannot read what {name} does ({reason}) and it does not say it only reads: answered "
+                "with an error, state unchanged (--offline-unknown generate answers with generated data instead)"
+            )
+            return Outcome(result={"error": NOT_SIMULATED, "message": message}, is_error=True, note=note)
         schema = self.output_schema
         result = self._generate(schema) if schema is not None else {"status": "ok"}
-        reason = (
-            f"no collection in the state matches {'_'.join(self.intent.noun)!r}"
-            if self.intent.action is not Action.UNKNOWN
-            else "no CRUD verb in the tool name"
-        )
         # State that is no records (a vehicle, settings) is still kept: an update verb stores the arguments
         # that name its fields, and the result shows what the state holds, not invented values.
-        name = self.request.tool.name
-        patch = argument_writes(self.arguments, self.state, name) if self.intent.action is Action.UPDATE else []
         after = apply_patch(self.state, patch) if patch else self.state
         result = showing_state(result, after, name, self.arguments)
         if patch:
@@ -590,6 +741,24 @@ class _Call:
 
     def _generate(self, schema: dict[str, Any]) -> Any:
         return SchemaDataGenerator(schema, self.rng).generate(schema)
+
+
+def not_simulated_message(tool: str, reason: str, environment: Environment) -> str:
+    """The error a tool the offline engine cannot read gets: what happened, and the two ways forward."""
+    path = Path(environment.source) if environment.source else None
+    if environment.rules is not None and environment.rules_source:
+        scaffold = f"its function in {environment.rules_source} is missing or fails the spec's examples: fix it"
+    elif path is not None and path.suffix:
+        rules = path.with_name(path.stem + RULES_SUFFIX).name
+        scaffold = f"`sim-mcp rules init {path}` writes {rules} with a function to fill in per tool"
+    else:
+        scaffold = "`sim-mcp rules init SPEC` writes one to fill in"
+    return (
+        f"{tool}: the offline simulator cannot tell what this tool does ({reason}), so it answers with this "
+        f"error instead of a made-up success; nothing was changed. To simulate it, give it a rules program "
+        f"({scaffold}), or serve with an LLM backend (--backend openai or anthropic, with --model). "
+        "A tool that only reads can say so: annotations: {readOnlyHint: true}."
+    )
 
 
 def _split_id(value: Any) -> tuple[str, int, int] | None:

@@ -56,11 +56,16 @@ def read_document(document: Any, source: str, format: str | None = None) -> Envi
             raise SpecError(source, f"unknown spec format {format!r}: expected one of {', '.join(e.known)}") from e
         return chosen.read(document, source)
     found = _detected(document)
-    if found is None:
-        described = [spec_format(name).described for name in SPEC_FORMATS]
-        expected = ", ".join(described[:-1]) + f" or {described[-1]}" if len(described) > 1 else described[0]
-        raise SpecError(source, f"unrecognised spec format: expected {expected}")
-    return found.read(document, source)
+    if found is not None:
+        return found.read(document, source)
+    for name in SPEC_FORMATS:
+        # A document almost in a format (a native spec without its tools yet): say what it lacks.
+        near = spec_format(name).near_miss
+        if near is not None and (reason := near(document)) is not None:
+            raise SpecError(source, reason)
+    described = [spec_format(name).described for name in SPEC_FORMATS]
+    expected = ", ".join(described[:-1]) + f" or {described[-1]}" if len(described) > 1 else described[0]
+    raise SpecError(source, f"unrecognised spec format: expected {expected}")
 
 
 def spec_format(name: str) -> SpecFormat:

@@ -17,10 +17,13 @@ class SpecFormat:
 
     `detect(document)`: whether a parsed file is in this format (formats are tried in the table's order, and
     their detectors must not overlap); `read(document, source)`: the environment, or a `SpecError` naming
-    `source`, the place and the reason; `described`: how an error for a file no format recognises names it.
+    `source`, the place and the reason; `described`: how an error for a file no format recognises names it;
+    `near_miss(document)`: for a document no format recognises, what it lacks to be in this one (None: it is
+    not close), said instead of the list of formats.
     """
 
     name: str
     detect: Callable[[Any], bool]
     read: Callable[[Any, str], Environment]
     described: str
+    near_miss: Callable[[Any], str | None] | None = None

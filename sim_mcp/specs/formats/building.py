@@ -105,7 +105,9 @@ def build_environment(source: str, drafts: Iterable[ToolDraft], description: str
                 loc = [str(part) if not isinstance(part, int) else part for part in error["loc"]]
                 place = draft.where(str(loc[0]) if loc else "")
                 rest = json_path(loc[1:])
-                problems.append(SpecError(source, pydantic_reason(error), join(place, rest) if rest else place))
+                problems.append(
+                    SpecError(source, pydantic_reason(error, ToolSpec), join(place, rest) if rest else place)
+                )
             continue
         if found := tool_schema_problem(tool):
             dotted, reason = found

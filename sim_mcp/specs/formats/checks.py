@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import difflib
+from typing import Any, get_args
+
+from pydantic import BaseModel
 
 from sim_mcp.errors import SpecError, SpecErrors
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import schema_problem
+from sim_mcp.text import clip_words
 
 
 def tool_schema_problem(tool: ToolSpec) -> tuple[str, str] | None:
@@ -44,11 +48,41 @@ def check_tool_schemas(environment: Environment, source: str) -> None:
         raise problems[0] if len(problems) == 1 else SpecErrors(problems)
 
 
-def pydantic_reason(error: Any) -> str:
-    """One pydantic error dict as a short reason (the place is reported separately)."""
+def pydantic_reason(error: Any, model: type[BaseModel] | None = None) -> str:
+    """One pydantic error dict as a short reason (the place is reported separately). `model`: the model
+    validated, whose fields an unknown field's name is compared with ("did you mean input_schema?")."""
     kind = error["type"]
     if kind == "missing":
         return "is required"
+    got = clip_words(repr(error["input"]), 80)
     if kind == "extra_forbidden":
-        return f"unknown field (got {error['input']!r:.60})"
-    return f"{error['msg']} (got {error['input']!r:.60})"
+        loc = tuple(error["loc"])
+        known = _fields_at(model, loc[:-1]) if model is not None and loc else []
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6) if loc else []
+        hint = f", did you mean {close[0]}?" if close else ""
+        return f"unknown field{hint} (got {got})"
+    return f"{error['msg']} (got {got})"
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The field names (and aliases) of the model found at `loc` inside `model` (none when it is no model)."""
+    current: type[BaseModel] | None = model
+    for part in loc:
+        if current is None:
+            return []
+        if isinstance(part, int):
+            continue  # an item of a list: the list's model
+        field = current.model_fields.get(str(part)) or next(
+            (found for found in current.model_fields.values() if found.alias == part), None
+        )
+        current = _model_in(field.annotation) if field is not None else None
+    if current is None:
+        return []
+    return [name for field_name, field in current.model_fields.items() for name in (field.alias or field_name,)]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (`list[ToolSpec]`, `Faults | None`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((found for arg in get_args(annotation) if (found := _model_in(arg)) is not None), None)

@@ -15,6 +15,7 @@ not load a file named in a `tools_from` as an environment of its own. A file nam
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +51,9 @@ def read_native(document: Any, source: str, read_included: IncludedReader) -> En
     try:
         environment = Environment.model_validate({**fields, "source": source})
     except ValidationError as e:
-        problems = [SpecError(source, pydantic_reason(error), json_path(error["loc"])) for error in e.errors()]
+        problems = [
+            SpecError(source, pydantic_reason(error, Environment), json_path(error["loc"])) for error in e.errors()
+        ]
         problems += _schema_problems_of_valid_tools(fields.get("tools"), source)
         raise (problems[0] if len(problems) == 1 else SpecErrors(problems)) from e
     check_tool_schemas(environment, source)
@@ -144,9 +147,19 @@ def read_included(path: Path, format: str | None) -> Environment:
     return read_document(document, str(path), format)
 
 
+def _without_tools(document: Any) -> str | None:
+    """A native environment that has not said its tools yet: say that, not that the format is unknown."""
+    if not (isinstance(document, dict) and "name" in document and not {"tools", TOOLS_FROM} & document.keys()):
+        return None
+    close = difflib.get_close_matches("tools", [str(key) for key in document], n=1, cutoff=0.6)
+    hint = f" (did you mean tools, not {close[0]}?)" if close else ""
+    return f"missing tools: a native spec lists its tools under tools (or names files in tools_from){hint}"
+
+
 FORMAT = SpecFormat(
     "native",
     looks_native,
     lambda document, source: read_native(document, source, read_included),
     "a native environment (a mapping with name and tools)",
+    _without_tools,
 )
