@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 _WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -207,16 +208,22 @@ class SessionError(SimMcpError):
     """Misuse of sessions."""
 
 
-class SessionNotFound(SessionError):
+class _OfOneSession(SessionError):
+    """An error about one session, `session_id`: the class's `said` with the id in it."""
+
+    said: ClassVar[str]
+
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        super().__init__(f"no session with id {session_id!r}")
+        super().__init__(self.said.format(session=repr(session_id)))
 
 
-class SessionExists(SessionError):
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
-        super().__init__(f"a session with id {session_id!r} already exists: choose another id, or omit it for one")
+class SessionNotFound(_OfOneSession):
+    said = "no session with id {session}"
+
+
+class SessionExists(_OfOneSession):
+    said = "a session with id {session} already exists: choose another id, or omit it for one"
 
 
 class InvalidSessionInput(SessionError):
