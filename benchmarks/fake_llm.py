@@ -10,7 +10,7 @@ every session's results and final state. `GET /stats` reports the requests serve
 flight at once. A plain asyncio HTTP/1.1 server (keep-alive, Content-Length bodies): it should cost
 as little CPU as possible, since it shares the machine with the server under test.
 
-(`tests/fake_providers.py` serves scripted replies from a queue, in a thread of the test process; the
+(`sim_mcp/testing/fake_provider.py` serves scripted replies from a queue, in a thread of the test process; the
 benchmark needs replies computed per call, from a process of its own.)
 """
 

@@ -24,7 +24,7 @@ from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.backends.offline import OfflineBackend
 from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.engine.simulator import Simulator
-from sim_mcp.llm.modes import MODES, prompt_for
+from sim_mcp.llm.modes import fixed_mode, prompt_for
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.stores.memory import MemoryStore
 
@@ -51,14 +51,14 @@ class PromptSizes(Backend):
     async def simulate(self, request: SimulationRequest) -> Outcome:
         bounded = prompt_for(
             request,
-            MODES["patch"],
+            fixed_mode("patch"),
             history_events=self.settings.history_events,
             state_budget_chars=self.settings.state_budget_chars,
         )
         transcript = await self.store.events(request.session_id)
         naive = prompt_for(
             replace(request, recent_events=transcript),
-            MODES["patch"],
+            fixed_mode("patch"),
             history_events=sys.maxsize,
             state_budget_chars=sys.maxsize,
         )

@@ -27,7 +27,7 @@ if __package__ in (None, ""):
 from sim_mcp.config import Settings
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.episodes.fidelity import load_scenarios, reference_run
-from sim_mcp.llm.modes import MODES, prompt_for
+from sim_mcp.llm.modes import fixed_mode, prompt_for
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import Event
@@ -73,7 +73,7 @@ async def prompts(history: int) -> list[dict[str, Any]]:
                     # The prompts the local model is asked (its profile: llm/profiles/qwen.py).
                     prompt = prompt_for(
                         request,
-                        MODES[mode],
+                        fixed_mode(mode),
                         history_events=history,
                         state_budget_chars=24_000,
                         profile=profile_for("qwen2.5-coder"),

@@ -8,7 +8,10 @@ The public API, importable from `sim_mcp` (`__all__` is the contract; anything e
 - serving: `create_app(settings)` (the HTTP app: MCP in both eras, control API, UI), `serve_stdio`,
   `build_mcp_server` with `SessionRouting` and `ServerContext` (the SDK's low-level Server, e.g. for the SDK's
   Client in memory).
-- extending: `Backend` (with `SimulationRequest` -> `Outcome`), `SessionStore`, `open_store`.
+- extending: `Backend` (with `SimulationRequest` -> `Outcome`), `SessionStore`, `open_store`; a backend, store,
+  spec format, check kind or output mode of one's own: `register_backend`, `register_store`,
+  `register_spec_format`, `register_check_kind`, `register_output_mode` (the tables of `sim_mcp.plugins`).
+- testing: `sim_mcp.testing` (a scripted backend and a fake LLM provider).
 - harness side: `SimClient` / `SimSession` (a running server's sessions over HTTP and MCP) and `LocalServer`.
 - errors: `SimMcpError` and its kinds.
 
@@ -38,6 +41,13 @@ if TYPE_CHECKING:
         SimMcpError,
         SpecError,
         StoreError,
+    )
+    from sim_mcp.plugins import (
+        register_backend,
+        register_check_kind,
+        register_output_mode,
+        register_spec_format,
+        register_store,
     )
     from sim_mcp.runtime import Runtime
     from sim_mcp.server.context import ServerContext
@@ -88,6 +98,11 @@ _WHERE = {
     "MemoryStore": "sim_mcp.state.stores",
     "SessionStore": "sim_mcp.state.stores",
     "open_store": "sim_mcp.state.stores",
+    "register_backend": "sim_mcp.plugins",
+    "register_check_kind": "sim_mcp.plugins",
+    "register_output_mode": "sim_mcp.plugins",
+    "register_spec_format": "sim_mcp.plugins",
+    "register_store": "sim_mcp.plugins",
 }
 
 __all__ = [
@@ -128,6 +143,11 @@ __all__ = [
     "load_catalog",
     "open_store",
     "read_spec_file",
+    "register_backend",
+    "register_check_kind",
+    "register_output_mode",
+    "register_spec_format",
+    "register_store",
     "serve_stdio",
 ]
 

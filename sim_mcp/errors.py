@@ -6,27 +6,53 @@ The tree::
     ├── SpecError                a spec file that cannot be read (path, place inside it, reason)
     │   └── SpecErrors           several problems of one file, each a SpecError (`problems`)
     ├── ConfigError              a bad setting (flag or SIM_MCP_* variable)
+    │   └── NotRegistered        a name no table of `sim_mcp.plugins` knows (`known` lists those it does)
+    ├── RulesError               a rules program that cannot be compiled or run (source, tool, line)
+    ├── LiveServerError          a live MCP server that failed us (`target`, `reason`)
+    │   ├── CaptureError         its tools could not be captured
+    │   └── UpstreamFailure      it did not answer a call (`call`)
     ├── BackendError             a simulator backend failed (backend, model, status)
     │   ├── BackendTimeout       no reply within the deadline (--timeout-s), retries spent
     │   ├── BackendUnreachable   the provider could not be connected to
     │   ├── BackendHTTPError     the provider answered with an error status (`status`)
-    │   └── UnusableReply        a reply that breaks the contract (`reason`, `answer`): asked again
+    │   ├── UnusableReply        a reply that breaks the contract (`reason`, `answer`): asked again
+    │   │   └── InvalidOutcome   the same, as the simulator sees it (engine/contract.py: carries tokens)
+    │   └── ReplayMiss           the cassette holds no outcome for the call
     ├── StoreError               a session store failed (which store, what operation)
     └── SessionError             misuse of sessions
         ├── SessionNotFound      no session with that id
         ├── SessionExists        a session id asked for is already taken
         ├── InvalidSessionInput  a session operation got a value it cannot use (names the field)
         ├── SessionLimitExceeded a cap on sessions or on state size was reached
+        │   └── TooManyWatchers  the web UI's live feed serves its most watchers already
+        ├── InvalidSessionName   a session named in a request that cannot be one
         └── ConversationOver     the simulated user has ended the conversation (goal met, or abandoned)
 
-Errors that reach an agent as a tool result are not exceptions: they are `is_error` results.
+Every class has a `code`, a stable name for programs and logs: its class name in snake case
+(`SessionNotFound.code == "session_not_found"`). The harness client's errors (`sim_mcp.client`) are
+`SimMcpError`s too. Errors that reach an agent as a tool result are not exceptions: they are `is_error`
+results.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+_WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
 
 class SimMcpError(Exception):
-    """Root of every exception sim-mcp raises on purpose."""
+    """Root of every exception sim-mcp raises on purpose; `code` names its class for programs and logs."""
+
+    code = "sim_mcp_error"
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" not in cls.__dict__:
+            cls.code = _WORD.sub("_", cls.__name__).lower()
 
 
 class SpecError(SimMcpError):
@@ -70,6 +96,61 @@ class ConfigError(SimMcpError):
     """A setting with a value we cannot use; the message names the flag or variable."""
 
 
+class NotRegistered(ConfigError):
+    """A name that a table of extension points (`sim_mcp.plugins`) does not know; `known` lists those it does."""
+
+    def __init__(self, what: str, name: str, known: Sequence[str], setting: str = "") -> None:
+        self.what = what
+        self.name = name
+        self.known = tuple(known)
+        where = f" ({setting})" if setting else ""
+        super().__init__(f"unknown {what} {name!r}{where}: expected one of {', '.join(self.known)}")
+
+
+class RulesError(SimMcpError):
+    """A program that cannot be compiled or run: `source`, `tool` and `line` say where, `reason` what went
+    wrong. Rendered as a `SpecError` is: ``bank.rules.star: create_transfer (line 35): reason``."""
+
+    def __init__(self, source: str, reason: str, line: int | None = None, tool: str | None = None) -> None:
+        self.source = source
+        self.reason = reason
+        self.line = line
+        self.tool = tool
+        super().__init__(f"{source}: {self.place}: {reason}" if self.place else f"{source}: {reason}")
+
+    @property
+    def place(self) -> str:
+        """Where in the program: `tool (line N)`, `line N` or `tool` (empty when neither is known)."""
+        line = f"line {self.line}" if self.line is not None else ""
+        if self.tool and line:
+            return f"{self.tool} ({line})"
+        return self.tool or line
+
+
+class LiveServerError(SimMcpError):
+    """A live MCP server that failed us: `target` is its URL or command line, `reason` what went wrong."""
+
+    def __init__(self, target: str, reason: str, message: str) -> None:
+        self.target = target
+        self.reason = reason
+        super().__init__(message)
+
+
+class CaptureError(LiveServerError):
+    """A live server whose tools could not be captured."""
+
+    def __init__(self, target: str, reason: str) -> None:
+        super().__init__(target, reason, f"capture from {target}: {reason}")
+
+
+class UpstreamFailure(LiveServerError):
+    """The real server did not answer a call (`call`): it exited, hung past the time limit, or spoke no MCP."""
+
+    def __init__(self, target: str, call: str, reason: str) -> None:
+        self.call = call
+        super().__init__(target, reason, f"{target}: {call}: {reason}")
+
+
 class BackendError(SimMcpError):
     """A simulator backend failed to produce an answer (transport, provider status, bad reply)."""
 
@@ -104,6 +185,21 @@ class UnusableReply(BackendError):
         self.answer = answer
 
 
+class ReplayMiss(BackendError):
+    """The cassette holds no outcome for this call in this state."""
+
+    def __init__(self, cassette: Path, tool: str, environment: str, version: int | str) -> None:
+        self.cassette = cassette
+        self.tool = tool
+        self.environment = environment
+        super().__init__(
+            "replay",
+            f"the cassette {cassette} has no outcome for {tool!r} (environment {environment!r}, "
+            f"version {version}) with these arguments in this state: record it with "
+            "--record, or give --replay-fallback BACKEND to simulate what the cassette lacks",
+        )
+
+
 class StoreError(SimMcpError):
     """A session store could not complete an operation."""
 
@@ -112,16 +208,22 @@ class SessionError(SimMcpError):
     """Misuse of sessions."""
 
 
-class SessionNotFound(SessionError):
+class _OfOneSession(SessionError):
+    """An error about one session, `session_id`: the class's `said` with the id in it."""
+
+    said: ClassVar[str]
+
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        super().__init__(f"no session with id {session_id!r}")
+        super().__init__(self.said.format(session=repr(session_id)))
 
 
-class SessionExists(SessionError):
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
-        super().__init__(f"a session with id {session_id!r} already exists: choose another id, or omit it for one")
+class SessionNotFound(_OfOneSession):
+    said = "no session with id {session}"
+
+
+class SessionExists(_OfOneSession):
+    said = "a session with id {session} already exists: choose another id, or omit it for one"
 
 
 class InvalidSessionInput(SessionError):
@@ -135,6 +237,14 @@ class InvalidSessionInput(SessionError):
 
 class SessionLimitExceeded(SessionError):
     """A cap (number of sessions, size of one session's state) was reached."""
+
+
+class TooManyWatchers(SessionLimitExceeded):
+    """The live feed already serves its maximum of watchers."""
+
+
+class InvalidSessionName(SessionError, ValueError):
+    """A session named in a request (URL, header) that cannot be a session's name."""
 
 
 class ConversationOver(SessionError):

@@ -14,7 +14,7 @@ from sim_mcp.engine.hooks import AfterCommit
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import Simulator
 from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy
-from sim_mcp.episodes.rewards import Judge, judge_for
+from sim_mcp.episodes.judge import Judge, judge_for
 from sim_mcp.episodes.tasks import Task, load_tasks
 from sim_mcp.episodes.trajectory_writer import TrajectoryWriter
 from sim_mcp.episodes.user import UserSimulator

@@ -25,7 +25,8 @@ from typing import Any, Unpack
 from sim_mcp.engine.sessions import SessionOptions, SessionService
 from sim_mcp.engine.simulator import CallResult, Simulator, bound_scope, refusal
 from sim_mcp.episodes.curriculum import Curriculum
-from sim_mcp.episodes.rewards import Evaluation, Judge, evaluate_session
+from sim_mcp.episodes.judge import Judge
+from sim_mcp.episodes.rewards import Evaluation, evaluate_session
 from sim_mcp.episodes.tasks import Task, parse_task
 from sim_mcp.episodes.user import ASK_USER, ASK_USER_INPUT_SCHEMA, UserSimulator, UserTurn
 from sim_mcp.errors import InvalidSessionInput, SpecError

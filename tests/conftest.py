@@ -9,7 +9,8 @@ import pytest
 # The fault tests' checks live in a helper module: its asserts get pytest's detailed messages, as a test's do.
 pytest.register_assert_rewrite("tests.fault_load")
 
-from tests.fake_providers import FakeProvider  # noqa: E402
+from sim_mcp.plugins import BACKENDS  # noqa: E402
+from sim_mcp.testing import FakeProvider  # noqa: E402
 from tests.helpers_server import app_server  # noqa: E402
 from tests.servers import BUNDLED_SPECS, ServerProcess, running_server  # noqa: E402
 
@@ -30,15 +31,15 @@ def bundled_specs() -> Path:
 def _no_provider_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reaches a real LLM provider, whatever keys the machine has; and none reads or leaves a
     memory of response formats (Settings.response_format_memory) in the machine's own cache folder."""
-    for vendor in ("OPENAI", "ANTHROPIC"):
-        for name in ("API_KEY", "BASE_URL", "AUTH_TOKEN"):
-            monkeypatch.delenv(f"{vendor}_{name}", raising=False)
+    for backend in BACKENDS.builtin():
+        for variable in BACKENDS.entry(backend).env:
+            monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 @pytest.fixture(scope="module")
 def fake_provider_server() -> Iterator[FakeProvider]:
-    """The fake OpenAI/Anthropic server (tests/fake_providers.py), one per test module."""
+    """The fake OpenAI/Anthropic server (sim_mcp/testing/fake_provider.py), one per test module."""
     with FakeProvider() as server:
         yield server
 

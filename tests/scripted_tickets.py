@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fake_providers import Reply, reply_outcome
+from sim_mcp.testing import Reply, reply_outcome
 
 CREATED_TICKET = {
     "id": "T-1006",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from benchmarks.fidelity_llm import tables
 from sim_mcp.cli import main
-from tests.fake_providers import FakeProvider, reply_outcome
+from sim_mcp.testing import FakeProvider, reply_outcome
 from tests.scripted_tickets import created_ticket
 from tests.servers import BUNDLED_SPECS, REPO
 

@@ -26,7 +26,7 @@ from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.registry import load_catalog
-from tests.fake_providers import FakeProvider, Reply, reply_outcome
+from sim_mcp.testing import FakeProvider, Reply, reply_outcome
 from tests.servers import free_port
 
 WALLET = """\

@@ -13,10 +13,9 @@ from typing import Any
 from mcp.client import Client
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.clock import world_start
 from sim_mcp.engine.consistency import findings, keep_promises
-from sim_mcp.engine.contract import Outcome, SimulationRequest
+from sim_mcp.engine.contract import Outcome
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
@@ -25,7 +24,7 @@ from sim_mcp.specs.registry import load_catalog
 from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.specs.writer import environment_yaml
 from sim_mcp.state.session import SessionRecord
-from tests.fake_providers import FakeProvider, reply_outcome
+from sim_mcp.testing import FakeProvider, reply_outcome, scripted
 
 TRACKER = Path(__file__).parent / "tracker" / "tracker.yaml"
 SESSION = "tracker"
@@ -223,20 +222,6 @@ def test_a_read_showing_a_record_the_state_lacks_cannot_be_repaired() -> None:
     assert findings({"id": "n1", "text": "milk"}, _tool("get_note"), NOTES, NOTES) == []
 
 
-class _Scripted(Backend):
-    """A backend answering from a list, as a model might: each answer once, in order."""
-
-    name = "scripted"
-
-    def __init__(self, answers: list[Outcome]) -> None:
-        self.answers = answers
-        self.asked = 0
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        self.asked += 1
-        return self.answers.pop(0)
-
-
 async def test_the_simulator_repairs_or_asks_again(tmp_path: Path) -> None:
     spec = tmp_path / "notes.yaml"
     spec.write_text(
@@ -247,12 +232,12 @@ async def test_the_simulator_repairs_or_asks_again(tmp_path: Path) -> None:
     invented = Outcome(result={"notes": [{"id": "n9", "text": "invented"}]})
     honest = Outcome(result={"notes": [{"id": "n1", "text": "milk"}]})
     unsaved = Outcome(result={"id": "n1", "pinned": True})
-    backend = _Scripted([invented, honest, unsaved])
+    backend = scripted(invented, honest, unsaved)
     settings = Settings(specs=[spec], watch=False, max_attempts=2)
     async with Runtime(settings, backend=backend) as runtime:
         listed = await runtime.simulator.call("s", "list_notes", {})
         assert listed.result == honest.result
-        assert backend.asked == 2
+        assert len(backend.requests) == 2
         assert listed.event is not None
         assert "'n9'" in listed.event.rejected[0]
         pinned = await runtime.simulator.call("s", "pin_note", {"note_id": "n1"})

@@ -14,7 +14,7 @@ from sim_mcp.episodes.fidelity import BenchmarkReport, RulesMode, Scenario, load
 from sim_mcp.episodes.self_consistency import SelfConsistency
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
-from tests.fake_providers import FakeProvider, Reply, reply_outcome
+from sim_mcp.testing import FakeProvider, Reply, reply_outcome
 from tests.scripted_tickets import created_ticket
 from tests.servers import BUNDLED_SPECS, REPO
 

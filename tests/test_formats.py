@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats import _READERS, FORMATS, detect_format, parse_document, read_document, read_spec_file
+from sim_mcp.plugins import SPEC_FORMATS
+from sim_mcp.specs.formats import FORMATS, detect_format, parse_document, read_document, read_spec_file, spec_format
 from sim_mcp.specs.formats.native import check_tool_schemas
 from sim_mcp.specs.model import Environment, ToolAnnotations, ToolSpec
 from sim_mcp.specs.registry import load_catalog
@@ -160,7 +161,7 @@ def test_corpus_file_loads(corpus: Path, name: str) -> None:
 @pytest.mark.parametrize("name", sorted(CORPUS_FILES))
 def test_corpus_file_is_claimed_by_exactly_one_detector(corpus: Path, name: str) -> None:
     document = parse_document(corpus / name)
-    assert [format_ for format_, detect, _ in _READERS if detect(document)] == [CORPUS_FILES[name][0]]
+    assert [format_ for format_ in SPEC_FORMATS if spec_format(format_).detect(document)] == [CORPUS_FILES[name][0]]
 
 
 def test_corpus_openapi_details(corpus: Path) -> None:

@@ -26,17 +26,15 @@ from jsonschema import Draft202012Validator
 from mcp.client import Client
 
 from sim_mcp.config import Settings
-from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.engine.schema_data import generate
 from sim_mcp.errors import SpecError
-from sim_mcp.llm.reply import outcome_from_object
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.formats import parse_document, read_spec_file
 from sim_mcp.specs.registry import Catalog, load_catalog
 from sim_mcp.specs.schema import compile_schema
+from sim_mcp.testing import FunctionBackend
 from tests.fuzzing import fuzz_settings, json_values, patch_operations, spec_documents
 from tests.servers import BUNDLED_SPECS
 
@@ -134,18 +132,6 @@ async def test_any_argument_values_are_validated_without_a_trace(catalog: Catalo
         assert record is None  # refused before the session was even opened
 
 
-class ScriptedBackend(Backend):
-    """Answers every call with one outcome object, parsed as an LLM's reply is."""
-
-    name = "scripted"
-
-    def __init__(self, reply: dict[str, Any]) -> None:
-        self.reply = reply
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        return outcome_from_object(self.reply)
-
-
 def _state_bytes(state: Any) -> bytes:
     return json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
 
@@ -157,7 +143,8 @@ async def test_a_refused_patch_leaves_the_state_byte_identical(
 ) -> None:
     # The backend answers every tool (the bundled ones have rules programs, which would answer instead).
     settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1, run_rules=False)
-    backend = ScriptedBackend({"result": result, "is_error": is_error, "state_patch": ops})
+    reply = {"result": result, "is_error": is_error, "state_patch": ops}
+    backend = FunctionBackend(lambda request: reply)
     async with Runtime(settings, catalog=catalog, backend=backend) as runtime:
         before = runtime.simulator.world_of(await runtime.sessions.create(session_id=SESSION), "tickets")
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))

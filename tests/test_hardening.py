@@ -11,7 +11,6 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -19,15 +18,13 @@ from mcp.client import Client
 
 from sim_mcp.cli.serve import listen
 from sim_mcp.config import Settings
-from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import Outcome, SimulationRequest
 from sim_mcp.llm.modes import prompt_for
-from sim_mcp.llm.reply import outcome_from_object
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SHARED_SESSION_META, SessionRouting, build_mcp_server
 from sim_mcp.server.ui_render import event_card
 from sim_mcp.server.workers import shared_port_socket
+from sim_mcp.testing import scripted
 from tests.helpers_server import NEW_TICKET, app_server, mcp_client
 from tests.jsonrpc_corpus import LEGACY_VERSION, initialize
 from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, ServerProcess, serve_command
@@ -35,27 +32,11 @@ from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, ServerProcess, serve_com
 # --- 6: a rejected patch leaves no trace where the model reads -------------------------------------------
 
 
-class RecordingBackend(Backend):
-    """Answers with the given replies in turn, and keeps every request it was shown."""
-
-    name = "recording"
-
-    def __init__(self, replies: list[dict[str, Any]]) -> None:
-        self.replies = replies
-        self.requests: list[SimulationRequest] = []
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        self.requests.append(request)
-        return outcome_from_object(self.replies[len(self.requests) - 1])
-
-
 async def test_a_rejected_patch_is_not_shown_to_the_model_again() -> None:
     rejected = [{"op": "replace", "path": "/tickets/NO-SUCH-TICKET/status", "value": "ZEBRA-STATUS"}]
-    backend = RecordingBackend(
-        [
-            {"result": "refused for now", "is_error": True, "state_patch": rejected},
-            {"result": "refused again", "is_error": True, "state_patch": []},
-        ]
+    backend = scripted(
+        {"result": "refused for now", "is_error": True, "state_patch": rejected},
+        {"result": "refused again", "is_error": True, "state_patch": []},
     )
     # The backend answers every tool (the bundled ones have rules programs, which would answer instead).
     settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1, run_rules=False)

@@ -140,3 +140,108 @@ def test_the_transport_reads_no_settings_through_the_runtime() -> None:
             if isinstance(node, ast.Attribute) and node.attr == "settings":
                 wrong.append(f"{module_name(path)}:{node.lineno}: {ast.unparse(node)}")
     assert wrong == []
+
+
+# Where a store is opened from its URL (everything else is handed one), and where a SessionService is made.
+STORE_OPENERS = ("sim_mcp.runtime", "sim_mcp.cli.serve", "sim_mcp.episodes.export", "sim_mcp.state.stores")
+SESSION_SERVICE_MAKERS = ("sim_mcp.runtime", "sim_mcp.authoring.taskgen", "sim_mcp.engine.sessions")
+
+
+def calls_of(names: set[str]) -> Iterator[tuple[str, int, str]]:
+    """(module, line, callee) of each call, anywhere in the package, of a function or method named in `names`."""
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if callee in names:
+                    yield module_name(path), node.lineno, callee
+
+
+def test_only_the_runtime_serve_and_export_open_a_store() -> None:
+    wrong = [
+        f"{module}:{line}: {callee}"
+        for module, line, callee in calls_of({"open_store", "from_url"})
+        if not module.startswith(STORE_OPENERS)
+    ]
+    assert wrong == []
+
+
+def test_a_session_service_is_made_by_the_runtime_and_task_generation_only() -> None:
+    wrong = [
+        f"{module}:{line}"
+        for module, line, _ in calls_of({"SessionService"})
+        if not module.startswith(SESSION_SERVICE_MAKERS)
+    ]
+    assert wrong == []
+
+
+def module_map() -> set[str]:
+    """The module paths (relative to sim_mcp/) that the "## Module map" of docs/architecture.md names."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("\n## Module map\n", 1)[1].split("\n## ", 1)[0]
+    return {name for name in re.findall(r"`([a-z_/]+\.py)`", section) if not name.startswith("tests/")}
+
+
+def test_the_module_map_names_every_module_and_no_other() -> None:
+    modules = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if path.name != "__init__.py" or path.parent == PACKAGE
+    }
+    named = module_map()
+    assert sorted(modules - named) == [], "modules docs/architecture.md's module map does not name"
+    assert sorted(name for name in named - modules if not name.endswith("__init__.py")) == []
+
+
+def test_every_extension_point_is_a_table_the_docs_name() -> None:
+    from sim_mcp import plugins
+
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("\n## Where to add\n", 1)[1].split("\n## ", 1)[0]
+    tables = {name: value for name, value in vars(plugins).items() if isinstance(value, plugins.Registry)}
+    assert set(tables) == {"SPEC_FORMATS", "BACKENDS", "STORES", "CHECK_KINDS", "OUTPUT_MODES"}
+    for name, table in tables.items():
+        assert f"`{name}`" in section, name
+        assert f"`{table.group}`" in section, name
+        for entry in table.builtin():
+            target = table.entry(entry).target
+            assert isinstance(target, str), (name, entry)
+            module, _, attribute = target.partition(":")
+            path = PACKAGE.parent / (module.replace(".", "/") + ".py")
+            assert path.exists(), (name, entry, target)
+            defined = {
+                assigned.id if isinstance(assigned, ast.Name) else getattr(node, "name", "")
+                for node in ast.parse(path.read_text(encoding="utf-8")).body
+                for assigned in (node.targets if isinstance(node, ast.Assign) else [node])
+            }
+            assert attribute in defined, (name, entry, target)
+
+
+# Exceptions raised and caught inside one module's own control flow, never reaching a caller outside it.
+INTERNAL_EXCEPTIONS = {"sim_mcp.authoring.behaviours.Failure"}
+
+
+def test_every_public_exception_is_a_sim_mcp_error() -> None:
+    """A class of the package that derives straight from a built-in exception is private (`_Name`): every
+    error a caller can meet is a `SimMcpError` (`sim_mcp/errors.py`), with a `code`."""
+    builtin = {name for name in dir(__builtins__) if name.endswith(("Error", "Exception"))} | {"Exception"}
+    wrong = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {getattr(base, "id", "") for base in node.bases}
+                name = f"{module_name(path)}.{node.name}"
+                if bases & builtin and name not in INTERNAL_EXCEPTIONS and module_name(path) != "sim_mcp.errors":
+                    wrong.append(name)
+    assert wrong == []
+
+
+def test_every_error_has_a_code() -> None:
+    from sim_mcp import errors
+
+    classes = [value for value in vars(errors).values() if isinstance(value, type) and issubclass(value, Exception)]
+    assert all(issubclass(cls, errors.SimMcpError) for cls in classes)
+    codes = [cls.code for cls in classes]
+    assert len(set(codes)) == len(codes)
+    assert errors.SessionNotFound.code == "session_not_found"
+    assert errors.RulesError("x.star", "bad").code == "rules_error"

@@ -20,7 +20,7 @@ from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cache import CachingBackend
 from sim_mcp.engine.contract import InvalidOutcome, SimulationRequest
 from sim_mcp.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable, ConfigError
-from sim_mcp.llm.modes import MODES, answering, mode_for, prompt_for, system_prompt
+from sim_mcp.llm.modes import answering, fixed_mode, mode_for, prompt_for, system_prompt
 from sim_mcp.llm.modes.patch import OUTCOME_SCHEMA, outcome_schema
 from sim_mcp.llm.profiles import profile_for
 from sim_mcp.llm.providers.anthropic import AnthropicBackend
@@ -29,7 +29,7 @@ from sim_mcp.llm.reply import outcome_from_object, parse_outcome
 from sim_mcp.specs.model import Environment, ModelSettings, ToolAnnotations, ToolSpec
 from sim_mcp.specs.stamps import latest_timestamp
 from sim_mcp.state.session import Event, TokenUsage
-from tests.fake_providers import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
+from sim_mcp.testing import FakeProvider, Recorded, reply_outcome, reply_status, reply_text
 
 ENVIRONMENT = Environment(
     name="bank",
@@ -581,7 +581,7 @@ def test_static_part_is_identical_across_calls() -> None:
 def test_the_program_guide_shows_an_error_check_made_of_the_called_tools_own_id_argument() -> None:
     # A small model copies the example as it is: each tool's guide shows the check that is right for it.
     environment = ENVIRONMENT.model_copy(update={"initial_state": {"accounts": {"acc_1": {"balance": 5}}}})
-    get = system_prompt(environment, GET, MODES["program"], QWEN)
+    get = system_prompt(environment, GET, fixed_mode("program"), QWEN)
     assert "def get_account(state, args):" in get
     assert (
         "if args['account_id'] not in state['accounts']: return error('account %s not found' % args['account_id'])"
@@ -589,11 +589,11 @@ def test_the_program_guide_shows_an_error_check_made_of_the_called_tools_own_id_
     )
     # No required argument names a top-level collection's record (from_id is no `account_id`): no example
     # to copy, only the form.
-    assert "`return error('...')`" in system_prompt(environment, TRANSFER, MODES["program"], QWEN)
+    assert "`return error('...')`" in system_prompt(environment, TRANSFER, fixed_mode("program"), QWEN)
     # next_id on the tool's own collection (given as `records`, the model read `state["records"]`).
     assert "next_id(state['accounts'], 'acc_') (the next free id)" in get
     # The default profile's guide keeps its examples generic.
-    plain = system_prompt(environment, GET, MODES["program"])
+    plain = system_prompt(environment, GET, fixed_mode("program"))
     assert "`return error('...')`" in plain
     assert "next_id(records, prefix)" in plain
     assert "Strings in single quotes" in get

@@ -1,5 +1,5 @@
 """`sim-mcp serve --backend openai|anthropic` end to end: a server process, a real MCP client, and the fake
-provider (tests/fake_providers.py) standing in for the LLM API on 127.0.0.1."""
+provider (sim_mcp/testing/fake_provider.py) standing in for the LLM API on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mcp.client import Client
 
-from tests.fake_providers import FakeProvider, reply_outcome, reply_text
+from sim_mcp.testing import FakeProvider, reply_outcome, reply_text
 from tests.servers import NOTES_SPEC as NOTES
 from tests.servers import ServerProcess, free_port, serve_command
 

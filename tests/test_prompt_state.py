@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonpointer import escape
 
-from sim_mcp.llm.context import _ID_FIELDS, _length_within, _matches
+from sim_mcp.llm.budget import length_within
+from sim_mcp.llm.context import _ID_FIELDS, _matches
 
 KEYS = st.sampled_from(["id", "ID", "name", "owner_id", "ownerId", "note", "T-1", "t-1", "tags", "a/b", "~x", "é"])
 SCALARS = (
@@ -69,11 +70,11 @@ def test_the_parts_found_are_those_every_node_visited_finds(state: Any, needles:
 @given(JSON, st.integers(0, 300))
 def test_a_value_is_measured_within_room_exactly(value: Any, room: int) -> None:
     length = len(_compact(value))
-    assert _length_within(value, room) == (length if length <= room else None)
+    assert length_within(value, room) == (length if length <= room else None)
 
 
 def test_a_large_world_is_found_small_or_large_without_encoding_it_whole() -> None:
     world = {"tickets": {f"T-{n}": {"id": f"T-{n}", "note": "x" * 100} for n in range(10_000)}, "next": 3}
-    assert _length_within(world, 200) is None
-    assert _length_within({"next": 3}, 200) == len('{"next":3}')
+    assert length_within(world, 200) is None
+    assert length_within({"next": 3}, 200) == len('{"next":3}')
     assert _matches(world, {"t-77"}) == [("/tickets/T-77", world["tickets"]["T-77"])]

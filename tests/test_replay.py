@@ -16,7 +16,7 @@ from sim_mcp.engine.backends import load_backend
 from sim_mcp.engine.backends.replay import ReplayBackend
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
-from tests.fake_providers import FakeProvider, reply_outcome, reply_text
+from sim_mcp.testing import FakeProvider, reply_outcome, reply_text
 from tests.helpers_server import NEW_TICKET, app_server
 from tests.servers import BUNDLED_SPECS, NOTES_SPEC
 

@@ -14,14 +14,17 @@ from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.backends.offline import OfflineBackend
-from sim_mcp.episodes.rewards import LlmJudge, baseline_of, evaluate, judge_for, run_check, start_state, validate_task
+from sim_mcp.episodes.checks import run_check
+from sim_mcp.episodes.judge import LlmJudge, judge_for
+from sim_mcp.episodes.rewards import baseline_of, evaluate, start_state
 from sim_mcp.episodes.tasks import Check, Task, load_tasks, parse_task
+from sim_mcp.episodes.validation import validate_task
 from sim_mcp.errors import InvalidSessionInput
 from sim_mcp.llm.providers.anthropic import AnthropicBackend
 from sim_mcp.llm.providers.openai import OpenAIBackend
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.session import Event
-from tests.fake_providers import FakeProvider, Reply, reply_status
+from sim_mcp.testing import FakeProvider, Reply, reply_status
 from tests.helpers_server import app_server, mcp_client
 from tests.servers import BUNDLED_SPECS
 

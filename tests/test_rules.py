@@ -21,7 +21,7 @@ from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.patch import apply_patch, diff_patch
-from tests.fake_providers import FakeProvider
+from sim_mcp.testing import FakeProvider
 from tests.servers import BUNDLED_SPECS
 
 ENVIRONMENTS = ["bank", "shop", "tickets", "calendar"]

@@ -11,11 +11,12 @@ from mcp.client import Client
 
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.contract import Outcome, SimulationRequest
+from sim_mcp.engine.contract import Outcome
 from sim_mcp.engine.hooks import Change, Commit, Lifecycle
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from sim_mcp.testing import scripted
 
 SPEC = """
 name: notes
@@ -25,20 +26,6 @@ tools:
     description: Set the notebook's title.
     input_schema: {type: object, properties: {title: {type: string}}, required: [title]}
 """
-
-
-class ScriptedBackend(Backend):
-    """Answers every call with the next scripted outcome."""
-
-    name = "scripted"
-
-    def __init__(self, outcomes: list[Outcome]) -> None:
-        self.outcomes = list(outcomes)
-        self.requests: list[SimulationRequest] = []
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        self.requests.append(request)
-        return self.outcomes.pop(0)
 
 
 @asynccontextmanager
@@ -52,7 +39,7 @@ async def serving(tmp_path: Path, backend: Backend) -> AsyncIterator[tuple[Runti
 
 async def test_a_patch_that_replaces_the_root_with_a_string_is_a_state_not_an_error(tmp_path: Path) -> None:
     # A checked state used to share its type with the error message: a string state read as a rejection.
-    backend = ScriptedBackend([Outcome(result="done", state_patch=[{"op": "replace", "path": "", "value": "hello"}])])
+    backend = scripted(Outcome(result="done", state_patch=[{"op": "replace", "path": "", "value": "hello"}]))
     async with serving(tmp_path, backend) as (runtime, client):
         result = await client.call_tool("set_title", {"title": "x"})
         assert not result.is_error, result.content
@@ -64,7 +51,7 @@ async def test_a_patch_that_replaces_the_root_with_a_string_is_a_state_not_an_er
 async def test_a_rejected_outcome_is_fed_back_and_never_committed(tmp_path: Path) -> None:
     bad = Outcome(result="ok", state_patch=[{"op": "remove", "path": "/missing"}])
     good = Outcome(result="ok", state_patch=[{"op": "add", "path": "/title", "value": "x"}])
-    backend = ScriptedBackend([bad, good])
+    backend = scripted(bad, good)
     async with serving(tmp_path, backend) as (runtime, client):
         result = await client.call_tool("set_title", {"title": "x"})
         assert not result.is_error
@@ -75,7 +62,7 @@ async def test_a_rejected_outcome_is_fed_back_and_never_committed(tmp_path: Path
 
 
 async def test_every_committed_change_reaches_the_one_after_commit_path(tmp_path: Path) -> None:
-    backend = ScriptedBackend([Outcome(result="ok", state_patch=[{"op": "add", "path": "/title", "value": "x"}])])
+    backend = scripted(Outcome(result="ok", state_patch=[{"op": "add", "path": "/title", "value": "x"}]))
     seen: list[str] = []
 
     async def subscriber(change: Change) -> None:
@@ -93,7 +80,7 @@ async def test_every_committed_change_reaches_the_one_after_commit_path(tmp_path
 
 
 async def test_a_failing_subscriber_does_not_undo_the_commit_or_stop_the_others(tmp_path: Path) -> None:
-    backend = ScriptedBackend([Outcome(result="ok", state_patch=[])])
+    backend = scripted(Outcome(result="ok", state_patch=[]))
     after: list[Any] = []
 
     async def broken(change: Change) -> None:

@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 
 from sim_mcp.config import Settings
 from sim_mcp.errors import ConfigError, StoreError
+from sim_mcp.plugins import STORES as STORE_TABLE
 from sim_mcp.runtime import Runtime
 from sim_mcp.state.session import Event, SessionRecord
 from sim_mcp.state.stores import SessionStore, open_store
@@ -25,15 +26,19 @@ from tests.servers import BUNDLED_SPECS, ServerProcess, free_port, serve_command
 
 pytest_plugins = ["tests.fixtures_redis"]
 
-STORES = ["memory", "sqlite", "redis"]
+# Every store of the table of stores, but the Redis store over TLS (the same store; no TLS server here).
+STORES = [name for name in STORE_TABLE.builtin() if name != "rediss"]
 
 
 def store_url(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if kind == "sqlite":
-        return f"sqlite:///{tmp_path / 'sessions.db'}"
-    if kind == "redis":
-        return str(request.getfixturevalue("redis_url"))
-    return "memory"
+    match kind:
+        case "memory":
+            return "memory"
+        case "sqlite":
+            return f"sqlite:///{tmp_path / 'sessions.db'}"
+        case "redis":
+            return str(request.getfixturevalue("redis_url"))
+    raise AssertionError(f"store {kind!r} is in the table of stores: give it a URL here, to test it as the others")
 
 
 @pytest.fixture(params=STORES)

@@ -22,7 +22,7 @@ from sim_mcp.authoring.drive import drive_generated
 from sim_mcp.authoring.targets import parse_target, recording, serving
 from sim_mcp.authoring.twin_check import CheckPlan, run_check
 from sim_mcp.cli import main
-from tests.fake_providers import FakeProvider, Reply
+from sim_mcp.testing import FakeProvider, Reply
 from tests.servers import REPO
 
 SHELF = {

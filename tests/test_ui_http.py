@@ -16,7 +16,8 @@ import anyio
 import httpx
 import pytest
 
-from sim_mcp.server.live import LiveFeed, TooManyWatchers
+from sim_mcp.errors import TooManyWatchers
+from sim_mcp.server.live import LiveFeed
 from sim_mcp.state.diff import changes, diff_lines, rebuild
 from sim_mcp.state.values import json_equal
 from tests.helpers_server import NEW_TICKET, app_server, mcp_client

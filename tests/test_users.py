@@ -20,17 +20,15 @@ from pydantic import TypeAdapter
 from sim_mcp.authoring.taskgen import generate_tasks, template_drafts
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
-from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.backends.offline import OfflineBackend
-from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.episodes.curriculum import Curriculum, CurriculumPolicy, task_level
-from sim_mcp.episodes.rewards import validate_task
 from sim_mcp.episodes.tasks import Task, load_tasks, parse_task, reveals, task_yaml
+from sim_mcp.episodes.validation import validate_task
 from sim_mcp.errors import ConfigError
 from sim_mcp.runtime import Runtime
 from sim_mcp.specs.registry import load_catalog
 from sim_mcp.state.stores import SessionStore, open_store
-from tests.fake_providers import FakeProvider, Reply, reply_outcome
+from sim_mcp.testing import FakeProvider, FunctionBackend, Reply, reply_outcome
 from tests.helpers_server import app_server, mcp_client
 from tests.servers import BUNDLED_SPECS
 
@@ -727,25 +725,11 @@ async def test_generated_offline_task_runs_as_an_episode(specs: Path) -> None:
             assert (await http.post(f"/sessions/{session['id']}/evaluate")).json()["reward"] == 1.0
 
 
-class DraftingBackend(Backend):
-    """Drafts the tasks it is given (as a model would write them), and simulates calls offline."""
-
-    name = "drafting"
-
-    def __init__(self, drafts: list[dict[str, Any]]) -> None:
-        self.drafts = list(drafts)
-        self.offline = OfflineBackend()
-        self.prompts: list[JsonRequest] = []
-
-    async def simulate(self, request: SimulationRequest) -> Outcome:
-        return await self.offline.simulate(request)
-
-    def can_complete(self) -> bool:
-        return True
-
-    async def complete_json(self, request: JsonRequest) -> JsonReply:
-        self.prompts.append(request)
-        return JsonReply(self.drafts.pop(0))
+def drafting(drafts: list[dict[str, Any]]) -> FunctionBackend:
+    """Drafts the tasks it is given (as a model would write them), one each time it is asked, and simulates
+    calls offline."""
+    offline, queue = OfflineBackend(), list(drafts)
+    return FunctionBackend(offline.simulate, complete=lambda request: queue.pop(0), name="drafting")
 
 
 def draft(**fields: Any) -> dict[str, Any]:
@@ -761,7 +745,7 @@ def draft(**fields: Any) -> dict[str, Any]:
 
 async def test_generated_tasks_failing_their_own_replay_are_rejected() -> None:
     catalog = load_catalog(BUNDLED_SPECS)
-    backend = DraftingBackend(
+    backend = drafting(
         [
             draft(),  # proven
             draft(  # the solution fails: there is no T-1999
@@ -797,12 +781,12 @@ async def test_generated_tasks_failing_their_own_replay_are_rejected() -> None:
     assert reasons[5].startswith("no reference solution")
     assert reasons[6] == "a task needs at least one check or a judge"
     # The prompt is grounded: the environment's rules, tools and state, and what the difficulty asks for.
-    system, prompt = backend.prompts[0].system, backend.prompts[0].user
+    system, prompt = backend.completions[0].system, backend.completions[0].user
     assert "## Rules of this environment" in system
     assert '"name": "close_ticket"' in system
     assert '"T-1004"' in system
     assert "Medium: two to four tool calls" in prompt
-    assert "Escalate T-1001 to urgent." in backend.prompts[1].user  # tasks already written: write another
+    assert "Escalate T-1001 to urgent." in backend.completions[1].user  # tasks already written: write another
 
 
 async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
@@ -867,7 +851,7 @@ async def test_a_replay_runs_in_the_sandbox_of_the_runtimes_simulator() -> None:
 
 
 def test_the_judge_sees_the_conversation() -> None:
-    from sim_mcp.episodes.rewards import judge_prompt
+    from sim_mcp.episodes.judge import judge_prompt
     from sim_mcp.state.session import Event
 
     def event(seq: int, kind: Any, tool: str, result: Any) -> Event:

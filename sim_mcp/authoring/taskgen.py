@@ -2,7 +2,7 @@
 
 `generate_tasks` drafts tasks, then keeps only those that survive validation:
 
-1. the draft parses as a task (`specs.tasks.parse_task`) and passes `rewards.validate_task` (the ids it
+1. the draft parses as a task (`episodes.tasks.parse_task`) and passes `validation.validate_task` (the ids it
    names are in the state, its checks' paths exist, its solution calls the environment's tools with
    arguments their schemas accept);
 2. its checks do not already pass on the starting state (a task must ask for something);
@@ -41,9 +41,12 @@ from sim_mcp.engine.schema_data import generate as generate_value
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import Simulator
 from sim_mcp.episodes.asking import JsonForm
-from sim_mcp.episodes.rewards import run_check, start_state, validate_task
+from sim_mcp.episodes.checks import check_kind, run_check
+from sim_mcp.episodes.rewards import start_state
 from sim_mcp.episodes.tasks import TASK_NAME_PATTERN, Task, parse_task
+from sim_mcp.episodes.validation import validate_task
 from sim_mcp.errors import BackendError, SpecError
+from sim_mcp.plugins import CHECK_KINDS
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
@@ -108,8 +111,7 @@ solution), and it follows the environment's rules.
 uses a tool below with arguments its input schema accepts.
 3. Is checkable: `checks` hold only after the work is done (they must fail on the state below). A check is \
 {"path": JSON Pointer like /tickets/T-1001/status or JSONPath like $.tickets[?(@.status == 'open')], and \
-exactly one of "equals": value, "contains": value, "count": number or {"min": n, "max": m}, \
-"exists": true, "absent": true; optional "name" and "weight"}.
+exactly one of {check_kinds}; optional "name" and "weight"}.
 4. Has a user: `persona` (who they are, how they write), `goal` (what they want), `known` (facts they \
 share when asked, as sentences), `withheld` (optional: private facts they never share, {"about", \
 "value"}), and `messages`: what the user says, in order, when there is no model to play them (the first \
@@ -288,7 +290,8 @@ def draft_prompt(environment: Environment, difficulty: int, accepted: Sequence[T
     state = json.dumps(environment.initial_state, ensure_ascii=False, indent=1)
     state = shorten(state, _STATE_CHARS, separator="\n")
     parts += ["## World state (before the agent acts)", "```json\n" + state.replace("`", "\\u0060") + "\n```"]
-    system = _SYSTEM + "\n\n" + "\n\n".join(parts) + "\n"
+    kinds = ", ".join(check_kind(name).prompt for name in CHECK_KINDS)
+    system = _SYSTEM.replace("{check_kinds}", kinds) + "\n\n" + "\n\n".join(parts) + "\n"
     lines = [f"## Difficulty {difficulty}", _difficulty_text(difficulty)]
     if accepted:
         lines += ["", "Tasks written already (write a different one):"]

@@ -30,7 +30,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from sim_mcp.errors import SimMcpError
+from sim_mcp.errors import UpstreamFailure
 from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer
 
 __all__ = ["TMP_PLACEHOLDER", "Upstream", "UpstreamFailure", "fresh_server", "without_folder"]
@@ -39,16 +39,6 @@ logger = logging.getLogger("sim_mcp")
 
 TMP_PLACEHOLDER = "{tmp}"
 _STDERR_TAIL = 10
-
-
-class UpstreamFailure(SimMcpError):
-    """The real server did not answer a call: it exited, hung past the time limit, or spoke no MCP."""
-
-    def __init__(self, target: str, call: str, reason: str) -> None:
-        self.target = target
-        self.call = call
-        self.reason = reason
-        super().__init__(f"{target}: {call}: {reason}")
 
 
 def fresh_server(template: LiveServer, folder: Path) -> LiveServer:

@@ -109,8 +109,9 @@ def _print_cannot_act(catalog: Catalog, rules: RulesCatalog, environment: str) -
 def check_tasks(paths: list[Path], catalog: Catalog) -> tuple[int, int]:
     """Check the task files under `paths` (folders named `tasks`): their fields, their environment, and
     the places their checks name. Prints a line per task; returns (valid tasks, invalid ones)."""
-    from sim_mcp.episodes.rewards import baseline_of, validate_task
+    from sim_mcp.episodes.rewards import baseline_of
     from sim_mcp.episodes.tasks import load_tasks
+    from sim_mcp.episodes.validation import validate_task
     from sim_mcp.specs.registry import TASKS_FOLDER, load_catalog
 
     tasks, errors = load_tasks(*paths)

@@ -6,13 +6,14 @@ import argparse
 from pathlib import Path
 
 from sim_mcp.cli.output import add_spec_output, check_spec_output, environment_name, write_environment
+from sim_mcp.plugins import SPEC_FORMATS
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     import_ = commands.add_parser("import", help="convert a spec file of any format to a native spec, for editing")
-    import_.add_argument("file", help="spec file: native, OpenAPI, MCP, OpenAI, Anthropic or BFCL")
+    import_.add_argument("file", help=f"spec file: {SPEC_FORMATS.listing()}")
     add_spec_output(import_, default_name="from the file")
-    import_.add_argument("--format", help="the file's format, when detection guesses wrong")
+    import_.add_argument("--format", help=f"the file's format ({SPEC_FORMATS.listing()}), when detection guesses wrong")
     import_.set_defaults(run=run)
 
 

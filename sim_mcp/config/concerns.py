@@ -18,6 +18,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sim_mcp.plugins import BACKENDS, OUTPUT_MODES, STORES
 from sim_mcp.specs.bundled import default_specs
 from sim_mcp.specs.model import Latency, LlmOutput
 
@@ -102,7 +103,10 @@ class ServerConfig(Concern):
 class StoreConfig(Concern):
     """Where sessions are kept."""
 
-    store: str = Field(default="memory", description="Session store: memory, sqlite:///PATH or redis://HOST:PORT/DB.")
+    store: str = Field(
+        default="memory",
+        description=f"Session store, by URL: {'; '.join(STORES.entry(name).help for name in STORES.builtin())}.",
+    )
 
 
 class EngineConfig(Concern):
@@ -130,7 +134,11 @@ class LlmConfig(Concern):
     """The backend and what the LLM layer reads: the model, the request limits, the prompt's budgets, how a
     call is answered and the model profile; the replay backend's cassette and fallback."""
 
-    backend: str = Field(default="offline", description="Simulator backend: offline, anthropic, openai or replay.")
+    backend: str = Field(
+        default="offline",
+        description=f"Simulator backend: {BACKENDS.listing()}, or one a package registers (docs/architecture.md, "
+        '"Where to add").',
+    )
     offline_unknown: Literal["error", "generate"] = Field(
         default="error",
         description="What the offline backend answers for a tool it cannot read that does not say it only reads: "
@@ -149,9 +157,9 @@ class LlmConfig(Concern):
     backend_concurrency: int = Field(default=16, ge=1, description="Requests in flight per backend.")
     llm_output: LlmOutput = Field(
         default="patch",
-        description="How an LLM backend answers a call: patch (JSON Patch of the state), program (a short "
-        "Starlark program the engine runs on the state, so arithmetic and copies are exact), or auto (program for "
-        "a call whose tool changes the state, patch for a read; docs/formats.md).",
+        description="How an LLM backend answers a call: "
+        + "; ".join(f"{name} ({OUTPUT_MODES.entry(name).help})" for name in OUTPUT_MODES.builtin())
+        + " (docs/formats.md).",
     )
     model_profile: str = Field(
         default="auto",

@@ -26,8 +26,9 @@ the file's stem) or a list of them::
       - {tool: close_ticket, arguments: {ticket_id: T-1004, resolution: Fixed in Okta}}
 
 A check reads the final state of the task's environment at `path`, a JSON Pointer (`/tickets/T-1001`)
-or a JSONPath (`$.tickets[*].status`), and holds exactly one of `equals`, `contains`, `count`,
-`exists`, `absent`. How they are evaluated: `episodes/rewards.py` and docs/rewards.md.
+or a JSONPath (`$.tickets[*].status`), and holds exactly one kind of condition: `equals`, `contains`,
+`count`, `exists`, `absent` (`episodes/check_kinds.py`), or one the table of check kinds gains
+(`sim_mcp.plugins.CHECK_KINDS`). How they are evaluated: `episodes/checks.py` and docs/rewards.md.
 """
 
 from __future__ import annotations
@@ -43,22 +44,26 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PrivateAttr,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     StrictInt,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
+from sim_mcp.episodes.checks import check_kind
 from sim_mcp.errors import SpecError
+from sim_mcp.plugins import CHECK_KINDS
 from sim_mcp.specs.formats import SPEC_SUFFIXES, parse_document, visible_files
 from sim_mcp.specs.formats.checks import pydantic_reason
 from sim_mcp.specs.registry import TASKS_FOLDER, in_tasks_folder
 from sim_mcp.specs.schema import json_path, type_name
-from sim_mcp.text import clip
 
 __all__ = [
-    "CHECK_KINDS",
     "Check",
     "CountBounds",
     "JudgeSpec",
@@ -75,7 +80,6 @@ __all__ = [
     "withheld_leaks",
 ]
 
-CHECK_KINDS = ("equals", "contains", "count", "exists", "absent")
 TASK_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
 _POINTER_ESCAPE = re.compile(r"~(?![01])")
 
@@ -108,7 +112,11 @@ class CountBounds(BaseModel):
 
 
 class Check(BaseModel):
-    """One success condition on a JSON document (a task's final state, or a benchmark step's result)."""
+    """One success condition on a JSON document (a task's final state, or a benchmark step's result).
+
+    The conditions of sim-mcp's own kinds are fields (typed, so a file's mistakes are named at their place);
+    a check of a kind the table of check kinds gained (`register_check_kind`) keeps its condition, as the
+    kind parsed it, beside them (`condition`), and writes it back under its own key."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -125,6 +133,7 @@ class Check(BaseModel):
     absent: bool | None = None
 
     _jsonpath: JSONPath | None = PrivateAttr(default=None)
+    _added: tuple[str, Any] | None = PrivateAttr(default=None)
 
     @field_validator("count", mode="before")
     @classmethod
@@ -151,17 +160,36 @@ class Check(BaseModel):
             f"got {path!r}"
         )
 
-    @model_validator(mode="after")
-    def _one_kind(self) -> Check:
-        given = [kind for kind in CHECK_KINDS if kind in self.model_fields_set]
+    @model_validator(mode="wrap")
+    @classmethod
+    def _one_kind(cls, data: Any, handler: ModelWrapValidatorHandler[Check]) -> Check:
+        added: dict[str, Any] = {}
+        if isinstance(data, dict):
+            added = {key: data[key] for key in data if key not in cls.model_fields and key in CHECK_KINDS}
+            data = {key: value for key, value in data.items() if key not in added}
+        check = handler(data)
+        given = [kind for kind in CHECK_KINDS.builtin() if kind in check.model_fields_set] + list(added)
         if len(given) != 1:
             got = f"got {' and '.join(given)}" if given else "got none"
             raise ValueError(f"expected exactly one of {', '.join(CHECK_KINDS)}; {got}")
-        if given[0] == "count" and self.count is None:
+        if given[0] == "count" and check.count is None:
             raise ValueError("count: expected a number or {equals|min|max: number}, got null")
-        if given[0] in ("exists", "absent") and getattr(self, given[0]) is None:
+        if given[0] in ("exists", "absent") and getattr(check, given[0]) is None:
             raise ValueError(f"{given[0]}: expected true or false, got null")
-        return self
+        if added:
+            ((key, condition),) = added.items()
+            try:
+                check._added = (key, check_kind(key).parse(condition))
+            except ValueError as e:
+                raise ValueError(f"{key}: {e}") from None
+        return check
+
+    @model_serializer(mode="wrap")
+    def _with_added_kind(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        document = handler(self)
+        if self._added is not None and isinstance(document, dict):
+            document[self._added[0]] = self._added[1]
+        return document
 
     def model_post_init(self, context: Any) -> None:
         if self.path.startswith("$"):
@@ -169,7 +197,15 @@ class Check(BaseModel):
 
     @property
     def kind(self) -> str:
-        return next(kind for kind in CHECK_KINDS if kind in self.model_fields_set)
+        """The name of the check's kind of condition (`equals`, `count`...)."""
+        if self._added is not None:
+            return self._added[0]
+        return next(kind for kind in CHECK_KINDS.builtin() if kind in self.model_fields_set)
+
+    @property
+    def condition(self) -> Any:
+        """What the check's kind holds the values found to: `equals`'s value, `count`'s bounds..."""
+        return self._added[1] if self._added is not None else getattr(self, self.kind)
 
     @property
     def jsonpath(self) -> JSONPath | None:
@@ -181,14 +217,7 @@ class Check(BaseModel):
         """`name`, or a description such as `/tickets/T-1001/status equals 'closed'`."""
         if self.name:
             return self.name
-        match self.kind:
-            case "count":
-                return f"{self.path} count {self.count.describe() if self.count else '?'}"
-            case "exists" | "absent":
-                present = self.exists if self.kind == "exists" else not self.absent
-                return f"{self.path} {'exists' if present else 'is absent'}"
-            case kind:
-                return f"{self.path} {kind} {_short(getattr(self, kind))}"
+        return f"{self.path} {check_kind(self.kind).labelled(self.condition)}"
 
 
 class JudgeSpec(BaseModel):
@@ -464,7 +493,3 @@ def _document_loc(loc: tuple[str | int, ...], kind: str) -> list[str | int]:
 def _value_error(error: Any) -> str:
     message = str(error["msg"])
     return message.removeprefix("Value error, ")
-
-
-def _short(value: Any) -> str:
-    return clip(repr(value), 60)

@@ -1,6 +1,6 @@
 """The simulated user: the person an episode's agent serves, as Simia, TRUSTEE and tau-bench simulate them.
 
-A session created from a task with a `user` block has a user (`specs.tasks.UserSpec`): a persona, a goal,
+A session created from a task with a `user` block has a user (`episodes.tasks.UserSpec`): a persona, a goal,
 facts they share when asked, and withheld facts they never reveal. The agent talks to them through the
 control API (`POST /sessions/{id}/user`) or, for agents that see only MCP, through the `ask_user` tool;
 both come here, and both record the exchange in the session's events, under the session's lock like a
@@ -32,7 +32,7 @@ from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.sessions import SessionService
 from sim_mcp.engine.simulator import CallResult
 from sim_mcp.episodes.asking import JsonForm, Problem, ask_json
-from sim_mcp.episodes.rewards import run_check
+from sim_mcp.episodes.checks import run_check
 from sim_mcp.episodes.tasks import Task, UserSpec, reveals
 from sim_mcp.errors import BackendError, ConversationOver, InvalidSessionInput, SessionNotFound
 from sim_mcp.state.session import ConversationEnd, Event, SessionRecord, TokenUsage

@@ -8,9 +8,11 @@ mode's finishing step: what comes back is a finished `Outcome`, which the simula
 
 from __future__ import annotations
 
+import os
+from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from sim_mcp.config import LlmConfig
 from sim_mcp.engine.backends.base import Backend
@@ -33,20 +35,25 @@ _Static = tuple[str, bytes, dict[str, Any]]
 
 
 class LLMBackend(Backend):
-    """A backend that asks a model through a provider SDK; subclasses give the `Wire` and their keys."""
+    """A backend that asks a model through a provider SDK. A provider (`llm/providers/`) names its SDK's
+    variables (`key_variable`, `url_variable`) and connects (`_connect`: its SDK client, inside its `Wire`)."""
 
-    def __init__(
-        self,
-        config: LlmConfig,
-        wire: Wire,
-        *,
-        limits: Limits | None = None,
-        base_url: str | None,
-        api_key: str | None,
-        missing: str | None,
-    ) -> None:
-        """`limits`: those of the programs the model writes, the engine's (None: the default limits).
-        `missing`: why no request can be sent (no key and no base URL), naming what to set; None when one can."""
+    cacheable = True
+    # The SDK's environment variables of its API key and its base URL, read when the settings give none.
+    key_variable: ClassVar[str]
+    url_variable: ClassVar[str]
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        return cls(settings, limits=limits)
+
+    def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
+        """`limits`: those of the programs the model writes, the engine's (None: the default limits); `api_key`:
+        the key to send, instead of the SDK's variable's."""
+        config = LlmConfig.of(settings)
+        base_url = config.base_url or os.environ.get(self.url_variable) or None
+        api_key = api_key if api_key is not None else os.environ.get(self.key_variable) or None
+        wire, missing = self._connect(config, base_url, api_key)
         self.config = config
         self.limits = limits if limits is not None else Limits()
         self._missing = missing
@@ -55,6 +62,11 @@ class LLMBackend(Backend):
         # Checked now, so that a bad --model-profile stops the server before it serves.
         profile_for(config.model, config.model_profile)
         self._static: OrderedDict[tuple[str, str, str, str, str], _Static] = OrderedDict()
+
+    @abstractmethod
+    def _connect(self, config: LlmConfig, base_url: str | None, api_key: str | None) -> tuple[Wire, str | None]:
+        """The wire to the provider (its SDK client made, when a request can be sent), and why no request can
+        be sent (no key and no base URL), naming what to set; None when one can."""
 
     # -- Backend -----------------------------------------------------------------------------------
 

@@ -13,8 +13,6 @@ calls; the call; on a retry the feedback.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +23,17 @@ from sim_mcp.engine.clock import stamp, world_now
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.engine.guards import ids_named
 from sim_mcp.engine.intent import Action, Collection, find_collection, read_intent
+from sim_mcp.llm.budget import (
+    OUTLINE_MAX_KEYS,
+    OUTLINE_VALUE_CHARS,
+    bounded,
+    compact,
+    fence,
+    fenced,
+    length_within,
+    outlined,
+    summarized,
+)
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.state.session import Event
 from sim_mcp.state.values import json_bytes
@@ -51,13 +60,8 @@ _IDS_SHOWN = 40
 _FAILURES_SHOWN = 3
 # Per-message bound on the feedback of a retry.
 FEEDBACK_CHARS = 1_000
-# In an over-budget state's outline: values longer than this are summarized, not shown.
-_OUTLINE_VALUE_CHARS = 200
-_OUTLINE_MAX_KEYS = 50
 # Argument values that can name a record; longer strings are prose, not ids.
 _NEEDLE_MAX_CHARS = 200
-# A string JSON writes as it is, between quotes (`_compact` escapes no other character).
-_PLAIN = re.compile(r'[^"\\\x00-\x1f]*\Z')
 _ID_FIELDS = frozenset({"id", "key", "name", "username", "email", "slug", "code", "sku", "number", "handle", "login"})
 
 # The fixed texts say each thing once, in few words: a small model spends most of a call reading its
@@ -133,10 +137,10 @@ def tool_text(tool: ToolSpec, *, full: bool = True) -> str:
         lines.append(tool.description.strip())
     # The spec is the operator's, not the agent's: its JSON goes inline, unfenced (a fence costs tokens).
     inputs = tool.input_schema if full else _meaning(tool.input_schema)
-    lines.append(f"Input schema: {_compact(inputs)}")
+    lines.append(f"Input schema: {compact(inputs)}")
     success = next((example for example in tool.examples if not example.is_error), None)
     if tool.output_schema is not None and (success is None or full):
-        lines.append(f"Output schema (of a successful result): {_compact(tool.output_schema)}")
+        lines.append(f"Output schema (of a successful result): {compact(tool.output_schema)}")
     elif tool.output_schema is not None:
         # The example shows the shape; the schema itself constrains the reply (llm/modes/patch.py).
         lines.append("A successful result has the shape of the example below (its output schema is enforced).")
@@ -145,11 +149,11 @@ def tool_text(tool: ToolSpec, *, full: bool = True) -> str:
     if success is not None:
         shown = {"arguments": success.arguments, "result": success.result}
         about = f" ({success.description.strip().rstrip('.')})" if success.description else ""
-        lines.append(f"Example{about}: {_compact(shown)}")
+        lines.append(f"Example{about}: {compact(shown)}")
     failures = [example for example in tool.examples if example.is_error][:_FAILURES_SHOWN]
     if failures:
         lines.append("Failing examples (arguments -> the error message):")
-        lines += [f"- {_compact(example.arguments)} -> {_compact(example.result)}" for example in failures]
+        lines += [f"- {compact(example.arguments)} -> {compact(example.result)}" for example in failures]
     return "\n".join(lines)
 
 
@@ -255,7 +259,7 @@ def _named_section(request: SimulationRequest) -> str:
                 named.setdefault(pointer, referred)
     if not named:
         return ""
-    return "## Records this call names (by path), and those they refer to\n" + _fenced(named)
+    return "## Records this call names (by path), and those they refer to\n" + fenced(named)
 
 
 def _record_at(collection: Collection, value: Any) -> tuple[str, Any]:
@@ -272,10 +276,10 @@ def _record_at(collection: Collection, value: Any) -> tuple[str, Any]:
 
 def _state_section(request: SimulationRequest, budget: int) -> str:
     # Measured by orjson's text (the same but for how a float's exponent is written), at a tenth of the cost of
-    # `_compact`: only a state shown whole is encoded as the prompt's text.
+    # `compact`: only a state shown whole is encoded as the prompt's text.
     length = len(json_bytes(request.state).decode())
     if length <= min(budget, _WHOLE_STATE_CHARS):
-        return "## World state\nWhole, before this call:\n" + _fence(_compact(request.state))
+        return "## World state\nWhole, before this call:\n" + fence(compact(request.state))
     if length <= budget and isinstance(request.state, dict):
         return _sliced_state(request)
     outline, touched, left_out = _partial_state(request.state, request.arguments, budget)
@@ -285,7 +289,7 @@ def _state_section(request: SimulationRequest, budget: int) -> str:
         "not absent. Shown: its outline (large values summarized), and every part of it that the call's "
         "arguments name by an id or key, each under its JSON Pointer path from the state's root. Patch paths "
         "are from the state's root.",
-        _fenced({"outline": outline, "touched": touched}),
+        fenced({"outline": outline, "touched": touched}),
     ]
     if left_out:
         lines.append(f"{left_out} more part(s) that the call names did not fit and are omitted.")
@@ -305,13 +309,13 @@ def _sliced_state(request: SimulationRequest) -> str:
     for key, value in state.items():
         is_own = own is not None and own.path[0] == key
         listed = is_own and whole
-        if listed or key in request.arguments or _length_within(value, _OUTLINE_VALUE_CHARS) is not None:
+        if listed or key in request.arguments or length_within(value, OUTLINE_VALUE_CHARS) is not None:
             shown[key] = value
         else:
             shown[key] = _by_ids(value, sample=is_own and intent.action == Action.CREATE)
     return (
         '## World state (sliced)\nBefore this call; a collection shown as "<N records ...>" holds them, not shown '
-        "(those the call names are above):\n" + _fenced(shown)
+        "(those the call names are above):\n" + fenced(shown)
     )
 
 
@@ -325,9 +329,9 @@ def _by_ids(value: Any, *, sample: bool) -> Any:
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
         summary = f"<array of {len(value)} records; append with path ending in /->"
         return {"records": summary, "last record": value[-1]} if sample else summary
-    if isinstance(value, dict) and len(value) <= _OUTLINE_MAX_KEYS:
+    if isinstance(value, dict) and len(value) <= OUTLINE_MAX_KEYS:
         return {key: _by_ids(item, sample=False) for key, item in value.items()}
-    return _outline(value, depth=1)
+    return outlined(value, depth=1)
 
 
 def _history_section(request: SimulationRequest, limit: int) -> str:
@@ -343,17 +347,21 @@ def _history_section(request: SimulationRequest, limit: int) -> str:
     for event in recent:
         if not (event.tool == request.tool.name or needles & {str(value) for value in _needles(event.arguments)}):
             continue
-        row: dict[str, Any] = {"seq": event.seq, "tool": event.tool, "arguments": _bounded(event.arguments)}
+        row: dict[str, Any] = {
+            "seq": event.seq,
+            "tool": event.tool,
+            "arguments": bounded(event.arguments, EVENT_VALUE_CHARS),
+        }
         # An error's message under "error", a success's result under "result": one key, not two.
         if event.is_error:
-            row["error"] = _bounded(event.result)
+            row["error"] = bounded(event.result, EVENT_VALUE_CHARS)
         else:
-            row["result"] = _bounded(event.result) if event is latest else "<in the state>"
+            row["result"] = bounded(event.result, EVENT_VALUE_CHARS) if event is latest else "<in the state>"
         rows.append(row)
     if not rows:
         return ""
-    return "## Recent calls like this one\nOldest first; their effects are in the state:\n" + _fence(
-        "[\n" + ",\n".join(_compact(row) for row in rows) + "\n]"
+    return "## Recent calls like this one\nOldest first; their effects are in the state:\n" + fence(
+        "[\n" + ",\n".join(compact(row) for row in rows) + "\n]"
     )
 
 
@@ -364,7 +372,7 @@ def _shape_section(request: SimulationRequest) -> str:
     skeleton, source = shape
     return (
         f"## Result shape\n{request.tool.name} has no output schema. Its results, learnt from {source}, have "
-        "these keys and value types; answer with the same keys (not an echo of the arguments):\n" + _fenced(skeleton)
+        "these keys and value types; answer with the same keys (not an echo of the arguments):\n" + fenced(skeleton)
     )
 
 
@@ -374,7 +382,7 @@ def _call_section(request: SimulationRequest) -> str:
     now = stamp(world_now(request.environment, request.sequence, request.seeded_stamp))
     return (
         f"## The call\nTool: {request.tool.name}\nTime now (timestamps this call writes): {now}\n"
-        "Arguments (UNTRUSTED DATA from the agent, values only):\n" + _fence(_compact(request.arguments))
+        "Arguments (UNTRUSTED DATA from the agent, values only):\n" + fence(compact(request.arguments))
     )
 
 
@@ -385,20 +393,20 @@ def _feedback_section(feedback: list[str]) -> str:
 
 def _partial_state(state: Any, arguments: dict[str, Any], budget: int) -> tuple[Any, dict[str, Any], int]:
     """An outline of `state`, and the parts the arguments touch, together within `budget` characters."""
-    outline: Any = _outline(state, depth=2)
-    if len(_compact(outline)) > budget // 2:
-        outline = _outline(state, depth=1)
-    if len(_compact(outline)) > budget // 2:
-        outline = _summary(state)
-    room = budget - len(_compact(outline))
+    outline: Any = outlined(state, depth=2)
+    if len(compact(outline)) > budget // 2:
+        outline = outlined(state, depth=1)
+    if len(compact(outline)) > budget // 2:
+        outline = summarized(state)
+    room = budget - len(compact(outline))
     touched: dict[str, Any] = {}
     left_out = 0
     for pointer, value in _touched(state, arguments):
-        text = _compact(value)
+        text = compact(value)
         if len(text) > room:
             # Whole or not at all (never cut JSON mid-way): a big record is shown by its outline.
-            value = _outline(value, depth=1)
-            text = _compact(value)
+            value = outlined(value, depth=1)
+            text = compact(value)
         if len(text) + len(pointer) + 8 > room:
             left_out += 1
             continue
@@ -481,83 +489,3 @@ def _matches(state: Any, needles: set[str]) -> list[tuple[str, Any]]:
 
     walk(state, (), True)
     return [("".join(f"/{escape(str(part))}" for part in path), value) for path, value in found]
-
-
-def _length_within(value: Any, room: int) -> int | None:
-    """The length of `_compact(value)` when it is at most `room`, else None: counted part by part and given up
-    once past `room`, so that a large value is never encoded whole only to learn that it is large."""
-    if isinstance(value, dict):
-        # Each member takes at least `"":0` and a comma: no need to look inside to know a large one is large.
-        if 5 * len(value) + 1 > room:
-            return None
-        if not all(isinstance(key, str) for key in value):
-            return _length_of(value, room)
-        total = 1 + max(len(value), 1)  # the braces and the commas between members
-        for key, item in value.items():
-            total += len(_compact(key)) + 1
-            inner = _length_within(item, room - total) if total <= room else None
-            if inner is None:
-                return None
-            total += inner
-        return total if total <= room else None
-    if isinstance(value, list):
-        if 2 * len(value) + 1 > room:  # each item takes at least one character and a comma
-            return None
-        total = 1 + max(len(value), 1)  # the brackets and the commas between items
-        for item in value:
-            inner = _length_within(item, room - total) if total <= room else None
-            if inner is None:
-                return None
-            total += inner
-        return total if total <= room else None
-    return _length_of(value, room)
-
-
-def _length_of(value: Any, room: int) -> int | None:
-    if isinstance(value, str) and _PLAIN.match(value):
-        length = len(value) + 2  # nothing in it is escaped: its characters and the quotes
-    elif value is None or isinstance(value, bool):
-        length = 4 if value is None or value is True else 5
-    elif type(value) is int:
-        length = len(str(value))
-    else:
-        length = len(_compact(value))
-    return length if length <= room else None
-
-
-def _outline(value: Any, depth: int) -> Any:
-    """`value` with anything large replaced by a one-line summary, down to `depth` levels of objects."""
-    if _length_within(value, _OUTLINE_VALUE_CHARS) is not None:
-        return value
-    if isinstance(value, dict) and depth > 0 and len(value) <= _OUTLINE_MAX_KEYS:
-        return {key: _outline(item, depth - 1) for key, item in value.items()}
-    return _summary(value)
-
-
-def _summary(value: Any) -> str:
-    if isinstance(value, dict):
-        keys = list(value)
-        last = f"; last key {keys[-1]!r}" if keys else ""
-        return f"<omitted: object with {len(keys)} key(s){last}>"
-    if isinstance(value, list):
-        return f"<omitted: array of {len(value)} item(s); append with path ending in /->"
-    return f"<omitted: {type(value).__name__} of {len(_compact(value))} characters>"
-
-
-def _bounded(value: Any, limit: int = EVENT_VALUE_CHARS) -> Any:
-    """`value` itself if small, else a string preview of its JSON that says it was cut."""
-    text = _compact(value)
-    return value if len(text) <= limit else shorten(text, limit)
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def _fenced(value: Any) -> str:
-    return _fence(_compact(value))
-
-
-def _fence(json_text: str) -> str:
-    # Backticks only occur inside JSON strings, where \u0060 means the same: data can't close the fence.
-    return "```json\n" + json_text.replace("`", "\\u0060") + "\n```"

@@ -1,5 +1,5 @@
 """Sending one request to a model: what the providers share, so that each provider module holds only its
-wire format.
+client, its keys and its wire format.
 
 A provider module gives a `Wire`: how to send one `Call` in one response form, and how to read that SDK's
 errors. `Transport` sends: within the backend's concurrency limit, under the deadline, with retries,

@@ -7,10 +7,11 @@ Failures of all three are `RulesError`s naming the file, the line and the tool. 
 of it for a catalog: the program that answers each tool, and the load errors of the others.
 """
 
+from sim_mcp.errors import RulesError
 from sim_mcp.rules.catalog import RulesCatalog, compile_environment, compile_rules
 from sim_mcp.rules.examples import example_problem
 from sim_mcp.rules.helpers import CallContext
-from sim_mcp.rules.program import Program, RulesError, compile_program, function_name
+from sim_mcp.rules.program import Program, compile_program, function_name
 from sim_mcp.rules.runtime import Limits, RuleOutcome, run_tool
 from sim_mcp.rules.single import clock_of, tool_program
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sim_mcp.errors import SpecError
+from sim_mcp.errors import RulesError, SpecError
 from sim_mcp.rules.examples import example_problem
-from sim_mcp.rules.program import Program, RulesError, compile_program
+from sim_mcp.rules.program import Program, compile_program
 from sim_mcp.rules.runtime import Limits
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sim_mcp.errors import RulesError
 from sim_mcp.rules.helpers import CallContext
-from sim_mcp.rules.program import Program, RulesError
+from sim_mcp.rules.program import Program
 from sim_mcp.rules.runtime import Limits, run_tool
 from sim_mcp.specs.model import ToolExample, ToolSpec
 from sim_mcp.text import shown

@@ -16,6 +16,7 @@ from datetime import datetime
 
 import starlark
 
+from sim_mcp.errors import RulesError
 from sim_mcp.rules.helpers import (
     DEFAULT_CLOCK,
     PRELUDE,
@@ -63,26 +64,6 @@ def {ENTRY}(name, state_text, arguments_text):
     removed = [key for key in before if key not in state]
     return json.encode({{"result": result, "changed": changed, "removed": removed}})
 """
-
-
-class RulesError(Exception):
-    """A program that cannot be compiled or run: `source`, `tool` and `line` say where, `reason` what went
-    wrong. Rendered as a `SpecError` is: ``bank.rules.star: create_transfer (line 35): reason``."""
-
-    def __init__(self, source: str, reason: str, line: int | None = None, tool: str | None = None) -> None:
-        self.source = source
-        self.reason = reason
-        self.line = line
-        self.tool = tool
-        super().__init__(f"{source}: {self.place}: {reason}" if self.place else f"{source}: {reason}")
-
-    @property
-    def place(self) -> str:
-        """Where in the program: `tool (line N)`, `line N` or `tool` (empty when neither is known)."""
-        line = f"line {self.line}" if self.line is not None else ""
-        if self.tool and line:
-            return f"{self.tool} ({line})"
-        return self.tool or line
 
 
 @dataclass(frozen=True, eq=False)

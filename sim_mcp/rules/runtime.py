@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import starlark
 
+from sim_mcp.errors import RulesError
 from sim_mcp.rules.helpers import CallContext
-from sim_mcp.rules.program import ENTRY, Program, RulesError, located_error
+from sim_mcp.rules.program import ENTRY, Program, located_error
 from sim_mcp.state.patch import diff_patch
 from sim_mcp.state.values import json_bytes, pointer
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from sim_mcp.rules.program import Program, RulesError, compile_program, function_name
+from sim_mcp.errors import RulesError
+from sim_mcp.rules.program import Program, compile_program, function_name
 from sim_mcp.specs.model import Environment
 
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)

@@ -22,6 +22,8 @@ from types import TracebackType
 import anyio
 import uvicorn
 
+from sim_mcp.errors import TooManyWatchers
+
 # How long the server keeps an idle HTTP/1.1 connection open. Longer than clients keep theirs (httpx, under
 # the MCP SDK, drops an idle pooled connection after 5 s), so a client never sends a request on a connection
 # the server is closing at that instant: with both at 5 s, a busy client's POST raced the close and failed
@@ -91,10 +93,6 @@ class Watch:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._feed._drop(self)
-
-
-class TooManyWatchers(Exception):
-    """The feed already serves its maximum of watchers."""
 
 
 class LiveFeed:

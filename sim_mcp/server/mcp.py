@@ -29,7 +29,7 @@ from sim_mcp.episodes.user import (
     ASK_USER_INPUT_SCHEMA,
     ASK_USER_OUTPUT_SCHEMA,
 )
-from sim_mcp.errors import SessionLimitExceeded
+from sim_mcp.errors import InvalidSessionName, SessionLimitExceeded
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.resources import resource_handlers
 from sim_mcp.specs.registry import Catalog, Tool
@@ -64,10 +64,6 @@ class _Listing:
         if scope not in self.by_scope:
             self.by_scope[scope] = [to_mcp_tool(tool, tool.served_name(scope)) for tool in catalog.tools_of(scope)]
         return self.by_scope[scope]
-
-
-class InvalidSessionName(ValueError):
-    pass
 
 
 def build_mcp_server(server: ServerContext, routing: SessionRouting) -> Server[Any]:

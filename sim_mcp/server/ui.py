@@ -35,12 +35,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sim_mcp.errors import SessionNotFound, SimMcpError
+from sim_mcp.errors import SessionNotFound, SimMcpError, TooManyWatchers
 from sim_mcp.server import ui_render as render
 from sim_mcp.server.auth import login_target, set_token_cookie, token_matches
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.control import mcp_url
-from sim_mcp.server.live import TooManyWatchers
 from sim_mcp.state.diff import changes, diff_lines, rebuild
 from sim_mcp.state.session import SessionRecord
 from sim_mcp.state.values import json_equal

@@ -9,17 +9,18 @@ listening, so `--port 0` becomes one real port for all the workers), starts the 
 one that exits on its own, and on SIGTERM or Ctrl-C tells each worker to shut down (each finishes its
 in-flight calls, as a single server does) and waits for them.
 
-A session's calls may reach any worker, one after another or at once (the kernel hashes each new
-connection, and an HTTP client opens several), so the workers keep no handshake state of the MCP SDK's
+A session's calls may reach any worker, one after another or at once (the kernel hashes each new connection,
+and an HTTP client opens several), so the workers keep no handshake state of the MCP SDK's
 (`stateless_http`: handshake-era clients name their session in the URL, `/mcp?session=NAME`, as
-2026-07-28-era clients must anyway), and they need one store that they all see: Redis (`--store
-redis://HOST:PORT/DB`). Its session lock (a lease in Redis, writes fenced by the lock's token)
-serializes one session's calls across processes as it does across machines. The memory store (each
-process would hold sessions of its own) and SQLite (its session lock is held in one process) are
-refused, as is `--record` (one process appends to a cassette). Every response names the worker that
-served it in an `X-Sim-Mcp-Worker` header (0 to N-1), to see how the load spreads. What stays per
-process: the web UI's live feed and change notifications (a watcher hears about the calls its own worker
-served), and `/metrics` (each scrape reads one worker). Linux only (`SO_REUSEPORT` balancing).
+2026-07-28-era clients must anyway), and they need one store that they all see: a store whose class says it
+is `shared` (Redis, `--store redis://HOST:PORT/DB`, or one a package registers). Redis's session lock (a
+lease in Redis, writes fenced by the lock's token) serializes one session's calls across processes as it
+does across machines. The memory store (each process would hold sessions of its own) and SQLite (its session
+lock is held in one process) are refused, as is `--record` (one process appends to a cassette). Every
+response names the worker that served it in an `X-Sim-Mcp-Worker` header (0 to N-1), to see how the load
+spreads. What stays per process: the web UI's live feed and change notifications (a watcher hears about the
+calls its own worker served), and `/metrics` (each scrape reads one worker). Linux only (`SO_REUSEPORT`
+balancing).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from types import FrameType
 
 from sim_mcp.config import EpisodesConfig, ServerConfig, Settings, StoreConfig
 from sim_mcp.errors import ConfigError
+from sim_mcp.plugins import STORES
+from sim_mcp.state.stores import store_kind
 
 __all__ = ["serve_workers"]
 
@@ -90,9 +93,10 @@ def check_workers(server: ServerConfig, store: StoreConfig, episodes: EpisodesCo
     flag = f"--workers {server.workers}"
     if server.transport != "http":
         raise ConfigError(f"{flag} serves HTTP: stdio is one process and one session (--transport http)")
-    if not store.store.lower().startswith(("redis://", "rediss://")):
+    if not store_kind(store.store).shared:
+        shared = [STORES.entry(name).help for name in STORES.builtin() if store_kind(f"{name}://").shared]
         raise ConfigError(
-            f"{flag} needs a store every worker sees: give --store redis://HOST:PORT/DB (SIM_MCP_STORE); "
+            f"{flag} needs a store every worker sees: give --store {' or '.join(shared)} (SIM_MCP_STORE); "
             f"with {store.store!r} each worker would have sessions of its own"
         )
     if episodes.record is not None:

@@ -30,7 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation, Tool
 
-from sim_mcp.errors import SimMcpError, SpecError
+from sim_mcp.errors import CaptureError, SpecError
 from sim_mcp.specs.formats import read_document
 from sim_mcp.specs.model import Environment
 
@@ -49,15 +49,6 @@ _MAX_PAGES = 1000
 _STDERR_TAIL_LINES = 15
 """Lines of a failed command's stderr quoted in the error."""
 _NAME_LIMIT = 64
-
-
-class CaptureError(SimMcpError):
-    """A live server whose tools could not be captured; `target` is its URL or command line."""
-
-    def __init__(self, target: str, reason: str) -> None:
-        self.target = target
-        self.reason = reason
-        super().__init__(f"capture from {target}: {reason}")
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     AliasChoices,
     BaseModel,
     ConfigDict,
@@ -21,11 +22,21 @@ from pydantic import (
     model_validator,
 )
 
+from sim_mcp.plugins import OUTPUT_MODES
 from sim_mcp.specs.stamps import latest_timestamp
 
 JsonObject = dict[str, Any]
-# How an LLM answers one call: an RFC 6902 patch of the state, or a rules program run on it (docs/formats.md).
-LlmOutput = Literal["patch", "program", "auto"]
+
+
+def _output_mode(name: str) -> str:
+    if name not in OUTPUT_MODES:
+        raise ValueError(f"expected one of {', '.join(OUTPUT_MODES)}, got {name!r}")
+    return name
+
+
+# How an LLM answers one call: an RFC 6902 patch of the state, a rules program run on it (docs/formats.md), or
+# another output mode of the table of output modes (`sim_mcp.plugins.OUTPUT_MODES`).
+LlmOutput = Annotated[str, AfterValidator(_output_mode)]
 
 
 class ToolAnnotations(BaseModel):

@@ -16,7 +16,7 @@ from sim_mcp.specs.schema import CompiledSchema, compile_schema
 # Where two environments define a tool of the same name, `/mcp` serves each as `{env}__{tool}`;
 # `/mcp/{env}` always serves plain names. (`__` rather than `.`: OpenAI function names forbid dots.)
 NAMESPACE_SEPARATOR = "__"
-# Folders of this name hold task files (see `specs.tasks`): never read as environments.
+# Folders of this name hold task files (see `episodes.tasks`): never read as environments.
 TASKS_FOLDER = "tasks"
 # A spec's rules program may sit beside it: `bank.yaml` -> `bank.rules.star` (docs/formats.md).
 RULES_SUFFIX = ".rules.star"
@@ -132,7 +132,7 @@ def with_rules_file(environment: Environment, path: Path) -> Environment:
 
 def spec_files(folder: Path) -> list[Path]:
     """The spec files of a folder, recursively, in a stable order; hidden files and folders are skipped,
-    and so are folders named `tasks` (task files, read by `specs.tasks`, not environments)."""
+    and so are folders named `tasks` (task files, read by `episodes.tasks`, not environments)."""
     if folder.is_file():
         return [] if folder.parent.name == TASKS_FOLDER else [folder]
     return [path for path in visible_files(folder) if not in_tasks_folder(folder, path)]

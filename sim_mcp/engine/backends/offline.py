@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from jsonpointer import escape
 
@@ -55,6 +55,10 @@ from sim_mcp.specs.registry import RULES_SUFFIX
 from sim_mcp.specs.schema import CompiledSchema, compile_schema
 from sim_mcp.state.patch import apply_patch
 
+if TYPE_CHECKING:
+    from sim_mcp.config import LlmConfig
+    from sim_mcp.rules import Limits
+
 _TEXT_QUERY_ARGS = frozenset({"query", "q", "search", "text", "keyword", "keywords", "term", "search_term"})
 _PAGING_ARGS = frozenset(
     {"limit", "max_results", "page_size", "per_page", "top", "count", "offset", "page", "sort", "cursor", "order"}
@@ -79,6 +83,10 @@ class OfflineBackend(Backend):
         """`unknown`: "error" answers a tool it cannot read, and that does not say it only reads, with an
         honest error; "generate" with schema-valid generated data, the state unchanged."""
         self.unknown = unknown
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        return cls(settings.offline_unknown)
 
     async def simulate(self, request: SimulationRequest) -> Outcome:
         return _Call(request, self.unknown).run()

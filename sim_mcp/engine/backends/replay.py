@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Self
 
 import anyio.to_thread
 
@@ -21,25 +22,15 @@ from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.cache import cache_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key, read_cassette
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
-from sim_mcp.errors import BackendError
+from sim_mcp.errors import ConfigError, ReplayMiss
+from sim_mcp.plugins import BACKENDS
 from sim_mcp.state.session import TokenUsage
 
+if TYPE_CHECKING:
+    from sim_mcp.config import LlmConfig
+    from sim_mcp.rules import Limits
+
 __all__ = ["ReplayBackend", "ReplayMiss"]
-
-
-class ReplayMiss(BackendError):
-    """The cassette holds no outcome for this call in this state."""
-
-    def __init__(self, cassette: Path, request: SimulationRequest) -> None:
-        self.cassette = cassette
-        self.tool = request.tool.name
-        self.environment = request.environment.name
-        super().__init__(
-            "replay",
-            f"the cassette {cassette} has no outcome for {self.tool!r} (environment {self.environment!r}, "
-            f"version {request.environment.version}) with these arguments in this state: record it with "
-            "--record, or give --replay-fallback BACKEND to simulate what the cassette lacks",
-        )
 
 
 class ReplayBackend(Backend):
@@ -56,6 +47,31 @@ class ReplayBackend(Backend):
         self._entries: dict[str, list[CassetteEntry]] = {}
         # (session, key) -> how many times the session has met that situation.
         self._seen: defaultdict[tuple[str, str], int] = defaultdict(int)
+
+    @classmethod
+    def from_config(cls, settings: LlmConfig, limits: Limits | None = None) -> Self:
+        """The cassette (`--cassette`) and the backend for calls it lacks (`--replay-fallback`)."""
+        from sim_mcp.engine.backends import load_backend
+
+        if settings.cassette is None:
+            raise ConfigError(
+                "backend replay needs a cassette: give --cassette FILE (SIM_MCP_CASSETTE), a file written by --record"
+            )
+        if settings.replay_fallback is None:
+            return cls(settings.cassette)
+        if settings.replay_fallback == cls.name:
+            others = ", ".join(name for name in BACKENDS.builtin() if name != cls.name)
+            raise ConfigError(
+                f"--replay-fallback: expected another backend to simulate what the cassette lacks ({others}), "
+                "got 'replay'"
+            )
+        fallback = load_backend(
+            settings.model_copy(
+                update={"backend": settings.replay_fallback, "cassette": None, "replay_fallback": None}
+            ),
+            limits,
+        )
+        return cls(settings.cassette, fallback)
 
     async def start(self) -> None:
         entries = await anyio.to_thread.run_sync(read_cassette, self.path)
@@ -79,7 +95,7 @@ class ReplayBackend(Backend):
         if not entries:
             self.misses += 1
             if self.fallback is None:
-                raise ReplayMiss(self.path, request)
+                raise ReplayMiss(self.path, request.tool.name, request.environment.name, request.environment.version)
             outcome = await self.fallback.simulate(request)
             note = f"not in the cassette: simulated by {self.fallback.name}"
             return outcome.model_copy(update={"note": f"{note}; {outcome.note}" if outcome.note else note})

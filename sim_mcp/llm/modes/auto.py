@@ -17,11 +17,26 @@ code the patch prompt never shows. (So a tool that changes the state has two sta
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sim_mcp.engine.contract import SimulationRequest
 from sim_mcp.engine.intent import Action, read_intent
+from sim_mcp.llm.modes.base import Answering, ModeChooser
+from sim_mcp.llm.modes.patch import PATCH
+from sim_mcp.llm.modes.program import PROGRAM
 from sim_mcp.specs.model import LlmOutput, ToolSpec
 
-__all__ = ["chosen_mode", "falls_back", "program_attempts", "reads"]
+__all__ = ["AUTO", "AutoMode", "chosen_mode", "falls_back", "program_attempts", "reads"]
+
+
+class AutoMode(ModeChooser):
+    name: LlmOutput = "auto"
+
+    def answering(self, request: SimulationRequest) -> Answering:
+        if falls_back(request):
+            # Its one attempt is asked afresh: the feedback so far is about programs.
+            return Answering(PATCH, replace(request, feedback=[]), fallback=True)
+        return Answering(PATCH if chosen_mode(request) == "patch" else PROGRAM, request)
 
 
 def program_attempts(attempts: int) -> int:
@@ -55,3 +70,7 @@ def reads(tool: ToolSpec, state: object) -> bool:
     if tool.annotations is not None and tool.annotations.read_only_hint:
         return True
     return read_intent(tool.name, state).action in (Action.GET, Action.LIST)
+
+
+AUTO = AutoMode()
+"""The mode, as the table of output modes names it."""

@@ -17,7 +17,7 @@ from sim_mcp.llm.profiles import ModelProfile
 from sim_mcp.rules import Limits
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 
-__all__ = ["Mode", "ModeContext"]
+__all__ = ["Answering", "Mode", "ModeChooser", "ModeContext"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +50,23 @@ class Mode(ABC):
     @abstractmethod
     def finish(self, read: Outcome, request: SimulationRequest, context: ModeContext) -> Outcome:
         """The outcome of the call from what was read of the reply; `InvalidOutcome` with what to fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answering:
+    """How one attempt of a call is answered: in `mode`, asked `request`, and whether it is a fallback to
+    patch mode after program mode gave no valid answer (auto)."""
+
+    mode: Mode
+    request: SimulationRequest
+    fallback: bool = False
+
+
+class ModeChooser(ABC):
+    """An output mode that picks another per call and attempt (`auto`)."""
+
+    name: LlmOutput
+
+    @abstractmethod
+    def answering(self, request: SimulationRequest) -> Answering:
+        """The mode of this attempt of the call, and the request to ask it."""

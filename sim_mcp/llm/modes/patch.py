@@ -14,7 +14,7 @@ from sim_mcp.llm.modes.program import run_program
 from sim_mcp.llm.profiles import ModelProfile
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 
-__all__ = ["OUTCOME_SCHEMA", "PatchMode", "outcome_schema"]
+__all__ = ["OUTCOME_SCHEMA", "PATCH", "PatchMode", "outcome_schema"]
 
 _RULES = """\
 How to answer:
@@ -88,3 +88,7 @@ class PatchMode(Mode):
     def finish(self, read: Outcome, request: SimulationRequest, context: ModeContext) -> Outcome:
         # A model asked for a patch that wrote the tool's program instead is taken at its word: it is run.
         return run_program(read, request, context) if read.program is not None else read
+
+
+PATCH = PatchMode()
+"""The mode, as the table of output modes names it."""

@@ -21,7 +21,7 @@ from sim_mcp.llm.profiles import ModelProfile
 from sim_mcp.rules import CallContext, RulesError, function_name, run_tool, tool_program
 from sim_mcp.specs.model import Environment, LlmOutput, ToolSpec
 
-__all__ = ["PROGRAM_SCHEMA", "ProgramMode", "program_guide", "run_program"]
+__all__ = ["PROGRAM", "PROGRAM_SCHEMA", "ProgramMode", "program_guide", "run_program"]
 
 # The JSON Schema of an answer in program mode: the engine runs the program.
 PROGRAM_SCHEMA: dict[str, Any] = {
@@ -149,3 +149,7 @@ def _error_example(environment: Environment, tool: ToolSpec) -> str | None:
 def _keyed_at_root(collection: Collection) -> bool:
     """A collection the examples can write as `state["tickets"]`: a mapping id -> record at the root."""
     return len(collection.path) == 1 and isinstance(collection.records, dict)
+
+
+PROGRAM = ProgramMode()
+"""The mode, as the table of output modes names it."""

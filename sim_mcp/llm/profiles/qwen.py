@@ -52,49 +52,31 @@ def _escaped_newline_in_code(text: str) -> bool:
     return False
 
 
-# Where Starlark is not the Python the model expects: what to write instead.
-_HINTS = (
-    ErrorHint(re.compile(r"^Unpacked \d+ values but expected \d+"), "a loop over a dict gives its keys: use .items()"),
-    ErrorHint(re.compile(r"f-strings"), 'f-strings take bare names only: use "%s" % value'),
-    ErrorHint(
-        re.compile(r"reserved keyword `(raise|try|except)`"),
-        "no exceptions in Starlark: return error('message') fails the call; test first (.get(), 'in')",
-    ),
-    ErrorHint(re.compile(r"reserved keyword `del`"), "no del in Starlark: records.pop(key) removes a key"),
-    ErrorHint(
-        re.compile(r"^Variable `(set|isinstance)` not found"), 'not in Starlark: use a dict, or type(x) == "string"'
-    ),
-    ErrorHint(
-        re.compile(r"^Variable `(random|string|math)` not found"),
-        "no modules in Starlark: random_code(length) and random_int(low, high) draw, round(x, n) rounds",
-    ),
-    ErrorHint(
-        re.compile(rf"^Local variable `({'|'.join(sorted(HELPER_NAMES))})` referenced before assignment"),
-        "a variable of that name hides the helper: name it otherwise",
-    ),
-    ErrorHint(
-        re.compile(r"^Variable `(datetime|timedelta|date|time)` not found|reserved keyword `(from|import)`"),
-        "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
-        "to_seconds(t) for times",
-    ),
-    ErrorHint(
-        re.compile(r"has no attribute `sort`"),
-        "no list.sort() in Starlark: sorted(items), or sorted_by(records, field)",
-    ),
-    ErrorHint(
-        re.compile(r"^Type of parameters mismatch, expected `int`, actual `string"),
-        "a string indexed by a name: a loop over a dict gives its keys, use .values() or .items()",
-    ),
-    ErrorHint(
-        re.compile(r"unexpected symbol '\*\*'"),
-        "no {**record} in Starlark: copy with new = dict(record), then new.update(changes) or new[key] = value",
-    ),
-    ErrorHint(
-        re.compile(r"^Key '[^']*' was not found"),
-        'a key that may be absent (an optional argument or field): use .get("key"); a record: test '
-        '"id in collection" first',
-    ),
-)
+# Where Starlark is not the Python the model expects: what to write instead (the interpreter's message, matched
+# by a regular expression -> the hint added to it).
+_HELPER_SHADOWED = rf"^Local variable `({'|'.join(sorted(HELPER_NAMES))})` referenced before assignment"
+_NO_DATETIME = r"^Variable `(datetime|timedelta|date|time)` not found|reserved keyword `(from|import)`"
+_HINT_TEXTS = {
+    r"^Unpacked \d+ values but expected \d+": "a loop over a dict gives its keys: use .items()",
+    r"f-strings": 'f-strings take bare names only: use "%s" % value',
+    r"reserved keyword `(raise|try|except)`": "no exceptions in Starlark: return error('message') fails the call; "
+    "test first (.get(), 'in')",
+    r"reserved keyword `del`": "no del in Starlark: records.pop(key) removes a key",
+    r"^Variable `(set|isinstance)` not found": 'not in Starlark: use a dict, or type(x) == "string"',
+    r"^Variable `(random|string|math)` not found": "no modules in Starlark: random_code(length) and "
+    "random_int(low, high) draw, round(x, n) rounds",
+    _HELPER_SHADOWED: "a variable of that name hides the helper: name it otherwise",
+    _NO_DATETIME: "no imports or datetime in Starlark: dates are ISO strings, compared as strings (today(), now()); "
+    "to_seconds(t) for times",
+    r"has no attribute `sort`": "no list.sort() in Starlark: sorted(items), or sorted_by(records, field)",
+    r"^Type of parameters mismatch, expected `int`, actual `string": "a string indexed by a name: a loop over a "
+    "dict gives its keys, use .values() or .items()",
+    r"unexpected symbol '\*\*'": "no {**record} in Starlark: copy with new = dict(record), then "
+    "new.update(changes) or new[key] = value",
+    r"^Key '[^']*' was not found": 'a key that may be absent (an optional argument or field): use .get("key"); '
+    'a record: test "id in collection" first',
+}
+_HINTS = tuple(ErrorHint(re.compile(pattern), hint) for pattern, hint in _HINT_TEXTS.items())
 
 PROFILE = ModelProfile(
     name="qwen2.5-coder",

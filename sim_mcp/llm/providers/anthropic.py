@@ -25,24 +25,12 @@ from anthropic import (
 )
 
 from sim_mcp.config import LlmConfig
+from sim_mcp.llm import transport
 from sim_mcp.llm.backend import LLMBackend
-from sim_mcp.llm.transport import (
-    Call,
-    ErrorKinds,
-    Reply,
-    SchemaBytes,
-    Wire,
-    count,
-    json_object,
-    json_text,
-    reply_body,
-    request_url,
-    sdk_options,
-)
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from sim_mcp.rules import Limits
+    pass
 
 __all__ = ["AnthropicBackend"]
 
@@ -60,10 +48,12 @@ class AnthropicBackend(LLMBackend):
 
     name = "anthropic"
 
-    def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
-        config = LlmConfig.of(settings)
-        base_url = config.base_url or os.environ.get(_URL_VARIABLE) or None
-        api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
+    key_variable = _KEY_VARIABLE
+    url_variable = _URL_VARIABLE
+
+    def _connect(
+        self, config: LlmConfig, base_url: str | None, api_key: str | None
+    ) -> tuple[transport.Wire, str | None]:
         auth_token = os.environ.get(_TOKEN_VARIABLE) or None
         client: AsyncAnthropic | None = None
         if api_key is not None or auth_token is not None or base_url is not None:
@@ -71,7 +61,7 @@ class AnthropicBackend(LLMBackend):
                 api_key=api_key or (None if auth_token else _PLACEHOLDER_KEY),
                 auth_token=auth_token,
                 base_url=base_url,
-                **sdk_options(DefaultAioHttpClient, config),
+                **transport.sdk_options(DefaultAioHttpClient, config),
             )
         missing = (
             None
@@ -81,25 +71,23 @@ class AnthropicBackend(LLMBackend):
                 f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE} for a server that needs none"
             )
         )
-        super().__init__(
-            config, _AnthropicWire(client), limits=limits, base_url=base_url, api_key=api_key, missing=missing
-        )
+        return _AnthropicWire(client), missing
 
 
-class _AnthropicWire(Wire):
+class _AnthropicWire(transport.Wire):
     provider = "the Anthropic API"
     server = "the Anthropic API"
     url_source = f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE}"
-    errors = ErrorKinds(AnthropicError, APITimeoutError, APIConnectionError, APIStatusError)
+    errors = transport.ErrorKinds(AnthropicError, APITimeoutError, APIConnectionError, APIStatusError)
     secret = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
 
     def __init__(self, client: AsyncAnthropic | None) -> None:
         super().__init__(client)
         self._client = client
-        self._tools = SchemaBytes()
-        self._url = request_url(client.base_url, "/v1/messages") if client is not None else ""
+        self._tools = transport.SchemaBytes()
+        self._url = transport.request_url(client.base_url, "/v1/messages") if client is not None else ""
 
-    async def send(self, call: Call, form: str) -> Reply:
+    async def send(self, call: transport.Call, form: str) -> transport.Reply:
         assert self._client is not None
         simulating = call.purpose == "simulate"
         name = _TOOL_NAME if simulating else call.name
@@ -110,30 +98,30 @@ class _AnthropicWire(Wire):
         tools = self._tools.get(
             (name, description),
             call.schema,
-            lambda: json_text([{"name": name, "description": description, "input_schema": call.schema}]),
+            lambda: transport.json_text([{"name": name, "description": description, "input_schema": call.schema}]),
         )
         head = (
             b'"system":'
             + system
             + b',"messages":[{"role":"user","content":'
-            + json_text(call.user)
+            + transport.json_text(call.user)
             + b'}],"tools":'
             + tools
         )
         fields = {"model": call.model, "max_tokens": call.max_tokens, "tool_choice": {"type": "tool", "name": name}}
-        raw = await self._client.post(self._url, content=json_object(head, fields), cast_to=bytes)
-        return _reply(reply_body(raw), name)
+        raw = await self._client.post(self._url, content=transport.json_object(head, fields), cast_to=bytes)
+        return _reply(transport.reply_body(raw), name)
 
     async def probe(self, timeout_s: float) -> None:
         assert self._client is not None
         await self._client.with_options(max_retries=0, timeout=timeout_s).models.list()
 
 
-def _reply(body: dict[str, Any] | str, tool: str) -> Reply:
+def _reply(body: dict[str, Any] | str, tool: str) -> transport.Reply:
     """A Messages body (`content` blocks, `stop_reason`, `usage`) as a `Reply`: the text blocks, and the
     input of the call to `tool` when the reply made one."""
     if isinstance(body, str):
-        return Reply(TokenUsage(), problem=body)
+        return transport.Reply(TokenUsage(), problem=body)
     usage = _usage(body.get("usage"))
     blocks = [block for block in body.get("content") or () if isinstance(block, dict)]
     tool_input = next(
@@ -141,15 +129,17 @@ def _reply(body: dict[str, Any] | str, tool: str) -> Reply:
     )
     text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
     # A reply cut off keeps what it had (for the trajectory), but is not read as an answer.
-    return Reply(usage, text=text, tool_input=tool_input, cut_off=body.get("stop_reason") == "max_tokens")
+    return transport.Reply(usage, text=text, tool_input=tool_input, cut_off=body.get("stop_reason") == "max_tokens")
 
 
 def _usage(usage: object) -> TokenUsage:
     # Anthropic counts cached and cache-writing input apart from `input_tokens`; ours is the total, like OpenAI's.
     if not isinstance(usage, dict):
         return TokenUsage()
-    read = count(usage.get("cache_read_input_tokens"))
-    written = count(usage.get("cache_creation_input_tokens"))
+    read = transport.count(usage.get("cache_read_input_tokens"))
+    written = transport.count(usage.get("cache_creation_input_tokens"))
     return TokenUsage(
-        input=count(usage.get("input_tokens")) + read + written, output=count(usage.get("output_tokens")), cached=read
+        input=transport.count(usage.get("input_tokens")) + read + written,
+        output=transport.count(usage.get("output_tokens")),
+        cached=read,
     )

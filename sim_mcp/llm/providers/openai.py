@@ -17,7 +17,6 @@ bytes) included, which the base encodes once, and build a `ChatCompletion` of th
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -31,24 +30,12 @@ from openai import (
 )
 
 from sim_mcp.config import LlmConfig
+from sim_mcp.llm import transport
 from sim_mcp.llm.backend import LLMBackend
-from sim_mcp.llm.transport import (
-    Call,
-    ErrorKinds,
-    Reply,
-    SchemaBytes,
-    Wire,
-    count,
-    json_object,
-    json_text,
-    reply_body,
-    request_url,
-    sdk_options,
-)
 from sim_mcp.state.session import TokenUsage
 
 if TYPE_CHECKING:
-    from sim_mcp.rules import Limits
+    pass
 
 __all__ = ["OpenAIBackend"]
 
@@ -64,16 +51,18 @@ class OpenAIBackend(LLMBackend):
 
     name = "openai"
 
-    def __init__(self, settings: LlmConfig, *, limits: Limits | None = None, api_key: str | None = None) -> None:
-        config = LlmConfig.of(settings)
-        base_url = config.base_url or os.environ.get(_URL_VARIABLE) or None
-        api_key = api_key if api_key is not None else os.environ.get(_KEY_VARIABLE) or None
+    key_variable = _KEY_VARIABLE
+    url_variable = _URL_VARIABLE
+
+    def _connect(
+        self, config: LlmConfig, base_url: str | None, api_key: str | None
+    ) -> tuple[transport.Wire, str | None]:
         client: AsyncOpenAI | None = None
         if api_key is not None or base_url is not None:
             client = AsyncOpenAI(
                 api_key=api_key or _PLACEHOLDER_KEY,
                 base_url=base_url,
-                **sdk_options(DefaultAioHttpClient, config),
+                **transport.sdk_options(DefaultAioHttpClient, config),
             )
         missing = (
             None
@@ -83,16 +72,14 @@ class OpenAIBackend(LLMBackend):
                 f"(or {_URL_VARIABLE}) for an OpenAI-compatible server that needs none"
             )
         )
-        super().__init__(
-            config, _OpenAIWire(client, base_url), limits=limits, base_url=base_url, api_key=api_key, missing=missing
-        )
+        return _OpenAIWire(client, base_url), missing
 
 
-class _OpenAIWire(Wire):
+class _OpenAIWire(transport.Wire):
     provider = "the OpenAI API"
     server = "the OpenAI-compatible server"
     url_source = "--base-url / SIM_MCP_BASE_URL"
-    errors = ErrorKinds(OpenAIError, APITimeoutError, APIConnectionError, APIStatusError)
+    errors = transport.ErrorKinds(OpenAIError, APITimeoutError, APIConnectionError, APIStatusError)
     secret = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-*]{8,}")
     forms = _FORMS
 
@@ -100,10 +87,10 @@ class _OpenAIWire(Wire):
         super().__init__(client)
         self._client = client
         self._base_url = base_url
-        self._formats = SchemaBytes()
-        self._url = request_url(client.base_url, "/chat/completions") if client is not None else ""
+        self._formats = transport.SchemaBytes()
+        self._url = transport.request_url(client.base_url, "/chat/completions") if client is not None else ""
 
-    async def send(self, call: Call, form: str) -> Reply:
+    async def send(self, call: transport.Call, form: str) -> transport.Reply:
         assert self._client is not None
         fields: dict[str, Any] = {
             "model": call.model,
@@ -120,12 +107,12 @@ class _OpenAIWire(Wire):
             b'"messages":[{"role":"system","content":'
             + call.system_json
             + b'},{"role":"user","content":'
-            + json_text(call.user)
+            + transport.json_text(call.user)
             + b"}]"
             + self._formats.get((form, call.name), call.schema, lambda: _response_format(form, call.name, call.schema))
         )
-        raw = await self._client.post(self._url, content=json_object(messages, fields), cast_to=bytes)
-        return _reply(reply_body(raw))
+        raw = await self._client.post(self._url, content=transport.json_object(messages, fields), cast_to=bytes)
+        return _reply(transport.reply_body(raw))
 
     def form_rejected(self, error: Exception) -> bool:
         """Whether the server refused the request for its response format (not for something else)."""
@@ -154,34 +141,38 @@ def _response_format(form: str, name: str, schema: dict[str, Any]) -> bytes:
             value = {"type": "json_object"}
         case _:
             return b""
-    return b',"response_format":' + json_text(value)
+    return b',"response_format":' + transport.json_text(value)
 
 
-def _reply(body: dict[str, Any] | str) -> Reply:
+def _reply(body: dict[str, Any] | str) -> transport.Reply:
     """A Chat Completions body (`choices[0].message`, `finish_reason`, `usage`) as a `Reply`."""
     if isinstance(body, str):
-        return Reply(TokenUsage(), problem=body)
+        return transport.Reply(TokenUsage(), problem=body)
     usage = _usage(body.get("usage"))
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return Reply(usage, problem="the reply had no choices")
+        return transport.Reply(usage, problem="the reply had no choices")
     choice = choices[0]
     message = choice.get("message")
     message = message if isinstance(message, dict) else {}
     content = message.get("content")
     if choice.get("finish_reason") == "length":  # kept for the trajectory: what the model was writing
-        return Reply(usage, text=content if isinstance(content, str) else "", cut_off=True)
+        return transport.Reply(usage, text=content if isinstance(content, str) else "", cut_off=True)
     if not isinstance(content, str) or not content:
         refusal = message.get("refusal")
-        return Reply(usage, problem=f"the model refused: {refusal}" if refusal else "the reply had no content")
-    return Reply(usage, text=content)
+        return transport.Reply(
+            usage, problem=f"the model refused: {refusal}" if refusal else "the reply had no content"
+        )
+    return transport.Reply(usage, text=content)
 
 
 def _usage(usage: object) -> TokenUsage:
     if not isinstance(usage, dict):
         return TokenUsage()
     details = usage.get("prompt_tokens_details")
-    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = transport.count(details.get("cached_tokens")) if isinstance(details, dict) else 0
     return TokenUsage(
-        input=count(usage.get("prompt_tokens")), output=count(usage.get("completion_tokens")), cached=cached
+        input=transport.count(usage.get("prompt_tokens")),
+        output=transport.count(usage.get("completion_tokens")),
+        cached=cached,
     )

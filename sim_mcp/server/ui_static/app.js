@@ -17,6 +17,12 @@
     return node;
   }
 
+  function byIds(...ids) {
+    return ids.map(function (id) {
+      return document.getElementById(id);
+    });
+  }
+
   function sessionHref(id) {
     return "/ui/sessions/" + encodeURIComponent(id);
   }
@@ -166,12 +172,8 @@
   // ------------------------------------------------------------------------------------------ sessions list
 
   function sessionsPage() {
-    const rows = document.getElementById("session-rows");
-    const table = document.getElementById("sessions");
-    const envFilter = document.getElementById("filter-env");
-    const textFilter = document.getElementById("filter-q");
-    const count = document.getElementById("session-count");
-    const empty = document.getElementById("sessions-empty");
+    const [rows, table, envFilter, textFilter, count, empty] = byIds(
+      "session-rows", "sessions", "filter-env", "filter-q", "session-count", "sessions-empty");
     const cap = parseInt(table.dataset.cap, 10) || 500;
     const NO_ENV = "(none)";
 
@@ -466,11 +468,8 @@
   function sessionPage() {
     const id = body.dataset.session;
     const base = "/sessions/" + encodeURIComponent(id);
-    const timeline = document.getElementById("timeline");
-    const timelineEmpty = document.getElementById("timeline-empty");
-    const timelineCount = document.getElementById("timeline-count");
-    const diff = document.getElementById("diff");
-    const diffPanel = document.getElementById("diff-panel");
+    const [timeline, timelineEmpty, timelineCount, diff, diffPanel] = byIds(
+      "timeline", "timeline-empty", "timeline-count", "diff", "diff-panel");
     let known = parseInt(body.dataset.events, 10) || 0;
     let selected = body.dataset.selected ? parseInt(body.dataset.selected, 10) : null;
     let gone = false;

@@ -2,30 +2,26 @@
 
 Each reader is a function `(document, source) -> Environment`. `read_spec_file` parses the file
 (YAML, JSON or JSON Lines), detects the format from the content (or takes the one it is given), and calls
-the reader. Formats: `native` (ours), `openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `tools/list` results),
-`openai` and `anthropic` (function-calling tools of those APIs) and `bfcl` (BFCL function docs).
+the reader. The formats are the table `sim_mcp.plugins.SPEC_FORMATS`, in detection order: `native` (ours),
+`openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `tools/list` results), `openai` and `anthropic` (function-calling
+tools of those APIs) and `bfcl` (BFCL function docs); each module's `FORMAT` (`base.SpecFormat`) says how to
+tell its files and read one. A format of one's own is a module with a `FORMAT`, registered
+(`register_spec_format`) or named in the `sim_mcp.spec_formats` entry-point group.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
-from collections.abc import Callable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from sim_mcp.errors import SpecError
-from sim_mcp.specs.formats.anthropic import looks_anthropic, read_anthropic
-from sim_mcp.specs.formats.bfcl import looks_bfcl, read_bfcl
-from sim_mcp.specs.formats.mcp import looks_mcp, read_mcp
-from sim_mcp.specs.formats.native import TOOLS_FROM, looks_native, read_native
-from sim_mcp.specs.formats.openai import looks_openai, read_openai
-from sim_mcp.specs.formats.openapi import looks_openapi, read_openapi
+from sim_mcp.errors import ConfigError, NotRegistered, SpecError
+from sim_mcp.plugins import SPEC_FORMATS
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.model import Environment
-
-Reader = Callable[[Any, str], Environment]
 
 SPEC_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".jsonl"})
 
@@ -45,7 +41,7 @@ def visible_files(folder: Path) -> list[Path]:
 def read_spec_file(path: Path, format: str | None = None) -> Environment:
     """Read one spec file into an environment; raises `SpecError` naming the file, place and reason.
 
-    `format` (one of `FORMATS`) skips detection, for files whose content is ambiguous.
+    `format` (a name of `SPEC_FORMATS`) skips detection, for files whose content is ambiguous.
     """
     source = str(path)
     document = parse_document(path)
@@ -54,37 +50,47 @@ def read_spec_file(path: Path, format: str | None = None) -> Environment:
 
 def read_document(document: Any, source: str, format: str | None = None) -> Environment:
     if format is not None:
-        for name, _detect, reader in _READERS:
-            if name == format:
-                return reader(document, source)
-        raise SpecError(source, f"unknown spec format {format!r}: expected one of {', '.join(FORMATS)}")
-    for _name, detect, reader in _READERS:
-        if detect(document):
-            return reader(document, source)
-    if isinstance(document, dict) and "name" in document and not {"tools", TOOLS_FROM} & document.keys():
-        # A native environment that has not said its tools yet: say that, not that the format is unknown.
-        close = difflib.get_close_matches("tools", [str(key) for key in document], n=1, cutoff=0.6)
-        hint = f" (did you mean tools, not {close[0]}?)" if close else ""
-        reason = f"missing tools: a native spec lists its tools under tools (or names files in tools_from){hint}"
-        raise SpecError(source, reason)
-    reason = (
-        "unrecognised spec format: expected a native environment (a mapping with name and tools), an OpenAPI "
-        "document, or a list of MCP, OpenAI, Anthropic or BFCL tools"
-    )
-    raise SpecError(source, reason)
+        try:
+            chosen = spec_format(format)
+        except NotRegistered as e:
+            raise SpecError(source, f"unknown spec format {format!r}: expected one of {', '.join(e.known)}") from e
+        return chosen.read(document, source)
+    found = _detected(document)
+    if found is not None:
+        return found.read(document, source)
+    for name in SPEC_FORMATS:
+        # A document almost in a format (a native spec without its tools yet): say what it lacks.
+        near = spec_format(name).near_miss
+        if near is not None and (reason := near(document)) is not None:
+            raise SpecError(source, reason)
+    described = [spec_format(name).described for name in SPEC_FORMATS]
+    expected = ", ".join(described[:-1]) + f" or {described[-1]}" if len(described) > 1 else described[0]
+    raise SpecError(source, f"unrecognised spec format: expected {expected}")
 
 
-def _read_included(path: Path, format: str | None) -> Environment:
-    """A file a native spec's `tools_from` names; it may not name more files itself."""
-    document = parse_document(path)
-    if isinstance(document, dict) and TOOLS_FROM in document and format in (None, "native"):
-        raise SpecError(str(path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
-    return read_document(document, str(path), format)
+def spec_format(name: str) -> SpecFormat:
+    """The format `name` of the table of formats (`NotRegistered` naming them when it has none)."""
+    found = SPEC_FORMATS.load(name)
+    if not isinstance(found, SpecFormat):
+        raise ConfigError(f"spec format {name!r}: {found!r} is not a SpecFormat")
+    return found
 
 
 def detect_format(document: Any) -> str | None:
-    """The name of the format `document` is in, or None when no reader recognises it."""
-    return next((name for name, detect, _reader in _READERS if detect(document)), None)
+    """The name of the format `document` is in, or None when no format recognises it."""
+    found = _detected(document)
+    return found.name if found is not None else None
+
+
+def _detected(document: Any) -> SpecFormat | None:
+    """The first format, in the table's order, that recognises `document`; the installed packages' formats
+    are read only when none of the others does."""
+    found = _first(document, SPEC_FORMATS)
+    return found if found is not None else _first(document, SPEC_FORMATS.scan())
+
+
+def _first(document: Any, names: Iterable[str]) -> SpecFormat | None:
+    return next((spec_format(name) for name in names if spec_format(name).detect(document)), None)
 
 
 def parse_document(path: Path) -> Any:
@@ -130,16 +136,5 @@ def _parse_json_lines(text: str, source: str) -> list[Any]:
     return items
 
 
-# In detection order. The detectors look for shapes that do not overlap, so none takes another's files:
-# native files are mappings with `name` and `tools`/`initial_state`; OpenAPI ones have `openapi`; MCP
-# tools have camelCase `inputSchema`; OpenAI tools have `type: function`; Anthropic ones snake_case
-# `input_schema` (and none of the other formats' keys); BFCL functions have `parameters` and no `type`.
-_READERS: tuple[tuple[str, Callable[[Any], bool], Reader], ...] = (
-    ("native", looks_native, lambda document, source: read_native(document, source, _read_included)),
-    ("openapi", looks_openapi, read_openapi),
-    ("mcp", looks_mcp, read_mcp),
-    ("openai", looks_openai, read_openai),
-    ("anthropic", looks_anthropic, read_anthropic),
-    ("bfcl", looks_bfcl, read_bfcl),
-)
-FORMATS = tuple(name for name, _detect, _reader in _READERS)
+FORMATS = SPEC_FORMATS.builtin()
+"""The names of the formats sim-mcp reads itself, in detection order."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, tool_objects
 from sim_mcp.specs.model import Environment
 
@@ -41,3 +42,6 @@ def read_anthropic(document: Any, source: str) -> Environment:
         }
         drafts.append(ToolDraft(place, fields, {"input_schema": join(place, "input_schema")}))
     return build_environment(source, drafts)
+
+
+FORMAT = SpecFormat("anthropic", looks_anthropic, read_anthropic, "a list of Anthropic tools (input_schema)")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim_mcp.errors import SpecError
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, output_schema
 from sim_mcp.specs.formats.walk import map_subschemas
 from sim_mcp.specs.model import Environment
@@ -85,3 +86,6 @@ def convert_schema(schema: Any) -> Any:
     if isinstance(out.get("items"), list):
         out["prefixItems"] = out.pop("items")
     return out
+
+
+FORMAT = SpecFormat("bfcl", looks_bfcl, read_bfcl, "a list of BFCL functions (parameters)")

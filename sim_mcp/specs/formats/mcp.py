@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import (
     ToolDraft,
     build_environment,
@@ -79,3 +80,6 @@ def _description(document: Any) -> str:
     if isinstance(description := info.get("description"), str) and description:
         text = f"{text}: {description}" if text else description
     return text
+
+
+FORMAT = SpecFormat("mcp", looks_mcp, read_mcp, "a list of MCP tools (inputSchema)")

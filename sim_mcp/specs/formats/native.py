@@ -15,6 +15,7 @@ not load a file named in a `tools_from` as an environment of its own. A file nam
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from sim_mcp.errors import SpecError, SpecErrors
+from sim_mcp.specs.formats import parse_document, read_document
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.schema import json_path, type_name
@@ -32,7 +35,7 @@ TOOLS_FROM = "tools_from"
 IncludedReader = Callable[[Path, "str | None"], Environment]
 """Reads a file that `tools_from` names, in the format given (None: detected)."""
 
-__all__ = ["TOOLS_FROM", "check_tool_schemas", "looks_native", "read_native", "tools_from_paths"]
+__all__ = ["FORMAT", "TOOLS_FROM", "check_tool_schemas", "looks_native", "read_native", "tools_from_paths"]
 
 
 def looks_native(document: Any) -> bool:
@@ -134,3 +137,29 @@ def _with_tools_from(
             origins[tool.name] = f"{include.place} ({include.path.name})"
             tools.append(tool)
     return environment.model_copy(update={"tools": tools})
+
+
+def read_included(path: Path, format: str | None) -> Environment:
+    """A file a native spec's `tools_from` names, in `format` (None: detected); it may not name more files."""
+    document = parse_document(path)
+    if isinstance(document, dict) and TOOLS_FROM in document and format in (None, "native"):
+        raise SpecError(str(path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
+    return read_document(document, str(path), format)
+
+
+def _without_tools(document: Any) -> str | None:
+    """A native environment that has not said its tools yet: say that, not that the format is unknown."""
+    if not (isinstance(document, dict) and "name" in document and not {"tools", TOOLS_FROM} & document.keys()):
+        return None
+    close = difflib.get_close_matches("tools", [str(key) for key in document], n=1, cutoff=0.6)
+    hint = f" (did you mean tools, not {close[0]}?)" if close else ""
+    return f"missing tools: a native spec lists its tools under tools (or names files in tools_from){hint}"
+
+
+FORMAT = SpecFormat(
+    "native",
+    looks_native,
+    lambda document, source: read_native(document, source, read_included),
+    "a native environment (a mapping with name and tools)",
+    _without_tools,
+)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim_mcp.errors import SpecError
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, tool_objects
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.schema import type_name
@@ -44,3 +45,6 @@ def _draft(item: dict[str, Any], place: str, source: str) -> ToolDraft:
     }
     origins = {"name": join(at, "name"), "description": join(at, "description"), "input_schema": join(at, "parameters")}
     return ToolDraft(place, fields, origins)
+
+
+FORMAT = SpecFormat("openai", looks_openai, read_openai, "a list of OpenAI tools (type: function)")

@@ -47,6 +47,7 @@ from urllib.parse import unquote
 from jsonpointer import unescape
 
 from sim_mcp.errors import SpecError
+from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, join, output_schema
 from sim_mcp.specs.formats.walk import map_subschemas
 from sim_mcp.specs.model import Environment
@@ -483,3 +484,6 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     if isinstance(enum := out.get("enum"), list) and None not in enum:
         out["enum"] = [*enum, None]
     return out
+
+
+FORMAT = SpecFormat("openapi", looks_openapi, read_openapi, "an OpenAPI document")

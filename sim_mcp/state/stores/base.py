@@ -1,4 +1,9 @@
-"""The interface every session store implements (memory, SQLite, Redis)."""
+"""The interface every session store implements (memory, SQLite, Redis), and what opens one from a URL.
+
+A store's class is its entry in `sim_mcp.plugins.STORES`, by URL scheme: it says whether every process
+that opens the same URL sees the same sessions (`shared`, which `--workers` needs) and opens a store for a
+URL (`from_url`, which connects to nothing: `start` does).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,13 @@ import builtins
 import json
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 from weakref import WeakValueDictionary
 
 import anyio
 
+from sim_mcp.errors import ConfigError
+from sim_mcp.plugins import STORES
 from sim_mcp.state.session import Event, SessionRecord
 
 
@@ -59,6 +66,27 @@ class SessionStore(Protocol):
         """Create or replace the meta document `key`; durable before it returns, like `commit`."""
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class StoreOpener(Protocol):
+    """What an entry of `STORES` names (a store's class): `from_url` opens a store for a URL of its scheme;
+    `shared`: every process that opens the same URL sees the same sessions, under one lock per session."""
+
+    shared: ClassVar[bool]
+
+    def from_url(self, url: str) -> SessionStore: ...
+
+
+def bad_store_url(url: str, reason: str) -> ConfigError:
+    """The error for a store URL that cannot be used, naming every store and the setting."""
+    return ConfigError(f"bad store URL {url!r}: {reason}; {expected_stores()}")
+
+
+def expected_stores() -> str:
+    """`expected 'memory', 'sqlite:///PATH'... (--store / SIM_MCP_STORE)`, from the table of stores."""
+    forms = [STORES.entry(name).help or f"{name}://..." for name in STORES]
+    return f"expected one of {'; '.join(forms)} ({STORES.setting})"
 
 
 class ProcessLocks:

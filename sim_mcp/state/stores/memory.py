@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import copy
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, Self
 
 from sim_mcp.state.session import Event, SessionRecord
 from sim_mcp.state.stores.base import ProcessLocks
@@ -13,6 +13,12 @@ from sim_mcp.state.stores.base import ProcessLocks
 
 class MemoryStore:
     name = "memory"
+    shared = False
+
+    @classmethod
+    def from_url(cls, url: str) -> Self:
+        """`memory` (or `memory://`): every store its own sessions."""
+        return cls()
 
     def __init__(self) -> None:
         self._records: dict[str, SessionRecord] = {}

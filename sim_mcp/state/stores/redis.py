@@ -29,8 +29,8 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Self, TypeVar
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 from redis import exceptions as redis_errors
@@ -38,7 +38,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 
 from sim_mcp.errors import StoreError
 from sim_mcp.state.session import Event, SessionRecord
-from sim_mcp.state.stores.base import ProcessLocks, decode_meta, encode_meta
+from sim_mcp.state.stores.base import ProcessLocks, bad_store_url, decode_meta, encode_meta
 
 logger = logging.getLogger("sim_mcp")
 
@@ -81,6 +81,24 @@ _Command = tuple[str | bytes | int, ...]
 
 class RedisStore:
     name = "redis"
+    # Its lock is a lease in Redis, writes fenced by the lock's token: one session's calls are serialized
+    # across processes and machines.
+    shared = True
+
+    @classmethod
+    def from_url(cls, url: str) -> Self:
+        """`redis://HOST:PORT/DB` (or `rediss://`), with `?lease_s=SECONDS` (default 30) read here and the rest
+        of the query left to redis-py."""
+        parts = urlsplit(url)
+        try:
+            port = parts.port
+        except ValueError as e:
+            raise bad_store_url(url, str(e)) from e
+        database = parts.path.strip("/")
+        if not parts.hostname or (database and not database.isdigit()) or port == 0:
+            raise bad_store_url(url, "need a host, an optional port and a database number")
+        plain, lease_s = _lease(url, parts)
+        return cls(plain, lease_s=lease_s)
 
     def __init__(
         self,
@@ -407,3 +425,20 @@ def redacted(url: str) -> str:
     netloc = parts.netloc.rsplit("@", 1)[1]
     user = parts.username or ""
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+
+
+def _lease(url: str, parts: SplitResult) -> tuple[str, float]:
+    """`?lease_s=SECONDS` of a Redis URL (how long a lock outlives a process that died holding it; default
+    30), and the URL without it (the rest of the query goes to redis-py)."""
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    given = [value for key, value in query if key == "lease_s"]
+    if not given:
+        return url, 30.0
+    try:
+        lease = float(given[-1])
+    except ValueError:
+        lease = 0.0
+    if not lease > 0:
+        raise bad_store_url(url, f"lease_s: expected seconds above 0, got {given[-1]!r}")
+    rest = urlencode([(key, value) for key, value in query if key != "lease_s"])
+    return parts._replace(query=rest).geturl(), lease

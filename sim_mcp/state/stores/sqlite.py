@@ -13,14 +13,14 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import anyio
 import anyio.to_thread
 
 from sim_mcp.errors import StoreError
 from sim_mcp.state.session import Event, SessionRecord
-from sim_mcp.state.stores.base import ProcessLocks, decode_meta, encode_meta
+from sim_mcp.state.stores.base import ProcessLocks, bad_store_url, decode_meta, encode_meta
 
 _T = TypeVar("_T")
 
@@ -44,6 +44,17 @@ CREATE TABLE IF NOT EXISTS meta (
 
 class SqliteStore:
     name = "sqlite"
+    # Its session lock is held in one process.
+    shared = False
+
+    @classmethod
+    def from_url(cls, url: str) -> Self:
+        """As in SQLAlchemy: sqlite:///data/sessions.db is relative, sqlite:////var/lib/sessions.db absolute."""
+        prefix = "sqlite:///"
+        path = url[len(prefix) :] if url.lower().startswith(prefix) else ""
+        if not path or "?" in path:
+            raise bad_store_url(url, "sqlite needs a file path and no options")
+        return cls(path)
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

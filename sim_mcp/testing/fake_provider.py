@@ -28,6 +28,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+__all__ = ["FakeProvider", "Recorded", "Reply", "reply_outcome", "reply_status", "reply_text"]
+
 
 @dataclass(frozen=True)
 class Reply:
