@@ -4,6 +4,9 @@ Each reader is a function `(document, source) -> Environment`. `read_spec_file` 
 (YAML, JSON or JSON Lines), detects the format from the content (or takes the one it is given), and calls
 the reader. Formats: `native` (ours), `openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `tools/list` results),
 `openai` and `anthropic` (function-calling tools of those APIs) and `bfcl` (BFCL function docs).
+
+YAML is parsed by libyaml (`yaml.CSafeLoader`) where PyYAML was built with it, ten times PyYAML's own
+loader; a file libyaml refuses is parsed again by PyYAML's own, whose verdict and wording stand.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from sim_mcp.specs.formats.native import TOOLS_FROM, looks_native, read_native
 from sim_mcp.specs.formats.openai import looks_openai, read_openai
 from sim_mcp.specs.formats.openapi import looks_openapi, read_openapi
 from sim_mcp.specs.model import Environment
+from sim_mcp.specs.schema import SchemaChecks
 
-Reader = Callable[[Any, str], Environment]
+Reader = Callable[[Any, str, SchemaChecks], Environment]
 
 SPEC_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".jsonl"})
 
@@ -41,25 +45,29 @@ def visible_files(folder: Path) -> list[Path]:
     )
 
 
-def read_spec_file(path: Path, format: str | None = None) -> Environment:
+def read_spec_file(path: Path, format: str | None = None, checks: SchemaChecks | None = None) -> Environment:
     """Read one spec file into an environment; raises `SpecError` naming the file, place and reason.
 
-    `format` (one of `FORMATS`) skips detection, for files whose content is ambiguous.
+    `format` (one of `FORMATS`) skips detection, for files whose content is ambiguous. `checks`: schema checks
+    to share with other files (a folder's loader), each distinct schema checked once.
     """
     source = str(path)
     document = parse_document(path)
-    return read_document(document, source, format)
+    return read_document(document, source, format, checks)
 
 
-def read_document(document: Any, source: str, format: str | None = None) -> Environment:
+def read_document(
+    document: Any, source: str, format: str | None = None, checks: SchemaChecks | None = None
+) -> Environment:
+    checks = checks if checks is not None else SchemaChecks()
     if format is not None:
         for name, _detect, reader in _READERS:
             if name == format:
-                return reader(document, source)
+                return reader(document, source, checks)
         raise SpecError(source, f"unknown spec format {format!r}: expected one of {', '.join(FORMATS)}")
     for _name, detect, reader in _READERS:
         if detect(document):
-            return reader(document, source)
+            return reader(document, source, checks)
     reason = (
         "unrecognised spec format: expected a native environment (a mapping with name and tools), an OpenAPI "
         "document, or a list of MCP, OpenAI, Anthropic or BFCL tools"
@@ -67,12 +75,12 @@ def read_document(document: Any, source: str, format: str | None = None) -> Envi
     raise SpecError(source, reason)
 
 
-def _read_included(path: Path, format: str | None) -> Environment:
+def _read_included(path: Path, format: str | None, checks: SchemaChecks) -> Environment:
     """A file a native spec's `tools_from` names; it may not name more files itself."""
     document = parse_document(path)
     if isinstance(document, dict) and TOOLS_FROM in document and format in (None, "native"):
         raise SpecError(str(path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
-    return read_document(document, str(path), format)
+    return read_document(document, str(path), format, checks)
 
 
 def detect_format(document: Any) -> str | None:
@@ -81,10 +89,20 @@ def detect_format(document: Any) -> str | None:
 
 
 def parse_document(path: Path) -> Any:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise SpecError(str(path), f"cannot read the file: {e}") from e
+    return parse_bytes(raw, path)
+
+
+def parse_bytes(raw: bytes, path: Path) -> Any:
+    """A spec file's content (read by the caller, who may have kept its digest) parsed as its suffix says."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        # As `read_text` reads it: UTF-8, and universal newlines.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as e:
         raise SpecError(source, f"cannot read the file: {e}") from e
     if not text.strip():
         raise SpecError(source, "the file is empty")
@@ -97,6 +115,16 @@ def parse_document(path: Path) -> Any:
             raise SpecError(source, f"invalid JSON: {e.msg}", f"line {e.lineno}, column {e.colno}") from e
     if path.suffix == ".jsonl":
         return _parse_json_lines(text, source)
+    return _parse_yaml(text, source)
+
+
+def _parse_yaml(text: str, source: str) -> Any:
+    fast: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return yaml.load(text, Loader=fast)  # the safe loader, in C
+        except yaml.YAMLError:
+            pass  # PyYAML's own loader decides, and words the problem as it always has
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -128,7 +156,13 @@ def _parse_json_lines(text: str, source: str) -> list[Any]:
 # tools have camelCase `inputSchema`; OpenAI tools have `type: function`; Anthropic ones snake_case
 # `input_schema` (and none of the other formats' keys); BFCL functions have `parameters` and no `type`.
 _READERS: tuple[tuple[str, Callable[[Any], bool], Reader], ...] = (
-    ("native", looks_native, lambda document, source: read_native(document, source, _read_included)),
+    (
+        "native",
+        looks_native,
+        lambda document, source, checks: read_native(
+            document, source, lambda path, format: _read_included(path, format, checks), checks
+        ),
+    ),
     ("openapi", looks_openapi, read_openapi),
     ("mcp", looks_mcp, read_mcp),
     ("openai", looks_openai, read_openai),

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from sim_mcp.errors import SpecError, SpecErrors
 from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
-from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.specs.schema import SchemaChecks, json_path, type_name
 
 TOOLS_FROM = "tools_from"
 
@@ -39,8 +39,12 @@ def looks_native(document: Any) -> bool:
     return isinstance(document, dict) and "name" in document and ("tools" in document or "initial_state" in document)
 
 
-def read_native(document: Any, source: str, read_included: IncludedReader) -> Environment:
-    """A native environment; the files its `tools_from` names are read by `read_included` (any format)."""
+def read_native(
+    document: Any, source: str, read_included: IncludedReader, checks: SchemaChecks | None = None
+) -> Environment:
+    """A native environment; the files its `tools_from` names are read by `read_included` (any format).
+    `checks`: the loader's schema checks (each distinct schema checked once)."""
+    checks = checks if checks is not None else SchemaChecks()
     if not isinstance(document, dict):
         raise SpecError(source, f"expected an environment (a mapping with name and tools), got {type_name(document)}")
     # `tools_from` is how the file is read, not part of the environment: keep it out of the model.
@@ -49,15 +53,15 @@ def read_native(document: Any, source: str, read_included: IncludedReader) -> En
         environment = Environment.model_validate({**fields, "source": source})
     except ValidationError as e:
         problems = [SpecError(source, pydantic_reason(error), json_path(error["loc"])) for error in e.errors()]
-        problems += _schema_problems_of_valid_tools(fields.get("tools"), source)
+        problems += _schema_problems_of_valid_tools(fields.get("tools"), source, checks)
         raise (problems[0] if len(problems) == 1 else SpecErrors(problems)) from e
-    check_tool_schemas(environment, source)
+    check_tool_schemas(environment, source, checks)
     if TOOLS_FROM in document:
         environment = _with_tools_from(environment, _includes(document[TOOLS_FROM], source), source, read_included)
     return environment
 
 
-def _schema_problems_of_valid_tools(tools: Any, source: str) -> list[SpecError]:
+def _schema_problems_of_valid_tools(tools: Any, source: str, checks: SchemaChecks) -> list[SpecError]:
     """With the file refused for other reasons, the schema problems of the tools that are otherwise valid,
     so that one run of `sim-mcp check` names them too."""
     if not isinstance(tools, list):
@@ -68,7 +72,7 @@ def _schema_problems_of_valid_tools(tools: Any, source: str) -> list[SpecError]:
             tool = ToolSpec.model_validate(entry)
         except ValidationError:
             continue  # already reported, with the rest of the file's validation errors
-        if found := tool_schema_problem(tool):
+        if found := tool_schema_problem(tool, checks):
             field, reason = found
             problems.append(SpecError(source, reason, f"tools[{index}].{field}"))
     return problems
