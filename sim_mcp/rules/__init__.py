@@ -7,7 +7,7 @@ Failures of all three are `RulesError`s naming the file, the line and the tool. 
 of it for a catalog: the program that answers each tool, and the load errors of the others.
 """
 
-from sim_mcp.rules.catalog import RulesCatalog, compile_environment, compile_rules
+from sim_mcp.rules.catalog import RulesCatalog, RulesChecks, RulesVerdict, compile_environment, compile_rules
 from sim_mcp.rules.examples import example_problem
 from sim_mcp.rules.helpers import CallContext
 from sim_mcp.rules.program import Program, RulesError, compile_program, function_name
@@ -20,7 +20,9 @@ __all__ = [
     "Program",
     "RuleOutcome",
     "RulesCatalog",
+    "RulesChecks",
     "RulesError",
+    "RulesVerdict",
     "clock_of",
     "compile_environment",
     "compile_program",

@@ -70,7 +70,8 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
         return JSONResponse({"status": "ok", "version": __version__})
 
     async def readyz(request: Request) -> Response:
-        """Ready to serve: specs loaded (at least one environment) and the store answering."""
+        """Ready to serve: specs loaded (at least one environment) and the store answering. Also how many
+        environments' rules programs are checked (after start, in the background) and their problems."""
         catalog = runtime.catalog
         problems = [] if catalog.environments else ["no environment is loaded (check --specs and the spec errors)"]
         try:
@@ -79,6 +80,7 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
         except (SimMcpError, TimeoutError, OSError) as e:
             problems.append(f"the store ({store.store}) does not answer: {type(e).__name__}")
             sessions = None
+        rules_checked, rules_errors = runtime.rules_status()
         body = {
             "status": "not ready" if problems else "ready",
             "problems": problems,
@@ -86,6 +88,8 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
             "tools": len(catalog.tools),
             "sessions": sessions,
             "spec_errors": [str(error) for error in catalog.errors],
+            "rules_checked": rules_checked,
+            "rules_errors": [str(error) for error in rules_errors],
         }
         return JSONResponse(body, status_code=503 if problems else 200)
 
@@ -101,6 +105,7 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
         # The watcher's thread polls this, so shutdown needn't wait out its timeout.
         stop_watching = anyio.Event()
         async with runtime, manager.run(), anyio.create_task_group() as tasks:
+            tasks.start_soon(runtime.check_rules_in_background)
             if config.session_ttl > 0:
                 tasks.start_soon(expire_idle_sessions, runtime, config.session_ttl)
             if config.watch:

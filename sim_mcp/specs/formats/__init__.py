@@ -5,8 +5,9 @@ Each reader is a function `(document, source) -> Environment`. `read_spec_file` 
 the reader. Formats: `native` (ours), `openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `tools/list` results),
 `openai` and `anthropic` (function-calling tools of those APIs) and `bfcl` (BFCL function docs).
 
-YAML is parsed by libyaml (`yaml.CSafeLoader`) where PyYAML was built with it, ten times PyYAML's own
-loader; a file libyaml refuses is parsed again by PyYAML's own, whose verdict and wording stand.
+YAML is parsed by libyaml where PyYAML was built with it, and plain data built from its nodes directly
+(`specs/parsing.py`); a file libyaml refuses is parsed again by PyYAML's own loader, whose verdict and wording
+stand.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sim_mcp.specs.formats.native import TOOLS_FROM, looks_native, read_native
 from sim_mcp.specs.formats.openai import looks_openai, read_openai
 from sim_mcp.specs.formats.openapi import looks_openapi, read_openapi
 from sim_mcp.specs.model import Environment
+from sim_mcp.specs.parsing import load_yaml
 from sim_mcp.specs.schema import SchemaChecks
 
 Reader = Callable[[Any, str, SchemaChecks], Environment]
@@ -119,14 +121,8 @@ def parse_bytes(raw: bytes, path: Path) -> Any:
 
 
 def _parse_yaml(text: str, source: str) -> Any:
-    fast: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
-    if fast is not None:
-        try:
-            return yaml.load(text, Loader=fast)  # the safe loader, in C
-        except yaml.YAMLError:
-            pass  # PyYAML's own loader decides, and words the problem as it always has
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -1,0 +1,90 @@
+"""YAML parsed fast: libyaml composes the nodes, and plain data (maps of scalar keys, lists, strings) is built
+from them here, without PyYAML's general constructor, which costs most of a load (about three quarters of
+PyYAML's time with libyaml, at a thousand files). Whatever is not plain data (a merge key `<<`, a
+recursive alias, a tag of its own, an unhashable key), and any document libyaml refuses, is read by PyYAML's
+own safe loader, whose result, verdict and wording stand.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+_STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+# Integers as YAML 1.1 writes them in decimal (the other forms go through PyYAML's constructor).
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
+
+
+class _NotPlain(Exception):
+    """A document that is not plain data: read by PyYAML's own constructor instead."""
+
+
+def load_yaml(text: str) -> Any:
+    """The document in `text`, as `yaml.safe_load` reads it; raises `yaml.YAMLError` as it does."""
+    fast: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
+    if fast is None:
+        return yaml.safe_load(text)
+    loader = fast(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        return _Builder(loader).build(node)
+    except (yaml.YAMLError, _NotPlain, RecursionError):
+        return yaml.safe_load(text)  # PyYAML decides, and words any problem as it always has
+    finally:
+        loader.dispose()
+
+
+class _Builder:
+    """Builds plain data from composed nodes; a node met twice (an alias) gives the same object, as PyYAML's
+    constructor does."""
+
+    def __init__(self, loader: yaml.CSafeLoader) -> None:
+        self._loader = loader
+        self._built: dict[int, Any] = {}
+        self._building: set[int] = set()
+
+    def build(self, node: Node) -> Any:
+        if type(node) is ScalarNode:
+            tag = node.tag
+            if tag == _STR:
+                return node.value
+            if tag == _NULL:
+                return None
+            if tag == _BOOL:
+                return node.value.lower() in ("yes", "true", "on")
+            if tag == _INT and _DECIMAL.fullmatch(node.value):
+                return int(node.value.replace("_", ""))
+            return self._loader.construct_object(node, deep=True)  # floats, dates, other integer forms
+        key = id(node)
+        if key in self._built:
+            return self._built[key]
+        if key in self._building:
+            raise _NotPlain("a recursive alias")
+        self._building.add(key)
+        built: Any
+        if type(node) is SequenceNode and node.tag == _SEQ:
+            built = [self.build(item) for item in node.value]
+        elif type(node) is MappingNode and node.tag == _MAP:
+            built = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise _NotPlain("a merge key")
+                name = self.build(key_node)
+                if isinstance(name, (dict, list)):
+                    raise _NotPlain("an unhashable key")
+                built[name] = self.build(value_node)
+        else:
+            raise _NotPlain(f"the tag {node.tag}")
+        self._building.discard(key)
+        self._built[key] = built
+        return built
