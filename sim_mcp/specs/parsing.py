@@ -23,16 +23,43 @@ _INT = "tag:yaml.org,2002:int"
 _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
 
 
+if hasattr(yaml, "CSafeLoader"):
+
+    class _FastLoader(yaml.CSafeLoader):
+        """libyaml's safe loader, resolving a scalar's tag as `yaml.SafeLoader` does (by the implicit resolvers
+        of its first character; a quoted scalar is a string) without the general case's bookkeeping of path
+        resolvers, which the safe loader has none of. libyaml calls these for every node."""
+
+        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+            return None
+
+        def ascend_resolver(self) -> None:
+            return None
+
+        def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
+            if kind is not ScalarNode or self.yaml_path_resolvers or None in self.yaml_implicit_resolvers:
+                resolved: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+                return resolved
+            if implicit[0]:
+                for tag, pattern in self.yaml_implicit_resolvers.get(value[:1], ()):
+                    if pattern.match(value):
+                        return str(tag)
+            return _STR
+
+    _Loader: type[yaml.CSafeLoader] | None = _FastLoader
+else:  # PyYAML built without libyaml
+    _Loader = None
+
+
 class _NotPlain(Exception):
     """A document that is not plain data: read by PyYAML's own constructor instead."""
 
 
 def load_yaml(text: str) -> Any:
     """The document in `text`, as `yaml.safe_load` reads it; raises `yaml.YAMLError` as it does."""
-    fast: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
-    if fast is None:
+    if _Loader is None:
         return yaml.safe_load(text)
-    loader = fast(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:

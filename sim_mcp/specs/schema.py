@@ -47,19 +47,22 @@ class SchemaChecks:
     `jsonschema.check_schema` runs them) is valid; any other is checked by `jsonschema`, which words the problem
     and has the last word. A Python check costs milliseconds a schema: at a thousand environments, minutes."""
 
-    __slots__ = ("_compiled", "_meta", "_problems", "_used")
+    __slots__ = ("_compiled", "_digests", "_meta", "_problems", "_used")
 
     def __init__(self) -> None:
         self._problems: dict[bytes, str | None] = {}
         self._compiled: dict[bytes, CompiledSchema] = {}
         self._meta: dict[type[Validator], jsonschema_rs.Validator | None] = {}
         self._used: set[bytes] = set()
+        # Within one load, a schema object's digest (checked, then compiled): the object is held, so its id
+        # cannot be reused meanwhile.
+        self._digests: dict[int, tuple[Any, bytes | None]] = {}
 
     def problem(self, schema: Any) -> str | None:
         """Why `schema` is not a usable JSON Schema, or None when it is."""
         if not isinstance(schema, dict):
             return f"expected a JSON Schema object, got {type_name(schema)}"
-        key = schema_digest(schema)
+        key = self._digest(schema)
         if key is not None:
             self._used.add(key)
             if key in self._problems:
@@ -72,7 +75,7 @@ class SchemaChecks:
     def compiled(self, schema: dict[str, Any]) -> CompiledSchema:
         """The validator of a schema already found usable, shared by every tool with the same schema (built
         when it first checks a value)."""
-        key = schema_digest(schema)
+        key = self._digest(schema)
         if key is None:
             return CompiledSchema(schema)
         self._used.add(key)
@@ -87,10 +90,17 @@ class SchemaChecks:
         self._problems = {key: value for key, value in self._problems.items() if key in self._used}
         self._compiled = {key: value for key, value in self._compiled.items() if key in self._used}
         self._used = set()
+        self._digests = {}
 
     def __len__(self) -> int:
         """How many distinct schemas it holds a verdict on."""
         return len(self._problems)
+
+    def _digest(self, schema: dict[str, Any]) -> bytes | None:
+        found = self._digests.get(id(schema))
+        if found is None:
+            found = self._digests[id(schema)] = (schema, schema_digest(schema))
+        return found[1]
 
     def _fast_yes(self, schema: dict[str, Any]) -> bool:
         validator_class = jsonschema.validators.validator_for(schema, default=Draft202012Validator)
