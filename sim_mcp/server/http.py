@@ -41,6 +41,8 @@ from sim_mcp.server.ui import LOGIN_PATH, static_paths, ui_routes
 from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
+# How many environment names a 404 of `/mcp/{env}` lists.
+_NAMED = 50
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
@@ -176,9 +178,13 @@ class _KnownEnvironment:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         env = scope.get("path_params", {}).get("env")
-        if self.runtime.catalog.environment(env) is None:
-            known = sorted(self.runtime.catalog.environments)
-            response = JSONResponse({"error": f"unknown environment {env!r}", "expected": known}, status_code=404)
+        catalog = self.runtime.catalog
+        if catalog.environment(env) is None:
+            # A catalogue may hold thousands: the first names, and where to find them all.
+            body: dict[str, object] = {"error": f"unknown environment {env!r}", "expected": catalog.names[:_NAMED]}
+            if len(catalog.names) > _NAMED:
+                body["more"] = f"{len(catalog.names) - _NAMED} more: GET /environments pages through them all"
+            response = JSONResponse(body, status_code=404)
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -8,9 +8,11 @@ and checks only those that changed.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +119,21 @@ class Catalog:
                 scoped[spec.name] = tool
                 tools[qualified] = tool
         return cls(by_name, tools, tuple(problems), by_environment)
+
+    @cached_property
+    def names(self) -> list[str]:
+        """The environments' names, sorted (the order `page` walks)."""
+        return sorted(self.environments)
+
+    def page(self, after: str | None, limit: int) -> tuple[list[Environment], str | None]:
+        """Up to `limit` environments by name, from the first one after `after` (None: from the start); and the
+        name to pass as `after` for the next page (None: this is the last). A name works as a cursor across
+        reloads: the next page starts after it whether or not it is still loaded."""
+        names = self.names
+        start = bisect.bisect_right(names, after) if after is not None else 0
+        chosen = names[start : start + limit]
+        more = start + limit < len(names)
+        return [self.environments[name] for name in chosen], (chosen[-1] if more and chosen else None)
 
     def shared_tool_names(self) -> dict[str, list[str]]:
         """Tool names defined by several environments -> the files defining them (served namespaced)."""
