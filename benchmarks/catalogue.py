@@ -16,7 +16,9 @@ each with its rules program beside it), renamed `bank_0000`, `calendar_0001`... 
 
 For each size and variant, in a fresh process each: `check` is the wall time of `sim-mcp check FOLDER` (it
 must exit 0); `healthz` the wall time from starting `sim-mcp serve --transport http --specs FOLDER` to its
-first `200` on `/healthz`, `readyz` to its first `200` on `/readyz`; `first call` the wall time of one
+first `200` on `/healthz`, `readyz` to its first `200` on `/readyz`, and `CPU to /healthz` the CPU time
+(user and system) the server process had used by then, which a busy machine changes less than wall time
+(the machine this runs on is shared: the load average is printed); `first call` the wall time of one
 `tools/call` on `/mcp/{env}` after that (`list_accounts` of `bank_0000`: its program is compiled then, in a
 server that loads programs lazily); `RSS` the server's resident memory (VmRSS) after that call and after the
 server has checked every environment's rules program (when its `/readyz` reports `rules_checked`). With
@@ -45,7 +47,7 @@ import anyio
 import httpx
 import yaml
 
-from benchmarks.servers import REPO, free_port, rss_bytes
+from benchmarks.servers import REPO, cpu_seconds, free_port, rss_bytes
 from benchmarks.wire import Connection
 
 BUNDLED = REPO / "tool_specs"
@@ -59,6 +61,7 @@ _NAME_LINE = re.compile(r"^name: .*$", re.MULTILINE)
 class Figures:
     check_s: float
     healthz_s: float
+    ready_cpu_s: float
     readyz_s: float
     first_call_ms: float
     rss_mb: float
@@ -139,9 +142,9 @@ def time_check(side: Path, folder: Path, timeout: float) -> float:
     return elapsed
 
 
-def time_serve(side: Path, folder: Path, timeout: float) -> tuple[float, float, float, float]:
-    """Seconds to `/healthz`, seconds to `/readyz`, the first call's milliseconds, and resident MB once every
-    rules program is checked, for `sim-mcp serve` run in `side` on `folder`."""
+def time_serve(side: Path, folder: Path, timeout: float) -> tuple[float, float, float, float, float]:
+    """Seconds to `/healthz`, CPU seconds by then, seconds to `/readyz`, the first call's milliseconds, and
+    resident MB once every rules program is checked, for `sim-mcp serve` run in `side` on `folder`."""
     port = free_port()
     command = [sys.executable, "-m", "sim_mcp.cli", "serve", "--transport", "http", "--port", str(port)]
     command += ["--specs", str(folder), "--log-level", "WARNING"]
@@ -151,6 +154,7 @@ def time_serve(side: Path, folder: Path, timeout: float) -> tuple[float, float, 
         process = subprocess.Popen(command, cwd=side, env=_env(side), stdout=log, stderr=subprocess.STDOUT)
         try:
             healthz = _until(process, log, f"{base}/healthz", started, timeout)
+            ready_cpu = cpu_seconds(process.pid)
             readyz = _until(process, log, f"{base}/readyz", started, timeout)
             env, tool, arguments = FIRST_CALL
             call_started = time.perf_counter()
@@ -165,7 +169,7 @@ def time_serve(side: Path, folder: Path, timeout: float) -> tuple[float, float, 
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-    return healthz, readyz, first_call_ms, rss
+    return healthz, ready_cpu, readyz, first_call_ms, rss
 
 
 async def _call(base: str, env: str, tool: str, arguments: dict[str, Any]) -> None:
@@ -206,8 +210,8 @@ def _until_rules_checked(base: str, started: float, timeout: float) -> None:
 
 def measure_one(side: Path, folder: Path, timeout: float) -> Figures:
     check_s = time_check(side, folder, timeout)
-    healthz, readyz, first_call_ms, rss = time_serve(side, folder, timeout)
-    return Figures(check_s, healthz, readyz, first_call_ms, rss)
+    healthz, ready_cpu, readyz, first_call_ms, rss = time_serve(side, folder, timeout)
+    return Figures(check_s, healthz, ready_cpu, readyz, first_call_ms, rss)
 
 
 def measure(sizes: list[int], variants: list[str], runs: int, against: str | None, timeout: float) -> str:
@@ -245,8 +249,8 @@ def table(figures: Measured, sizes: list[int], variants: list[str], sides: list[
     lines = [
         f"{runs} run(s), medians; load average {os.getloadavg()[0]:.1f} at the end; {os.cpu_count()} CPUs",
         "",
-        "| variant | environments | side | check | serve: /healthz | /readyz | first call | RSS |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
+        "| variant | environments | side | check | serve: /healthz | CPU to /healthz | /readyz | first call | RSS |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for variant in variants:
         for size in sizes:
@@ -258,7 +262,8 @@ def table(figures: Measured, sizes: list[int], variants: list[str], sides: list[
 
                 lines.append(
                     f"| {variant} | {size:,} | {side} | {median('check_s'):.1f} s | {median('healthz_s'):.1f} s "
-                    f"| {median('readyz_s'):.1f} s | {median('first_call_ms'):.0f} ms | {median('rss_mb'):.0f} MB |"
+                    f"| {median('ready_cpu_s'):.1f} s | {median('readyz_s'):.1f} s "
+                    f"| {median('first_call_ms'):.0f} ms | {median('rss_mb'):.0f} MB |"
                 )
     return "\n".join(lines)
 
