@@ -103,12 +103,15 @@ class Runtime:
     def reload(self) -> Catalog:
         """Load the spec folders again; the new catalog serves from the next request on. A file that
         broke keeps its last good version served; sessions keep their state."""
-        self.catalog = load_catalog(*self.settings.specs, previous=self.catalog, cache=self.spec_cache)
+        old = self.catalog
+        self.catalog = load_catalog(*self.settings.specs, previous=old, cache=self.spec_cache)
         self.load_tasks()
         for error in self.catalog.errors:
             logger.warning("spec not (re)loaded: %s", error)
-        for environment in self._rules_unchecked():  # those the reload changed (and any not checked yet)
-            self._check_rules_of(environment)
+        # The programs of what the reload changed are checked now (the rest, if any, by the background task).
+        for environment in self.catalog.environments.values():
+            if old.environment(environment.name) is not environment:
+                self._check_rules_of(environment)
         return self.catalog
 
     async def check_rules_in_background(self) -> None:
