@@ -23,12 +23,15 @@ first `200` on `/healthz`, `readyz` to its first `200` on `/readyz`, and `CPU to
 server that loads programs lazily); `RSS` the server's resident memory (VmRSS) after that call and after the
 server has checked every environment's rules program (when its `/readyz` reports `rules_checked`). With
 `--against REV` (a commit, checked out from this repository with `git archive` into a temporary folder, or a
-folder holding another checkout) every figure is measured there too, the two alternating.
+folder holding another checkout) every figure is measured there too, the two alternating; `--against-up-to N`
+measures it there only up to N environments (a slow side at 1,000 takes many minutes). A check or start that
+takes over `--timeout` seconds is reported as such, and the run goes on.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -194,7 +197,7 @@ def _until(process: subprocess.Popen[bytes], log: Any, url: str, started: float,
         except httpx.TransportError:
             pass
         time.sleep(0.05)
-    raise RuntimeError(f"{url}: no 200 within {timeout:g} s")
+    raise TimeoutError(f"{url}: no 200 within {timeout:g} s")
 
 
 def _until_rules_checked(base: str, started: float, timeout: float) -> None:
@@ -205,16 +208,30 @@ def _until_rules_checked(base: str, started: float, timeout: float) -> None:
         if "rules_checked" not in body or body["rules_checked"] >= len(body["environments"]):
             return
         time.sleep(0.1)
-    raise RuntimeError(f"{base}: the rules programs were not all checked within {timeout:g} s")
+    raise TimeoutError(f"{base}: the rules programs were not all checked within {timeout:g} s")
 
 
 def measure_one(side: Path, folder: Path, timeout: float) -> Figures:
-    check_s = time_check(side, folder, timeout)
-    healthz, ready_cpu, readyz, first_call_ms, rss = time_serve(side, folder, timeout)
+    """One side's figures on one folder; a part over `timeout` is infinite (and the parts after it, unmeasured)."""
+    try:
+        check_s = time_check(side, folder, timeout)
+    except subprocess.TimeoutExpired:
+        check_s = math.inf
+    try:
+        healthz, ready_cpu, readyz, first_call_ms, rss = time_serve(side, folder, timeout)
+    except TimeoutError:
+        healthz = ready_cpu = readyz = first_call_ms = rss = math.inf
     return Figures(check_s, healthz, ready_cpu, readyz, first_call_ms, rss)
 
 
-def measure(sizes: list[int], variants: list[str], runs: int, against: str | None, timeout: float) -> str:
+def measure(
+    sizes: list[int],
+    variants: list[str],
+    runs: int,
+    against: str | None,
+    timeout: float,
+    against_up_to: int | None = None,
+) -> str:
     with tempfile.TemporaryDirectory(prefix="sim-mcp-catalogue-") as scratch, _sides(against) as sides:
         figures: Measured = {}
         for variant in variants:
@@ -224,6 +241,8 @@ def measure(sizes: list[int], variants: list[str], runs: int, against: str | Non
                 for run in range(runs):
                     order = list(sides) if run % 2 == 0 else list(reversed(sides))
                     for name in order:
+                        if name != "this" and against_up_to is not None and size > against_up_to:
+                            continue
                         found = measure_one(sides[name], folder, timeout)
                         figures.setdefault((variant, size, name), []).append(found)
                         print(f"run {run + 1}: {variant}, {size} environments ({name}): {found}", flush=True)
@@ -255,15 +274,19 @@ def table(figures: Measured, sizes: list[int], variants: list[str], sides: list[
     for variant in variants:
         for size in sizes:
             for side in sides:
-                found = figures[(variant, size, side)]
+                found = figures.get((variant, size, side))
+                if found is None:
+                    lines.append(f"| {variant} | {size:,} | {side} | not measured | | | | | |")
+                    continue
 
-                def median(field: str, found: list[Figures] = found) -> float:
-                    return float(statistics.median(getattr(figure, field) for figure in found))
+                def median(field: str, unit: str, digits: int = 1, found: list[Figures] = found) -> str:
+                    value = float(statistics.median(getattr(figure, field) for figure in found))
+                    return f"{value:.{digits}f} {unit}" if math.isfinite(value) else "timed out"
 
                 lines.append(
-                    f"| {variant} | {size:,} | {side} | {median('check_s'):.1f} s | {median('healthz_s'):.1f} s "
-                    f"| {median('ready_cpu_s'):.1f} s | {median('readyz_s'):.1f} s "
-                    f"| {median('first_call_ms'):.0f} ms | {median('rss_mb'):.0f} MB |"
+                    f"| {variant} | {size:,} | {side} | {median('check_s', 's')} | {median('healthz_s', 's')} "
+                    f"| {median('ready_cpu_s', 's')} | {median('readyz_s', 's')} "
+                    f"| {median('first_call_ms', 'ms', 0)} | {median('rss_mb', 'MB', 0)} |"
                 )
     return "\n".join(lines)
 
@@ -274,13 +297,14 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"separated by ',' (of {', '.join(VARIANTS)})")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--against", help="a commit of this repository, or a folder with another checkout")
+    parser.add_argument("--against-up-to", type=int, help="measure --against only up to this many environments")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one check or start may take")
     args = parser.parse_args()
     variants = [variant.strip() for variant in args.variants.split(",") if variant.strip()]
     if unknown := sorted(set(variants) - set(VARIANTS)):
         parser.error(f"--variants: unknown {', '.join(unknown)}; expected some of {', '.join(VARIANTS)}")
     sizes = [int(size) for size in args.sizes.split(",")]
-    print(measure(sizes, variants, args.runs, args.against, args.timeout))
+    print(measure(sizes, variants, args.runs, args.against, args.timeout, args.against_up_to))
 
 
 if __name__ == "__main__":
