@@ -245,3 +245,13 @@ async def test_each_environment_is_served_on_its_own_path(tmp_path: Path) -> Non
     body = unknown.json()
     assert body["expected"] == names[:50]
     assert body["more"].startswith("10 more: GET /environments")
+
+
+def test_a_folders_files_share_the_strings_they_repeat(tmp_path: Path) -> None:
+    copies(tmp_path, 2)
+    catalog = load_catalog(tmp_path)
+    first, second = (catalog.environments[name] for name in ("tickets_000", "tickets_001"))
+    assert first.instructions == second.instructions
+    assert first.instructions is second.instructions
+    key = next(iter(first.initial_state))
+    assert key is next(iter(second.initial_state))

@@ -3,6 +3,10 @@ from them here, without PyYAML's general constructor, which costs most of a load
 PyYAML's time with libyaml, at a thousand files). Whatever is not plain data (a merge key `<<`, a
 recursive alias, a tag of its own, an unhashable key), and any document libyaml refuses, is read by PyYAML's
 own safe loader, whose result, verdict and wording stand.
+
+Strings are shared through `strings`, a table the caller keeps for a whole folder: a catalogue's files repeat
+their keys (`type`, `description`, a tool's field names) and, between copies, most of their text, and a
+string met again is the one met first.
 """
 
 from __future__ import annotations
@@ -55,8 +59,10 @@ class _NotPlain(Exception):
     """A document that is not plain data: read by PyYAML's own constructor instead."""
 
 
-def load_yaml(text: str) -> Any:
-    """The document in `text`, as `yaml.safe_load` reads it; raises `yaml.YAMLError` as it does."""
+def load_yaml(text: str, strings: dict[str, str] | None = None) -> Any:
+    """The document in `text`, as `yaml.safe_load` reads it; raises `yaml.YAMLError` as it does. `strings`: equal
+    strings met before (by this call or earlier ones given the same table), to give them again rather than
+    copies."""
     if _Loader is None:
         return yaml.safe_load(text)
     loader = _Loader(text)
@@ -64,7 +70,7 @@ def load_yaml(text: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        return _Builder(loader).build(node)
+        return _Builder(loader, strings if strings is not None else {}).build(node)
     except (yaml.YAMLError, _NotPlain, RecursionError):
         return yaml.safe_load(text)  # PyYAML decides, and words any problem as it always has
     finally:
@@ -75,8 +81,9 @@ class _Builder:
     """Builds plain data from composed nodes; a node met twice (an alias) gives the same object, as PyYAML's
     constructor does."""
 
-    def __init__(self, loader: yaml.CSafeLoader) -> None:
+    def __init__(self, loader: yaml.CSafeLoader, strings: dict[str, str]) -> None:
         self._loader = loader
+        self._strings = strings
         self._built: dict[int, Any] = {}
         self._building: set[int] = set()
 
@@ -84,7 +91,7 @@ class _Builder:
         if type(node) is ScalarNode:
             tag = node.tag
             if tag == _STR:
-                return node.value
+                return self._strings.setdefault(node.value, node.value)
             if tag == _NULL:
                 return None
             if tag == _BOOL:

@@ -240,6 +240,7 @@ def load_catalog(*paths: Path, previous: Catalog | None = None, cache: SpecCache
     cache = cache if cache is not None else SpecCache()
     cache._begin()
     errors: list[SpecError] = []
+    strings: dict[str, str] = {}  # the folder's files share the strings they repeat (keys, and copies' text)
     files: list[tuple[Path, bytes | SpecError, bytes, _Loaded | None]] = []
     for path in files_under(paths, spec_files, errors):
         raw = _read_bytes(path)
@@ -254,7 +255,7 @@ def load_catalog(*paths: Path, previous: Catalog | None = None, cache: SpecCache
         if known is not None:
             includes[path] = known.includes
         elif isinstance(raw, bytes):
-            documents[path] = _parsed(raw, path)
+            documents[path] = _parsed(raw, path, strings)
             cache.parsed += 1
             document = documents[path]
             found = () if isinstance(document, SpecError) else tools_from_paths(document, str(path))
@@ -272,7 +273,7 @@ def load_catalog(*paths: Path, previous: Catalog | None = None, cache: SpecCache
                 result = known.result
             else:
                 if path not in documents:  # unchanged, but a file it was read with changed
-                    documents[path] = _parsed(raw, path)
+                    documents[path] = _parsed(raw, path, strings)
                     cache.parsed += 1
                 result = _environment(path, documents[path], cache.schemas)
             cache._files[path] = _Loaded(digest, includes[path], beside, result)
@@ -298,9 +299,9 @@ def _digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def _parsed(raw: bytes, path: Path) -> Any:
+def _parsed(raw: bytes, path: Path, strings: dict[str, str]) -> Any:
     try:
-        return parse_bytes(raw, path)
+        return parse_bytes(raw, path, strings)
     except SpecError as e:
         return e
 

@@ -98,8 +98,9 @@ def parse_document(path: Path) -> Any:
     return parse_bytes(raw, path)
 
 
-def parse_bytes(raw: bytes, path: Path) -> Any:
-    """A spec file's content (read by the caller, who may have kept its digest) parsed as its suffix says."""
+def parse_bytes(raw: bytes, path: Path, strings: dict[str, str] | None = None) -> Any:
+    """A spec file's content (read by the caller, who may have kept its digest) parsed as its suffix says;
+    `strings`: a folder's table of strings, so that its files share the strings they repeat (YAML files)."""
     source = str(path)
     try:
         # As `read_text` reads it: UTF-8, and universal newlines.
@@ -117,12 +118,12 @@ def parse_bytes(raw: bytes, path: Path) -> Any:
             raise SpecError(source, f"invalid JSON: {e.msg}", f"line {e.lineno}, column {e.colno}") from e
     if path.suffix == ".jsonl":
         return _parse_json_lines(text, source)
-    return _parse_yaml(text, source)
+    return _parse_yaml(text, source, strings)
 
 
-def _parse_yaml(text: str, source: str) -> Any:
+def _parse_yaml(text: str, source: str, strings: dict[str, str] | None = None) -> Any:
     try:
-        return load_yaml(text)
+        return load_yaml(text, strings)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
