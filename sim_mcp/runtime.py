@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 from types import TracebackType
 
+import anyio.lowlevel
+
 from sim_mcp.config import EngineConfig, EpisodesConfig, FaultsConfig, LlmConfig, ServerConfig, Settings
 from sim_mcp.engine.backends import Backend, load_backend
 from sim_mcp.engine.cassette import CassetteRecorder
@@ -19,9 +21,10 @@ from sim_mcp.episodes.tasks import Task, load_tasks
 from sim_mcp.episodes.trajectory_writer import TrajectoryWriter
 from sim_mcp.episodes.user import UserSimulator
 from sim_mcp.errors import SpecError
-from sim_mcp.rules import Limits
+from sim_mcp.rules import Limits, RulesChecks
 from sim_mcp.services import CallService, EpisodeService
-from sim_mcp.specs.registry import Catalog, load_catalog
+from sim_mcp.specs.model import Environment
+from sim_mcp.specs.registry import Catalog, SpecCache, load_catalog
 from sim_mcp.state.stores import SessionStore, open_store
 
 logger = logging.getLogger("sim_mcp")
@@ -41,7 +44,11 @@ class Runtime:
         self.settings = settings
         # Each part gets the settings of the concerns it reads, no more.
         engine, llm, episodes = EngineConfig.of(settings), LlmConfig.of(settings), EpisodesConfig.of(settings)
-        self.catalog = catalog if catalog is not None else load_catalog(*settings.specs)
+        # What loading the specs learns that a reload reuses (each file's environment by its content, each
+        # distinct schema's check and validator), and each distinct rules program's verdict.
+        self.spec_cache = SpecCache()
+        self.rules_checks = RulesChecks()
+        self.catalog = catalog if catalog is not None else load_catalog(*settings.specs, cache=self.spec_cache)
         self.backend = backend if backend is not None else load_backend(llm, Limits.of(engine))
         self.store = store if store is not None else open_store(settings.store)
         # The one after-commit path (engine/hooks.py). `--trajectories DIR` and `--record FILE` subscribe here
@@ -63,11 +70,14 @@ class Runtime:
             faults=FaultsConfig.of(settings),
             max_sessions=ServerConfig.of(settings).max_sessions,
             hooks=self.hooks,
+            rules_checks=self.rules_checks,
         )
         self.sessions = SessionService(self.simulator)
         for error in self.catalog.errors:
             logger.warning("skipped spec: %s", error)
-        self._log_rules_errors()
+        # By environment name: the version whose rules program was checked, and its problems. Programs are
+        # checked after start (`check_rules_in_background`), or when a call first needs one, not before serving.
+        self._rules_checked: dict[str, tuple[Environment, tuple[SpecError, ...]]] = {}
         # Tasks (the `tasks` folders beside the specs) and the judge of those with a rubric (None: offline).
         self.tasks: dict[str, Task] = {}
         self.task_errors: list[SpecError] = []
@@ -93,16 +103,49 @@ class Runtime:
     def reload(self) -> Catalog:
         """Load the spec folders again; the new catalog serves from the next request on. A file that
         broke keeps its last good version served; sessions keep their state."""
-        self.catalog = load_catalog(*self.settings.specs, previous=self.catalog)
+        old = self.catalog
+        self.catalog = load_catalog(*self.settings.specs, previous=old, cache=self.spec_cache)
         self.load_tasks()
         for error in self.catalog.errors:
             logger.warning("spec not (re)loaded: %s", error)
-        self._log_rules_errors()
+        # The programs of what the reload changed are checked now (the rest, if any, by the background task).
+        for environment in self.catalog.environments.values():
+            if old.environment(environment.name) is not environment:
+                self._check_rules_of(environment)
         return self.catalog
 
-    def _log_rules_errors(self) -> None:
-        """Compile the catalog's rules programs now (not on the first call) and log those not used."""
-        for error in self.simulator.rules.errors:
+    async def check_rules_in_background(self) -> None:
+        """Check every environment's rules program against its examples, one environment at a time, yielding
+        to the event loop between them, and log the problems of those not used (their tools fall back to the
+        backend). Served from the start: a call compiles its environment's program itself if it comes first."""
+        while pending := self._rules_unchecked():
+            for environment in pending:
+                if self.catalog.environment(environment.name) is environment:
+                    self._check_rules_of(environment)
+                await anyio.lowlevel.checkpoint()
+
+    def rules_status(self) -> tuple[int, list[SpecError]]:
+        """How many of the catalog's environments have had their rules program checked, and the problems found
+        so far (in `/readyz`)."""
+        checked, errors = 0, list[SpecError]()
+        for environment in self.catalog.environments.values():
+            found = self._rules_checked.get(environment.name)
+            if found is not None and found[0] is environment:
+                checked += 1
+                errors += found[1]
+        return checked, errors
+
+    def _rules_unchecked(self) -> list[Environment]:
+        return [
+            environment
+            for environment in self.catalog.environments.values()
+            if (found := self._rules_checked.get(environment.name)) is None or found[0] is not environment
+        ]
+
+    def _check_rules_of(self, environment: Environment) -> None:
+        errors = self.simulator.rules_verdict(environment).errors
+        self._rules_checked[environment.name] = (environment, errors)
+        for error in errors:
             logger.warning("rules program not used, the backend answers: %s", error)
 
     async def __aenter__(self) -> Runtime:

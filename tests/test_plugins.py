@@ -41,6 +41,7 @@ from sim_mcp.server.workers import check_workers
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.model import Environment, ToolSpec
+from sim_mcp.specs.schema import SchemaChecks
 from sim_mcp.state.stores import MemoryStore, open_store
 
 # --- the toys: each one module's worth, as a package would ship it ---------------------------------------
@@ -50,7 +51,7 @@ def _looks_toy(document: Any) -> bool:
     return isinstance(document, dict) and "toy_world" in document
 
 
-def _read_toy(document: Any, source: str) -> Environment:
+def _read_toy(document: Any, source: str, checks: SchemaChecks | None = None) -> Environment:
     tools = [ToolSpec(name=name, input_schema={"type": "object"}) for name in document["verbs"]]
     return Environment(name=document["toy_world"], tools=tools, initial_state={"said": []}, source=source)
 

@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING
 from sim_mcp.cli.flags import settings_from
 
 if TYPE_CHECKING:
-    from sim_mcp.rules import RulesCatalog
+    from sim_mcp.errors import SpecError
+    from sim_mcp.rules import RulesVerdict
     from sim_mcp.specs.registry import Catalog
+
+# A tool name that many environments share is noted with this many of their files, then how many more.
+_FILES_NAMED = 3
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,31 +27,41 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from sim_mcp.rules import compile_rules
+    from sim_mcp.rules import RulesChecks
     from sim_mcp.specs.registry import load_catalog
 
     paths = [Path(path) for path in args.paths] or settings_from(args).specs
     catalog = load_catalog(*paths)
-    rules = compile_rules(catalog)
+    # Each distinct program is compiled and run on its examples once, whatever number of files hold it.
+    checks = RulesChecks()
+    verdicts = {name: checks.verdict(environment) for name, environment in catalog.environments.items()}
+    rules_errors = [error for verdict in verdicts.values() for error in verdict.errors]
     for environment in catalog.environments.values():
         names = ", ".join(tool.name for tool in environment.tools)
         print(f"ok    {environment.source}: environment {environment.name!r}, {len(environment.tools)} tools ({names})")
-        _print_rules(catalog, rules, environment.name)
-        _print_cannot_act(catalog, rules, environment.name)
+        _print_rules(catalog, verdicts[environment.name], environment.name)
+        _print_cannot_act(catalog, verdicts[environment.name], environment.name)
     for name, sources in catalog.shared_tool_names().items():
-        print(f"note  tool {name!r} is defined in {' and '.join(sources)}: served on /mcp as ENV__{name}")
-    for error in (*catalog.errors, *rules.errors):
+        print(f"note  tool {name!r} is defined in {_named_files(sources)}: served on /mcp as ENV__{name}")
+    for error in (*catalog.errors, *rules_errors):
         print(f"error {error}")
-    files, broken = _files(catalog, rules)
+    files, broken = _files(catalog, rules_errors)
     tasks, task_errors = check_tasks(paths, catalog)
     if files or not tasks + task_errors:
         print(f"{len(files) - len(broken)} of {len(files)} files valid, {len(catalog.tools)} tools")
     if tasks + task_errors:
         print(f"{tasks} of {tasks + task_errors} tasks valid")
-    return 1 if catalog.errors or rules.errors or task_errors or not (catalog.environments or tasks) else 0
+    return 1 if catalog.errors or rules_errors or task_errors or not (catalog.environments or tasks) else 0
 
 
-def _files(catalog: Catalog, rules: RulesCatalog) -> tuple[set[str], set[str]]:
+def _named_files(sources: list[str]) -> str:
+    """`a and b`; past a few files, `a, b, c and 247 more files` (a catalogue of copies shares every name)."""
+    if len(sources) <= _FILES_NAMED:
+        return " and ".join(sources)
+    return f"{', '.join(sources[:_FILES_NAMED])} and {len(sources) - _FILES_NAMED} more files"
+
+
+def _files(catalog: Catalog, rules_errors: list[SpecError]) -> tuple[set[str], set[str]]:
     """The files checked (spec files and the rules programs beside them) and those with an error: a program
     that fails counts against its file (against its spec file when the rules are inline)."""
     files = {environment.source for environment in catalog.environments.values()}
@@ -60,24 +74,23 @@ def _files(catalog: Catalog, rules: RulesCatalog) -> tuple[set[str], set[str]]:
     }
     files |= set(file_of.values())
     broken = {error.path for error in catalog.errors}
-    broken |= {file_of.get(error.path, error.path) for error in rules.errors}
+    broken |= {file_of.get(error.path, error.path) for error in rules_errors}
     return files | broken, broken
 
 
-def _print_rules(catalog: Catalog, rules: RulesCatalog, environment: str) -> None:
+def _print_rules(catalog: Catalog, verdict: RulesVerdict, environment: str) -> None:
     """A line per tool of an environment with a rules program: answered by it (its examples pass), or by
     the backend (no function for it, or one that failed: its error is printed with the others)."""
     spec = catalog.environment(environment)
     if spec is None or spec.rules is None:
         return
     for tool in catalog.tools_of(environment):
-        program = rules.program(tool)
-        if program is None:
+        line = verdict.answered.get(tool.name)
+        if line is None:
             print(f"note  {spec.rules_source}: {tool.name}: no working function; the backend answers it")
             continue
         count = len(tool.spec.examples)
         checked = {0: "no examples to run", 1: "its example passes"}.get(count, f"its {count} examples pass")
-        line = program.functions[tool.name]
         if _stub(spec.rules, tool.name, line):
             print(f"note  {spec.rules_source}: {tool.name} (line {line}): not written yet (a stub of rules init)")
             continue
@@ -93,15 +106,14 @@ def _stub(text: str, tool: str, line: int) -> bool:
     return any(f'return error("{tool}: {NOT_WRITTEN}:' in found for found in lines[:body])
 
 
-def _print_cannot_act(catalog: Catalog, rules: RulesCatalog, environment: str) -> None:
+def _print_cannot_act(catalog: Catalog, verdict: RulesVerdict, environment: str) -> None:
     """A note naming the tools the offline backend (the default) cannot act on, when there are any."""
     from sim_mcp.engine.backends.offline import cannot_act_line, tools_it_cannot_act_on
 
     spec = catalog.environment(environment)
     if spec is None:
         return
-    programs = {tool.name for tool in catalog.tools_of(environment) if rules.program(tool) is not None}
-    tools = tools_it_cannot_act_on(spec, programs.__contains__)
+    tools = tools_it_cannot_act_on(spec, verdict.answered.__contains__)
     if tools:
         print(f"note  {cannot_act_line(spec, tools)}")
 

@@ -26,7 +26,7 @@ from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faul
 from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
 from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
-from sim_mcp.rules import CallContext, Limits, Program, RulesCatalog, RulesError, compile_environment, run_tool
+from sim_mcp.rules import CallContext, Limits, Program, RulesCatalog, RulesChecks, RulesError, RulesVerdict, run_tool
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
@@ -77,6 +77,7 @@ class Simulator:
         max_sessions: int | None = None,
         hooks: AfterCommit | None = None,
         inject_faults: bool = True,
+        rules_checks: RulesChecks | None = None,
     ) -> None:
         """`llm`: how often a backend is asked per call and the history it is shown; `faults`: the faults
         injected server-wide (None: none); `max_sessions`: the most sessions the store may hold (None: no
@@ -91,8 +92,10 @@ class Simulator:
         self.hooks = hooks if hooks is not None else AfterCommit()
         self._faults = server_faults(faults) if faults is not None else None
         self._inject_faults = inject_faults
-        # By environment name: the environment compiled, its programs by tool, and their load errors.
+        # By environment name: the environment compiled, its programs by tool, and their load errors. A program
+        # is compiled when its environment is first used; its examples run once per content (`RulesChecks`).
         self._rules: dict[str, tuple[Environment, dict[str, Program], list[SpecError]]] = {}
+        self._rules_checks = rules_checks if rules_checks is not None else RulesChecks()
 
     @property
     def catalog(self) -> Catalog:
@@ -103,7 +106,14 @@ class Simulator:
         injected faults and no subscribers: for a rehearsal (replaying a task's reference solution), which must
         test the task, not the dice, and must leave the served sessions and their files alone."""
         return Simulator(
-            self._catalog, self.backend, MemoryStore(), self.engine, llm=self.llm, faults=None, inject_faults=False
+            self._catalog,
+            self.backend,
+            MemoryStore(),
+            self.engine,
+            llm=self.llm,
+            faults=None,
+            inject_faults=False,
+            rules_checks=self._rules_checks,
         )
 
     @property
@@ -117,6 +127,15 @@ class Simulator:
             errors += problems
         return RulesCatalog(programs, tuple(errors))
 
+    def rules_verdict(self, environment: Environment) -> RulesVerdict:
+        """What checking `environment`'s rules program finds (the tools it answers, its problems), without
+        keeping a compiled program for an environment no call has used yet."""
+        cached = self._rules.get(environment.name)
+        if cached is not None and cached[0] is environment:
+            _, programs, errors = cached
+            return RulesVerdict({tool: program.functions[tool] for tool, program in programs.items()}, tuple(errors))
+        return self._rules_checks.verdict(environment)
+
     def program_of(self, tool: Tool) -> Program | None:
         """The rules program that answers `tool` (None: the backend does; always None with run_rules off)."""
         return self._compiled(tool.environment)[1].get(tool.name) if self.engine.run_rules else None
@@ -124,7 +143,7 @@ class Simulator:
     def _compiled(self, environment: Environment) -> tuple[Environment, dict[str, Program], list[SpecError]]:
         cached = self._rules.get(environment.name)
         if cached is None or cached[0] is not environment:
-            cached = (environment, *compile_environment(environment))
+            cached = (environment, *self._rules_checks.compile(environment))
             self._rules[environment.name] = cached
         return cached
 

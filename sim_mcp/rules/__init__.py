@@ -8,7 +8,7 @@ of it for a catalog: the program that answers each tool, and the load errors of 
 """
 
 from sim_mcp.errors import RulesError
-from sim_mcp.rules.catalog import RulesCatalog, compile_environment, compile_rules
+from sim_mcp.rules.catalog import RulesCatalog, RulesChecks, RulesVerdict, compile_environment, compile_rules
 from sim_mcp.rules.examples import example_problem
 from sim_mcp.rules.helpers import CallContext
 from sim_mcp.rules.program import Program, compile_program, function_name
@@ -21,7 +21,9 @@ __all__ = [
     "Program",
     "RuleOutcome",
     "RulesCatalog",
+    "RulesChecks",
     "RulesError",
+    "RulesVerdict",
     "clock_of",
     "compile_environment",
     "compile_program",

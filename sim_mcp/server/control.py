@@ -11,6 +11,9 @@
     DELETE /sessions/{id}             -> 204
     POST   /sessions/{id}/evaluate    {"task"?: NAME or {...}, "curriculum"?} -> the Evaluation (docs/rewards.md)
     POST   /sessions/{id}/user        {"message"} -> {"message", "done", "turn", "reason"?} (docs/users.md)
+    GET    /environments              ?limit=N&cursor=C -> {"environments": [{name, description, tools, ...}],
+                                          "count", "next_cursor"}: a page, by name
+    GET    /environments/{name}       -> the environment: its tools (name, title, description, schemas)...
     GET    /tasks                     -> {"tasks": [{name, env, difficulty, description, ...}], "count", "errors"}
     GET    /tasks/{name}              -> the task
     GET    /curriculum                ?env=NAME -> {"policy", "envs": {env: progress}}
@@ -57,6 +60,7 @@ from sim_mcp.errors import (
     StoreError,
 )
 from sim_mcp.runtime import Runtime
+from sim_mcp.specs.model import Environment
 from sim_mcp.state.session import SessionRecord
 from sim_mcp.text import shown
 
@@ -129,6 +133,11 @@ class ForkSession(BaseModel):
     id: str | None = _id_field()
 
 
+# `GET /environments`: environments per page, unless `?limit=` says otherwise, and the most it may say.
+DEFAULT_PAGE = 100
+MAX_PAGE = 1000
+
+
 class _ApiError(Exception):
     def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -150,6 +159,8 @@ def control_routes(runtime: Runtime) -> list[Route]:
         Route("/sessions/{id}/fork", _json_errors(api.fork), methods=["POST"]),
         Route("/sessions/{id}/evaluate", _json_errors(api.evaluate), methods=["POST"]),
         Route("/sessions/{id}/user", _json_errors(api.user), methods=["POST"]),
+        Route("/environments", _json_errors(api.environments), methods=["GET"]),
+        Route("/environments/{name}", _json_errors(api.environment), methods=["GET"]),
         Route("/tasks", _json_errors(api.tasks), methods=["GET"]),
         Route("/tasks/{name}", _json_errors(api.task), methods=["GET"]),
         Route("/curriculum", _json_errors(api.curriculum), methods=["GET"]),
@@ -253,6 +264,29 @@ class _ControlApi:
         body = await _body(request, CurriculumReset)
         return JSONResponse(await self.runtime.curriculum.reset(body.env))
 
+    async def environments(self, request: Request) -> Response:
+        """A page of the environments, by name: `?limit=N` (1 to 1000, default 100), `?cursor=` the previous
+        page's `next_cursor`."""
+        raw = request.query_params.get("limit", str(DEFAULT_PAGE))
+        if not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE:
+            raise _ApiError(422, f"limit: expected a whole number from 1 to {MAX_PAGE}, got {raw!r}", field="limit")
+        catalog = self.runtime.catalog
+        page, next_cursor = catalog.page(request.query_params.get("cursor") or None, int(raw))
+        views = [_environment_view(environment) for environment in page]
+        return JSONResponse({"environments": views, "count": len(catalog.environments), "next_cursor": next_cursor})
+
+    async def environment(self, request: Request) -> Response:
+        name = str(request.path_params["name"])
+        environment = self.runtime.catalog.environment(name)
+        if environment is None:
+            return JSONResponse({"error": f"no environment named {name!r}", "name": name}, status_code=404)
+        tools = [
+            tool.model_dump(mode="json", include={"name", "title", "description", "input_schema", "output_schema"})
+            for tool in environment.tools
+        ]
+        view = {**_environment_view(environment), "instructions": environment.instructions, "tools": tools}
+        return JSONResponse(view)
+
     async def tasks(self, request: Request) -> Response:
         tasks = [task.summary() for task in sorted(self.runtime.tasks.values(), key=lambda task: task.name)]
         errors = [str(error) for error in self.runtime.task_errors]
@@ -269,6 +303,17 @@ class _ControlApi:
         session_id = _id(request)
         await self.sessions.delete(session_id)
         return Response(status_code=204)
+
+
+def _environment_view(environment: Environment) -> dict[str, Any]:
+    return {
+        "name": environment.name,
+        "description": environment.description,
+        "tools": len(environment.tools),
+        "rules": environment.rules is not None,
+        "source": environment.source,
+        "mcp_path": f"/mcp/{quote(environment.name, safe='')}",
+    }
 
 
 def mcp_url(request: Request, record: SessionRecord) -> str:

@@ -41,6 +41,8 @@ from sim_mcp.server.ui import LOGIN_PATH, static_paths, ui_routes
 from sim_mcp.version import __version__
 
 logger = logging.getLogger("sim_mcp")
+# How many environment names a 404 of `/mcp/{env}` lists.
+_NAMED = 50
 
 
 def create_app(settings: Settings, runtime: Runtime | None = None) -> Starlette:
@@ -70,7 +72,8 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
         return JSONResponse({"status": "ok", "version": __version__})
 
     async def readyz(request: Request) -> Response:
-        """Ready to serve: specs loaded (at least one environment) and the store answering."""
+        """Ready to serve: specs loaded (at least one environment) and the store answering. Also how many
+        environments' rules programs are checked (after start, in the background) and their problems."""
         catalog = runtime.catalog
         problems = [] if catalog.environments else ["no environment is loaded (check --specs and the spec errors)"]
         try:
@@ -79,14 +82,18 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
         except (SimMcpError, TimeoutError, OSError) as e:
             problems.append(f"the store ({store.store}) does not answer: {type(e).__name__}")
             sessions = None
+        rules_checked, rules_errors = runtime.rules_status()
         body = {
             "status": "not ready" if problems else "ready",
             "problems": problems,
             "environments": sorted(catalog.environments),
             "tools": len(catalog.tools),
             "sessions": sessions,
-            # Files that did not load, and rules programs (or their functions) the backend answers for.
-            "spec_errors": [str(error) for error in (*catalog.errors, *runtime.simulator.rules.errors)],
+            # Files that did not load, and rules programs (or their functions) the backend answers for; the
+            # programs are checked in the background after start, so `rules_checked` says how far that got.
+            "spec_errors": [str(error) for error in (*catalog.errors, *rules_errors)],
+            "rules_checked": rules_checked,
+            "rules_errors": [str(error) for error in rules_errors],
         }
         return JSONResponse(body, status_code=503 if problems else 200)
 
@@ -102,6 +109,7 @@ def http_app(runtime: Runtime, config: ServerConfig, specs: SpecsConfig, store: 
         # The watcher's thread polls this, so shutdown needn't wait out its timeout.
         stop_watching = anyio.Event()
         async with runtime, manager.run(), anyio.create_task_group() as tasks:
+            tasks.start_soon(runtime.check_rules_in_background)
             if config.session_ttl > 0:
                 tasks.start_soon(expire_idle_sessions, runtime, config.session_ttl)
             if config.watch:
@@ -172,9 +180,13 @@ class _KnownEnvironment:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         env = scope.get("path_params", {}).get("env")
-        if self.runtime.catalog.environment(env) is None:
-            known = sorted(self.runtime.catalog.environments)
-            response = JSONResponse({"error": f"unknown environment {env!r}", "expected": known}, status_code=404)
+        catalog = self.runtime.catalog
+        if catalog.environment(env) is None:
+            # A catalogue may hold thousands: the first names, and where to find them all.
+            body: dict[str, object] = {"error": f"unknown environment {env!r}", "expected": catalog.names[:_NAMED]}
+            if len(catalog.names) > _NAMED:
+                body["more"] = f"{len(catalog.names) - _NAMED} more: GET /environments pages through them all"
+            response = JSONResponse(body, status_code=404)
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)

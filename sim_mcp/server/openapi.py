@@ -54,6 +54,7 @@ _ID = (404, 503)
 _LAST = (("last", {"type": "string", "pattern": "^[0-9]+$"}),)
 _FORMAT = (("format", {"type": "string", "enum": list(TRAJECTORY_FORMATS)}),)
 _ENV = (("env", {"type": "string"}),)
+_PAGE = (("limit", {"type": "string", "pattern": "^[0-9]+$"}), ("cursor", {"type": "string"}))
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "post", "/sessions", "Create a session", CreateSession, ok=201, errors=(409, 422, 429, 503), response="Session"
@@ -75,6 +76,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("post", "/sessions/{id}/fork", "Fork a session", ForkSession, ok=201, errors=(*_ID, 409, 422, 429)),
     Operation("post", "/sessions/{id}/evaluate", "Score a session", EvaluateSession, errors=(*_ID, 422, 502)),
     Operation("post", "/sessions/{id}/user", "Talk to the simulated user", UserMessage, errors=(*_ID, 409, 422, 502)),
+    Operation("get", "/environments", "A page of the environments", query=_PAGE, errors=(422,)),
+    Operation("get", "/environments/{name}", "One environment and its tools", errors=(404,)),
     Operation("get", "/tasks", "The tasks loaded"),
     Operation("get", "/tasks/{name}", "One task", errors=(404,)),
     Operation("get", "/curriculum", "The curriculum's progress", query=_ENV, errors=(422, 503)),

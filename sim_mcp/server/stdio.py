@@ -32,6 +32,7 @@ async def serve_stdio(settings: Settings, session: str | None = None, runtime: R
     try:
         async with runtime, stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
             stop_watching = anyio.Event()  # polled by the watcher's thread: a prompt exit
+            tasks.start_soon(runtime.check_rules_in_background)
             if config.watch:
                 tasks.start_soon(lambda: hot_reload(context, specs, stop=stop_watching))
             await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -6,7 +6,12 @@ the reader. The formats are the table `sim_mcp.plugins.SPEC_FORMATS`, in detecti
 `openapi` (OpenAPI 3.0/3.1), `mcp` (MCP `tools/list` results), `openai` and `anthropic` (function-calling
 tools of those APIs) and `bfcl` (BFCL function docs); each module's `FORMAT` (`base.SpecFormat`) says how to
 tell its files and read one. A format of one's own is a module with a `FORMAT`, registered
-(`register_spec_format`) or named in the `sim_mcp.spec_formats` entry-point group.
+(`register_spec_format`) or named in the `sim_mcp.spec_formats` entry-point group. A reader is given the
+loader's `SchemaChecks`, so that a folder checks each distinct schema once.
+
+YAML is parsed by libyaml where PyYAML was built with it, and plain data built from its nodes directly
+(`specs/parsing.py`); a file libyaml refuses is parsed again by PyYAML's own loader, whose verdict and wording
+stand.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from sim_mcp.errors import ConfigError, NotRegistered, SpecError
 from sim_mcp.plugins import SPEC_FORMATS
 from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.model import Environment
+from sim_mcp.specs.parsing import load_yaml
+from sim_mcp.specs.schema import SchemaChecks
 
 SPEC_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".jsonl"})
 
@@ -38,26 +45,30 @@ def visible_files(folder: Path) -> list[Path]:
     )
 
 
-def read_spec_file(path: Path, format: str | None = None) -> Environment:
+def read_spec_file(path: Path, format: str | None = None, checks: SchemaChecks | None = None) -> Environment:
     """Read one spec file into an environment; raises `SpecError` naming the file, place and reason.
 
-    `format` (a name of `SPEC_FORMATS`) skips detection, for files whose content is ambiguous.
+    `format` (a name of `SPEC_FORMATS`) skips detection, for files whose content is ambiguous. `checks`: schema
+    checks to share with other files (a folder's loader), each distinct schema checked once.
     """
     source = str(path)
     document = parse_document(path)
-    return read_document(document, source, format)
+    return read_document(document, source, format, checks)
 
 
-def read_document(document: Any, source: str, format: str | None = None) -> Environment:
+def read_document(
+    document: Any, source: str, format: str | None = None, checks: SchemaChecks | None = None
+) -> Environment:
+    checks = checks if checks is not None else SchemaChecks()
     if format is not None:
         try:
             chosen = spec_format(format)
         except NotRegistered as e:
             raise SpecError(source, f"unknown spec format {format!r}: expected one of {', '.join(e.known)}") from e
-        return chosen.read(document, source)
+        return chosen.read(document, source, checks)
     found = _detected(document)
     if found is not None:
-        return found.read(document, source)
+        return found.read(document, source, checks)
     for name in SPEC_FORMATS:
         # A document almost in a format (a native spec without its tools yet): say what it lacks.
         near = spec_format(name).near_miss
@@ -94,10 +105,21 @@ def _first(document: Any, names: Iterable[str]) -> SpecFormat | None:
 
 
 def parse_document(path: Path) -> Any:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise SpecError(str(path), f"cannot read the file: {e}") from e
+    return parse_bytes(raw, path)
+
+
+def parse_bytes(raw: bytes, path: Path, strings: dict[str, str] | None = None) -> Any:
+    """A spec file's content (read by the caller, who may have kept its digest) parsed as its suffix says;
+    `strings`: a folder's table of strings, so that its files share the strings they repeat (YAML files)."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        # As `read_text` reads it: UTF-8, and universal newlines.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as e:
         raise SpecError(source, f"cannot read the file: {e}") from e
     if not text.strip():
         raise SpecError(source, "the file is empty")
@@ -110,8 +132,12 @@ def parse_document(path: Path) -> Any:
             raise SpecError(source, f"invalid JSON: {e.msg}", f"line {e.lineno}, column {e.colno}") from e
     if path.suffix == ".jsonl":
         return _parse_json_lines(text, source)
+    return _parse_yaml(text, source, strings)
+
+
+def _parse_yaml(text: str, source: str, strings: dict[str, str] | None = None) -> Any:
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text, strings)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         place = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -13,6 +13,7 @@ from typing import Any
 from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, tool_objects
 from sim_mcp.specs.model import Environment
+from sim_mcp.specs.schema import SchemaChecks
 
 # Keys of other formats' tools (and of native tools, which share `input_schema`) that the API refuses.
 _FOREIGN_KEYS = ("inputSchema", "parameters", "function", "output_schema", "examples", "annotations")
@@ -30,7 +31,7 @@ def looks_anthropic(document: Any) -> bool:
     )
 
 
-def read_anthropic(document: Any, source: str) -> Environment:
+def read_anthropic(document: Any, source: str, checks: SchemaChecks | None = None) -> Environment:
     drafts = []
     for place, item in tool_objects(document, source, kind="Anthropic", shape="an object with name and input_schema"):
         if item.get("type", "custom") != "custom":
@@ -41,7 +42,7 @@ def read_anthropic(document: Any, source: str) -> Environment:
             "input_schema": input_schema(item.get("input_schema", {"type": "object", "properties": {}})),
         }
         drafts.append(ToolDraft(place, fields, {"input_schema": join(place, "input_schema")}))
-    return build_environment(source, drafts)
+    return build_environment(source, drafts, checks=checks)
 
 
 FORMAT = SpecFormat("anthropic", looks_anthropic, read_anthropic, "a list of Anthropic tools (input_schema)")

@@ -19,7 +19,7 @@ from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, output_schema
 from sim_mcp.specs.formats.walk import map_subschemas
 from sim_mcp.specs.model import Environment
-from sim_mcp.specs.schema import type_name
+from sim_mcp.specs.schema import SchemaChecks, type_name
 
 # BFCL type -> JSON Schema type (None: no constraint, so the keyword is dropped).
 _TYPES: dict[str, str | None] = {
@@ -42,11 +42,11 @@ def looks_bfcl(document: Any) -> bool:
     )
 
 
-def read_bfcl(document: Any, source: str) -> Environment:
+def read_bfcl(document: Any, source: str, checks: SchemaChecks | None = None) -> Environment:
     found = entries(document)
     if found is None:
         raise SpecError(source, f"expected BFCL functions (one JSON object per line), got {type_name(document)}")
-    return build_environment(source, [_draft(item, place, source) for place, item in found])
+    return build_environment(source, [_draft(item, place, source) for place, item in found], checks=checks)
 
 
 def _draft(item: Any, place: str, source: str) -> ToolDraft:

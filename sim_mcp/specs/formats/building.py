@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from sim_mcp.errors import SpecError, SpecErrors
 from sim_mcp.specs.formats.checks import pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
-from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.specs.schema import SchemaChecks, json_path, type_name
 
 _NOT_IN_ENVIRONMENT_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 # Keywords that say a schema is not (only) an object, so an untyped schema using them is not assumed one.
@@ -90,7 +90,9 @@ class ToolDraft:
         return join(base, rest)
 
 
-def build_environment(source: str, drafts: Iterable[ToolDraft], description: str = "") -> Environment:
+def build_environment(
+    source: str, drafts: Iterable[ToolDraft], description: str = "", checks: SchemaChecks | None = None
+) -> Environment:
     """Validate each draft into a `ToolSpec` and check its schemas, raising `SpecError` at the foreign place:
     `SpecErrors` with every problem of every tool when there are several, so that one run of `sim-mcp check`
     lists all that a file needs fixed."""
@@ -109,7 +111,7 @@ def build_environment(source: str, drafts: Iterable[ToolDraft], description: str
                     SpecError(source, pydantic_reason(error, ToolSpec), join(place, rest) if rest else place)
                 )
             continue
-        if found := tool_schema_problem(tool):
+        if found := tool_schema_problem(tool, checks):
             dotted, reason = found
             problems.append(SpecError(source, reason, draft.where(dotted)))
             continue

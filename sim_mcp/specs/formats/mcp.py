@@ -22,6 +22,7 @@ from sim_mcp.specs.formats.building import (
     tool_objects,
 )
 from sim_mcp.specs.model import Environment, ToolAnnotations
+from sim_mcp.specs.schema import SchemaChecks
 
 _LIST_RESULT_KEYS = ("server_info", "serverInfo", "nextCursor")
 # Annotation keys we model, camelCase (MCP) and snake_case.
@@ -39,10 +40,10 @@ def looks_mcp(document: Any) -> bool:
     return bool(found) and all(isinstance(item, dict) and "inputSchema" in item for _, item in found or ())
 
 
-def read_mcp(document: Any, source: str) -> Environment:
+def read_mcp(document: Any, source: str, checks: SchemaChecks | None = None) -> Environment:
     found = tool_objects(document, source, kind="MCP", shape="an object with name and inputSchema")
     drafts = [_draft(item, place) for place, item in found]
-    return build_environment(source, drafts, _description(document))
+    return build_environment(source, drafts, _description(document), checks)
 
 
 def _draft(item: dict[str, Any], place: str) -> ToolDraft:

@@ -28,7 +28,7 @@ from sim_mcp.specs.formats import parse_document, read_document
 from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.checks import check_tool_schemas, pydantic_reason, tool_schema_problem
 from sim_mcp.specs.model import Environment, ToolSpec
-from sim_mcp.specs.schema import json_path, type_name
+from sim_mcp.specs.schema import SchemaChecks, json_path, type_name
 
 TOOLS_FROM = "tools_from"
 
@@ -42,8 +42,12 @@ def looks_native(document: Any) -> bool:
     return isinstance(document, dict) and "name" in document and ("tools" in document or "initial_state" in document)
 
 
-def read_native(document: Any, source: str, read_included: IncludedReader) -> Environment:
-    """A native environment; the files its `tools_from` names are read by `read_included` (any format)."""
+def read_native(
+    document: Any, source: str, read_included: IncludedReader, checks: SchemaChecks | None = None
+) -> Environment:
+    """A native environment; the files its `tools_from` names are read by `read_included` (any format).
+    `checks`: the loader's schema checks (each distinct schema checked once)."""
+    checks = checks if checks is not None else SchemaChecks()
     if not isinstance(document, dict):
         raise SpecError(source, f"expected an environment (a mapping with name and tools), got {type_name(document)}")
     # `tools_from` is how the file is read, not part of the environment: keep it out of the model.
@@ -54,15 +58,15 @@ def read_native(document: Any, source: str, read_included: IncludedReader) -> En
         problems = [
             SpecError(source, pydantic_reason(error, Environment), json_path(error["loc"])) for error in e.errors()
         ]
-        problems += _schema_problems_of_valid_tools(fields.get("tools"), source)
+        problems += _schema_problems_of_valid_tools(fields.get("tools"), source, checks)
         raise (problems[0] if len(problems) == 1 else SpecErrors(problems)) from e
-    check_tool_schemas(environment, source)
+    check_tool_schemas(environment, source, checks)
     if TOOLS_FROM in document:
         environment = _with_tools_from(environment, _includes(document[TOOLS_FROM], source), source, read_included)
     return environment
 
 
-def _schema_problems_of_valid_tools(tools: Any, source: str) -> list[SpecError]:
+def _schema_problems_of_valid_tools(tools: Any, source: str, checks: SchemaChecks) -> list[SpecError]:
     """With the file refused for other reasons, the schema problems of the tools that are otherwise valid,
     so that one run of `sim-mcp check` names them too."""
     if not isinstance(tools, list):
@@ -73,7 +77,7 @@ def _schema_problems_of_valid_tools(tools: Any, source: str) -> list[SpecError]:
             tool = ToolSpec.model_validate(entry)
         except ValidationError:
             continue  # already reported, with the rest of the file's validation errors
-        if found := tool_schema_problem(tool):
+        if found := tool_schema_problem(tool, checks):
             field, reason = found
             problems.append(SpecError(source, reason, f"tools[{index}].{field}"))
     return problems
@@ -139,12 +143,12 @@ def _with_tools_from(
     return environment.model_copy(update={"tools": tools})
 
 
-def read_included(path: Path, format: str | None) -> Environment:
+def read_included(path: Path, format: str | None, checks: SchemaChecks | None = None) -> Environment:
     """A file a native spec's `tools_from` names, in `format` (None: detected); it may not name more files."""
     document = parse_document(path)
     if isinstance(document, dict) and TOOLS_FROM in document and format in (None, "native"):
         raise SpecError(str(path), f"a file named in {TOOLS_FROM} cannot have a {TOOLS_FROM} itself")
-    return read_document(document, str(path), format)
+    return read_document(document, str(path), format, checks)
 
 
 def _without_tools(document: Any) -> str | None:
@@ -159,7 +163,9 @@ def _without_tools(document: Any) -> str | None:
 FORMAT = SpecFormat(
     "native",
     looks_native,
-    lambda document, source: read_native(document, source, read_included),
+    lambda document, source, checks: read_native(
+        document, source, lambda path, format: read_included(path, format, checks), checks
+    ),
     "a native environment (a mapping with name and tools)",
     _without_tools,
 )

@@ -15,7 +15,7 @@ from sim_mcp.errors import SpecError
 from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, entries, input_schema, join, tool_objects
 from sim_mcp.specs.model import Environment
-from sim_mcp.specs.schema import type_name
+from sim_mcp.specs.schema import SchemaChecks, type_name
 
 
 def looks_openai(document: Any) -> bool:
@@ -28,10 +28,10 @@ def looks_openai(document: Any) -> bool:
     )
 
 
-def read_openai(document: Any, source: str) -> Environment:
+def read_openai(document: Any, source: str, checks: SchemaChecks | None = None) -> Environment:
     found = tool_objects(document, source, kind="OpenAI", shape='{"type": "function", ...}')
     drafts = [_draft(item, place, source) for place, item in found if item.get("type") == "function"]
-    return build_environment(source, drafts)
+    return build_environment(source, drafts, checks=checks)
 
 
 def _draft(item: dict[str, Any], place: str, source: str) -> ToolDraft:

@@ -51,7 +51,7 @@ from sim_mcp.specs.formats.base import SpecFormat
 from sim_mcp.specs.formats.building import ToolDraft, build_environment, join, output_schema
 from sim_mcp.specs.formats.walk import map_subschemas
 from sim_mcp.specs.model import Environment
-from sim_mcp.specs.schema import json_path, schema_problem, type_name
+from sim_mcp.specs.schema import SchemaChecks, json_path, type_name
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _SAFE = frozenset({"get", "head", "options", "trace"})
@@ -70,7 +70,7 @@ def looks_openapi(document: Any) -> bool:
     return isinstance(document, dict) and ("openapi" in document or "swagger" in document)
 
 
-def read_openapi(document: Any, source: str) -> Environment:
+def read_openapi(document: Any, source: str, checks: SchemaChecks | None = None) -> Environment:
     if not isinstance(document, dict):
         raise SpecError(source, f"expected an OpenAPI document (an object), got {type_name(document)}")
     if "swagger" in document:
@@ -79,7 +79,7 @@ def read_openapi(document: Any, source: str) -> Environment:
     version = str(document.get("openapi", ""))
     if not re.fullmatch(r"3\.[01](\.\d+)?(-\S+)?", version):
         raise SpecError(source, f"unsupported OpenAPI version {version!r} (expected 3.0 or 3.1)", "openapi")
-    doc = _Document(document, source)
+    doc = _Document(document, source, checks if checks is not None else SchemaChecks())
     paths = document.get("paths") or {}
     if not isinstance(paths, dict):
         raise SpecError(source, f"expected an object of paths, got {type_name(paths)}", "paths")
@@ -92,7 +92,7 @@ def read_openapi(document: Any, source: str) -> Environment:
         for method in _METHODS:
             if method in item:
                 drafts.append(_operation(doc, str(path), method, item, item_place, taken))
-    return build_environment(source, drafts, _description(document))
+    return build_environment(source, drafts, _description(document), doc.checks)
 
 
 def _description(document: dict[str, Any]) -> str:
@@ -351,9 +351,10 @@ def _base_media(media: str) -> str:
 class _Document:
     """An OpenAPI document, for following `$ref`s in it."""
 
-    def __init__(self, document: dict[str, Any], source: str) -> None:
+    def __init__(self, document: dict[str, Any], source: str, checks: SchemaChecks) -> None:
         self.document = document
         self.source = source
+        self.checks = checks  # the loader's: each distinct schema checked once
 
     def lookup(self, ref: Any, place: str) -> tuple[Any, str]:
         """What `ref` points to, and its place; errors name the ref and the place it was met."""
@@ -423,7 +424,7 @@ class _Schemas:
         return _nullable(out) if schema.get("nullable") is True else out
 
     def check(self, schema: Any, place: str) -> None:
-        if problem := schema_problem(schema if not isinstance(schema, bool) else {}):
+        if problem := self._doc.checks.problem(schema if not isinstance(schema, bool) else {}):
             raise SpecError(self._doc.source, problem, place)
 
     def definitions(self) -> dict[str, Any]:
