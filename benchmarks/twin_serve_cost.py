@@ -49,8 +49,8 @@ import anyio
 from benchmarks.clients import LoadResult, lean_http_load
 from benchmarks.servers import HttpServer, bare_http, children_of, stop_all
 from benchmarks.wire import CallFailed, Connection
-from sim_mcp.authoring.record_file import RECORDINGS_NAME, read_calls
-from sim_mcp.authoring.targets import parse_target, serving
+from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME, read_calls
+from sim_mcp.authoring.twins.targets import parse_target, serving
 
 TARGET = 1.25  # BENCHMARKS.md: a rules-program or replay answer costs at most 1.25x the bare server's CPU
 SEQUENCE = "sequence"

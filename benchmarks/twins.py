@@ -35,9 +35,9 @@ from typing import Any
 
 import anyio
 
-from sim_mcp.authoring.drive import drive_generated
-from sim_mcp.authoring.targets import parse_target, recording, serving
-from sim_mcp.authoring.twin_check import CheckPlan, run_check
+from sim_mcp.authoring.twins.check import CheckPlan, run_check
+from sim_mcp.authoring.twins.drive import drive_generated
+from sim_mcp.authoring.twins.targets import parse_target, recording, serving
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = REPO / "tests" / "node" / "node_modules" / ".bin"

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from mcp.client import Client
 
-from sim_mcp.authoring.compile import CompileReport, compile_environment, programs_path
-from sim_mcp.authoring.transitions import read_recordings
+from sim_mcp.authoring.programs.compile import CompileReport, compile_environment, programs_path
+from sim_mcp.authoring.programs.transitions import read_recordings
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends import load_backend

@@ -26,6 +26,8 @@ FOREIGN = {
     "--daemonize": "redis-server (docs/deploy.md)",
     "--build": "docker compose up (README.md, docs/deploy.md)",
     "--scale": "docker compose up (README.md, docs/deploy.md)",
+    "--train": "tests/fixture_servers/harness.py, the twin fixtures' measure (docs/twins.md)",
+    "--check": "tests/fixture_servers/harness.py, the twin fixtures' measure (docs/twins.md)",
     "--rm": "kubectl run (docs/deploy.md)",
     "--image": "kubectl run (docs/deploy.md)",
     "--appendfsync": "redis-server (docs/control-api.md)",

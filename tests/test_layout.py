@@ -144,7 +144,7 @@ def test_the_transport_reads_no_settings_through_the_runtime() -> None:
 
 # Where a store is opened from its URL (everything else is handed one), and where a SessionService is made.
 STORE_OPENERS = ("sim_mcp.runtime", "sim_mcp.cli.serve", "sim_mcp.episodes.export", "sim_mcp.state.stores")
-SESSION_SERVICE_MAKERS = ("sim_mcp.runtime", "sim_mcp.authoring.taskgen", "sim_mcp.engine.sessions")
+SESSION_SERVICE_MAKERS = ("sim_mcp.runtime", "sim_mcp.authoring.tasks.taskgen", "sim_mcp.engine.sessions")
 
 
 def calls_of(names: set[str]) -> Iterator[tuple[str, int, str]]:
@@ -218,7 +218,7 @@ def test_every_extension_point_is_a_table_the_docs_name() -> None:
 
 
 # Exceptions raised and caught inside one module's own control flow, never reaching a caller outside it.
-INTERNAL_EXCEPTIONS = {"sim_mcp.authoring.behaviours.Failure"}
+INTERNAL_EXCEPTIONS = {"sim_mcp.authoring.twins.behaviours.Failure"}
 
 
 def test_every_public_exception_is_a_sim_mcp_error() -> None:

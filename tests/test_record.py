@@ -18,7 +18,7 @@ from mcp import StdioServerParameters
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 
-from sim_mcp.authoring.record_file import RecordingsWriter, read_calls
+from sim_mcp.authoring.twins.recordings import RecordingsWriter, read_calls
 from sim_mcp.cli import main
 from tests.servers import REPO, free_port
 

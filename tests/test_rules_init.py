@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from sim_mcp.authoring.scaffold import scaffold
+from sim_mcp.authoring.programs.scaffold import scaffold
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.schema_data import generate

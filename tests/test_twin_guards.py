@@ -17,9 +17,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim_mcp.authoring.guards import _Learner, _Tool, as_set, infer_guards, run_guard, unordered, view
-from sim_mcp.authoring.record_file import RecordedCall
-from sim_mcp.authoring.twin_program import LIBRARY
+from sim_mcp.authoring.twins.keyed_world import _Learner, _Tool, as_set, infer_guards, run_guard, unordered, view
+from sim_mcp.authoring.twins.library import LIBRARY
+from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.cli import main
 from sim_mcp.rules import CallContext, Limits, run_tool, tool_program
 from sim_mcp.rules.helpers import DEFAULT_CLOCK

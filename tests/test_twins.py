@@ -17,10 +17,10 @@ import pytest
 import yaml
 from mcp.client import Client
 
-from sim_mcp.authoring.agreement import Answer, compare_answers
-from sim_mcp.authoring.drive import drive_generated
-from sim_mcp.authoring.targets import parse_target, recording, serving
-from sim_mcp.authoring.twin_check import CheckPlan, run_check
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.check import CheckPlan, run_check
+from sim_mcp.authoring.twins.drive import drive_generated
+from sim_mcp.authoring.twins.targets import parse_target, recording, serving
 from sim_mcp.cli import main
 from sim_mcp.testing import FakeProvider, Reply
 from tests.servers import REPO

@@ -17,7 +17,7 @@ import yaml
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import TypeAdapter
 
-from sim_mcp.authoring.taskgen import generate_tasks, template_drafts
+from sim_mcp.authoring.tasks.taskgen import generate_tasks, template_drafts
 from sim_mcp.cli import main
 from sim_mcp.config import Settings
 from sim_mcp.engine.backends.offline import OfflineBackend
@@ -821,7 +821,7 @@ async def test_generation_through_the_fake_provider(fake: FakeProvider) -> None:
 
 
 def test_bundled_tasks_have_users_and_proven_solutions() -> None:
-    from sim_mcp.authoring.taskgen import check_by_replay
+    from sim_mcp.authoring.tasks.taskgen import check_by_replay
 
     catalog = load_catalog(BUNDLED_SPECS)
     tasks, errors = load_tasks(BUNDLED_SPECS)
@@ -837,7 +837,7 @@ def test_bundled_tasks_have_users_and_proven_solutions() -> None:
 
 async def test_a_replay_runs_in_the_sandbox_of_the_runtimes_simulator() -> None:
     """Proving a task neither meets the runtime's injected faults nor leaves a session in its store."""
-    from sim_mcp.authoring.taskgen import check_by_replay
+    from sim_mcp.authoring.tasks.taskgen import check_by_replay
 
     tasks, _ = load_tasks(BUNDLED_SPECS)
     task = tasks["tickets-close-sso"]

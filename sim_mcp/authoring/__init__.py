@@ -1,4 +1,3 @@
-"""What writes environments: from real tools, the recording proxy, its recordings file, the model-free
-inference of a twin, and the differential check of a twin against the real server (docs/twins.md); from a
-model, `sim-mcp compile` (programs checked against examples, recorded transitions and probe calls) and
-task generation."""
+"""What writes environments, one room per job: `twins/` (a real tool recorded, its twin learned without a
+model, and checked against it), `programs/` (rules programs written by a model or scaffolded from a spec)
+and `tasks/` (tasks proven by their reference solutions)."""

@@ -99,7 +99,7 @@ def _print_rules(catalog: Catalog, verdict: RulesVerdict, environment: str) -> N
 
 def _stub(text: str, tool: str, line: int) -> bool:
     """Whether the function of `tool` (its `def` on `line`) is still the stub `sim-mcp rules init` wrote."""
-    from sim_mcp.authoring.scaffold import NOT_WRITTEN
+    from sim_mcp.authoring.programs.scaffold import NOT_WRITTEN
 
     lines = text.splitlines()[line:]
     body = next((index for index, found in enumerate(lines) if found.startswith("def ")), len(lines))

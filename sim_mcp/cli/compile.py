@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.recordings and all(is_recording(path) for path in args.recordings):
         return run_twin(args)
-    from sim_mcp.authoring.compile import CompileReport, compile_environment
-    from sim_mcp.authoring.transitions import Recording, read_recordings
+    from sim_mcp.authoring.programs.compile import CompileReport, compile_environment
+    from sim_mcp.authoring.programs.transitions import Recording, read_recordings
     from sim_mcp.engine.backends import load_backend
     from sim_mcp.llm.profiles import profile_for
     from sim_mcp.specs.formats import read_spec_file

@@ -62,7 +62,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from sim_mcp.authoring.proxy import ProxySettings
+    from sim_mcp.authoring.twins.proxy import ProxySettings
     from sim_mcp.cli.capture import parse_header
     from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer
 
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(settings: object, args: argparse.Namespace) -> None:
     from mcp.server.stdio import stdio_server
 
-    from sim_mcp.authoring.proxy import ProxySettings, RecordingProxy
+    from sim_mcp.authoring.twins.proxy import ProxySettings, RecordingProxy
 
     assert isinstance(settings, ProxySettings)
     proxy = RecordingProxy(settings)
@@ -117,7 +117,7 @@ async def _serve(settings: object, args: argparse.Namespace) -> None:
 async def _serve_http(proxy: object, args: argparse.Namespace) -> None:
     import uvicorn
 
-    from sim_mcp.authoring.proxy import RecordingProxy
+    from sim_mcp.authoring.twins.proxy import RecordingProxy
     from sim_mcp.cli.serve import listen
 
     assert isinstance(proxy, RecordingProxy)

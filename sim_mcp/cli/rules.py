@@ -27,7 +27,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_init(args: argparse.Namespace) -> int:
     """Write the scaffold and print a line per tool: written (its examples pass or fail) or a stub."""
-    from sim_mcp.authoring.scaffold import rules_path, scaffold
+    from sim_mcp.authoring.programs.scaffold import rules_path, scaffold
     from sim_mcp.rules import Limits, RulesError, compile_program, example_problem
     from sim_mcp.specs.formats import read_spec_file
 

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     """Draft tasks with the backend (templates offline), keep those their reference solution proves, write them."""
     import anyio
 
-    from sim_mcp.authoring.taskgen import generate_tasks
+    from sim_mcp.authoring.tasks.taskgen import generate_tasks
     from sim_mcp.episodes.tasks import task_yaml
     from sim_mcp.runtime import Runtime
     from sim_mcp.specs.registry import load_catalog

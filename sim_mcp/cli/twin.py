@@ -15,7 +15,7 @@ from sim_mcp.errors import ConfigError
 
 def is_recording(path: Path) -> bool:
     """A recording folder of `sim-mcp record`, or a file whose first call line is one of its lines."""
-    from sim_mcp.authoring.record_file import RECORDINGS_NAME
+    from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME
 
     if path.is_dir():
         return (path / RECORDINGS_NAME).is_file()
@@ -31,7 +31,7 @@ def is_recording(path: Path) -> bool:
 
 
 def run_twin(args: argparse.Namespace) -> int:
-    from sim_mcp.authoring.build import TwinReport, build_twin
+    from sim_mcp.authoring.twins.build import TwinReport, build_twin
     from sim_mcp.engine.backends import Backend, load_backend
 
     if not args.spec.is_file():

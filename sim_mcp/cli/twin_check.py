@@ -54,9 +54,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from sim_mcp.authoring.record_file import RecordedCall, read_calls
-    from sim_mcp.authoring.targets import parse_target, serving
-    from sim_mcp.authoring.twin_check import CheckPlan, run_check
+    from sim_mcp.authoring.twins.check import CheckPlan, run_check
+    from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
+    from sim_mcp.authoring.twins.targets import parse_target, serving
 
     if args.sessions < 0 or args.calls < 1:
         raise ConfigError("--sessions: expected 0 or more; --calls: expected 1 or more")

@@ -15,11 +15,11 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from sim_mcp.authoring.build import build_twin
-from sim_mcp.authoring.record_file import RecordedCall
-from sim_mcp.authoring.targets import Target, parse_target, recording, serving
-from sim_mcp.authoring.twin_check import CheckPlan, CheckReport, run_check
-from sim_mcp.authoring.upstream import Upstream
+from sim_mcp.authoring.twins.build import build_twin
+from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, run_check
+from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.authoring.twins.targets import Target, parse_target, recording, serving
+from sim_mcp.authoring.twins.upstream import Upstream
 from tests.fixture_servers.sessions import Call, kv_sessions, todo_sessions
 
 FIXTURES = {

@@ -2,7 +2,7 @@
 
 1. Read the recordings (a bad line is named by file and line and left out; the rest is used).
 2. Infer without a model (`infer.infer_plans`) each tool's behaviour, and the first world.
-3. Write the behaviours as Starlark (`twin_program`) and replay every recorded session, in order, from
+3. Write the behaviours as Starlark (`library`) and replay every recorded session, in order, from
    the first world through the engine's rules runtime: a tool keeps its program only if every one of its
    recorded calls gets the recorded answer there (and the others are dropped until that holds).
 4. Given a model (`backend`), ask it (`authoring.compile.compile_environment`) for the tools still without
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim_mcp.authoring.agreement import Answer, compare_answers
-from sim_mcp.authoring.behaviours import TWIN_KEY
-from sim_mcp.authoring.compile import compile_environment, programs_path
-from sim_mcp.authoring.guards import as_set, infer_guards, initial_keys, unordered
-from sim_mcp.authoring.infer import infer_plans
-from sim_mcp.authoring.record_file import RecordedCall, read_calls
-from sim_mcp.authoring.transitions import Recording
-from sim_mcp.authoring.twin_program import program_text
+from sim_mcp.authoring.programs.compile import compile_environment, programs_path
+from sim_mcp.authoring.programs.transitions import Recording
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.behaviours import TWIN_KEY
+from sim_mcp.authoring.twins.infer import infer_plans
+from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, unordered
+from sim_mcp.authoring.twins.library import program_text
+from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key

@@ -28,12 +28,12 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from sim_mcp.authoring.agreement import Answer, Verdict, compare_answers
-from sim_mcp.authoring.record_file import RecordedCall, sessions_of
-from sim_mcp.authoring.session_gen import CallGenerator, session_rng
-from sim_mcp.authoring.stateful import run_generated
-from sim_mcp.authoring.targets import Target
-from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, without_folder
+from sim_mcp.authoring.twins.agreement import Answer, Verdict, compare_answers
+from sim_mcp.authoring.twins.recordings import RecordedCall, sessions_of
+from sim_mcp.authoring.twins.session_gen import CallGenerator, session_rng
+from sim_mcp.authoring.twins.stateful import run_generated
+from sim_mcp.authoring.twins.targets import Target
+from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, without_folder
 from sim_mcp.state.compare import answer_value
 
 __all__ = ["CheckReport", "Step", "run_check"]

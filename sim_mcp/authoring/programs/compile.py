@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from sim_mcp.authoring.probes import probe_arguments
-from sim_mcp.authoring.transitions import Recording
+from sim_mcp.authoring.programs.probes import probe_arguments
+from sim_mcp.authoring.programs.transitions import Recording
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.contract import InvalidOutcome, JsonRequest
 from sim_mcp.engine.guards import has_record, ids_named

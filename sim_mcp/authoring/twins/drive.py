@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from sim_mcp.authoring.session_gen import CallGenerator, session_rng
-from sim_mcp.authoring.targets import Target
-from sim_mcp.authoring.upstream import Upstream, UpstreamFailure
+from sim_mcp.authoring.twins.session_gen import CallGenerator, session_rng
+from sim_mcp.authoring.twins.targets import Target
+from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure
 from sim_mcp.state.compare import answer_value
 
 __all__ = ["drive_generated"]

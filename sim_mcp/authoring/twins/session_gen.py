@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sim_mcp.authoring.probes import missing_id
+from sim_mcp.authoring.programs.probes import missing_id
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sim_mcp.authoring.agreement import Answer, compare_answers
-from sim_mcp.authoring.behaviours import TWIN_KEY, Failure, run_plan
-from sim_mcp.authoring.record_file import RecordedCall
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.behaviours import TWIN_KEY, Failure, run_plan
+from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
 __all__ = ["Inference", "infer_plans", "replay_plans"]

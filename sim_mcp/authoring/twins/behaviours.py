@@ -1,6 +1,6 @@
 """The behaviours a model-free twin is built from: small, general rules of record stores, each a plan
 (plain data) that runs the same way here, in Python, to search for the plan that explains recordings,
-and in Starlark, in the twin's programs (`twin_program.LIBRARY`), where `twin-check` proves it.
+and in Starlark, in the twin's programs (`library.LIBRARY`), where `twin-check` proves it.
 
 The world of a twin is a JSON object: one list of records per collection (named after the argument
 that creates them, e.g. `entities`) and `_twin`, counters and seen values of tools whose answers depend

@@ -7,7 +7,7 @@ It is learned as a register automaton is: the world is a map of keys (values the
 equality) to what was stored under them, and fresh values stand for the ids a server makes up. The
 learner searches a small language of operations on that world, pruned by the recorded examples (as
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
-the Starlark the twin ships (`twin_program.TwinLibrary`): there is no Python copy of the language.
+the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
 **Keys.** A string argument whose value the answers name is a key, and so is an integer one. When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
@@ -56,10 +56,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sim_mcp.authoring.agreement import Answer, compare_answers
-from sim_mcp.authoring.record_file import RecordedCall
-from sim_mcp.authoring.twin_program import TwinLibrary
-from sim_mcp.authoring.upstream import TMP_PLACEHOLDER
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.library import TwinLibrary
+from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
 

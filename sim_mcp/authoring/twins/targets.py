@@ -27,9 +27,9 @@ from typing import IO
 
 import httpx2
 
-from sim_mcp.authoring.build import REPLAY_SUFFIX
-from sim_mcp.authoring.record_file import RECORDINGS_NAME
-from sim_mcp.authoring.upstream import fresh_server
+from sim_mcp.authoring.twins.build import REPLAY_SUFFIX
+from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME
+from sim_mcp.authoring.twins.upstream import fresh_server
 from sim_mcp.errors import ConfigError
 from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer
 

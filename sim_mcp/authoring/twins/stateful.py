@@ -6,7 +6,7 @@ them (`seed` fixes the run); the caller's `call` plays them against the servers 
 reference's answer, which feeds the pool the next steps draw from.
 
 The generate phase alone is run: every example is a session to compare in full, so none is cut short by
-a failed assertion (the divergences are shrunk afterwards by `twin_check`)."""
+a failed assertion (the divergences are shrunk afterwards by `check`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
-from sim_mcp.authoring.probes import missing_id
+from sim_mcp.authoring.programs.probes import missing_id
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 

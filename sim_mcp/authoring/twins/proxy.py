@@ -35,8 +35,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 
-from sim_mcp.authoring.record_file import RECORDINGS_NAME, RecordingsWriter
-from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, fresh_server, without_folder
+from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME, RecordingsWriter
+from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, fresh_server, without_folder
 from sim_mcp.errors import ConfigError, SimMcpError
 from sim_mcp.specs.capture import LiveServer, tools_environment
 from sim_mcp.specs.writer import environment_yaml
