@@ -1017,7 +1017,7 @@ def test_the_request_url_joined_once_is_the_one_the_sdks_join_from_a_relative_pa
     from anthropic import AsyncAnthropic
     from openai import AsyncOpenAI
 
-    from sim_mcp.llm.transport import request_url
+    from sim_mcp.llm.request import request_url
 
     openai_client = AsyncOpenAI(api_key="sk-test", base_url=base_url)
     anthropic_client = AsyncAnthropic(api_key="sk-ant-test", base_url=base_url)

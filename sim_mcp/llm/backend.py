@@ -2,7 +2,7 @@
 
 One call's path: the model and limits its environment asks for, the call's output mode (llm/modes/) and
 the model's profile (llm/profiles/), the prompt (its static part built once per environment version, tool
-and mode), the request (`Transport`: limit, deadline, retries, response forms), the reply read, and the
+and mode), the request (`Requester`: limit, deadline, retries, response forms), the reply read, and the
 mode's finishing step: what comes back is a finished `Outcome`, which the simulator checks and commits.
 """
 
@@ -21,7 +21,7 @@ from sim_mcp.errors import BackendError, ConfigError
 from sim_mcp.llm.modes import Mode, ModeContext, answering, prompt_for, system_prompt
 from sim_mcp.llm.profiles import ModelProfile, profile_for
 from sim_mcp.llm.reply import outcome_from_object, parse_json_object, parse_outcome
-from sim_mcp.llm.transport import Call, Reply, Transport, Wire, json_text
+from sim_mcp.llm.request import Call, Reply, Requester, Wire, json_text
 from sim_mcp.rules import Limits
 
 __all__ = ["LLMBackend"]
@@ -58,7 +58,7 @@ class LLMBackend(Backend):
         self.limits = limits if limits is not None else Limits()
         self._missing = missing
         self.model = config.model
-        self._transport = Transport(self.name, config, wire, base_url=base_url, api_key=api_key)
+        self._requests = Requester(self.name, config, wire, base_url=base_url, api_key=api_key)
         # Checked now, so that a bad --model-profile stops the server before it serves.
         profile_for(config.model, config.model_profile)
         self._static: OrderedDict[tuple[str, str, str, str, str], _Static] = OrderedDict()
@@ -75,10 +75,10 @@ class LLMBackend(Backend):
             raise ConfigError(self._missing)
         if self.model is None:
             raise ConfigError(f"backend {self.name} needs a model: give --model / SIM_MCP_MODEL")
-        await self._transport.probe()
+        await self._requests.probe()
 
     async def aclose(self) -> None:
-        await self._transport.aclose()
+        await self._requests.aclose()
 
     def can_complete(self) -> bool:
         return True
@@ -190,4 +190,4 @@ class LLMBackend(Backend):
     async def _ask(self, call: Call, *, shorter: str) -> Reply:
         if self._missing is not None:
             raise BackendError(self.name, self._missing, model=call.model)
-        return await self._transport.ask(call, shorter=shorter)
+        return await self._requests.ask(call, shorter=shorter)

@@ -1,7 +1,7 @@
 """The `anthropic` backend: Claude through the Messages API.
 
 Only the wire format lives here; retries, deadlines, errors and accounting are the LLM layer's
-(`llm/transport.py`, `llm/backend.py`). The static part of the prompt is a system block marked
+(`llm/request.py`, `llm/backend.py`). The static part of the prompt is a system block marked
 `cache_control: ephemeral`, so calls of one environment share a cached prefix. The outcome comes as the
 input of a forced tool call whose input schema is the contract; a reply without that tool call is parsed as
 text. The Messages API (SDK 2.x) takes no temperature: `--temperature` and an environment's `temperature` do
@@ -25,7 +25,7 @@ from anthropic import (
 )
 
 from sim_mcp.config import LlmConfig
-from sim_mcp.llm import transport
+from sim_mcp.llm import request
 from sim_mcp.llm.backend import LLMBackend
 from sim_mcp.state.session import TokenUsage
 
@@ -51,9 +51,7 @@ class AnthropicBackend(LLMBackend):
     key_variable = _KEY_VARIABLE
     url_variable = _URL_VARIABLE
 
-    def _connect(
-        self, config: LlmConfig, base_url: str | None, api_key: str | None
-    ) -> tuple[transport.Wire, str | None]:
+    def _connect(self, config: LlmConfig, base_url: str | None, api_key: str | None) -> tuple[request.Wire, str | None]:
         auth_token = os.environ.get(_TOKEN_VARIABLE) or None
         client: AsyncAnthropic | None = None
         if api_key is not None or auth_token is not None or base_url is not None:
@@ -61,7 +59,7 @@ class AnthropicBackend(LLMBackend):
                 api_key=api_key or (None if auth_token else _PLACEHOLDER_KEY),
                 auth_token=auth_token,
                 base_url=base_url,
-                **transport.sdk_options(DefaultAioHttpClient, config),
+                **request.sdk_options(DefaultAioHttpClient, config),
             )
         missing = (
             None
@@ -74,20 +72,20 @@ class AnthropicBackend(LLMBackend):
         return _AnthropicWire(client), missing
 
 
-class _AnthropicWire(transport.Wire):
+class _AnthropicWire(request.Wire):
     provider = "the Anthropic API"
     server = "the Anthropic API"
     url_source = f"--base-url / SIM_MCP_BASE_URL / {_URL_VARIABLE}"
-    errors = transport.ErrorKinds(AnthropicError, APITimeoutError, APIConnectionError, APIStatusError)
+    errors = request.ErrorKinds(AnthropicError, APITimeoutError, APIConnectionError, APIStatusError)
     secret = re.compile(r"\b(sk-ant-[A-Za-z0-9]{2})[A-Za-z0-9_\-*]{8,}")
 
     def __init__(self, client: AsyncAnthropic | None) -> None:
         super().__init__(client)
         self._client = client
-        self._tools = transport.SchemaBytes()
-        self._url = transport.request_url(client.base_url, "/v1/messages") if client is not None else ""
+        self._tools = request.SchemaBytes()
+        self._url = request.request_url(client.base_url, "/v1/messages") if client is not None else ""
 
-    async def send(self, call: transport.Call, form: str) -> transport.Reply:
+    async def send(self, call: request.Call, form: str) -> request.Reply:
         assert self._client is not None
         simulating = call.purpose == "simulate"
         name = _TOOL_NAME if simulating else call.name
@@ -98,30 +96,30 @@ class _AnthropicWire(transport.Wire):
         tools = self._tools.get(
             (name, description),
             call.schema,
-            lambda: transport.json_text([{"name": name, "description": description, "input_schema": call.schema}]),
+            lambda: request.json_text([{"name": name, "description": description, "input_schema": call.schema}]),
         )
         head = (
             b'"system":'
             + system
             + b',"messages":[{"role":"user","content":'
-            + transport.json_text(call.user)
+            + request.json_text(call.user)
             + b'}],"tools":'
             + tools
         )
         fields = {"model": call.model, "max_tokens": call.max_tokens, "tool_choice": {"type": "tool", "name": name}}
-        raw = await self._client.post(self._url, content=transport.json_object(head, fields), cast_to=bytes)
-        return _reply(transport.reply_body(raw), name)
+        raw = await self._client.post(self._url, content=request.json_object(head, fields), cast_to=bytes)
+        return _reply(request.reply_body(raw), name)
 
     async def probe(self, timeout_s: float) -> None:
         assert self._client is not None
         await self._client.with_options(max_retries=0, timeout=timeout_s).models.list()
 
 
-def _reply(body: dict[str, Any] | str, tool: str) -> transport.Reply:
+def _reply(body: dict[str, Any] | str, tool: str) -> request.Reply:
     """A Messages body (`content` blocks, `stop_reason`, `usage`) as a `Reply`: the text blocks, and the
     input of the call to `tool` when the reply made one."""
     if isinstance(body, str):
-        return transport.Reply(TokenUsage(), problem=body)
+        return request.Reply(TokenUsage(), problem=body)
     usage = _usage(body.get("usage"))
     blocks = [block for block in body.get("content") or () if isinstance(block, dict)]
     tool_input = next(
@@ -129,17 +127,17 @@ def _reply(body: dict[str, Any] | str, tool: str) -> transport.Reply:
     )
     text = "".join(str(block.get("text", "")) for block in blocks if block.get("type") == "text")
     # A reply cut off keeps what it had (for the trajectory), but is not read as an answer.
-    return transport.Reply(usage, text=text, tool_input=tool_input, cut_off=body.get("stop_reason") == "max_tokens")
+    return request.Reply(usage, text=text, tool_input=tool_input, cut_off=body.get("stop_reason") == "max_tokens")
 
 
 def _usage(usage: object) -> TokenUsage:
     # Anthropic counts cached and cache-writing input apart from `input_tokens`; ours is the total, like OpenAI's.
     if not isinstance(usage, dict):
         return TokenUsage()
-    read = transport.count(usage.get("cache_read_input_tokens"))
-    written = transport.count(usage.get("cache_creation_input_tokens"))
+    read = request.count(usage.get("cache_read_input_tokens"))
+    written = request.count(usage.get("cache_creation_input_tokens"))
     return TokenUsage(
-        input=transport.count(usage.get("input_tokens")) + read + written,
-        output=transport.count(usage.get("output_tokens")),
+        input=request.count(usage.get("input_tokens")) + read + written,
+        output=request.count(usage.get("output_tokens")),
         cached=read,
     )

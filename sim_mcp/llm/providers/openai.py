@@ -1,7 +1,7 @@
 """The `openai` backend: OpenAI Chat Completions, or any server that speaks it (vLLM, Ollama, llama.cpp).
 
 Only the wire format lives here; retries, deadlines, errors and the memory of refused response forms
-are the LLM layer's (`llm/transport.py`, `llm/backend.py`). Structured output first (`json_schema`). A
+are the LLM layer's (`llm/request.py`, `llm/backend.py`). Structured output first (`json_schema`). A
 server that rejects it (an error naming the response format, or a bare 400 / 422) is asked again with
 `json_object` with the schema (as llama.cpp's server takes it), then without, then in plain text.
 
@@ -30,7 +30,7 @@ from openai import (
 )
 
 from sim_mcp.config import LlmConfig
-from sim_mcp.llm import transport
+from sim_mcp.llm import request
 from sim_mcp.llm.backend import LLMBackend
 from sim_mcp.state.session import TokenUsage
 
@@ -54,15 +54,13 @@ class OpenAIBackend(LLMBackend):
     key_variable = _KEY_VARIABLE
     url_variable = _URL_VARIABLE
 
-    def _connect(
-        self, config: LlmConfig, base_url: str | None, api_key: str | None
-    ) -> tuple[transport.Wire, str | None]:
+    def _connect(self, config: LlmConfig, base_url: str | None, api_key: str | None) -> tuple[request.Wire, str | None]:
         client: AsyncOpenAI | None = None
         if api_key is not None or base_url is not None:
             client = AsyncOpenAI(
                 api_key=api_key or _PLACEHOLDER_KEY,
                 base_url=base_url,
-                **transport.sdk_options(DefaultAioHttpClient, config),
+                **request.sdk_options(DefaultAioHttpClient, config),
             )
         missing = (
             None
@@ -75,11 +73,11 @@ class OpenAIBackend(LLMBackend):
         return _OpenAIWire(client, base_url), missing
 
 
-class _OpenAIWire(transport.Wire):
+class _OpenAIWire(request.Wire):
     provider = "the OpenAI API"
     server = "the OpenAI-compatible server"
     url_source = "--base-url / SIM_MCP_BASE_URL"
-    errors = transport.ErrorKinds(OpenAIError, APITimeoutError, APIConnectionError, APIStatusError)
+    errors = request.ErrorKinds(OpenAIError, APITimeoutError, APIConnectionError, APIStatusError)
     secret = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-*]{8,}")
     forms = _FORMS
 
@@ -87,10 +85,10 @@ class _OpenAIWire(transport.Wire):
         super().__init__(client)
         self._client = client
         self._base_url = base_url
-        self._formats = transport.SchemaBytes()
-        self._url = transport.request_url(client.base_url, "/chat/completions") if client is not None else ""
+        self._formats = request.SchemaBytes()
+        self._url = request.request_url(client.base_url, "/chat/completions") if client is not None else ""
 
-    async def send(self, call: transport.Call, form: str) -> transport.Reply:
+    async def send(self, call: request.Call, form: str) -> request.Reply:
         assert self._client is not None
         fields: dict[str, Any] = {
             "model": call.model,
@@ -107,12 +105,12 @@ class _OpenAIWire(transport.Wire):
             b'"messages":[{"role":"system","content":'
             + call.system_json
             + b'},{"role":"user","content":'
-            + transport.json_text(call.user)
+            + request.json_text(call.user)
             + b"}]"
             + self._formats.get((form, call.name), call.schema, lambda: _response_format(form, call.name, call.schema))
         )
-        raw = await self._client.post(self._url, content=transport.json_object(messages, fields), cast_to=bytes)
-        return _reply(transport.reply_body(raw))
+        raw = await self._client.post(self._url, content=request.json_object(messages, fields), cast_to=bytes)
+        return _reply(request.reply_body(raw))
 
     def form_rejected(self, error: Exception) -> bool:
         """Whether the server refused the request for its response format (not for something else)."""
@@ -141,38 +139,36 @@ def _response_format(form: str, name: str, schema: dict[str, Any]) -> bytes:
             value = {"type": "json_object"}
         case _:
             return b""
-    return b',"response_format":' + transport.json_text(value)
+    return b',"response_format":' + request.json_text(value)
 
 
-def _reply(body: dict[str, Any] | str) -> transport.Reply:
+def _reply(body: dict[str, Any] | str) -> request.Reply:
     """A Chat Completions body (`choices[0].message`, `finish_reason`, `usage`) as a `Reply`."""
     if isinstance(body, str):
-        return transport.Reply(TokenUsage(), problem=body)
+        return request.Reply(TokenUsage(), problem=body)
     usage = _usage(body.get("usage"))
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return transport.Reply(usage, problem="the reply had no choices")
+        return request.Reply(usage, problem="the reply had no choices")
     choice = choices[0]
     message = choice.get("message")
     message = message if isinstance(message, dict) else {}
     content = message.get("content")
     if choice.get("finish_reason") == "length":  # kept for the trajectory: what the model was writing
-        return transport.Reply(usage, text=content if isinstance(content, str) else "", cut_off=True)
+        return request.Reply(usage, text=content if isinstance(content, str) else "", cut_off=True)
     if not isinstance(content, str) or not content:
         refusal = message.get("refusal")
-        return transport.Reply(
-            usage, problem=f"the model refused: {refusal}" if refusal else "the reply had no content"
-        )
-    return transport.Reply(usage, text=content)
+        return request.Reply(usage, problem=f"the model refused: {refusal}" if refusal else "the reply had no content")
+    return request.Reply(usage, text=content)
 
 
 def _usage(usage: object) -> TokenUsage:
     if not isinstance(usage, dict):
         return TokenUsage()
     details = usage.get("prompt_tokens_details")
-    cached = transport.count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = request.count(details.get("cached_tokens")) if isinstance(details, dict) else 0
     return TokenUsage(
-        input=transport.count(usage.get("prompt_tokens")),
-        output=transport.count(usage.get("completion_tokens")),
+        input=request.count(usage.get("prompt_tokens")),
+        output=request.count(usage.get("completion_tokens")),
         cached=cached,
     )

@@ -2,7 +2,7 @@
 client, its keys and its wire format.
 
 A provider module gives a `Wire`: how to send one `Call` in one response form, and how to read that SDK's
-errors. `Transport` sends: within the backend's concurrency limit, under the deadline, with retries,
+errors. `Requester` sends: within the backend's concurrency limit, under the deadline, with retries,
 stepping down the response forms a provider refuses, and maps SDK errors to ours (`BackendTimeout`,
 `BackendUnreachable`, `BackendHTTPError`, under `BackendError`).
 
@@ -47,8 +47,8 @@ __all__ = [
     "ErrorKinds",
     "FormMemory",
     "Reply",
+    "Requester",
     "SchemaBytes",
-    "Transport",
     "Wire",
     "json_object",
     "json_text",
@@ -196,7 +196,7 @@ class FormMemory:
             pass
 
 
-class Transport:
+class Requester:
     """One provider's requests, sent: within the concurrency limit, under the deadline, retried, stepping
     down the response forms a provider refuses (remembered per base URL), SDK errors made ours."""
 
