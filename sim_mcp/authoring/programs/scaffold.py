@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sim_mcp.engine.backends.offline import Reading, read_tool
+from sim_mcp.engine.backends.offline import Reading, home_of, read_tool
 from sim_mcp.engine.intent import Action, collections_in, plural, singular, split_words
 from sim_mcp.engine.records import allows_null, enum_of, items, resolved, sample_record
 from sim_mcp.rules.program import function_name
@@ -357,7 +357,7 @@ class _Writer:
         for name in self.arguments:
             if name in ids or name == status_field:
                 continue
-            home = _home_of(name, known)
+            home = home_of(name, known)
             if name in known or (updating and home is None):
                 lines += [f'if "{name}" in args:', f'    {self.var}["{name}"] = args["{name}"]']
             elif home is not None and home == plural(name):
@@ -469,18 +469,6 @@ def _field_named(name: str, fields: dict[str, Any]) -> str | None:
         if candidate in fields:
             return candidate
     return None
-
-
-def _home_of(name: str, fields: list[str]) -> str | None:
-    if plural(name) in fields:
-        return plural(name)
-    words = split_words(name)
-    ends = [
-        field
-        for field in fields
-        if (parts := split_words(field)) != words and (parts[-len(words) :] == words or parts[: len(words)] == words)
-    ]
-    return ends[0] if len(ends) == 1 else None
 
 
 def _split_id(value: Any) -> tuple[str | None, int] | None:

@@ -674,10 +674,10 @@ class _Call:
             value = self.arguments[name]
             if value is None or name in _PAGING_ARGS:
                 continue
-            if name in known or (self.intent.action is Action.UPDATE and not _home_of(name, known)):
+            if name in known or (self.intent.action is Action.UPDATE and not home_of(name, known)):
                 changes[name] = value
                 continue
-            home = _home_of(name, known)
+            home = home_of(name, known)
             if home is None:
                 continue
             held = record.get(home)
@@ -816,7 +816,7 @@ def _field_named(name: str, fields: set[str]) -> str | None:
     return None
 
 
-def _home_of(name: str, fields: list[str]) -> str | None:
+def home_of(name: str, fields: list[str]) -> str | None:
     """Where a record keeps an argument that is not one of its fields: its plural (`comments` for
     `comment`), else the one field whose name ends or starts with it as a word (`state_reason`)."""
     if plural(name) in fields:
