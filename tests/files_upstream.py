@@ -4,7 +4,7 @@
 `write_file(path, content)` and `read_file(path)` accept only absolute paths inside the folder it was
 started in (as a file-system server allowed one folder would), so a call that names `{tmp}` literally
 fails. With `--ignore-eof` it starts a child process and keeps running when its stdin closes (as some
-real servers do), writing its own and its child's process ids to `pids` in its folder.
+real servers do), appending its own and its child's process ids to the file `FILES_UPSTREAM_PIDS` names.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def main() -> None:
     root = Path.cwd().resolve()
     if "--ignore-eof" in sys.argv:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-        (root / "pids").write_text(f"{os.getpid()} {child.pid}")
+        with open(os.environ["FILES_UPSTREAM_PIDS"], "a") as pids:
+            pids.write(f"{os.getpid()} {child.pid}\n")
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # only a kill ends it
 
     async def list_tools(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
