@@ -15,6 +15,7 @@ import pytest
 from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.rename import IdMap, Renamer, chosen_values
 from sim_mcp.authoring.session_gen import CallGenerator
+from sim_mcp.authoring.stateful import run_generated
 from sim_mcp.authoring.twin_check import CheckReport, SessionRun, Step, fixed_answers
 from sim_mcp.cli import main
 from tests.servers import REPO
@@ -155,3 +156,26 @@ def test_renamed_sessions_send_new_names_to_both_sides(tmp_path: Path, capsys: p
     assert steps[0]["arguments"]["path"] == "{tmp}/" + new_name
     assert steps[1]["a"]["value"] == report["renamed"]["ship it"]
     assert report["agree"] == report["calls"] == 3
+
+
+def test_hypothesis_sessions_aim_paths_at_the_servers_folder_and_take_given_values() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "branch": {"type": "string"}},
+        "required": ["path", "branch"],
+    }
+    calls: list[dict[str, Any]] = []
+    run_generated(
+        [("git_log", schema)],
+        sessions=4,
+        calls=10,
+        run_seed=1000,
+        open_session=lambda: None,
+        call=lambda handle, tool, arguments: calls.append(arguments),
+        close_session=lambda handle: None,
+        values={"branch": "main"},
+        notes=["Repositories live under /srv/git."],
+    )
+    assert len(calls) >= 20
+    assert sum(call["path"] in ("{tmp}", "/srv/git") for call in calls) >= len(calls) / 3
+    assert sum(call["branch"] == "main" for call in calls) >= len(calls) / 3

@@ -5,7 +5,8 @@ Sessions: over stdio the process is one session (named by `--session`, else `std
 a request names its session with `?session=NAME` or the `sim-mcp-session` header, else the handshake-era
 `Mcp-Session-Id`, else it goes to `default`. By default every session talks to one running server (a real
 server has one world); with `fresh` each session gets a server of its own, started in a new temporary
-folder (`upstream.fresh_server`), so recorded sessions all start from the same world.
+folder (`upstream.fresh_server`), so recorded sessions all start from the same world; `{tmp}` in a call's
+arguments is that folder (the recordings write it so), and the answers keep the real folder.
 
 When the server fails a call (it exits, hangs past the time limit, answers no MCP) the client gets a
 JSON-RPC error naming the server and the call, nothing is recorded for that call, and the proxy either
@@ -43,7 +44,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 
 from sim_mcp.authoring.record_file import RECORDINGS_NAME, RecordingsWriter
-from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, fresh_server, without_folder
+from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, fresh_server, with_folder, without_folder
 from sim_mcp.errors import ConfigError, SimMcpError
 from sim_mcp.specs.capture import LiveServer, tools_environment
 from sim_mcp.specs.writer import environment_yaml
@@ -145,8 +146,9 @@ class RecordingProxy:
                 raise MCPError(_INTERNAL_ERROR, f"sim-mcp record stopped forwarding: {self.stopped}")
             live = await self._live_for(session)
             started = time.perf_counter()
+            sent = with_folder(arguments, live.folder) if live.folder is not None else arguments
             try:
-                result = await live.upstream.call(name, arguments)
+                result = await live.upstream.call(name, sent)
             except UpstreamFailure as e:
                 raise MCPError(_INTERNAL_ERROR, await self._failed(session, live, e)) from None
             except MCPError as e:

@@ -63,19 +63,20 @@ def chosen_values(sessions: Iterable[list[tuple[dict[str, Any], Any]]], known: I
     chosen: set[str] = set()
     for session in sessions:
         answered: list[str] = []  # the session's answers so far, as text
-
-        def shown(part: str) -> bool:
-            inside = re.compile(f"(?<![0-9A-Za-z]){re.escape(part)}(?![0-9A-Za-z])")
-            return any(part in text and inside.search(text) for text in answered)
-
         for arguments, answer in session:
             for text in _strings(arguments):
                 for part in _parts(text):
-                    if part in chosen or not _LETTERS.search(part) or part.lower() in words or shown(part):
+                    if part in chosen or not _LETTERS.search(part) or part.lower() in words or _shown(part, answered):
                         continue
                     chosen.add(part)
             answered += _strings(answer)
     return chosen
+
+
+def _shown(part: str, answered: list[str]) -> bool:
+    """Whether `part` stands alone in one of the texts `answered` (whole, or inside it)."""
+    inside = re.compile(f"(?<![0-9A-Za-z]){re.escape(part)}(?![0-9A-Za-z])")
+    return any(part in text and inside.search(text) for text in answered)
 
 
 class Renamer:

@@ -30,7 +30,7 @@ from sim_mcp.authoring.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 
-__all__ = ["CallGenerator", "session_rng"]
+__all__ = ["PLACES", "CallGenerator", "key_kind", "places_named", "session_rng"]
 
 _SEEN_CHANCE = 0.55
 _MISSING_CHANCE = 0.12
@@ -47,9 +47,7 @@ _CHILD_CHANCE = 0.4
 _LAST_WORD = re.compile(r"([A-Z]?[a-z0-9]+|[A-Z]+)$")
 _PATH = re.compile(r"(?<![\w.])/[^\s'\"`,;:()\[\]{}<>]+")
 # Kinds of argument that name a place on the server's disk: they take its working folder or a known path.
-_PLACES = frozenset(
-    {"path", "folder", "directory", "dir", "repo", "repository", "root", "cwd", "workspace", "location"}
-)
+PLACES = frozenset({"path", "folder", "directory", "dir", "repo", "repository", "root", "cwd", "workspace", "location"})
 _PLACE_CHANCE = 0.8
 _VALUE_CHANCE = 0.8
 
@@ -61,6 +59,12 @@ def key_kind(key: str | None) -> str | None:
     found = _LAST_WORD.search(key)
     word = (found.group(1) if found else key).lower()
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def places_named(notes: Sequence[str]) -> list[str]:
+    """Where a path argument points first: the working folder (`{tmp}`), then the paths `notes` name."""
+    named = [path.rstrip(".") for note in notes for path in _PATH.findall(note) if len(path) > 1]
+    return [TMP_PLACEHOLDER, *dict.fromkeys(named)]
 
 
 def session_rng(seed: int, session: int) -> random.Random:
@@ -85,9 +89,7 @@ class CallGenerator:
         self.by_kind: dict[str, list[str]] = {}
         self.values = dict(values or {})
         self.value_kinds = {key_kind(name): value for name, value in self.values.items()}
-        self.places = [TMP_PLACEHOLDER] + [
-            path.rstrip(".") for note in notes for path in _PATH.findall(note) if len(path) > 1
-        ]
+        self.places = places_named(notes)
         self._validators = {name: compile_schema(schema) for name, schema in self.tools}
 
     def observe(self, value: Any, key: str | None = None) -> None:
@@ -139,7 +141,7 @@ class CallGenerator:
             given = self.values.get(key, self.value_kinds.get(kind))
             if given is not None and self.rng.random() < _VALUE_CHANCE:
                 return given
-            if kind in _PLACES and self.rng.random() < _PLACE_CHANCE:
+            if kind in PLACES and self.rng.random() < _PLACE_CHANCE:
                 seen = [path for path in self.by_kind.get("path", []) if path.startswith((TMP_PLACEHOLDER, "/"))]
                 return self.rng.choice(self.places + seen)
         roll = self.rng.random()

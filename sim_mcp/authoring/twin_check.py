@@ -47,7 +47,7 @@ from sim_mcp.authoring.rename import IdMap, Renamer, chosen_values, known_text
 from sim_mcp.authoring.session_gen import CallGenerator, session_rng
 from sim_mcp.authoring.stateful import run_generated
 from sim_mcp.authoring.targets import Target
-from sim_mcp.authoring.upstream import TMP_PLACEHOLDER, Upstream, UpstreamFailure, without_folder
+from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, with_folder, without_folder
 from sim_mcp.state.compare import answer_value
 
 __all__ = ["CheckPlan", "CheckReport", "Step", "fixed_answers", "run_check"]
@@ -309,7 +309,13 @@ async def run_check(
         progress(_progress_line(index, total, name, run))
     if plan.generator == "hypothesis" and plan.sessions:
         await _hypothesis_sessions(
-            a, b, tools, plan, report, lambda run: progress(_progress_line(len(report.sessions), total, run.name, run))
+            a,
+            b,
+            tools,
+            plan,
+            report,
+            lambda run: progress(_progress_line(len(report.sessions), total, run.name, run)),
+            descriptions,
         )
     for number in range(plan.sessions if plan.generator != "hypothesis" else 0):
         generator = CallGenerator(tools, session_rng(plan.seed, number), values=dict(plan.values), notes=descriptions)
@@ -362,6 +368,7 @@ async def _hypothesis_sessions(
     plan: CheckPlan,
     report: CheckReport,
     done: Callable[[SessionRun], None],
+    notes: list[str],
 ) -> None:
     """Hypothesis' stateful testing draws the sessions (`stateful.run_generated`, in a worker thread); each
     step is played here, in the event loop, against both servers, which live in `tasks` meanwhile."""
@@ -411,6 +418,8 @@ async def _hypothesis_sessions(
                 open_session=lambda: anyio.from_thread.run(open_pair),
                 call=lambda pair, tool, arguments: anyio.from_thread.run(call, pair, tool, arguments),
                 close_session=lambda pair: anyio.from_thread.run(close_pair, pair),
+                values=dict(plan.values),
+                notes=notes,
             )
 
         await anyio.to_thread.run_sync(blocking)
@@ -480,17 +489,6 @@ async def _run_session(
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
     return run
-
-
-def with_folder(value: Any, folder: Path) -> Any:
-    """`value` with `{tmp}` written as `folder` (the inverse of `without_folder`)."""
-    if isinstance(value, str):
-        return value.replace(TMP_PLACEHOLDER, str(folder))
-    if isinstance(value, dict):
-        return {key: with_folder(item, folder) for key, item in value.items()}
-    if isinstance(value, list):
-        return [with_folder(item, folder) for item in value]
-    return value
 
 
 async def _answer(
