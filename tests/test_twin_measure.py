@@ -177,5 +177,5 @@ def test_hypothesis_sessions_aim_paths_at_the_servers_folder_and_take_given_valu
         notes=["Repositories live under /srv/git."],
     )
     assert len(calls) >= 20
-    assert sum(call["path"] in ("{tmp}", "/srv/git") for call in calls) >= len(calls) / 3
+    assert sum(call["path"].startswith(("{tmp}", "/srv/git")) for call in calls) >= len(calls) / 3
     assert sum(call["branch"] == "main" for call in calls) >= len(calls) / 3

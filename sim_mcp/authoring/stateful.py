@@ -15,6 +15,7 @@ gives an argument named NAME (or of NAME's kind) the value V most of the time.""
 from __future__ import annotations
 
 import random
+import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ _EDGE_NUMBERS = (0, -1, 1, 2**31)
 _MAX_ITEMS = 3
 _MAX_DEPTH = 5
 _POOL_CHARS = 80
+_PATHS_IN = re.compile(r"(?:\{tmp\}|(?<![\w.{}])/)[^\s'\"`,;:()\[\]<>]*")
 
 
 def run_generated(
@@ -169,10 +171,9 @@ def _value(
         drawn = _string(schema, strings)
         given = aims.values.get(key or "", {key_kind(n): v for n, v in aims.values.items()}.get(key_kind(key)))
         if given is not None:
-            # First: Hypothesis' simplest draw is the first branch, and most draws lean to it.
-            return st.one_of(st.just(given), drawn)
+            return _mostly(st.just(given), drawn)
         if key_kind(key) in PLACES:
-            return st.one_of(st.sampled_from(aims.places), drawn)
+            return _mostly(_place(aims.places, strings), drawn)
         return drawn
     if kind in ("integer", "number"):
         minimum, maximum = schema.get("minimum"), schema.get("maximum")
@@ -185,6 +186,25 @@ def _value(
     if kind == "boolean":
         return st.booleans()
     return st.none()
+
+
+def _mostly(aimed: st.SearchStrategy[Any], other: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """`aimed` three times in four, else `other`: the traffic aims at successes, and still tries the rest."""
+    return st.integers(0, 3).flatmap(lambda roll: other if roll == 3 else aimed)
+
+
+def _place(places: list[str], strings: list[str]) -> st.SearchStrategy[str]:
+    """A path where something is, or may be made: a known place (the working folder first), a path seen
+    in an argument or answer (also inside its text), or a new child of either."""
+
+    def seen_paths() -> list[str]:
+        found = [path for text in strings for path in _PATHS_IN.findall(text) if len(path) > 1]
+        return places + [path.rstrip(".") for path in dict.fromkeys(found) if path not in places]
+
+    known = st.integers(0, 2**16).map(lambda i: seen_paths()[i % len(seen_paths())])
+    name = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=1, max_size=8)
+    child = st.tuples(known, name, st.sampled_from(("", ".txt", ".md"))).map(lambda p: f"{p[0]}/{p[1]}{p[2]}")
+    return st.one_of(st.sampled_from(places), known, child)
 
 
 def _string(schema: dict[str, Any], strings: list[str]) -> st.SearchStrategy[Any]:
