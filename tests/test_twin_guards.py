@@ -5,6 +5,7 @@ a guard that a recorded session contradicts is dropped; a guard never makes up a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,15 +17,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim_mcp.authoring.guards import (
-    _NoAnswer,
-    _templates,
-    infer_guards,
-    render,
-    resolve,
-    run_guard,
-    view,
-)
+from sim_mcp.authoring.guards import _Learner, _Tool, as_set, infer_guards, run_guard, unordered, view
 from sim_mcp.authoring.record_file import RecordedCall
 from sim_mcp.authoring.twin_program import LIBRARY
 from sim_mcp.cli import main
@@ -65,6 +58,20 @@ NOTES = {
     ],
 }
 ROOTS = "Roots:\n{tmp}"
+
+
+def resolve(root: str | None, value: str) -> str:
+    """A key as the twin reads it (`twin_resolve`, the only reading there is: compile runs it too)."""
+    program = tool_program(LIBRARY + PROBE, "probe", "<probe>")
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
+    key: str = run_tool(program, "probe", {}, {"root": root, "value": value}, context, Limits()).result["key"]
+    return key
+
+
+PROBE = """
+def probe(state, args):
+    return {'key': twin_resolve(args['root'], args['value'])}
+"""
 
 
 def missing(path: str) -> str:
@@ -156,7 +163,7 @@ async def served_twin_answers(folder: Path) -> None:
         saved = await client.call_tool("put_note", {"path": "rho", "text": "hello"})
         assert text_of(saved) == "Saved rho"
         world = (await runtime.store.get("memory")).worlds["notes"]  # type: ignore[union-attr]
-        assert world["_twin"]["keys"]["{tmp}/rho"] == {"by": "put_note", "args": {"text": "hello"}}
+        assert world["_twin"]["keys"]["{tmp}/rho"] == {"by": "put_note", "args": {"text": "hello"}, "n": 1}
         # ... so the guard declines it, and the replay, which never saw it, says so: never a made-up success.
         read = await client.call_tool("get_note", {"path": "rho"})
         assert read.is_error
@@ -212,29 +219,6 @@ def test_run_guard_declines_rather_than_guessing() -> None:
     assert run_guard(plan, "get", state, {"path": 7}) is None  # no string key: no rule can be applied
 
 
-# Compile keeps a guard by running its Python reading of the keys (`resolve`); the twin answers with the
-# Starlark one (`twin_resolve`). A path they read differently would make a kept guard answer otherwise at
-# run time, so the two are held to the same answers on any path.
-_SEGMENTS = st.sampled_from(["", ".", "..", "a", "b", "{tmp}", "x.txt", " "])
-_PATHS = st.lists(_SEGMENTS, max_size=6).map("/".join) | st.text(alphabet="ab./{}tmp", max_size=12)
-
-
-@settings(max_examples=300, deadline=None)
-@given(root=st.sampled_from([None, "{tmp}", "/srv", "/", "{tmp}/sub"]), value=_PATHS)
-def test_the_twins_starlark_resolve_reads_every_path_as_compile_does(root: str | None, value: str) -> None:
-    program = tool_program(LIBRARY + PROBE, "probe", "<probe>")
-    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
-    ran = run_tool(program, "probe", {}, {"root": root, "value": value}, context, Limits())
-    assert not ran.is_error, ran.result
-    assert ran.result == {"key": resolve(root, value)}
-
-
-PROBE = """
-def probe(state, args):
-    return {'key': twin_resolve(args['root'], args['value'])}
-"""
-
-
 # A server that writes numbers from the call into its text: an argument, and the sum of two.
 ADDER = ToolSpec(
     name="add",
@@ -274,34 +258,10 @@ def test_a_number_inside_another_is_no_placeholder() -> None:
     call = RecordedCall(
         "s0", 1, "add", {"a": 5, "b": 1}, {"content": [{"type": "text", "text": "5: 15, 2.5, v5"}]}, False
     )
-    (template, _), *_ = _templates(ADDER, [call], None).values()
+    tool = _Tool(ADDER, [call])
+    learner = _Learner({"add": tool}, [[call]], None)
+    (template, _), *_ = learner.templates(tool, learner.worlds({})).values()
     assert template == {"$parts": [["num", "a"], ": 15, 2.5, v5"]}
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    part=st.sampled_from([["num", "a"], ["sum", "a", "b"], ["difference", "a", "b"], ["product", "a", "b"]]),
-    a=st.integers(-(10**20), 10**20) | st.floats(allow_nan=False, allow_infinity=False) | st.booleans(),
-    b=st.integers(-1000, 1000) | st.floats(allow_nan=False, allow_infinity=False),
-)
-def test_the_twins_starlark_writes_numbers_as_compile_does(part: list[str], a: Any, b: int) -> None:
-    template = {"$parts": ["=", part]}
-    program = tool_program(LIBRARY + NUMBER_PROBE, "probe", "<probe>")
-    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
-    ran = run_tool(program, "probe", {}, {"template": template, "a": a, "b": b}, context, Limits())
-    assert not ran.is_error, ran.result
-    try:
-        expected: Any = render(template, None, {}, {"a": a, "b": b})
-    except _NoAnswer:
-        expected = None
-    assert ran.result == {"text": expected}
-
-
-NUMBER_PROBE = """
-def probe(state, args):
-    rendered = twin_render(args['template'], None, {}, args)
-    return {'text': rendered["$text"] if rendered != None else None}
-"""
 
 
 JS_SAMPLES = [81.75999999999999, 24.73, 10.0, 1e21, 1e-7, 0.1 + 0.2, 123456789.125, 1.5e300, 5e-324, 1e16, 0.000001]
@@ -315,5 +275,94 @@ def test_numbers_are_written_as_javascript_writes_them(drawn: list[float | int])
     values = JS_SAMPLES + drawn
     script = "console.log(JSON.stringify(JSON.parse(process.argv[1]).map(String)))"
     written = subprocess.run(["node", "-e", script, json.dumps(values)], capture_output=True, text=True, check=True)
+    program = tool_program(LIBRARY + NUMBER_PROBE, "probe", "<probe>")
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
+    ran = run_tool(program, "probe", {}, {"values": values}, context, Limits())
+    assert ran.result == json.loads(written.stdout)
+
+
+NUMBER_PROBE = """
+def probe(state, args):
     template = {"$parts": [["num", "a"]]}
-    assert [render(template, None, {}, {"a": value}) for value in values] == json.loads(written.stdout)
+    return [twin_plain(twin_render(template, None, {}, {"a": value})) for value in args["values"]]
+"""
+
+
+# A notes server that lists its notes newest first: an order the language has no word for.
+NOTE_TOOLS = [
+    ToolSpec(
+        name="add_note",
+        input_schema={"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+    ),
+    ToolSpec(name="list_notes", input_schema={"type": "object", "properties": {}}),
+]
+
+
+def notes_session(number: int, titles: list[str]) -> list[RecordedCall]:
+    def answered(seq: int, tool: str, arguments: dict[str, Any], value: Any) -> RecordedCall:
+        result = {"content": [{"type": "text", "text": json.dumps(value)}], "isError": False}
+        return RecordedCall(f"s{number}", seq, tool, arguments, result, False)
+
+    calls: list[RecordedCall] = []
+    notes: list[dict[str, Any]] = []
+    for title in titles:
+        notes.append({"id": len(notes) + 1, "title": title})
+        calls.append(answered(len(calls) + 1, "add_note", {"title": title}, notes[-1]))
+        calls.append(answered(len(calls) + 1, "list_notes", {}, {"notes": notes[::-1]}))
+    return calls
+
+
+def test_a_listing_in_an_order_nothing_explains_is_marked_to_be_compared_as_a_set() -> None:
+    sessions = [notes_session(0, ["milk", "eggs", "flour"]), notes_session(1, ["tea", "rice"])]
+    inference = infer_guards(NOTE_TOOLS, sessions, ["add_note", "list_notes"])
+    assert inference.answered == {"add_note": 5, "list_notes": 5}
+    plan = inference.plans["list_notes"]
+    assert unordered(plan) == ["/notes"]
+    state: dict[str, Any] = {}
+    for title in ("x1", "y2"):
+        run_guard(inference.plans["add_note"], "add_note", state, {"title": title})
+    answer = run_guard(plan, "list_notes", state, {})
+    assert answer is not None
+    # As stored (newest last), which as a set is what the server lists (newest first).
+    newest_first = {"notes": [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}]}
+    assert as_set(answer[0], ["/notes"]) == as_set(newest_first, ["/notes"])
+
+
+# A version-control server's answers: a template of arguments never seen, and a hash it makes up.
+BRANCHES = [
+    ToolSpec(
+        name="create_branch",
+        input_schema={
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "base": {"type": "string"}},
+            "required": ["name", "base"],
+        },
+    ),
+    ToolSpec(
+        name="commit",
+        input_schema={"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+    ),
+]
+
+
+def branch_call(session: int, seq: int, tool: str, arguments: dict[str, Any], text: str) -> RecordedCall:
+    return RecordedCall(f"s{session}", seq, tool, arguments, {"content": [{"type": "text", "text": text}]}, False)
+
+
+def test_a_success_of_arguments_never_seen_is_a_template_and_a_made_up_hash_a_placeholder() -> None:
+    sessions = [
+        [branch_call(n, 1, "create_branch", {"name": name, "base": base}, f"Created branch '{name}' from '{base}'")]
+        for n, (name, base) in enumerate([("fix-login", "main"), ("docs", "develop"), ("spike", "main")])
+    ]
+    plan = infer_guards(BRANCHES, sessions, ["create_branch"]).plans["create_branch"]
+    answer = run_guard(plan, "create_branch", {}, {"name": "feature-x", "base": "trunk"})
+    assert answer == ("Created branch 'feature-x' from 'trunk'", False)
+    commit = branch_call(0, 2, "commit", {"message": "first"}, "Committed with hash " + "3f2b1c9e" * 5)
+    tool = _Tool(BRANCHES[1], [commit])
+    learner = _Learner({"commit": tool}, [[commit]], None)
+    (template, _), *_ = learner.templates(tool, learner.worlds({})).values()
+    assert template == {"$parts": ["Committed with hash ", ["made_up", "hex", 40]]}
+    rules = [{"when": [["always"]], "answer": template, "error": False}]
+    made = run_guard({"family": "guard", "root": None, "rules": rules}, "commit", {}, {"message": "second"})
+    assert made is not None
+    assert re.fullmatch(r"Committed with hash [0-9a-f]{40}", made[0])

@@ -154,12 +154,19 @@ def test_the_twin_answers_like_the_real_server_and_says_when_it_cannot(shelf: Pa
             assert json.loads(added.content[0].text) == {"books": [{"isbn": "9", "title": "New"}]}  # type: ignore[union-attr]
             again = await client.call_tool("add_books", {"books": [{"isbn": "9", "title": "Again"}]})
             assert json.loads(again.content[0].text) == {"books": []}  # type: ignore[union-attr]
-            recorded = await client.call_tool("weather", {"city": "Oslo"})  # from the recordings
-            assert json.loads(recorded.content[0].text) == {"city": "Oslo", "sky": "grey"}  # type: ignore[union-attr]
+            # Recorded in a world with other books: this world differs, so the recording does not answer.
+            elsewhere = await client.call_tool("weather", {"city": "Rome"})
+            assert elsewhere.is_error
+            assert "'weather'" in elsewhere.content[0].text  # type: ignore[union-attr]
             unknown = await client.call_tool("weather", {"city": "Lima"})
             assert unknown.is_error
-            assert "'weather'" in unknown.content[0].text  # type: ignore[union-attr]
+        async with Client(url + "?session=again") as client:
+            # The world the recording had (the second session's: Emma alone): its answer comes back.
+            await client.call_tool("add_books", {"books": [{"isbn": "222", "title": "Emma"}]})
+            recorded = await client.call_tool("weather", {"city": "Rome"})
+            assert json.loads(recorded.content[0].text) == {"city": "Rome", "sky": "sunny"}  # type: ignore[union-attr]
 
+    assert (shelf / "spec.cassette").is_file()  # the recorded answers no program gives, keyed by the world
     with serving(parse_target(str(shelf))) as ready:
         assert ready.server is not None
         anyio.run(go, ready.server.target)

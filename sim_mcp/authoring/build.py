@@ -23,21 +23,27 @@ from typing import Any
 from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.behaviours import TWIN_KEY
 from sim_mcp.authoring.compile import compile_environment, programs_path
-from sim_mcp.authoring.guards import infer_guards, initial_keys
+from sim_mcp.authoring.guards import as_set, infer_guards, initial_keys, unordered
 from sim_mcp.authoring.infer import infer_plans
 from sim_mcp.authoring.record_file import RecordedCall, read_calls
 from sim_mcp.authoring.transitions import Recording
 from sim_mcp.authoring.twin_program import program_text
 from sim_mcp.engine.backends import Backend
+from sim_mcp.engine.cache import situation_key
+from sim_mcp.engine.cassette import CassetteEntry, call_key
+from sim_mcp.engine.contract import Outcome
 from sim_mcp.errors import ConfigError
 from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Environment
+from sim_mcp.specs.registry import with_rules_file
 from sim_mcp.specs.writer import environment_yaml
 from sim_mcp.state.patch import apply_patch
 
-__all__ = ["TwinReport", "build_twin"]
+__all__ = ["REPLAY_SUFFIX", "TwinReport", "build_twin", "replay_path"]
+
+REPLAY_SUFFIX = ".cassette"
 
 
 @dataclass
@@ -103,9 +109,10 @@ async def build_twin(
         environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
     )
     # Tools no behaviour explains get guards: the answers the recordings show exactly, the rest handed on.
-    # So may a tool whose behaviour is a constant answer: where its guard answers every recorded call too,
-    # from the arguments, the guard is kept (one that uses its arguments before one that ignores them).
-    constant = [name for name, plan in plans.items() if plan["family"] == "const"]
+    # So may a tool whose behaviour is a constant answer, or an answer built from its own calls alone: where
+    # its guard answers every recorded call too, from the arguments and the keyed world, the guard is kept
+    # (one that uses its arguments, and stores what other tools read back, before one that ignores them).
+    constant = [name for name, plan in plans.items() if plan["family"] in ("const", "template")]
     left = [tool.name for tool in environment.tools if tool.name not in plans]
     guards = infer_guards(list(environment.tools), sessions, left + constant)
     for name in constant:
@@ -123,6 +130,7 @@ async def build_twin(
         spec_path, environment_yaml(twin, header=f"A twin built by sim-mcp compile --from {len(calls)} recorded calls.")
     )
     _write(report.programs, text)
+    _write(replay_path(spec_path), _replay_text(spec_path, plans, text, sessions, initial))
     answered_calls = _answered(plans, sessions, initial)
     for tool in environment.tools:
         count = sum(call.tool == tool.name for call in calls)
@@ -137,6 +145,9 @@ async def build_twin(
                 "rules": len(plans[tool.name]["rules"]),
                 "plan": plans[tool.name],
             }
+            if listed := unordered(plans[tool.name]):
+                # Listings whose order the recordings do not explain: to be compared as a set.
+                report.tools[tool.name]["unordered"] = listed
         elif tool.name in plans:
             report.tools[tool.name] = {
                 "status": "exact",
@@ -152,6 +163,50 @@ async def build_twin(
     if backend is not None and left_over:
         await _ask_model(spec_path, plans, initial, sessions, left_over, backend, rounds, report, progress)
     return report
+
+
+def replay_path(spec_path: Path) -> Path:
+    """The twin's own cassette, beside its spec: `spec.yaml` -> `spec.cassette`."""
+    return spec_path.with_name(spec_path.stem + REPLAY_SUFFIX)
+
+
+def _replay_text(
+    spec_path: Path,
+    plans: dict[str, dict[str, Any]],
+    text: str,
+    sessions: list[list[RecordedCall]],
+    initial: dict[str, Any],
+) -> str:
+    """The recorded answers that no program gives, as a cassette keyed by the world the twin's programs
+    had reached at each (`--backend replay` answers a call from it only in that same world): a listing
+    recorded in one session never comes back in another whose world differs. A call recorded with the
+    same arguments in several worlds, always with the same answer, is an invariant of the recordings: it
+    is also written keyed by its arguments alone, and answers in any world."""
+    served = with_rules_file(read_spec_file(spec_path), spec_path)
+    program = compile_program(text, "<twin programs>", list(plans))
+    entries: list[CassetteEntry] = []
+    seen: dict[str, tuple[set[str], set[str], CassetteEntry]] = {}  # call key -> worlds, answers, an entry
+    for session in sessions:
+        for before, _, call, result in _replay(program, plans, session, initial):
+            if result is not None:
+                continue  # the twin's program answers it
+            entry = CassetteEntry(
+                key=situation_key(served.version, call.tool, call.arguments, before),
+                environment=served.name,
+                version=served.version,
+                tool=call.tool,
+                arguments=call.arguments,
+                session=call.session,
+                outcome=Outcome(result=call.value, is_error=call.is_error),
+            )
+            entries.append(entry)
+            worlds, answers, _ = seen.setdefault(call_key(call.tool, call.arguments), (set(), set(), entry))
+            worlds.add(json.dumps(before, sort_keys=True))
+            answers.add(json.dumps([call.value, call.is_error], sort_keys=True))
+    for key, (worlds, answers, entry) in seen.items():
+        if len(worlds) > 1 and len(answers) == 1:
+            entries.append(entry.model_copy(update={"key": key, "session": None}))
+    return "".join(entry.model_dump_json() + "\n" for entry in entries)
 
 
 def _sessions(calls: list[RecordedCall]) -> list[list[RecordedCall]]:
@@ -210,7 +265,9 @@ def _starlark_misses(
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
-            verdict = compare_answers(Answer(call.value, call.is_error), Answer(value, is_error))
+            listed = unordered(plans[call.tool]) if plans[call.tool]["family"] == "guard" else []
+            expected, value = as_set(call.value, listed), as_set(value, listed)
+            verdict = compare_answers(Answer(expected, call.is_error), Answer(value, is_error))
             if not verdict.agree:
                 misses[call.tool] = f"{call.where}: {verdict.kind}: {verdict.detail}"
     return misses

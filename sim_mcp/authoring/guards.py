@@ -1,76 +1,96 @@
-"""Guard programs inferred from recordings, for tools no record-store behaviour explains: rules that answer
-what the recordings show exactly (an error whose text is a template of the call's arguments, a success
-that stores an argument under a key) under a condition the recordings bear out, and decline the rest,
-which the replay of the recordings or the model then answers (`rules.runtime`, "decline").
+"""The keyed world of a twin, learned from recordings: rules that answer what the recordings show (an error
+whose text is a template of the call, a success that stores an argument's value or a record under a key,
+reads it back, lists what is stored, counts what a call found) under a condition the recordings bear out,
+and decline the rest, which the replay of the recordings or the model then answers ("decline").
 
-**Keys.** A string argument whose value the answers name is a key. When a tool with no arguments answers
-one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's folder, or an absolute
-path), a key is also read as a path relative to that root, as a server with a working folder resolves it
-(`name` is `{tmp}/name`; `.`, `..`, doubled and trailing `/` folded). The twin's world holds the keys that
-calls stored (`_twin.keys`: resolved key -> the tool that stored it and its other arguments); the root is
-in it from the start.
+It is learned as a register automaton is: the world is a map of keys (values the calls gave, compared for
+equality) to what was stored under them, and fresh values stand for the ids a server makes up. The
+learner searches a small language of operations on that world, pruned by the recorded examples (as
+PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
+the Starlark the twin ships (`twin_program.TwinLibrary`): there is no Python copy of the language.
+
+**Keys.** A string argument whose value the answers name is a key, and so is an integer one. When a tool
+with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
+folder, or an absolute path), a string key is read as a path relative to that root, as a server with a
+working folder resolves it (`name` is `{tmp}/name`; `.`, `..`, doubled and trailing `/` folded). The
+world (`_twin.keys`) maps each stored key to the tool that stored it, its other arguments, the record an
+answer showed for it (`rec`), and when it was first stored (`n`); the root is in it from the start, and
+`_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
-given (`["arg", name]`) or a key resolved (`["key", name]`). Each recorded answer gives templates (its
-argument values, longest first, written as placeholders); a template belongs to every call it renders
-exactly. (What a call stored is kept with its key, but no template reads it back yet: a read of a stored
-value is declined.)
+given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, or the sum,
+difference or product of two); a value stored under the key an argument names (`["stored", name,
+field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those
+starting with an argument) and those keys joined by a separator, in the order they were stored or sorted
+(`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON value may also be the record
+stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored record
+in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
+world its session had reached, gives templates (the texts those placeholders write there, longest first,
+written as placeholders); a template belongs to every call it renders exactly.
 
-**Conditions**, what inference already knows about a call, as atoms (one, or two together): always;
-optional arguments given; an argument longer than a bound (midway between the lengths the recordings
-show with and without that answer, when those are far apart); a key missing from the world, present
-(stored by a given tool, or the root), its parent missing or present; a key outside the root.
+**Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
+key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
+(`drop_matching`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
+each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
+rules of all tools answer most recorded calls, until none changes.
 
-**Rules** of a tool are learned by sequential covering over its recorded calls, each replayed in the world
-its session had reached: the rule (template, condition) that answers most of the calls still uncovered,
-and none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls);
-then the next, among the calls left. A success is always a template with placeholders (a recorded
-listing is never answered as a constant), and a tool that only reads stores nothing.
-What a stored key means for later calls is found by trying, per tool that answers a templated success,
-each way it may change the world (none, storing one key, moving one key to another) and keeping the
-combination under which the rules of all tools answer most recorded calls.
+**Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
+given; an argument longer than a bound (far past every length recorded without that answer); a key
+missing from the world, present (stored by a given tool, or the root), its parent missing or present; a
+key outside the root; for a tool whose answers name no key, nothing stored or something stored.
+
+**Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
+session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
+none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
+next, among the calls left. A success is built from the call or the world, or is a constant only where
+nothing is stored (a recorded listing or file content is never answered as a constant); a tool that only
+reads stores nothing.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeGuard
+from typing import Any
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
-from sim_mcp.authoring.behaviours import TWIN_KEY
 from sim_mcp.authoring.record_file import RecordedCall
+from sim_mcp.authoring.twin_program import TwinLibrary
 from sim_mcp.authoring.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["ROOT_BY", "GuardInference", "infer_guards", "initial_keys", "run_guard", "view"]
+__all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys", "run_guard", "unordered", "view"]
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
 # A value shorter than this is not written as a placeholder when templates are drawn from an answer (" "
 # or "a" would be found everywhere); the template drawn from another call still renders it exactly.
 _SHORTEST = 3
-_MAX_EFFECT_COMBINATIONS = 64
+# Rounds of the coordinate ascent over the tools' effects.
+_EFFECT_ROUNDS = 3
 # A rule under no condition must answer at least this many recorded calls (one call would make its answer
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
-_WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside"})
+_WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
-# Placeholders that write a number from the call: an argument, or two arguments' sum, difference, product.
-_NUMBER_PARTS = frozenset({"num", "sum", "difference", "product"})
-# The largest integer JavaScript's numbers hold exactly.
-_EXACT = 2**53
-
-
-class _NoAnswer(Exception):
-    """A rule cannot be applied to this call (an argument it names is missing or no string)."""
+# Placeholders that write a number: from the call, a count of stored keys, a made-up id.
+_NUMBER_PARTS = frozenset({"num", "sum", "difference", "product", "count", "fresh"})
+# What a listing of keys may be joined with.
+_SEPARATORS = [", ", "\n", ",", " "]
+# Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
+_MADE_UP = re.compile(
+    r"(?<![0-9A-Za-z])(?:(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"|(?P<hex>[0-9a-f]{16,})"
+    r"|(?P<date>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
+    re.IGNORECASE,
+)
+# The markers of a JSON value a template builds from the world.
+_WHOLE = ("$record", "$records", "$fresh")
 
 
 @dataclass
@@ -90,112 +110,16 @@ def initial_keys(root: str | None) -> dict[str, Any]:
     return {root: {"by": ROOT_BY}} if root is not None else {}
 
 
-# --- running a guard plan (the Starlark twin is `twin_program.LIBRARY`'s `twin_guard`) -------------------
-
-
-def resolve(root: str | None, value: Any) -> str:
-    if not isinstance(value, str):
-        raise _NoAnswer("not a string")
-    if root is None:
-        return value
-    inside = value == root or value.startswith(root + "/") or value.startswith("/")
-    path = value if inside else root + "/" + value
-    segments: list[str] = []
-    for segment in path.split("/"):
-        if segment in ("", "."):
-            continue
-        if segment == "..":
-            if segments:
-                segments.pop()
-            continue
-        segments.append(segment)
-    return ("/" if path.startswith("/") else "") + "/".join(segments)
-
-
-def _parent(root: str | None, key: str) -> str | None:
-    if key == root or "/" not in key:
-        return None
-    return key.rsplit("/", 1)[0] or "/"
-
-
-def _holds(atom: list[Any], root: str | None, keys: dict[str, Any], args: dict[str, Any]) -> bool:
-    kind = atom[0]
-    if kind == "always":
-        return True
-    if kind == "given":
-        return all(name in args for name in atom[1:])
-    if kind == "longer":
-        return isinstance(args.get(atom[1]), str) and len(args[atom[1]]) > atom[2]
-    key = resolve(root, args.get(atom[1]))
-    if kind == "outside":
-        return root is not None and key != root and not key.startswith(root + "/")
-    if kind == "missing":
-        return key not in keys
-    if kind == "present":
-        return key in keys and (atom[2] is None or keys[key]["by"] == atom[2])
-    parent = _parent(root, key)
-    if kind == "parent_missing":
-        return parent is not None and parent not in keys
-    if kind == "parent_present":
-        return parent is not None and parent in keys and (atom[2] is None or keys[parent]["by"] == atom[2])
-    raise _NoAnswer(f"unknown condition {kind!r}")
-
-
-def render(template: Any, root: str | None, keys: dict[str, Any], args: dict[str, Any]) -> Any:
-    if isinstance(template, dict) and "$parts" in template:
-        return "".join(_part(part, root, keys, args) for part in template["$parts"])
-    if isinstance(template, dict):
-        return {name: render(value, root, keys, args) for name, value in template.items()}
-    if isinstance(template, list):
-        return [render(item, root, keys, args) for item in template]
-    return template
-
-
-def _part(part: Any, root: str | None, keys: dict[str, Any], args: dict[str, Any]) -> str:
-    if isinstance(part, str):
-        return part
-    if part[0] in _NUMBER_PARTS:
-        return number_text(_number(part, args))
-    if part[0] == "arg":
-        value = args.get(part[1])
-        if not isinstance(value, str):
-            raise _NoAnswer(f"no string {part[1]!r}")
-        return value
-    return resolve(root, args.get(part[1]))
-
-
-def _apply(effect: list[Any] | None, tool: str, root: str | None, keys: dict[str, Any], args: dict[str, Any]) -> None:
-    if effect is None:
-        return
-    if effect[0] == "put":
-        key = resolve(root, args.get(effect[1]))
-        keys[key] = {"by": tool, "args": {name: value for name, value in args.items() if name != effect[1]}}
-    elif effect[0] == "move":
-        source, target = resolve(root, args.get(effect[1])), resolve(root, args.get(effect[2]))
-        for key in [k for k in keys if k == source or k.startswith(source + "/")]:
-            keys[target + key[len(source) :]] = keys.pop(key)
-
-
-def run_guard(plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict[str, Any]) -> tuple[Any, bool] | None:
-    """The answer of the first rule that holds (changing `state`'s keys for a success that stores), or None:
-    the guard declines the call."""
-    root = plan["root"]
-    keys = state.setdefault(TWIN_KEY, {}).setdefault("keys", {})
-    args = view(args)
-    for rule in plan["rules"]:
-        try:
-            if not all(_holds(atom, root, keys, args) for atom in rule["when"]):
-                continue
-            value = render(rule["answer"], root, keys, args)
-        except _NoAnswer:
-            continue
-        if not rule["error"]:
-            _apply(rule.get("effect"), tool, root, keys, args)
-        return value, rule["error"]
-    return None
-
-
-# --- inference ------------------------------------------------------------------------------------------
+def run_guard(
+    plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict[str, Any], library: TwinLibrary | None = None
+) -> tuple[Any, bool] | None:
+    """The answer of the first rule that holds (changing `state` for a success that stores), or None: the
+    guard declines the call. Run by the twin's own Starlark."""
+    answer, after = (library or TwinLibrary()).guard(plan, tool, state, args)
+    if answer is not None and not answer[1]:
+        state.clear()
+        state.update(after)
+    return answer
 
 
 def view(args: dict[str, Any]) -> dict[str, Any]:
@@ -208,34 +132,227 @@ def view(args: dict[str, Any]) -> dict[str, Any]:
     return {**args, **items} if items else args
 
 
+# --- inference ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Tool:
+    """What inference knows of one tool: its spec, its recorded calls, its candidate effects."""
+
+    spec: ToolSpec
+    calls: list[RecordedCall]
+    effects: list[list[Any] | None] = field(default_factory=list)
+
+
+@dataclass
+class _Outcome:
+    score: int
+    plans: dict[str, dict[str, Any]]
+    answered: dict[str, int]
+
+
+class _Learner:
+    def __init__(self, tools: dict[str, _Tool], sessions: list[list[RecordedCall]], root: str | None) -> None:
+        self.tools = tools
+        self.sessions = sessions
+        self.root = root
+        self.library = TwinLibrary()
+        self.cache: dict[str, _Outcome] = {}
+
+    def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
+        """The world before each recorded call (by id), with `effects` applied on every recorded success."""
+        payload = {
+            "root": self.root,
+            "initial": initial_keys(self.root),
+            "effects": {name: effect for name, effect in effects.items() if effect is not None},
+            "sessions": [
+                [{"tool": c.tool, "args": c.arguments, "ok": _succeeded(c), "answer": c.value} for c in session]
+                for session in self.sessions
+            ],
+        }
+        found = self.library.call("twin_bridge_worlds", payload)
+        return {
+            id(call): world
+            for session, before in zip(self.sessions, found, strict=True)
+            for call, world in zip(session, before, strict=True)
+        }
+
+    def evaluate(self, effects: dict[str, list[Any] | None]) -> _Outcome:
+        key = json.dumps(effects, sort_keys=True)
+        if key in self.cache:
+            return self.cache[key]
+        worlds = self.worlds(effects)
+        stores = sorted(name for name, effect in effects.items() if effect is not None)
+        plans: dict[str, dict[str, Any]] = {}
+        answered: dict[str, int] = {}
+        for name, tool in self.tools.items():
+            if not tool.calls:
+                continue
+            found = self.templates(tool, worlds)
+            rules, count = self.cover(tool, worlds, found, effects.get(name), stores)
+            if rules:
+                plans[name] = {"family": "guard", "root": self.root, "rules": rules}
+                answered[name] = count
+        outcome = _Outcome(sum(answered.values()), plans, answered)
+        self.cache[key] = outcome
+        return outcome
+
+    def templates(self, tool: _Tool, worlds: dict[int, dict[str, Any]]) -> dict[str, tuple[Any, bool]]:
+        """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error."""
+        calls = [call for call in tool.calls if call.rpc_error is None]
+        names, numbers = _strings(tool.spec), _numbers(tool.spec)
+        payload = {
+            "root": self.root,
+            "names": names,
+            "numbers": numbers,
+            "preds": _preds(tool.spec),
+            "separators": _SEPARATORS,
+            "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in calls],
+        }
+        found: dict[str, tuple[Any, bool]] = {}
+        for call, drawn in zip(calls, self.library.call("twin_bridge_pieces", payload), strict=True):
+            pieces = [
+                (text, part)
+                for text, part in drawn["pieces"]
+                if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST
+            ]
+            pieces.sort(key=lambda piece: -len(piece[0]))
+            whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"]}
+            template = _template_of(call.value, pieces, whole if not call.is_error else None)
+            found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+        return found
+
+    def table(
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
+    ) -> list[dict[str, Any]]:
+        payload = {
+            "root": self.root,
+            "atoms": atoms,
+            "templates": templates,
+            "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in tool.calls],
+        }
+        found: list[dict[str, Any]] = self.library.call("twin_bridge_table", payload)
+        return found
+
+    def cover(
+        self,
+        tool: _Tool,
+        worlds: dict[int, dict[str, Any]],
+        found: dict[str, tuple[Any, bool]],
+        effect: list[Any] | None,
+        stores: list[str],
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Sequential covering: the rules of one tool, and how many recorded calls they answer."""
+        usable = tool.calls
+        named = sorted({name for template, _ in found.values() for name in _keys_named(template, tool.spec)})
+        atoms = list(_atoms(tool.spec, self.root, named, stores))
+        entries = list(found.items())
+        table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
+        everyone = frozenset(range(len(usable)))
+        # Calls the server refused with a JSON-RPC error: no template renders them; an error may meet them (an
+        # error agrees with an error), a success never.
+        refused = frozenset(i for i, c in enumerate(usable) if c.rpc_error is not None)
+        holding = [(atom, frozenset(i for i in everyone if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
+        holding = [(atom, hit) for atom, hit in holding if hit]
+        conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in holding]
+        pairs = itertools.combinations([(atom, hit) for atom, hit in holding if atom[0] != "always"], 2)
+        conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
+        fits = {
+            key: frozenset(
+                i
+                for i, c in enumerate(usable)
+                if c.is_error == error and _renders(table[i]["renders"][t], c, _unordered_in(template))
+            )
+            for t, (key, (template, error)) in enumerate(entries)
+        }
+        remaining = everyone - refused
+        rules: list[dict[str, Any]] = []
+        covered = 0
+        while remaining:
+            best: tuple[tuple[int, int, int, int, int], dict[str, Any], frozenset[int]] | None = None
+            for key, (template, error) in found.items():
+                fit = fits[key] & remaining
+                if not fit:
+                    continue
+                group = [usable[i] for i in fit]
+                others = [usable[i] for i in everyone - fits[key]]
+                bounds = [bound for name in named if (bound := _longer(name, group, others)) is not None]
+                options = conditions + self.bounded(tool, worlds, bounds)
+                for when, hit in options:
+                    hits = (hit & remaining) - refused
+                    if not hits or not hits <= fit or (not error and hit & refused):
+                        continue
+                    if len(hits) < _SUPPORT and when[0][0] == "always":
+                        continue
+                    if not error and not _placeholders(template) and not any(a[0] == "empty" for a in when):
+                        # A guard never answers a success it cannot build from the call or the world: a recorded
+                        # constant success (a listing, a file's bytes) depends on more than it knows, unless
+                        # nothing is stored at all.
+                        continue
+                    # Of conditions that answer as many calls: the fewest atoms, then none about the whole
+                    # world (whether anything is stored: recordings often show one side only), then the
+                    # narrowest (true of the fewest recorded calls of the tool: a call unlike those is
+                    # declined, not answered), then one that asks about the world.
+                    asks = any(atom[0] in _WORLD_ATOMS for atom in when)
+                    coarse = any(atom[0] in ("empty", "nonempty") for atom in when)
+                    score = (len(hits), -len(when), -int(coarse), -len(hit), int(asks))
+                    if best is None or score > best[0]:
+                        rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
+                        if not error:
+                            rule["effect"] = effect
+                        best = (score, rule, hits)
+            if best is None:
+                break
+            rules.append(best[1])
+            covered += len(best[2])
+            remaining = remaining - best[2]
+        return rules, covered
+
+    def bounded(
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], bounds: list[list[Any]]
+    ) -> list[tuple[list[list[Any]], frozenset[int]]]:
+        if not bounds:
+            return []
+        table = self.table(tool, worlds, bounds, [])
+        return [
+            ([bound], frozenset(i for i in range(len(tool.calls)) if table[i]["holds"][b]))
+            for b, bound in enumerate(bounds)
+        ]
+
+
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session."""
     root = _root(sessions)
     sessions = [[replace(call, arguments=view(call.arguments)) for call in session] for session in sessions]
-    specs = {tool.name: tool for tool in tools if tool.name in left}
-    calls = {name: [c for s in sessions for c in s if c.tool == name] for name in specs}
-    templates = {name: _templates(specs[name], calls[name], root) for name in specs if calls[name]}
-    creators = {
-        name: _effects(specs[name], found)
-        for name, found in templates.items()
-        if any(not error for _, error in found.values()) and not _reads_only(specs[name])
+    known = {
+        tool.name: _Tool(tool, [c for s in sessions for c in s if c.tool == tool.name])
+        for tool in tools
+        if tool.name in left
     }
-    best: tuple[int, dict[str, dict[str, Any]], dict[str, int]] = (-1, {}, {})
-    options = [[(name, effect) for effect in effects] for name, effects in creators.items()]
-    for choice in itertools.islice(itertools.product(*options), _MAX_EFFECT_COMBINATIONS):
-        effects = dict(choice)
-        worlds = _worlds(sessions, effects, templates, root)
-        plans: dict[str, dict[str, Any]] = {}
-        answered: dict[str, int] = {}
-        stores = sorted(name for name, effect in effects.items() if effect is not None)
-        for name, found in templates.items():
-            rules, count = _cover(specs[name], calls[name], worlds, found, effects.get(name), root, stores)
-            if rules:
-                plans[name] = {"family": "guard", "root": root, "rules": rules}
-                answered[name] = count
-        if sum(answered.values()) > best[0]:
-            best = (sum(answered.values()), plans, answered)
-    return GuardInference(best[1], root, best[2])
+    learner = _Learner(known, sessions, root)
+    # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
+    first: dict[str, list[Any] | None] = dict.fromkeys(known)
+    worlds = learner.worlds(first)
+    for tool in known.values():
+        if not tool.calls or _reads_only(tool.spec) or all(c.is_error for c in tool.calls):
+            continue
+        tool.effects = _effects(tool, learner.templates(tool, worlds))
+    choice: dict[str, list[Any] | None] = {
+        name: tool.effects[0] if tool.effects else None for name, tool in known.items()
+    }
+    best = learner.evaluate(choice)
+    for _ in range(_EFFECT_ROUNDS):
+        changed = False
+        for name, tool in known.items():
+            for effect in tool.effects:
+                if effect == choice[name]:
+                    continue
+                trial = learner.evaluate({**choice, name: effect})
+                if trial.score > best.score:
+                    best, choice, changed = trial, {**choice, name: effect}, True
+        if not changed:
+            break
+    return GuardInference(best.plans, root, best.answered)
 
 
 def _root(sessions: list[list[RecordedCall]]) -> str | None:
@@ -280,58 +397,6 @@ def _strings(tool: ToolSpec) -> list[str]:
     return names
 
 
-def _templates(tool: ToolSpec, calls: list[RecordedCall], root: str | None) -> dict[str, tuple[Any, bool]]:
-    """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error."""
-    names = _strings(tool)
-    numbers = _numbers(tool)
-    found: dict[str, tuple[Any, bool]] = {}
-    for call in calls:
-        if call.rpc_error is not None:
-            continue
-        pieces: list[tuple[str, list[str]]] = []
-        for name in names:
-            value = call.arguments.get(name)
-            if not isinstance(value, str):
-                continue
-            if root is not None:
-                pieces.append((resolve(root, value), ["key", name]))
-            pieces.append((value, ["arg", name]))
-        pieces = [(text, part) for text, part in pieces if len(text.strip()) >= _SHORTEST]
-        # Numbers are written as placeholders however short: they are matched as whole numbers only.
-        pieces += _number_pieces(numbers, call.arguments)
-        pieces.sort(key=lambda piece: -len(piece[0]))
-        template = _template_of(call.value, pieces)
-        found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
-    return found
-
-
-def _template_of(value: Any, pieces: list[tuple[str, list[str]]]) -> Any:
-    if isinstance(value, str):
-        parts: list[Any] = [value]
-        for text, placeholder in pieces:
-            split: list[Any] = []
-            # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
-            numeric = placeholder[0] in _NUMBER_PARTS
-            whole = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
-            for part in parts:
-                if not isinstance(part, str) or text not in part:
-                    split.append(part)
-                    continue
-                chunks = whole.split(part) if whole is not None else part.split(text)
-                for index, chunk in enumerate(chunks):
-                    if index:
-                        split.append(placeholder)
-                    split.append(chunk)
-            parts = split
-        parts = [part for part in parts if part != ""]
-        return {"$parts": parts} if any(not isinstance(part, str) for part in parts) else value
-    if isinstance(value, dict):
-        return {name: _template_of(item, pieces) for name, item in value.items()}
-    if isinstance(value, list):
-        return [_template_of(item, pieces) for item in value]
-    return value
-
-
 def _numbers(tool: ToolSpec) -> list[str]:
     """The arguments the input schema types as numbers."""
     properties = tool.input_schema.get("properties") or {}
@@ -342,123 +407,184 @@ def _numbers(tool: ToolSpec) -> list[str]:
     ]
 
 
-def _number_pieces(names: list[str], arguments: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The numbers an answer may write from the call: each number argument, and the sum, difference and
-    product of each two (a tool that adds its arguments); a piece another renders too is kept once."""
-    given = [(name, arguments[name]) for name in names if _is_number(arguments.get(name))]
-    candidates: list[list[str]] = [["num", name] for name, _ in given]
-    for (first, _), (second, _) in itertools.permutations(given, 2):
-        candidates += [["difference", first, second]]
-        if first < second:
-            candidates += [["sum", first, second], ["product", first, second]]
-    pieces: list[tuple[str, list[str]]] = []
-    seen: set[str] = set()
-    for candidate in candidates:
-        try:
-            text = number_text(_number(candidate, arguments))
-        except _NoAnswer:
+def _preds(tool: ToolSpec) -> list[list[Any]]:
+    """What a count or a listing of stored keys may pick: every key, or those starting with a string argument."""
+    return [["all"], *(["prefix", name] for name in _strings(tool) if "/" not in name)]
+
+
+def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[str, Any] | None) -> Any:
+    """`value` with the texts of `pieces` written as their placeholders; with `whole` (what the world held
+    before the call), a list equal to the stored records, an object equal to a stored record but for some
+    fields, and a number that is the next made-up id, written as those."""
+    if whole is not None and isinstance(value, list):
+        for order in ("added", "sorted"):
+            if value == whole["lists"][order]:
+                return {"$records": order}
+        if value and _same_items(value, whole["lists"]["added"]):
+            # The stored records in an order that follows neither their storing nor their keys: the twin
+            # lists them as stored, and the plan says that this listing is to be compared as a set.
+            return {"$records": "unordered"}
+    if whole is not None and isinstance(value, dict):
+        for name, record in whole["records"].items():
+            if isinstance(record, dict) and set(record) == set(value):
+                changed = {f: _template_of(item, pieces, None) for f, item in value.items() if item != record[f]}
+                return {"$record": name, "set": changed}
+    if isinstance(value, str):
+        parts: list[Any] = _made_up(value, {text for text, _ in pieces})
+        for text, placeholder in pieces:
+            split: list[Any] = []
+            # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
+            numeric = placeholder[0] in _NUMBER_PARTS
+            whole_number = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
+            for part in parts:
+                if not isinstance(part, str) or text not in part:
+                    split.append(part)
+                    continue
+                chunks = whole_number.split(part) if whole_number is not None else part.split(text)
+                for index, chunk in enumerate(chunks):
+                    if index:
+                        split.append(placeholder)
+                    split.append(chunk)
+            parts = split
+        parts = [part for part in parts if part != ""]
+        return {"$parts": parts} if any(not isinstance(part, str) for part in parts) else value
+    if isinstance(value, dict):
+        return {
+            name: {"$fresh": True}
+            if whole is not None and type(item) is int and item == whole["fresh"]
+            else _template_of(item, pieces, whole)
+            for name, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_template_of(item, pieces, None) for item in value]
+    return value
+
+
+def _made_up(text: str, given: set[str]) -> list[Any]:
+    """`text` split around the values a server makes up (a UUID, a long hex string, an ISO 8601 time) that
+    the call did not give: each is written as a placeholder of its form."""
+    parts: list[Any] = []
+    last = 0
+    for match in _MADE_UP.finditer(text):
+        token = match.group(0)
+        if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
             continue
-        if text not in seen:
-            seen.add(text)
-            pieces.append((text, candidate))
-    return pieces
+        kind = "uuid" if match.group("uuid") else "hex" if match.group("hex") else "date"
+        parts += [text[last : match.start()], ["made_up", kind, token if kind == "date" else len(token)]]
+        last = match.end()
+    return [part for part in [*parts, text[last:]] if part != ""] or [text]
 
 
-def _number(part: list[Any], args: dict[str, Any]) -> int | float:
-    """The number a number placeholder writes (`_NoAnswer` when an argument it names is no number)."""
-    values: list[int | float] = []
-    for name in part[1:]:
-        value = args.get(name)
-        if not _is_number(value):
-            raise _NoAnswer("no number")
-        values.append(_as_javascript(value))
-    match part[0]:
-        case "num":
-            number = values[0]
-        case "sum":
-            number = values[0] + values[1]
-        case "difference":
-            number = values[0] - values[1]
-        case _:
-            number = values[0] * values[1]
-    number = _as_javascript(number)
-    if not math.isfinite(number):
-        raise _NoAnswer("no finite number")
-    return number
+def _same_items(first: list[Any], second: list[Any]) -> bool:
+    key = lambda item: json.dumps(item, sort_keys=True)  # noqa: E731
+    return sorted(map(key, first)) == sorted(map(key, second))
 
 
-def _as_javascript(value: int | float) -> int | float:
-    """`value` as JavaScript holds it: an integer past 2**53 is a float (rounded), as a JavaScript server
-    reads it from JSON and as its arithmetic gives it."""
-    return float(value) if type(value) is int and abs(value) > _EXACT else value
+def unordered(plan: dict[str, Any]) -> list[str]:
+    """Where a guard plan's answers list records in an order nothing learnable explains (JSON pointers into
+    the answer, `/` the whole): such a listing is to be compared as a set."""
+    found: list[str] = []
+    for rule in plan.get("rules", []):
+        if not rule["error"]:
+            found += _unordered_in(rule["answer"])
+    return sorted(set(found))
 
 
-def _is_number(value: Any) -> TypeGuard[int | float]:
-    return type(value) is int or (type(value) is float and math.isfinite(value))
+def as_set(value: Any, paths: list[str]) -> Any:
+    """`value` with the lists at `paths` (JSON pointers, `/` the whole) in one canonical order: how a listing
+    whose order nothing explains is compared."""
+    for path in paths:
+        parts = [part for part in path.split("/") if part]
+        value = _sorted_at(value, parts)
+    return value
 
 
-def number_text(value: int | float) -> str:
-    """`value` as JavaScript writes a number (`String(x)`, the ECMAScript algorithm), from Python's shortest
-    round-trip digits: `10` for 10.0, `0.1` for 0.1, `1e+21`, `1e-7`. Most servers are JavaScript, and a JSON
-    number has no integer or float kind there; the twin's Starlark writes it the same way (`twin_number_text`)."""
-    if type(value) is int:
-        return str(value)
-    if value == 0:
-        return "0"
-    mantissa, _, exponent = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    raw = whole + fraction
-    point = len(whole) + int(exponent or 0) - (len(raw) - len(raw.lstrip("0")))
-    digits = raw.strip("0")
-    k, n = len(digits), point
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        e = n - 1
-        text = (digits if k == 1 else digits[0] + "." + digits[1:]) + "e" + ("+" if e >= 0 else "-") + str(abs(e))
-    return ("-" if value < 0 else "") + text
+def _sorted_at(value: Any, parts: list[str]) -> Any:
+    if not parts:
+        return sorted(value, key=lambda item: json.dumps(item, sort_keys=True)) if isinstance(value, list) else value
+    if isinstance(value, dict) and parts[0] in value:
+        return {**value, parts[0]: _sorted_at(value[parts[0]], parts[1:])}
+    return value
+
+
+def _unordered_in(template: Any) -> list[str]:
+    found: list[str] = []
+
+    def walk(template: Any, at: str) -> None:
+        if isinstance(template, dict) and template.get("$records") == "unordered":
+            found.append(at or "/")
+        elif isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
+            for name, item in template.items():
+                walk(item, f"{at}/{name}")
+
+    walk(template, "")
+    return found
 
 
 def _placeholders(template: Any) -> bool:
-    return "$parts" in json.dumps(template)
-
-
-def _keys_named(template: Any) -> list[str]:
     text = json.dumps(template)
-    return sorted(set(re.findall(r'\["(?:key|arg)", "([^"]+)"\]', text)))
+    return "$parts" in text or any(f'"{marker}"' in text for marker in _WHOLE)
 
 
-def _effects(tool: ToolSpec, found: dict[str, tuple[Any, bool]]) -> list[list[Any] | None]:
-    named = sorted({name for template, error in found.values() if not error for name in _keys_named(template)})
-    options: list[list[Any] | None] = [["put", name] for name in named]
+def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
+    """The arguments a template reads as keys: the strings and integers it writes (a number of another kind
+    is a quantity, never a key), and those whose stored value or record it shows."""
+    text = json.dumps(template)
+    named = re.findall(r'\["(?:key|arg|stored)", "([^"]+)"', text)
+    named += [name for name in re.findall(r'\["num", "([^"]+)"', text) if name in _integers(tool)]
+    named += re.findall(r'"\$record": "([^"]+)"', text)
+    return sorted(set(named))
+
+
+def _integers(tool: ToolSpec) -> list[str]:
+    properties = tool.input_schema.get("properties") or {}
+    return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "integer"]
+
+
+def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] | None]:
+    """The effects a tool's successes may have, likeliest first: keep the record an answer shows under one
+    of its fields that names a key or was made up; store, move or drop a key its answers name; drop the
+    keys a predicate picks; nothing."""
+    named = sorted(
+        {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    )
+    options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
+    options += [["put", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
-    return [*options, None]
+    drops: list[list[Any] | None] = [["drop", name] for name in named]
+    drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
+    # Where the recordings cannot tell storing from dropping (a deleted key never read again), a tool named
+    # as a delete drops.
+    if read_intent(tool.spec.name).action is Action.DELETE:
+        return [*drops, *options, None]
+    return [*options, *drops, None]
 
 
-def _worlds(
-    sessions: list[list[RecordedCall]],
-    effects: dict[str, list[Any] | None],
-    templates: dict[str, dict[str, tuple[Any, bool]]],
-    root: str | None,
-) -> dict[int, dict[str, Any]]:
-    """The keyed world before each recorded call (by id), with `effects` applied on every recorded success."""
-    worlds: dict[int, dict[str, Any]] = {}
-    for session in sessions:
-        keys = initial_keys(root)
-        for call in session:
-            worlds[id(call)] = json.loads(json.dumps(keys))
-            if not call.is_error and call.tool in effects:
-                with contextlib.suppress(_NoAnswer):  # a success without the key: it stored nothing we know
-                    _apply(effects[call.tool], call.tool, root, keys, call.arguments)
-    return worlds
+def _record_keys(tool: _Tool) -> list[str]:
+    """Fields of the objects a tool answers that may key them: in every success, a string or integer that
+    is one of the call's arguments, or (an integer) none of them (an id the server made up)."""
+    answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
+    if not answers or not all(isinstance(value, dict) and value for value, _ in answers):
+        return []
+    fields = set.intersection(*(set(value) for value, _ in answers))
+    found = []
+    for name in sorted(fields):
+        values = [(value[name], args) for value, args in answers]
+        given = all(isinstance(v, str | int) and not isinstance(v, bool) and v in args.values() for v, args in values)
+        made_up = all(type(v) is int and v not in args.values() for v, args in values)
+        if given or made_up:
+            found.append(name)
+    return found
 
 
 def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]) -> Iterator[list[Any]]:
     yield ["always"]
+    if not named:
+        # Whether anything is stored at all, only for a tool whose answers name no key: one that does is
+        # asked about its keys (the recordings would otherwise let the whole world's emptiness, by chance,
+        # tell calls apart that differ in something else).
+        yield ["empty"]
+        yield ["nonempty"]
     required = set(tool.input_schema.get("required") or [])
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
@@ -487,87 +613,15 @@ def _longer(name: str, group: list[RecordedCall], others: list[RecordedCall]) ->
     return ["longer", name, (min(inside) + max(outside)) // 2]
 
 
-def _cover(
-    tool: ToolSpec,
-    calls: list[RecordedCall],
-    worlds: dict[int, dict[str, Any]],
-    found: dict[str, tuple[Any, bool]],
-    effect: list[Any] | None,
-    root: str | None,
-    stores: list[str],
-) -> tuple[list[dict[str, Any]], int]:
-    """Sequential covering: the rules of one tool, and how many recorded calls they answer."""
-    named = sorted({name for template, _ in found.values() for name in _keys_named(template)})
-    usable = calls
-    everyone = frozenset(range(len(usable)))
-    # Calls the server refused with a JSON-RPC error: no template renders them; an error may meet them (an
-    # error agrees with an error), a success never.
-    refused = frozenset(i for i, c in enumerate(usable) if c.rpc_error is not None)
-    holds = {
-        json.dumps(atom): (atom, frozenset(i for i, c in enumerate(usable) if _all_hold([atom], c, worlds, root)))
-        for atom in _atoms(tool, root, named, stores)
-    }
-    atoms = [entry for entry in holds.values() if entry[1]]
-    conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in atoms]
-    pairs = itertools.combinations([(atom, hit) for atom, hit in atoms if atom[0] != "always"], 2)
-    conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
-    fits = {
-        key: frozenset(i for i, c in enumerate(usable) if c.is_error == error and _renders(template, c, worlds, root))
-        for key, (template, error) in found.items()
-    }
-    remaining = everyone - refused
-    rules: list[dict[str, Any]] = []
-    covered = 0
-    while remaining:
-        best: tuple[tuple[int, int, int, int], dict[str, Any], frozenset[int]] | None = None
-        for key, (template, error) in found.items():
-            fit = fits[key] & remaining
-            if not error and not _placeholders(template):
-                # A guard never answers a success it cannot build from the call: a recorded constant success
-                # (a listing, a file's bytes) depends on more than the guard knows.
-                continue
-            group = [usable[i] for i in fit]
-            others = [usable[i] for i in everyone - fits[key]]
-            bounds = [bound for name in named if (bound := _longer(name, group, others)) is not None]
-            options = conditions + [
-                ([bound], frozenset(i for i in everyone if _all_hold([bound], usable[i], worlds, root)))
-                for bound in bounds
-            ]
-            for when, hit in options:
-                hits = (hit & remaining) - refused
-                if not hits or not hits <= fit or (not error and hit & refused):
-                    continue
-                if len(hits) < _SUPPORT and when[0][0] == "always":
-                    continue
-                # Of conditions that answer as many calls: the fewest atoms, then the narrowest (true of the
-                # fewest recorded calls of the tool: a call unlike those is declined, not answered), then one
-                # that asks about the world.
-                asks = any(atom[0] in _WORLD_ATOMS for atom in when)
-                score = (len(hits), -len(when), -len(hit), int(asks))
-                if best is None or score > best[0]:
-                    rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
-                    if not error:
-                        rule["effect"] = effect
-                    best = (score, rule, hits)
-        if best is None:
-            break
-        rules.append(best[1])
-        covered += len(best[2])
-        remaining = remaining - best[2]
-    return rules, covered
+def _succeeded(call: RecordedCall) -> bool:
+    return not call.is_error and call.rpc_error is None
 
 
-def _all_hold(when: list[list[Any]], call: RecordedCall, worlds: dict[int, dict[str, Any]], root: str | None) -> bool:
-    try:
-        return all(_holds(atom, root, worlds[id(call)], call.arguments) for atom in when)
-    except _NoAnswer:
+def _renders(rendered: list[Any] | None, call: RecordedCall, unordered_at: list[str]) -> bool:
+    """Whether a template's rendering (`[value]`, or None: it renders nothing) is the recorded answer exactly
+    (the listings at `unordered_at` as sets)."""
+    if rendered is None:
         return False
-
-
-def _renders(template: Any, call: RecordedCall, worlds: dict[int, dict[str, Any]], root: str | None) -> bool:
-    try:
-        value = render(template, root, worlds[id(call)], call.arguments)
-    except _NoAnswer:
-        return False
-    verdict = compare_answers(Answer(call.value, call.is_error), Answer(value, call.is_error))
+    expected, actual = as_set(call.value, unordered_at), as_set(rendered[0], unordered_at)
+    verdict = compare_answers(Answer(expected, call.is_error), Answer(actual, call.is_error))
     return verdict.agree and verdict.error_text

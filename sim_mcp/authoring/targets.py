@@ -27,6 +27,7 @@ from typing import IO
 
 import httpx2
 
+from sim_mcp.authoring.build import REPLAY_SUFFIX
 from sim_mcp.authoring.record_file import RECORDINGS_NAME
 from sim_mcp.authoring.upstream import fresh_server
 from sim_mcp.errors import ConfigError
@@ -89,8 +90,11 @@ def serving(target: Target) -> Iterator[Target]:
         return
     folder = target.spec_folder
     args = list(target.serve_args)
-    if "--backend" not in args and (folder / RECORDINGS_NAME).is_file():
-        args += ["--backend", "replay", "--cassette", str(folder / RECORDINGS_NAME)]
+    # The twin's own cassette (its recorded answers keyed by the world it had reached) where compile wrote
+    # one, else the recordings (keyed by the arguments alone).
+    cassettes = sorted(folder.glob("*" + REPLAY_SUFFIX)) or [folder / RECORDINGS_NAME]
+    if "--backend" not in args and cassettes[0].is_file():
+        args += ["--backend", "replay", "--cassette", str(cassettes[0])]
     port = _free_port()
     command = [sys.executable, "-c", _LAUNCH, "serve", "--specs", str(folder), "--transport", "http"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "WARNING", *args]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.rules import function_name
+from sim_mcp.rules import CallContext, Limits, compile_program, function_name, run_tool
+from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
-__all__ = ["LIBRARY", "SECTION", "program_text", "starlark_literal"]
+__all__ = ["LIBRARY", "SECTION", "TwinLibrary", "program_text", "starlark_literal"]
 
 SECTION = "# --- twin library (sim-mcp compile --from: inferred from recordings, no model) ---"
 
@@ -54,10 +55,45 @@ def twin_resolve(root, value):
         segments.append(segment)
     return ("/" if path.startswith("/") else "") + "/".join(segments)
 
+def twin_key(root, value):
+    # The key a value names: a string read as a path under the root (if any), an integer as its digits.
+    if type(value) == "int":
+        return str(value)
+    return twin_resolve(root, value)
+
 def twin_parent(root, key):
     if key == root or "/" not in key:
         return None
     return key.rsplit("/", 1)[0] or "/"
+
+def twin_stored(keys):
+    # The keys calls stored, in the order they were first stored (`n`: JSON objects cross into Starlark
+    # with their keys sorted, so the order is kept in the entries).
+    pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if entry["by"] != "_root"])
+    return [pair[1] for pair in pairs]
+
+def twin_matching(pred, keys, args):
+    # The stored keys a predicate picks: all of them, or those starting with an argument's text.
+    found = twin_stored(keys)
+    if pred[0] == "prefix":
+        prefix = args.get(pred[1])
+        if type(prefix) != "string":
+            return None
+        found = [k for k in found if k.startswith(prefix)]
+    return found
+
+def twin_ordered(found, order):
+    return sorted(found) if order == "sorted" else found
+
+def twin_records(keys, order):
+    return [keys[k]["rec"] for k in twin_ordered(twin_stored(keys), order) if "rec" in keys[k]]
+
+def twin_text(value):
+    if type(value) == "string":
+        return value
+    if type(value) in ("int", "float"):
+        return twin_number_text(value)
+    return None
 
 def twin_holds(atom, root, keys, args):
     kind = atom[0]
@@ -67,11 +103,15 @@ def twin_holds(atom, root, keys, args):
         return all([name in args for name in atom[1:]])
     if kind == "longer":
         return type(args.get(atom[1])) == "string" and len(args[atom[1]]) > atom[2]
-    key = twin_resolve(root, args.get(atom[1]))
+    if kind == "empty":
+        return len(twin_stored(keys)) == 0
+    if kind == "nonempty":
+        return len(twin_stored(keys)) > 0
+    key = twin_key(root, args.get(atom[1]))
     if key == None:
         return None
     if kind == "outside":
-        return root != None and key != root and not key.startswith(root + "/")
+        return type(args.get(atom[1])) == "string" and root != None and key != root and not key.startswith(root + "/")
     if kind == "missing":
         return key not in keys
     if kind == "present":
@@ -83,43 +123,133 @@ def twin_holds(atom, root, keys, args):
         return parent != None and parent in keys and (atom[2] == None or keys[parent]["by"] == atom[2])
     return None
 
-def twin_render(template, root, keys, args):
+def twin_entry(root, keys, args, name):
+    key = twin_key(root, args.get(name))
+    return keys.get(key) if key != None else None
+
+def twin_part(part, root, keys, args, twin):
+    # The text one placeholder writes, or None: it cannot be written for this call in this world.
+    kind = part[0]
+    if kind in ("num", "sum", "difference", "product"):
+        number = twin_number(part, args)
+        return None if number == None else twin_number_text(number)
+    if kind == "arg" or kind == "key":
+        value = args.get(part[1])
+        if type(value) != "string":
+            return None
+        return twin_resolve(root, value) if kind == "key" else value
+    if kind == "stored":
+        entry = twin_entry(root, keys, args, part[1])
+        return None if entry == None else twin_text(entry.get("args", {}).get(part[2]))
+    if kind == "count" or kind == "list":
+        found = twin_matching(part[1], keys, args)
+        if found == None:
+            return None
+        return str(len(found)) if kind == "count" else part[3].join(twin_ordered(found, part[2]))
+    if kind == "fresh":
+        return str(twin.get("fresh", 0) + 1)
+    if kind == "made_up":
+        return twin_made_up(part, keys, args, twin)
+    return None
+
+def twin_made_up(part, keys, args, twin):
+    # A value the server makes up (a hash, a UUID, a time), of the form recorded: compared by form, never
+    # by value. Hex digits drawn from the call and the world, so that two calls get two values.
+    if part[1] == "date":
+        return part[2]
+    seed = hash(json.encode(args)) + 31 * len(keys) + 7919 * twin.get("stored", 0)
+    digits = ""
+    for step in range(12):
+        if len(digits) >= 32 + part[2]:
+            break
+        word = "%x" % ((seed * 2654435761 + step * 40503) % 4294967296)
+        digits += "0" * (8 - len(word)) + word
+    if part[1] == "uuid":
+        return digits[0:8] + "-" + digits[8:12] + "-4" + digits[13:16] + "-8" + digits[17:20] + "-" + digits[20:32]
+    return digits[:part[2]]
+
+def twin_plain(rendered):
+    return rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
+
+def twin_render(template, root, keys, args, twin = {}):
     if type(template) == "dict" and "$parts" in template:
         out = []
         for part in template["$parts"]:
-            if type(part) == "string":
-                out.append(part)
-                continue
-            if part[0] in ("num", "sum", "difference", "product"):
-                number = twin_number(part, args)
-                if number == None:
-                    return None
-                out.append(twin_number_text(number))
-                continue
-            value = args.get(part[1])
-            if type(value) != "string":
+            text = part if type(part) == "string" else twin_part(part, root, keys, args, twin)
+            if text == None:
                 return None
-            if part[0] == "key":
-                value = twin_resolve(root, value)
-            out.append(value)
+            out.append(text)
         return {"$text": "".join(out)}
+    if type(template) == "dict" and "$record" in template:
+        entry = twin_entry(root, keys, args, template["$record"])
+        if entry == None or type(entry.get("rec")) != "dict":
+            return None
+        record = dict(entry["rec"])
+        for name, item in template["set"].items():
+            rendered = twin_render(item, root, keys, args, twin)
+            if rendered == None:
+                return None
+            record[name] = twin_plain(rendered)
+        return record
+    if type(template) == "dict" and "$records" in template:
+        return twin_records(keys, template["$records"])
+    if type(template) == "dict" and "$fresh" in template:
+        return twin.get("fresh", 0) + 1
     if type(template) == "dict":
         answer = {}
         for name, item in template.items():
-            rendered = twin_render(item, root, keys, args)
+            rendered = twin_render(item, root, keys, args, twin)
             if rendered == None:
                 return None
-            answer[name] = rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
+            answer[name] = twin_plain(rendered)
         return answer
     if type(template) == "list":
         items = []
         for item in template:
-            rendered = twin_render(item, root, keys, args)
+            rendered = twin_render(item, root, keys, args, twin)
             if rendered == None:
                 return None
-            items.append(rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered)
+            items.append(twin_plain(rendered))
         return items
     return template
+
+def twin_apply(effect, tool, root, keys, args, answer, twin):
+    # What a success changes in the keyed world.
+    if effect == None:
+        return
+    kind = effect[0]
+    if kind == "put" or kind == "keep":
+        value = args.get(effect[1]) if kind == "put" else (answer.get(effect[1]) if type(answer) == "dict" else None)
+        key = twin_key(root, value)
+        if key == None:
+            return
+        entry = {"by": tool, "args": {name: v for name, v in args.items() if name != effect[1]}}
+        if kind == "keep":
+            entry["rec"] = answer
+            if type(value) == "int" and value > twin.get("fresh", 0):
+                twin["fresh"] = value
+        if key in keys and "n" in keys[key]:
+            entry["n"] = keys[key]["n"]
+        else:
+            twin["stored"] = twin.get("stored", 0) + 1
+            entry["n"] = twin["stored"]
+        keys[key] = entry
+    elif kind == "move":
+        source = twin_resolve(root, args.get(effect[1]))
+        target = twin_resolve(root, args.get(effect[2]))
+        if source == None or target == None:
+            return
+        for key in [k for k in keys if k == source or k.startswith(source + "/")]:
+            keys[target + key[len(source):]] = keys.pop(key)
+    elif kind == "drop":
+        key = twin_key(root, args.get(effect[1]))
+        if key == None:
+            return
+        for k in [k for k in twin_stored(keys) if k == key or k.startswith(key + "/")]:
+            keys.pop(k)
+    elif kind == "drop_matching":
+        for k in twin_matching(effect[1], keys, args) or []:
+            keys.pop(k)
 
 def twin_number(part, args):
     values = []
@@ -182,28 +312,19 @@ def twin_view(args):
 
 def twin_guard(plan, tool, state, args):
     root = plan["root"]
-    keys = state.setdefault("_twin", {}).setdefault("keys", {})
+    twin = state.setdefault("_twin", {})
+    keys = twin.setdefault("keys", {})
     args = twin_view(args)
     for rule in plan["rules"]:
         if not all([twin_holds(atom, root, keys, args) == True for atom in rule["when"]]):
             continue
-        rendered = twin_render(rule["answer"], root, keys, args)
+        rendered = twin_render(rule["answer"], root, keys, args, twin)
         if rendered == None:
             continue
-        value = rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
+        value = twin_plain(rendered)
         if rule["error"]:
             return error(value)
-        effect = rule.get("effect")
-        if effect != None and effect[0] == "put":
-            keys[twin_resolve(root, args.get(effect[1]))] = {
-                "by": tool,
-                "args": {name: v for name, v in args.items() if name != effect[1]},
-            }
-        elif effect != None and effect[0] == "move":
-            source = twin_resolve(root, args.get(effect[1]))
-            target = twin_resolve(root, args.get(effect[2]))
-            for key in [k for k in keys if k == source or k.startswith(source + "/")]:
-                keys[target + key[len(source):]] = keys.pop(key)
+        twin_apply(rule.get("effect"), tool, root, keys, args, value, twin)
         return value
     return decline("no rule of the recordings holds for this call")
 
@@ -335,6 +456,126 @@ def twin_array_index(value):
         return False
     return (value == "0" or not value.startswith("0")) and int(value) < 4294967295
 """
+
+
+# Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
+# at once, each a function of the rules runtime taking its payload as arguments and answering data.
+BRIDGE = """
+def twin_bridge_worlds(state, args):
+    root = args["root"]
+    worlds = []
+    for session in args["sessions"]:
+        twin = {"keys": dict(args["initial"])}
+        before = []
+        for call in session:
+            before.append(json.decode(json.encode(twin)))
+            effect = args["effects"].get(call["tool"])
+            if call["ok"] and effect != None:
+                twin_apply(effect, call["tool"], root, twin["keys"], call["args"], call["answer"], twin)
+        worlds.append(before)
+    return worlds
+
+def twin_bridge_pieces(state, args):
+    root = args["root"]
+    out = []
+    for case in args["cases"]:
+        keys, call = case["world"]["keys"], case["args"]
+        pieces = []
+        for name in args["names"]:
+            value = call.get(name)
+            if type(value) != "string":
+                continue
+            if root != None:
+                pieces.append([twin_resolve(root, value), ["key", name]])
+            pieces.append([value, ["arg", name]])
+        for name in args["names"] + args["numbers"]:
+            entry = twin_entry(root, keys, call, name)
+            if entry == None:
+                continue
+            for field, value in entry.get("args", {}).items():
+                text = twin_text(value)
+                if text != None and type(value) == "string":
+                    pieces.append([text, ["stored", name, field]])
+        numbers = []
+        given = [n for n in args["numbers"] if type(call.get(n)) in ("int", "float")]
+        for name in given:
+            numbers.append(["num", name])
+        for first in given:
+            for second in given:
+                if first != second:
+                    numbers.append(["difference", first, second])
+                    if first < second:
+                        numbers.append(["sum", first, second])
+                        numbers.append(["product", first, second])
+        for pred in args["preds"]:
+            numbers.append(["count", pred])
+        seen = {}
+        for part in numbers:
+            text = twin_part(part, root, keys, call, case["world"])
+            if text != None and text not in seen:
+                seen[text] = True
+                pieces.append([text, part])
+        for pred in args["preds"]:
+            found = twin_matching(pred, keys, call)
+            if not found:
+                continue
+            for order in ("added", "sorted"):
+                for sep in args["separators"]:
+                    pieces.append([sep.join(twin_ordered(found, order)), ["list", pred, order, sep]])
+        records = {}
+        for name in args["names"] + args["numbers"]:
+            entry = twin_entry(root, keys, call, name)
+            if entry != None and type(entry.get("rec")) == "dict":
+                records[name] = entry["rec"]
+        lists = {order: twin_records(keys, order) for order in ("added", "sorted")}
+        out.append({"pieces": pieces, "records": records, "lists": lists, "fresh": case["world"].get("fresh", 0) + 1})
+    return out
+
+def twin_bridge_table(state, args):
+    root = args["root"]
+    out = []
+    for case in args["cases"]:
+        keys, call, twin = case["world"]["keys"], case["args"], case["world"]
+        holds = [twin_holds(atom, root, keys, call) == True for atom in args["atoms"]]
+        renders = []
+        for template in args["templates"]:
+            rendered = twin_render(template, root, keys, call, twin)
+            renders.append(None if rendered == None else [twin_plain(rendered)])
+        out.append({"holds": holds, "renders": renders})
+    return out
+
+def twin_bridge_guard(state, args):
+    world = args["state"]
+    answer = twin_guard(args["plan"], args["tool"], world, args["args"])
+    return {"answer": answer, "state": world}
+"""
+_BRIDGE_TOOLS = ("twin_bridge_worlds", "twin_bridge_pieces", "twin_bridge_table", "twin_bridge_guard")
+# A batch is the whole of the recordings: far past what one call of a served twin may take.
+_BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
+
+
+class TwinLibrary:
+    """The library, compiled once, as inference calls it: the guards' conditions, templates and effects
+    are evaluated here by the very Starlark the twin ships, never by a Python copy of it."""
+
+    def __init__(self) -> None:
+        self._program = compile_program(LIBRARY + BRIDGE, "<twin library>", _BRIDGE_TOOLS)
+
+    def call(self, function: str, payload: dict[str, Any]) -> Any:
+        context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool=function)
+        return run_tool(self._program, function, {}, payload, context, _BRIDGE_LIMITS).result
+
+    def guard(
+        self, plan: dict[str, Any], tool: str, state: dict[str, Any], args: dict[str, Any]
+    ) -> tuple[tuple[Any, bool] | None, dict[str, Any]]:
+        """One call answered by a guard plan: (answer, is_error) or None (declined), and the state after."""
+        found = self.call("twin_bridge_guard", {"plan": plan, "tool": tool, "state": state, "args": args})
+        answer = found["answer"]
+        if isinstance(answer, dict) and len(answer) == 1 and "$decline" in answer:
+            return None, state
+        if isinstance(answer, dict) and len(answer) == 1 and "$error" in answer:
+            return (answer["$error"], True), state
+        return (answer, False), found["state"]
 
 
 def program_text(plans: dict[str, dict[str, Any]]) -> str:

@@ -16,7 +16,7 @@ from sim_mcp.engine.backends.base import Backend
 from sim_mcp.engine.contract import JsonReply, JsonRequest, Outcome, SimulationRequest
 from sim_mcp.state.session import TokenUsage
 
-__all__ = ["CachingBackend", "cache_key"]
+__all__ = ["CachingBackend", "cache_key", "situation_key"]
 
 
 class CachingBackend(Backend):
@@ -72,6 +72,11 @@ class CachingBackend(Backend):
 
 def cache_key(request: SimulationRequest) -> str:
     """sha256 of (environment version, tool, canonical arguments, canonical state)."""
-    parts: list[Any] = [request.environment.version, request.tool.name, request.arguments, request.state]
+    return situation_key(request.environment.version, request.tool.name, request.arguments, request.state)
+
+
+def situation_key(version: str, tool: str, arguments: dict[str, Any], state: Any) -> str:
+    """The key of a call in a state (`cache_key`), for a writer of cassettes that has no request at hand."""
+    parts: list[Any] = [version, tool, arguments, state]
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
