@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 
 from benchmarks.agent_sessions import GENERATORS
-from benchmarks.twins import print_figures
+from benchmarks.twins import print_figures, unordered_of
 from sim_mcp.authoring.agreement import Answer
 from sim_mcp.authoring.drive import drive_generated
 from sim_mcp.authoring.record_file import RECORDINGS_NAME, read_calls
@@ -87,6 +87,7 @@ def measure(name: str, folder: Path, args: argparse.Namespace) -> dict[str, Any]
                 rename=renamed,
                 fixed=fixed,
                 fixed_from=f"{args.train} recorded sessions",
+                unordered=unordered_of(build),
             )
             label = "renamed" if renamed else "as recorded"
             report = anyio.run(check, real, ready, plan, f"{name} {label}")

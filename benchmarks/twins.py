@@ -137,12 +137,18 @@ def measure(
             shrink_kinds=0,
             fixed=fixed,
             fixed_from=f"{args.train} recorded sessions",
+            unordered=unordered_of(build),
         )
         result = anyio.run(lambda: run_check(real, ready, plan, lambda line: print(f"{name}: {line}", file=sys.stderr)))
     out = result.figures()
     out["built"] = {tool: entry["status"] for tool, entry in build.get("tools", {}).items()}
     out["recorded_calls"] = build.get("calls")
     return out
+
+
+def unordered_of(build: dict[str, Any]) -> dict[str, list[str]]:
+    """The listings compile's report names as in no learnable order (compared as sets, counted apart)."""
+    return {name: list(entry["unordered"]) for name, entry in build.get("tools", {}).items() if entry.get("unordered")}
 
 
 def print_table(figures: dict[str, Any], args: argparse.Namespace) -> None:
@@ -170,6 +176,8 @@ def print_figures(name: str, result: dict[str, Any], built: dict[str, str]) -> N
         f"each tool's most common answer ({fixed['from']}) {percent(result['fixed_agree'], calls)}% of calls, "
         f"{percent(result['fixed_agree_on_successes'], successes)}% of successes"
     )
+    if result.get("agree_as_a_set"):
+        print(f"  {result['agree_as_a_set']} of the calls that agree do so only with their listings compared as sets")
     for warning in result["warnings"]:
         print(f"  warning: {warning}")
     print(

@@ -16,7 +16,7 @@ from sim_mcp.authoring.agreement import Answer, compare_answers
 from sim_mcp.authoring.rename import IdMap, Renamer, chosen_values
 from sim_mcp.authoring.session_gen import CallGenerator
 from sim_mcp.authoring.stateful import run_generated
-from sim_mcp.authoring.twin_check import CheckReport, SessionRun, Step, fixed_answers
+from sim_mcp.authoring.twin_check import CheckReport, SessionRun, Step, _compared, fixed_answers
 from sim_mcp.cli import main
 from tests.servers import REPO
 
@@ -179,3 +179,16 @@ def test_hypothesis_sessions_aim_paths_at_the_servers_folder_and_take_given_valu
     assert len(calls) >= 20
     assert sum(call["path"].startswith(("{tmp}", "/srv/git")) for call in calls) >= len(calls) / 3
     assert sum(call["branch"] == "main" for call in calls) >= len(calls) / 3
+
+
+def test_a_listing_in_no_learnable_order_agrees_as_a_set_and_is_counted_apart() -> None:
+    real = Answer({"todos": [{"id": 2, "t": "b"}, {"id": 1, "t": "a"}]}, False)
+    twin = Answer({"todos": [{"id": 1, "t": "a"}, {"id": 2, "t": "b"}]}, False)
+    assert _compared(real, twin, None) == (compare_answers(real, twin), False)
+    verdict, as_a_set = _compared(real, twin, ["/todos"])
+    assert verdict.agree
+    assert as_a_set
+    other = Answer({"todos": [{"id": 1, "t": "a"}, {"id": 3, "t": "c"}]}, False)
+    assert not _compared(real, other, ["/todos"])[0].agree
+    run = SessionRun("s", "generated", [Step("list_todos", {}, real, twin, verdict, as_a_set=as_a_set)])
+    assert CheckReport("a", "b", 0, sessions=[run]).figures()["tools"]["list_todos"]["agree_as_a_set"] == 1

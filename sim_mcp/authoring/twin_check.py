@@ -19,6 +19,8 @@ replays both servers from their first world; tries are bounded by `shrink_budget
 
 `{tmp}` in a call's arguments becomes the session's folder on a side started in one (a command): recorded
 and generated arguments name the folder as `{tmp}`, as the recordings and the reference's answers do.
+A listing whose order nothing learnable explains (compile's report names it, `unordered`) agrees when
+it differs from the other only in order, and such calls are counted apart (`agree_as_a_set`).
 Recorded sessions may be replayed with the values the agent chose renamed (`rename`); values a server
 made up (UUIDs, long hex) are lined up, side by side, with the recorded ones, so that a later call names
 what that side made up (`rename.IdMap`).
@@ -42,6 +44,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from sim_mcp.authoring.agreement import Answer, Verdict, compare_answers
+from sim_mcp.authoring.guards import as_set
 from sim_mcp.authoring.record_file import RecordedCall, sessions_of
 from sim_mcp.authoring.rename import IdMap, Renamer, chosen_values, known_text
 from sim_mcp.authoring.session_gen import CallGenerator, session_rng
@@ -77,6 +80,7 @@ class Step:
     b: Answer
     verdict: Verdict
     fixed: Verdict | None = None  # the fixed-answer twin's answer against A's (set by `CheckReport.score_fixed`)
+    as_a_set: bool = False  # agrees only with its unordered listings compared as sets
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +89,7 @@ class Step:
             "a": {"is_error": self.a.is_error, "value": self.a.value},
             "b": {"is_error": self.b.is_error, "value": self.b.value},
             "agree": self.verdict.agree,
+            "agree_as_a_set": self.as_a_set,
             "same_error_text": self.verdict.agree and self.verdict.error_text,
             "kind": self.verdict.kind,
             "detail": self.verdict.detail,
@@ -141,6 +146,7 @@ class CheckReport:
                 figure["agree_on_successes"] += success and step.verdict.agree
                 figure["fixed_agree"] += fixed
                 figure["fixed_agree_on_successes"] += success and fixed
+                figure["agree_as_a_set"] += step.as_a_set
         total = {key: sum(figure[key] for figure in tools.values()) for key in _COUNTS}
         for figure in [*tools.values(), total]:
             figure.update(_shares(figure))
@@ -242,6 +248,12 @@ class CheckReport:
             f"({_percent(figures['fixed_agree_on_successes'], figures['successes'])}% on successes; from "
             f"{self.fixed_from})"
         )
+        if figures["agree_as_a_set"]:
+            apart = ", ".join(f"{t} {f['agree_as_a_set']}" for t, f in figures["tools"].items() if f["agree_as_a_set"])
+            lines.append(
+                f"{figures['agree_as_a_set']} of the calls that agree do so only with their listings compared as sets "
+                f"(an order the recordings do not explain, named by compile): {apart}"
+            )
         lines += [f"warning: {warning}" for warning in figures["warnings"]]
         for key, entry in self.divergences().items():
             lines.append(f"- {key}: {entry['count']} (first: {entry['first']}; {entry['detail']})")
@@ -261,6 +273,7 @@ _COUNTS = (
     "agree_on_successes",
     "fixed_agree",
     "fixed_agree_on_successes",
+    "agree_as_a_set",
 )
 
 
@@ -289,6 +302,9 @@ class CheckPlan:
     fixed: dict[str, Answer] | None = None  # the fixed-answer twin's answers (None: from the check itself)
     fixed_from: str = ""
     values: tuple[tuple[str, str], ...] = ()  # NAME=V: values generated arguments named NAME take
+    # tool -> JSON pointers of listings whose order nothing learnable explains (compile's report names them):
+    # compared as sets when they differ only in order, and counted apart.
+    unordered: dict[str, list[str]] = field(default_factory=dict)
 
 
 async def run_check(
@@ -326,6 +342,15 @@ async def run_check(
     if plan.fixed is not None:
         report.score_fixed(plan.fixed, plan.fixed_from)
     return report
+
+
+def _compared(a: Answer, b: Answer, unordered: list[str] | None) -> tuple[Verdict, bool]:
+    """The verdict on two answers, and whether they agree only with the listings at `unordered` as sets."""
+    verdict = compare_answers(a, b)
+    if verdict.agree or not unordered or a.is_error or b.is_error:
+        return verdict, False
+    again = compare_answers(Answer(as_set(a.value, unordered), False), Answer(as_set(b.value, unordered), False))
+    return (again, True) if again.agree else (verdict, False)
 
 
 def _renamed(
@@ -394,9 +419,8 @@ async def _hypothesis_sessions(
                 await _answer(side, tool, arguments, f, t.fresh)
                 for side, f, t in zip(pair.sides, pair.folders, (a, b), strict=True)
             ]
-            pair.run.steps.append(
-                Step(tool, arguments, answers[0], answers[1], compare_answers(answers[0], answers[1]))
-            )
+            verdict, as_a_set = _compared(answers[0], answers[1], plan.unordered.get(tool))
+            pair.run.steps.append(Step(tool, arguments, answers[0], answers[1], verdict, as_a_set=as_a_set))
             return answers[0].value
 
         async def close_pair(pair: _Pair | None) -> None:
@@ -479,7 +503,8 @@ async def _run_session(
                     answers.append(answer)
                 if generator is not None:
                     generator.observe(answers[0].value)
-                run.steps.append(Step(tool, arguments, answers[0], answers[1], compare_answers(answers[0], answers[1])))
+                verdict, as_a_set = _compared(answers[0], answers[1], plan.unordered.get(tool))
+                run.steps.append(Step(tool, arguments, answers[0], answers[1], verdict, as_a_set=as_a_set))
                 if not all(side.alive for side in sides):
                     break  # a server that failed has no world left to compare
             for side in sides:

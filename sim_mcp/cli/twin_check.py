@@ -67,6 +67,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "recordings.jsonl of B's or A's spec folder, else the check's own reference answers)",
     )
     check.add_argument(
+        "--compile-report",
+        type=Path,
+        metavar="FILE",
+        help="compile's --report of B: listings it names as in no learnable order are compared as sets, counted apart",
+    )
+    check.add_argument(
         "--json", action="store_true", help="print the report as JSON, each call's answers on both sides"
     )
     add_log_level(check, "WARNING")
@@ -117,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         fixed=fixed,
         fixed_from=str(fixed_from) if fixed_from is not None else "",
         values=tuple(_pair(text, "--value") for text in args.value),
+        unordered=_unordered(args.compile_report),
     )
     with serving(a) as ready_a, serving(b) as ready_b:
         report = anyio.run(
@@ -125,6 +132,16 @@ def run(args: argparse.Namespace) -> int:
     report.problems += problems
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
     return 0
+
+
+def _unordered(report: Path | None) -> dict[str, list[str]]:
+    if report is None:
+        return {}
+    try:
+        tools = json.loads(report.read_text(encoding="utf-8")).get("tools", {})
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"--compile-report {report}: cannot read it as compile's JSON report: {e}") from e
+    return {name: list(entry["unordered"]) for name, entry in tools.items() if entry.get("unordered")}
 
 
 def _pair(text: str, flag: str) -> tuple[str, str]:
