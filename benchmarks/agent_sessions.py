@@ -254,6 +254,29 @@ class CalculatorAgent:
             self.result = int(self.result)
 
 
+class Scripted:
+    """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        self.calls = list(calls)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        return self.calls.pop(0) if self.calls else ("list_keys", {})
+
+    def observe(self, value: Any) -> None:
+        return None
+
+
+def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
+    """Session `number` of seed `seed` of a dev fixture's scripted agent: the train pool of names below
+    test seeds, else the check pool (names the recorded sessions never showed)."""
+    from tests.fixture_servers.sessions import kv_sessions, todo_sessions
+
+    make = kv_sessions if fixture == "kv" else todo_sessions
+    pool = "train" if seed < 1000 else "check"
+    return Scripted(make(pool, seed, number + 1, calls)[number])
+
+
 GENERATORS: dict[str, type[KeyValueAgent] | type[TaskAgent] | type[CalculatorAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,

@@ -28,7 +28,7 @@ from typing import Any
 
 import anyio
 
-from benchmarks.agent_sessions import GENERATORS
+from benchmarks.agent_sessions import GENERATORS, fixture_agent
 from benchmarks.twins import print_figures, unordered_of
 from sim_mcp.authoring.agreement import Answer
 from sim_mcp.authoring.drive import drive_generated
@@ -49,32 +49,45 @@ HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
 }
 
 
-def agent(name: str, seed: int) -> Any:
+# The dev fixtures (tests/fixture_servers, written for the twin inference's own tests): measured the same
+# way for comparison, never held out. Their sessions are their own scripted ones.
+REPO = Path(__file__).resolve().parents[1]
+DEV_FIXTURES: dict[str, tuple[list[str], dict[str, str]]] = {
+    "kv-fixture": ([sys.executable, "-m", "tests.fixture_servers.kv_store"], {"PYTHONPATH": str(REPO)}),
+    "todo-fixture": ([sys.executable, "-m", "tests.fixture_servers.todo_store"], {"PYTHONPATH": str(REPO)}),
+}
+SERVERS = {**HELD_OUT, **DEV_FIXTURES}
+
+
+def agent(name: str, seed: int, calls: int = 12) -> Any:
     """The scripted agent of server `name` for session i of `seed`, as `drive_generated` takes it."""
+    if name in DEV_FIXTURES:
+        return lambda tools, number: fixture_agent(name.split("-")[0], seed, number, calls)
     return lambda tools, number: GENERATORS[name](random.Random(f"agent\x00{name}\x00{seed}\x00{number}"))
 
 
 def record(name: str, folder: Path, sessions: int, calls: int, seed: int, prefix: str) -> None:
-    command, env = HELD_OUT[name]
+    command, env = SERVERS[name]
     with recording(command, folder, env) as proxy:
-        anyio.run(lambda: drive_generated(proxy, sessions, calls, seed, prefix, driver=agent(name, seed)))
+        anyio.run(lambda: drive_generated(proxy, sessions, calls, seed, prefix, driver=agent(name, seed, calls)))
 
 
 def measure(name: str, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     folder.mkdir(parents=True, exist_ok=True)
     trained, checked, twin = folder / "recorded", folder / "check", folder / "twin"
-    record(name, trained, args.train, args.calls, args.train_seed, "train")
-    record(name, checked, args.check, args.calls, args.seed, "check")
-    twin.mkdir(exist_ok=True)
-    for part in ("spec.yaml", RECORDINGS_NAME):
-        shutil.copy(trained / part, twin / part)
     report_file = twin / "compile.json"
-    launch = [sys.executable, "-c", _LAUNCH, "compile", str(twin / "spec.yaml"), "--from", str(twin)]
-    subprocess.run([*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL)
+    if not args.reuse:
+        record(name, trained, args.train, args.calls, args.train_seed, "train")
+        record(name, checked, args.check, args.calls, args.seed, "check")
+        twin.mkdir(exist_ok=True)
+        for part in ("spec.yaml", RECORDINGS_NAME):
+            shutil.copy(trained / part, twin / part)
+        launch = [sys.executable, "-c", _LAUNCH, "compile", str(twin / "spec.yaml"), "--from", str(twin)]
+        subprocess.run([*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL)
     build = json.loads(report_file.read_text())
     training = read_calls(trained / RECORDINGS_NAME).calls
     fixed = fixed_answers((call.tool, Answer(call.value, call.is_error)) for call in training)
-    command, env = HELD_OUT[name]
+    command, env = SERVERS[name]
     real = parse_target(shlex.join(command), env)
     out: dict[str, Any] = {"built": {tool: entry["status"] for tool, entry in build.get("tools", {}).items()}}
     with serving(parse_target(str(twin))) as ready:
@@ -103,15 +116,24 @@ async def check(real: Target, twin: Target, plan: CheckPlan, label: str) -> Chec
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--servers", default=",".join(HELD_OUT), help="comma-separated: " + ", ".join(HELD_OUT))
+    parser.add_argument(
+        "--servers", default=",".join(HELD_OUT), help="comma-separated: " + ", ".join(SERVERS) + " (the last two: dev)"
+    )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")
     parser.add_argument("--calls", type=int, default=12, help="calls per session (default 12)")
     parser.add_argument("--train-seed", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1000, help="check seed: below 1000 dev, 1000 and up test")
     parser.add_argument("--keep", type=Path, help="keep recordings, twins and reports in this folder")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: check again the recordings and twins already there (nothing recorded or compiled)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.reuse and not args.keep:
+        parser.error("--reuse needs --keep DIR (the folder of an earlier run)")
     if not KEEPER_PROFILE.is_file() and "keeper" in args.servers:
         parser.error(f"{KEEPER_PROFILE}: missing (BENCHMARKS.md, 'Twins held out', says how to install)")
     work = args.keep or Path(tempfile.mkdtemp(prefix="sim-mcp-heldout-"))

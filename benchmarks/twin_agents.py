@@ -39,7 +39,7 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from benchmarks.heldout import HELD_OUT
+from benchmarks.heldout import SERVERS
 from sim_mcp.authoring.targets import Target, parse_target, serving
 from sim_mcp.authoring.upstream import Upstream, UpstreamFailure, without_folder
 from sim_mcp.state.compare import answer_value
@@ -427,7 +427,228 @@ async def _mean(side: Side, g: dict[str, Any], how: str) -> float | None:
     return await _op(side, "mul" if how == "wrong" else "div", total, 3)
 
 
+# --- the dev fixtures (tests/fixture_servers): a key-value store and a to-do list --------------------
+
+
+def _fixture_task(
+    name: str,
+    draw: Callable[[random.Random], dict[str, Any]],
+    setup: Callable[[Side, dict[str, Any]], Awaitable[None]],
+    plays: dict[str, Callable[[Side, dict[str, Any], random.Random], Awaitable[None]]],
+    reward: Reward,
+) -> Task:
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    agents: dict[str, Agent] = {**plays, "idle": idle}
+    return Task(name, draw, setup, agents, reward)
+
+
+async def _kv_get(side: Side, key: str) -> str | None:
+    value, error = await side.call("get_value", {"key": key})
+    prefix = f"Value of '{key}': "
+    return value[len(prefix) :] if not error and isinstance(value, str) and value.startswith(prefix) else None
+
+
+def _kv_store() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        return {"key": f"{rng.choice(_WORDS)}:{_name(rng)}", "value": f"{rng.choice(_WORDS)} {rng.randint(1, 99)}"}
+
+    async def play(side: Side, g: dict[str, Any], key: str | None, value: str) -> None:
+        if key is not None:
+            await side.call("set_value", {"key": key, "value": value})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _kv_get(side, g["key"]) == g["value"])
+
+    return _fixture_task(
+        "store a value",
+        draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, g["key"], g["value"]),
+            "sloppy": lambda side, g, rng: play(side, g, g["key"] + ("s" if rng.random() < 0.5 else ""), g["value"]),
+            "partial": lambda side, g, rng: play(side, g, None, ""),
+            "wrong": lambda side, g, rng: play(side, g, g["key"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _kv_clear() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        space, other = rng.sample(_WORDS, 2)
+        return {"prefix": f"{space}:", "keys": [f"{space}:{n}" for n in ("a", "b", "c")], "other": f"{other}:a"}
+
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        for key in [*g["keys"], g["other"]]:
+            await side.call("set_value", {"key": key, "value": f"value of {key}"})
+
+    async def delete(side: Side, prefix: str | None) -> None:
+        if prefix is not None:
+            await side.call("delete_prefix", {"prefix": prefix})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        gone = [await _kv_get(side, key) is None for key in g["keys"]]
+        return (sum(gone) + (await _kv_get(side, g["other"]) is not None)) / (len(gone) + 1)
+
+    return _fixture_task(
+        "clear the keys under a prefix",
+        draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: delete(side, g["prefix"]),
+            "sloppy": lambda side, g, rng: delete(side, g["keys"][0]),
+            "partial": lambda side, g, rng: delete(side, None),
+            "wrong": lambda side, g, rng: delete(side, ""),
+        },
+        reward,
+    )
+
+
+def _kv_move() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        return {
+            "from": f"old:{_name(rng)}",
+            "to": f"new:{_name(rng)}",
+            "value": f"{rng.choice(_WORDS)} {rng.randint(1, 99)}",
+        }
+
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await side.call("set_value", {"key": g["from"], "value": g["value"]})
+
+    async def move(side: Side, g: dict[str, Any], copy: bool, drop: bool) -> None:
+        value = await _kv_get(side, g["from"])
+        if copy and value is not None:
+            await side.call("set_value", {"key": g["to"], "value": value})
+        if drop:
+            await side.call("delete_prefix", {"prefix": g["from"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        moved = await _kv_get(side, g["to"]) == g["value"]
+        return (float(moved) + float(await _kv_get(side, g["from"]) is None)) / 2
+
+    return _fixture_task(
+        "move a value to a new key",
+        draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: move(side, g, True, True),
+            "sloppy": lambda side, g, rng: move(side, g, True, False),
+            "partial": lambda side, g, rng: move(side, g, False, False),
+            "wrong": lambda side, g, rng: move(side, g, False, True),
+        },
+        reward,
+    )
+
+
+async def _todos_added(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("add_todo", {"title": title})
+        ids.append(value.get("id") if isinstance(value, dict) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _todo_ids(side: Side, g: dict[str, Any]) -> list[Any]:
+    return list(g.get(f"ids@{id(side)}", []))
+
+
+async def _todo(side: Side, todo: Any) -> dict[str, Any] | None:
+    value, error = await side.call("get_todo", {"id": todo})
+    return value if not error and isinstance(value, dict) else None
+
+
+def _todo_draw(rng: random.Random) -> dict[str, Any]:
+    return {"titles": [f"{word} {_name(rng)}" for word in rng.sample(_WORDS, 3)], "new": f"{rng.choice(_WORDS)} review"}
+
+
+def _todo_complete() -> Task:
+    async def act(side: Side, g: dict[str, Any], tool: str, count: int) -> None:
+        for todo in _todo_ids(side, g)[:count]:
+            await side.call(tool, {"id": todo})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        done = [(await _todo(side, todo) or {}).get("done") is True for todo in _todo_ids(side, g)[:2]]
+        return sum(done) / 2
+
+    return _fixture_task(
+        "complete two to-dos",
+        _todo_draw,
+        _todos_added,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "complete_todo", 2),
+            "sloppy": lambda side, g, rng: act(side, g, "complete_todo", 1),
+            "partial": lambda side, g, rng: act(side, g, "get_todo", 2),
+            "wrong": lambda side, g, rng: act(side, g, "delete_todo", 2),
+        },
+        reward,
+    )
+
+
+def _todo_rename() -> Task:
+    async def act(side: Side, g: dict[str, Any], how: str, rng: random.Random) -> None:
+        ids = _todo_ids(side, g)
+        if not ids:
+            return
+        if how == "rename":
+            title = g["new"] if rng.random() >= 0.5 or g.get("sloppy") is None else g["new"] + "!"
+            await side.call("rename_todo", {"id": ids[0], "title": title})
+        else:
+            await side.call(how, {"id": ids[0]})
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await act(side, {**g, "sloppy": True}, "rename", rng)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _todo_ids(side, g)
+        return float(bool(ids) and (await _todo(side, ids[0]) or {}).get("title") == g["new"])
+
+    return _fixture_task(
+        "rename a to-do",
+        _todo_draw,
+        _todos_added,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "rename", random.Random(0)),
+            "sloppy": sloppy,
+            "partial": lambda side, g, rng: act(side, g, "get_todo", rng),
+            "wrong": lambda side, g, rng: act(side, g, "delete_todo", rng),
+        },
+        reward,
+    )
+
+
+def _todo_drop() -> Task:
+    async def act(side: Side, g: dict[str, Any], tool: str, indexes: list[int]) -> None:
+        ids = _todo_ids(side, g)
+        for index in indexes:
+            if index < len(ids):
+                await side.call(tool, {"id": ids[index]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _todo_ids(side, g)
+        if len(ids) < 3:
+            return 0.0
+        present = [await _todo(side, todo) is not None for todo in ids]
+        return (float(not present[1]) + float(present[0]) + float(present[2])) / 3
+
+    return _fixture_task(
+        "drop one to-do",
+        _todo_draw,
+        _todos_added,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "delete_todo", [1]),
+            "sloppy": lambda side, g, rng: act(side, g, "delete_todo", [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: act(side, g, "complete_todo", [1]),
+            "wrong": lambda side, g, rng: act(side, g, "delete_todo", [0, 1, 2]),
+        },
+        reward,
+    )
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
+    "kv-fixture": [_kv_store, _kv_clear, _kv_move],
+    "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
     "keeper": [_store_task, _clear_task, _move_task],
     "taskmanager": [_complete_task, _rename_task, _drop_task],
     "calculator": [
@@ -508,7 +729,7 @@ async def episode(target: Target, name: str, task: Task, agent: str, given: dict
 
 
 def run_server(server: str, twin_folder: Path, episodes: int, seed: int) -> Scores:
-    command, env = HELD_OUT[server]
+    command, env = SERVERS[server]
     real = parse_target(shlex.join(command), env)
     scores = Scores()
     with serving(parse_target(str(twin_folder))) as twin:
@@ -534,7 +755,11 @@ def run_server(server: str, twin_folder: Path, episodes: int, seed: int) -> Scor
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--twins", type=Path, required=True, help="a folder of benchmarks.heldout --keep (NAME/twin)")
-    parser.add_argument("--servers", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
+    parser.add_argument(
+        "--servers",
+        default="keeper,taskmanager,calculator",
+        help="comma-separated: " + ", ".join(TASKS) + " (the fixtures: dev, twins from heldout --servers NAME)",
+    )
     parser.add_argument("--episodes", type=int, default=3, help="episodes per task and agent (default 3)")
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--json", action="store_true")

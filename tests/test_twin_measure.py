@@ -10,15 +10,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+import yaml
 
 from sim_mcp.authoring.agreement import Answer, compare_answers
+from sim_mcp.authoring.record_file import read_calls
 from sim_mcp.authoring.rename import IdMap, Renamer, chosen_values
 from sim_mcp.authoring.session_gen import CallGenerator
 from sim_mcp.authoring.stateful import run_generated
-from sim_mcp.authoring.twin_check import CheckReport, SessionRun, Step, _compared, fixed_answers
+from sim_mcp.authoring.targets import parse_target, serving
+from sim_mcp.authoring.twin_check import CheckPlan, CheckReport, SessionRun, Step, _compared, fixed_answers, run_check
 from sim_mcp.cli import main
 from tests.servers import REPO
+from tests.test_twins import SHELF, shelf_recordings
 
 FILES_SERVER = f"{sys.executable} {REPO / 'tests' / 'files_upstream.py'}"
 
@@ -192,3 +197,19 @@ def test_a_listing_in_no_learnable_order_agrees_as_a_set_and_is_counted_apart() 
     assert not _compared(real, other, ["/todos"])[0].agree
     run = SessionRun("s", "generated", [Step("list_todos", {}, real, twin, verdict, as_a_set=as_a_set)])
     assert CheckReport("a", "b", 0, sessions=[run]).figures()["tools"]["list_todos"]["agree_as_a_set"] == 1
+
+
+def test_a_twin_served_once_gives_each_checked_session_a_world_of_its_own(tmp_path: Path) -> None:
+    folder = tmp_path / "shelf"
+    folder.mkdir()
+    (folder / "spec.yaml").write_text(yaml.safe_dump(SHELF))
+    (folder / "recordings.jsonl").write_text("".join(json.dumps(line) + "\n" for line in shelf_recordings()))
+    assert main(["compile", str(folder / "spec.yaml"), "--from", str(folder)]) == 1  # weather is left
+    plan = CheckPlan(read_calls(folder / "recordings.jsonl").calls, sessions=0, shrink_kinds=0)
+    with serving(parse_target(str(folder))) as twin:
+        runs = [anyio.run(run_check, twin, twin, plan) for _ in range(2)]
+    # The second run's sessions have the names of the first's: on a server at a URL they must not meet its
+    # worlds (a book added twice would be "already there").
+    assert [step.a.value for run in runs[1].sessions for step in run.steps] == [
+        step.a.value for run in runs[0].sessions for step in run.steps
+    ]

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import anyio
 import anyio.from_thread
@@ -344,6 +345,12 @@ async def run_check(
     return report
 
 
+def _unique(name: str) -> str:
+    """A session's name on a server: unique, so that a server at a URL (a twin served for several checks,
+    a shrink's replays) gives every session a world of its own, never one a session of the same name left."""
+    return f"{name}-{uuid4().hex[:8]}"
+
+
 def _compared(a: Answer, b: Answer, unordered: list[str] | None) -> tuple[Verdict, bool]:
     """The verdict on two answers, and whether they agree only with the listings at `unordered` as sets."""
     verdict = compare_answers(a, b)
@@ -407,7 +414,9 @@ async def _hypothesis_sessions(
                 return None
             name = f"seed{plan.seed}-{made}"
             folders = [Path(tempfile.mkdtemp(prefix="sim-mcp-check-")) for _ in range(2)]
-            sides = [Upstream(t.for_session(name, f), plan.timeout) for t, f in zip((a, b), folders, strict=True)]
+            sides = [
+                Upstream(t.for_session(_unique(name), f), plan.timeout) for t, f in zip((a, b), folders, strict=True)
+            ]
             for side in sides:
                 await side.start(tasks)
             return _Pair(sides, folders, SessionRun(name, "generated"))
@@ -484,7 +493,7 @@ async def _run_session(
         async with anyio.create_task_group() as tasks:
             targets = (a, b)
             sides = [
-                Upstream(target.for_session(name, folder), plan.timeout)
+                Upstream(target.for_session(_unique(name), folder), plan.timeout)
                 for target, folder in zip(targets, folders, strict=True)
             ]
             for side in sides:
