@@ -79,11 +79,12 @@ def measure(name: str, folder: Path, args: argparse.Namespace) -> dict[str, Any]
     if not args.reuse:
         record(name, trained, args.train, args.calls, args.train_seed, "train")
         record(name, checked, args.check, args.calls, args.seed, "check")
-        twin.mkdir(exist_ok=True)
-        for part in ("spec.yaml", RECORDINGS_NAME):
-            shutil.copy(trained / part, twin / part)
-        launch = [sys.executable, "-c", _LAUNCH, "compile", str(twin / "spec.yaml"), "--from", str(twin)]
-        subprocess.run([*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL)
+    shutil.rmtree(twin, ignore_errors=True)
+    twin.mkdir()
+    for part in ("spec.yaml", RECORDINGS_NAME):
+        shutil.copy(trained / part, twin / part)
+    launch = [sys.executable, "-c", _LAUNCH, "compile", str(twin / "spec.yaml"), "--from", str(twin)]
+    subprocess.run([*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL)
     build = json.loads(report_file.read_text())
     training = read_calls(trained / RECORDINGS_NAME).calls
     fixed = fixed_answers((call.tool, Answer(call.value, call.is_error)) for call in training)
@@ -128,7 +129,7 @@ def main() -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="with --keep: check again the recordings and twins already there (nothing recorded or compiled)",
+        help="with --keep: the recordings already there (nothing recorded; the twin is compiled anew)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
