@@ -366,3 +366,30 @@ def test_a_success_of_arguments_never_seen_is_a_template_and_a_made_up_hash_a_pl
     made = run_guard({"family": "guard", "root": None, "rules": rules}, "commit", {}, {"message": "second"})
     assert made is not None
     assert re.fullmatch(r"Committed with hash [0-9a-f]{40}", made[0])
+
+
+def test_a_listing_shows_what_the_session_stored_in_the_order_stored() -> None:
+    listing = ToolSpec(name="list_branches", input_schema={"type": "object", "properties": {}})
+    tools = [BRANCHES[0], listing]
+
+    def session(number: int, names: list[str], list_first: bool) -> list[RecordedCall]:
+        calls: list[RecordedCall] = []
+        made: list[str] = []
+        if list_first:
+            calls.append(branch_call(number, 1, "list_branches", {}, "Branches:\n- main"))
+        for name in names:
+            made.append(name)
+            text = f"Created branch '{name}' from 'main'"
+            calls.append(branch_call(number, len(calls) + 1, "create_branch", {"name": name, "base": "main"}, text))
+            shown = "".join(f"\n- {branch}" for branch in ["main", *made])
+            calls.append(branch_call(number, len(calls) + 1, "list_branches", {}, "Branches:" + shown))
+        return calls
+
+    sessions = [session(0, ["fix-login", "docs"], False), session(1, ["spike", "alpha"], True)]
+    plans = infer_guards(tools, sessions, ["create_branch", "list_branches"]).plans
+    state: dict[str, Any] = {}
+    assert run_guard(plans["list_branches"], "list_branches", state, {}) == ("Branches:\n- main", False)
+    for name in ("zeta", "feature-x"):
+        run_guard(plans["create_branch"], "create_branch", state, {"name": name, "base": "main"})
+    listed = run_guard(plans["list_branches"], "list_branches", state, {})
+    assert listed == ("Branches:\n- main\n- zeta\n- feature-x", False)

@@ -81,7 +81,7 @@ _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
 _NUMBER_PARTS = frozenset({"num", "sum", "difference", "product", "count", "fresh"})
 # What a listing of keys may be joined with.
-_SEPARATORS = [", ", "\n", ",", " "]
+_SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
 _MADE_UP = re.compile(
     r"(?<![0-9A-Za-z])(?:(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"

@@ -102,6 +102,34 @@ def successes(report: CheckReport) -> dict[str, tuple[int, int]]:
     return out
 
 
+def fixed_answers(report: CheckReport, folder: Path) -> tuple[int, int]:
+    """What a twin that gives each tool its most common recorded answer, whatever the world, would score on
+    the calls the real server answered successfully: (agree, calls)."""
+    common: dict[str, Any] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for line in (folder / "recordings.jsonl").read_text().splitlines():
+        call = json.loads(line)
+        if "tool" not in call:
+            continue
+        text = json.dumps(
+            RecordedCall(
+                **{k: call.get(k) for k in ("session", "seq", "tool", "arguments", "result", "is_error")}
+            ).value,
+            sort_keys=True,
+        )
+        counts.setdefault(call["tool"], {}).setdefault(text, 0)
+        counts[call["tool"]][text] += 1
+    for tool, seen in counts.items():
+        common[tool] = json.loads(max(seen, key=lambda text: seen[text]))
+    steps = [step for run in report.sessions for step in run.steps if not step.a.is_error]
+    agree = sum(
+        step.tool in common
+        and json.dumps(step.a.value, sort_keys=True) == json.dumps(common[step.tool], sort_keys=True)
+        for step in steps
+    )
+    return agree, len(steps)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("fixture", choices=sorted(FIXTURES))
@@ -116,6 +144,7 @@ def main() -> int:
     try:
         built = record_and_build(args.fixture, folder, args.train, args.calls)
         report = check(args.fixture, folder, args.check, args.calls, args.pool, args.seed)
+        fixed = fixed_answers(report, folder)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -125,6 +154,7 @@ def main() -> int:
         f"{args.fixture}: {figures['agree']}/{figures['calls']} agree ({100 * figures['agreement']:.1f}%), "
         f"{errors} of the reference's answers errors"
     )
+    print(f"  a fixed answer per tool would agree on {fixed[0]} of the {fixed[1]} successes; an error on none")
     for tool, (calls, agree) in sorted(successes(report).items()):
         print(f"  successes {tool:<16} {agree}/{calls}")
     for tool, entry in built["tools"].items():
