@@ -234,7 +234,9 @@ def test_http_fresh_per_session_stops_every_sessions_server_and_removes_its_fold
             for session in ("a", "b", "c"):
                 async with Client(f"http://127.0.0.1:{port}/mcp?session={session}") as client:
                     answer = await client.call_tool("write_file", {"path": "{tmp}/x.txt", "content": session})
-                    assert answer.is_error  # the client named {tmp} itself: outside the server's folder
+                    # {tmp} is the session's folder: the server wrote there, and its answer names it.
+                    assert not answer.is_error
+                    assert "sim-mcp-record-" in answer.content[0].text  # type: ignore[union-attr]
 
         anyio.run(go)
     finally:
@@ -247,3 +249,6 @@ def test_http_fresh_per_session_stops_every_sessions_server_and_removes_its_fold
         time.sleep(0.2)
     assert not [pid for pid in started if _alive(pid)]
     assert not list(temp.glob("sim-mcp-record-*"))
+    assert [(call.arguments["path"], call.value) for call in read_calls(out).calls] == [
+        ("{tmp}/x.txt", "Wrote {tmp}/x.txt")
+    ] * 3
