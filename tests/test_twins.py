@@ -81,7 +81,7 @@ def shelf_recordings() -> list[dict[str, Any]]:
         {"isbn": "222", "title": "Emma"},
         {"isbn": "333", "title": "Ulysses"},
     )
-    sessions = [
+    sessions: list[list[tuple[str, dict[str, Any], Any]]] = [
         [
             ("add_books", {"books": [dune, emma]}, {"books": [dune, emma]}),
             ("add_books", {"books": [{"isbn": "111", "title": "Other"}, ulysses]}, {"books": [ulysses]}),
