@@ -35,8 +35,10 @@ from typing import Any
 
 import anyio
 
-from sim_mcp.authoring.twins.check import CheckPlan, run_check
+from sim_mcp.authoring.twins.agreement import Answer
+from sim_mcp.authoring.twins.check import CheckPlan, fixed_answers, run_check
 from sim_mcp.authoring.twins.drive import drive_generated
+from sim_mcp.authoring.twins.recordings import read_calls
 from sim_mcp.authoring.twins.targets import parse_target, recording, serving
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,13 +127,28 @@ def measure(
         subprocess.run([*launch, "--report", str(report), *extra], check=False, stdout=subprocess.DEVNULL)
         build = json.loads(report.read_text())
     real = parse_target(" ".join(command), env)
+    training = read_calls(recorded / "recordings.jsonl").calls
+    fixed = fixed_answers((call.tool, Answer(call.value, call.is_error)) for call in training)
     with serving(parse_target(str(twin), serve_args=serve_args)) as ready:
-        plan = CheckPlan(sessions=args.check, calls=args.calls, seed=args.seed, shrink_kinds=0)
+        plan = CheckPlan(
+            sessions=args.check,
+            calls=args.calls,
+            seed=args.seed,
+            shrink_kinds=0,
+            fixed=fixed,
+            fixed_from=f"{args.train} recorded sessions",
+            unordered=unordered_of(build),
+        )
         result = anyio.run(lambda: run_check(real, ready, plan, lambda line: print(f"{name}: {line}", file=sys.stderr)))
     out = result.figures()
     out["built"] = {tool: entry["status"] for tool, entry in build.get("tools", {}).items()}
     out["recorded_calls"] = build.get("calls")
     return out
+
+
+def unordered_of(build: dict[str, Any]) -> dict[str, list[str]]:
+    """The listings compile's report names as in no learnable order (compared as sets, counted apart)."""
+    return {name: list(entry["unordered"]) for name, entry in build.get("tools", {}).items() if entry.get("unordered")}
 
 
 def print_table(figures: dict[str, Any], args: argparse.Namespace) -> None:
@@ -140,20 +157,41 @@ def print_table(figures: dict[str, Any], args: argparse.Namespace) -> None:
         f"sessions (seed {args.seed}), {args.calls} calls each"
     )
     for name, result in figures.items():
-        calls, agree, same = result["calls"], result["agree"], result["agree_same_error_text"]
+        print_figures(name, result, result["built"])
+
+
+def print_figures(name: str, result: dict[str, Any], built: dict[str, str]) -> None:
+    """One server's figures (`CheckReport.figures`): the headline is agreement on the calls the reference
+    answered successfully, beside its error share and the two trivial twins on the same calls."""
+    calls, successes = result["calls"], result["successes"]
+    fixed = result["trivial"]["fixed_answer"]
+    print(
+        f"\n{name}: {result['agree_on_successes']}/{successes} successful calls agree "
+        f"({percent(result['agree_on_successes'], successes)}%); all calls {result['agree']}/{calls} "
+        f"({percent(result['agree'], calls)}%), same error text {percent(result['agree_same_error_text'], calls)}%; "
+        f"reference errors {result['reference_errors']} ({percent(result['reference_errors'], calls)}%)"
+    )
+    print(
+        f"  trivial twins: always an error {percent(result['reference_errors'], calls)}% of calls, 0% of successes; "
+        f"each tool's most common answer ({fixed['from']}) {percent(result['fixed_agree'], calls)}% of calls, "
+        f"{percent(result['fixed_agree_on_successes'], successes)}% of successes"
+    )
+    if result.get("agree_as_a_set"):
+        print(f"  {result['agree_as_a_set']} of the calls that agree do so only with their listings compared as sets")
+    for warning in result["warnings"]:
+        print(f"  warning: {warning}")
+    print(
+        f"  {'tool':<28} {'calls':>6} {'errors':>6} {'ok agree':>9} {'agree %':>8} {'same text %':>11} "
+        f"{'fixed %':>8}  built"
+    )
+    for tool, figure in result["tools"].items():
+        strict = figure["agree"] - figure["error_text_differs"]
+        ok = f"{figure['agree_on_successes']}/{figure['successes']}"
         print(
-            f"\n{name}: {agree}/{calls} calls agree ({percent(agree, calls)}%), "
-            f"{same} with the same error text ({percent(same, calls)}%)"
+            f"  {tool:<28} {figure['calls']:>6} {figure['reference_errors']:>6} {ok:>9} "
+            f"{percent(figure['agree'], figure['calls']):>8} {percent(strict, figure['calls']):>11} "
+            f"{percent(figure['fixed_agree'], figure['calls']):>8}  {built.get(tool, '-')}"
         )
-        print(f"  {'tool':<28} {'calls':>6} {'agree':>6} {'%':>6} {'same text %':>12}  built")
-        for tool, figure in result["tools"].items():
-            strict = figure["agree"] - figure["error_text_differs"]
-            built = result["built"].get(tool, "-")
-            share = percent(figure["agree"], figure["calls"])
-            print(
-                f"  {tool:<28} {figure['calls']:>6} {figure['agree']:>6} {share:>6} "
-                f"{percent(strict, figure['calls']):>12}  {built}"
-            )
 
 
 def percent(part: int, whole: int) -> str:

@@ -28,6 +28,8 @@ FOREIGN = {
     "--scale": "docker compose up (README.md, docs/deploy.md)",
     "--train": "tests/fixture_servers/harness.py, the twin fixtures' measure (docs/twins.md)",
     "--check": "tests/fixture_servers/harness.py, the twin fixtures' measure (docs/twins.md)",
+    "--twins": "benchmarks/twin_agents.py, agents scored on the real server and its twin (docs/twins.md)",
+    "--keep": "benchmarks/heldout.py and benchmarks/twins.py keep their folders (docs/twins.md)",
     "--rm": "kubectl run (docs/deploy.md)",
     "--image": "kubectl run (docs/deploy.md)",
     "--appendfsync": "redis-server (docs/control-api.md)",

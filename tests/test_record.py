@@ -5,6 +5,7 @@ HTTP in both protocol eras; and the recordings file it writes, read back by `rea
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -161,7 +162,7 @@ def test_http_fresh_per_session_starts_each_session_in_its_own_world(tmp_path: P
 
         async def go() -> None:
             for session in ("a", "b"):
-                async with Client(f"http://127.0.0.1:{port}/mcp?session={session}", mode=mode) as client:  # type: ignore[arg-type]
+                async with Client(f"http://127.0.0.1:{port}/mcp?session={session}", mode=mode) as client:
                     await client.call_tool("add_note", {"text": session})
                     listed = await client.call_tool("list_notes", {})
                     assert json.loads(listed.content[0].text) == {"notes": [{"id": 1, "text": session}]}  # type: ignore[union-attr]
@@ -207,3 +208,47 @@ def test_bad_command_lines_are_named(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "--url URL or -- COMMAND" in capsys.readouterr().err
     assert main(["record", "-o", str(tmp_path), "--redact", "(", "--", *UPSTREAM]) == 2
     assert "--redact" in capsys.readouterr().err
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_http_fresh_per_session_stops_every_sessions_server_and_removes_its_folder(tmp_path: Path) -> None:
+    # A server that ignores EOF and SIGTERM, with a child of its own: only killing its process group ends it.
+    port, out, temp, pids = free_port(), tmp_path / "rec", tmp_path / "temp", tmp_path / "pids"
+    temp.mkdir()
+    upstream = [sys.executable, str(REPO / "tests" / "files_upstream.py"), "--ignore-eof"]
+    command = [sys.executable, "-m", "sim_mcp.cli", "record", "-o", str(out), "--transport", "http"]
+    command += ["--port", str(port), "--fresh-per-session", "--", *upstream]
+    env = {**os.environ, "TMPDIR": str(temp), "FILES_UPSTREAM_PIDS": str(pids)}
+    process = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, env=env)
+    try:
+        _wait_port(port, process)
+
+        async def go() -> None:
+            for session in ("a", "b", "c"):
+                async with Client(f"http://127.0.0.1:{port}/mcp?session={session}") as client:
+                    answer = await client.call_tool("write_file", {"path": "{tmp}/x.txt", "content": session})
+                    # {tmp} is the session's folder: the server wrote there, and its answer names it.
+                    assert not answer.is_error
+                    assert "sim-mcp-record-" in answer.content[0].text  # type: ignore[union-attr]
+
+        anyio.run(go)
+    finally:
+        process.terminate()
+        process.wait(60)
+    started = [int(pid) for line in pids.read_text().splitlines() for pid in line.split()]
+    assert len(started) == 8  # the first server (the tools listed) and one per session, each with a child
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in started if _alive(pid)]
+    assert not list(temp.glob("sim-mcp-record-*"))
+    assert [(call.arguments["path"], call.value) for call in read_calls(out).calls] == [
+        ("{tmp}/x.txt", "Wrote {tmp}/x.txt")
+    ] * 3

@@ -81,7 +81,7 @@ def shelf_recordings() -> list[dict[str, Any]]:
         {"isbn": "222", "title": "Emma"},
         {"isbn": "333", "title": "Ulysses"},
     )
-    sessions = [
+    sessions: list[list[tuple[str, dict[str, Any], Any]]] = [
         [
             ("add_books", {"books": [dune, emma]}, {"books": [dune, emma]}),
             ("add_books", {"books": [{"isbn": "111", "title": "Other"}, ulysses]}, {"books": [ulysses]}),
@@ -271,8 +271,10 @@ SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
 }
 # The agreement the model-free twin reaches on the check sessions below (train seed 0, 8 sessions; check
 # seed 1000, 4 sessions of 8 calls): a floor that may only rise (docs/twins.md, "In CI"). Measured: memory
-# and sequential-thinking 32 of 32; filesystem 28 of 32 (0.875), floored one call lower (27 of 32) as margin.
-FLOORS = {"memory": 1.0, "filesystem": 0.84, "sequential-thinking": 1.0}
+# and sequential-thinking 32 of 32; filesystem 30 of 32 (0.9375), floored one call lower (29 of 32) as
+# margin, since generated paths reach the server's folder. Of those 32 calls, 28 are the real server's
+# errors, which any error agrees with (twin-check reports agreement on its successes beside it: 3 of 4).
+FLOORS = {"memory": 1.0, "filesystem": 0.9, "sequential-thinking": 1.0}
 
 
 @pytest.mark.skipif(

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import anyio
 
 from sim_mcp.cli.output import add_log_level
 from sim_mcp.errors import ConfigError
@@ -92,7 +97,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _cancel_on_signal(scope: anyio.CancelScope) -> None:
+    import anyio
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
 async def _serve(settings: object, args: argparse.Namespace) -> None:
+    import anyio
     from mcp.server.stdio import stdio_server
 
     from sim_mcp.authoring.twins.proxy import ProxySettings, RecordingProxy
@@ -107,8 +122,12 @@ async def _serve(settings: object, args: argparse.Namespace) -> None:
         )
         if args.transport == "stdio":
             server = proxy.mcp_server(args.session)
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            async with anyio.create_task_group() as tasks:
+                # SIGTERM or SIGINT end the serving, not the process: leaving `running()` stops every server.
+                tasks.start_soon(_cancel_on_signal, tasks.cancel_scope)
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+                tasks.cancel_scope.cancel()
         else:
             await _serve_http(proxy, args)
     print(f"sim-mcp record: {proxy.calls} calls recorded in {proxy.writer.path}", file=sys.stderr, flush=True)
@@ -126,4 +145,11 @@ async def _serve_http(proxy: object, args: argparse.Namespace) -> None:
     app = proxy.mcp_server().streamable_http_app(host=args.host)
     print(f"MCP endpoint: http://{args.host}:{port}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level=args.log_level.lower(), log_config=None, lifespan="on")
-    await uvicorn.Server(config).serve(sockets=[listener])
+    # uvicorn shuts down on SIGTERM or SIGINT, then raises the signal again under the handler it found: a
+    # handler that does nothing lets the proxy stop the servers of all sessions before the process ends.
+    previous = {sig: signal.signal(sig, lambda number, frame: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        await uvicorn.Server(config).serve(sockets=[listener])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

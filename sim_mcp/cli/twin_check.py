@@ -46,7 +46,35 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument(
         "--shrink-budget", type=int, default=12, metavar="N", help="replays to shrink each divergence (default 12)"
     )
-    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument(
+        "--rename",
+        action="store_true",
+        help="replay recorded sessions with every value the agent chose (keys, titles, names) renamed to one never "
+        "seen, in arguments and answers alike: a twin that memorised fails (run once without to compare)",
+    )
+    check.add_argument(
+        "--value",
+        action="append",
+        default=[],
+        metavar="NAME=V",
+        help="generated sessions: an argument named NAME (or of its kind) mostly takes V (repeatable)",
+    )
+    check.add_argument(
+        "--fixed-from",
+        type=Path,
+        metavar="FILE",
+        help="recordings whose most common answer per tool is the fixed-answer trivial twin's (default: the "
+        "recordings.jsonl of B's or A's spec folder, else the check's own reference answers)",
+    )
+    check.add_argument(
+        "--compile-report",
+        type=Path,
+        metavar="FILE",
+        help="compile's --report of B: listings it names as in no learnable order are compared as sets, counted apart",
+    )
+    check.add_argument(
+        "--json", action="store_true", help="print the report as JSON, each call's answers on both sides"
+    )
     add_log_level(check, "WARNING")
     check.set_defaults(run=run)
 
@@ -54,13 +82,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from sim_mcp.authoring.twins.check import CheckPlan, run_check
-    from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
+    from sim_mcp.authoring.twins.agreement import Answer
+    from sim_mcp.authoring.twins.check import CheckPlan, fixed_answers, run_check
+    from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME, RecordedCall, read_calls
     from sim_mcp.authoring.twins.targets import parse_target, serving
 
     if args.sessions < 0 or args.calls < 1:
         raise ConfigError("--sessions: expected 0 or more; --calls: expected 1 or more")
-    env = dict(_pair(text) for text in args.env)
+    env = dict(_pair(text, "--env") for text in args.env)
     recorded: list[RecordedCall] = []
     problems: list[str] = []
     for path in args.recordings:
@@ -69,11 +98,33 @@ def run(args: argparse.Namespace) -> int:
         problems += found.problems
     for problem in problems:
         print(f"sim-mcp twin-check: {problem}", file=sys.stderr)
-    plan = CheckPlan(
-        recorded, args.sessions, args.calls, args.seed, args.timeout, args.shrink_budget, generator=args.generator
-    )
     a = parse_target(args.a, env, tuple(args.twin_arg))
     b = parse_target(args.b, env, tuple(args.twin_arg))
+    fixed_from = args.fixed_from or next(
+        (
+            target.spec_folder / RECORDINGS_NAME
+            for target in (b, a)
+            if target.spec_folder is not None and (target.spec_folder / RECORDINGS_NAME).is_file()
+        ),
+        None,
+    )
+    fixed = None
+    if fixed_from is not None:
+        fixed = fixed_answers((call.tool, Answer(call.value, call.is_error)) for call in read_calls(fixed_from).calls)
+    plan = CheckPlan(
+        recorded,
+        args.sessions,
+        args.calls,
+        args.seed,
+        args.timeout,
+        args.shrink_budget,
+        generator=args.generator,
+        rename=args.rename,
+        fixed=fixed,
+        fixed_from=str(fixed_from) if fixed_from is not None else "",
+        values=tuple(_pair(text, "--value") for text in args.value),
+        unordered=_unordered(args.compile_report),
+    )
     with serving(a) as ready_a, serving(b) as ready_b:
         report = anyio.run(
             lambda: run_check(ready_a, ready_b, plan, lambda line: print(line, file=sys.stderr, flush=True))
@@ -83,8 +134,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pair(text: str) -> tuple[str, str]:
+def _unordered(report: Path | None) -> dict[str, list[str]]:
+    if report is None:
+        return {}
+    try:
+        tools = json.loads(report.read_text(encoding="utf-8")).get("tools", {})
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"--compile-report {report}: cannot read it as compile's JSON report: {e}") from e
+    return {name: list(entry["unordered"]) for name, entry in tools.items() if entry.get("unordered")}
+
+
+def _pair(text: str, flag: str) -> tuple[str, str]:
     key, equals, value = text.partition("=")
     if not equals or not key:
-        raise ConfigError(f"--env: expected K=V, got {text!r}")
+        raise ConfigError(f"{flag}: expected NAME=VALUE, got {text!r}")
     return key, value

@@ -1,9 +1,12 @@
 """Whether two servers' answers to the same call agree, and if not, what kind of divergence it is.
 
 Answers are compared as JSON values (`answer_value`: the structured content, else the text read as JSON):
-every leaf equal, except that leaves two servers make up on their own are compared by form: two ISO 8601
-date-times, two UUIDs, two hex strings of the same length. An error meets an error (both `is_error`, or
-both JSON-RPC errors) whatever its text; the texts are compared too, and reported apart (`error_text`).
+every leaf equal, except that values two servers make up on their own are compared by form: two ISO 8601
+dates or date-times, two UUIDs, two hex strings of the same length (a commit hash, a token). A leaf that is
+such a value agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each
+such value is read as its form, and the texts agree when they are equal so read. An error meets an error
+(both `is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported
+apart (`error_text`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,15 @@ __all__ = ["Answer", "Verdict", "compare_answers"]
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
+# The same forms inside free text, each standing alone (not part of a longer word or number).
+_IN_TEXT = re.compile(
+    r"(?<![0-9A-Za-z])(?:"
+    r"(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"|(?P<time>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
+    r"|(?P<hex>[0-9a-f]{16,})"
+    r")(?![0-9A-Za-z])",
+    re.IGNORECASE,
+)
 _SHOWN = 100
 
 
@@ -82,11 +94,18 @@ def _same_leaf(expected: Any, actual: Any) -> bool:
     if isinstance(expected, str) and isinstance(actual, str):
         if expected == actual:
             return True
-        return any(
+        if any(
             pattern.match(expected) and pattern.match(actual) and (pattern is not _HEX or len(expected) == len(actual))
             for pattern in (_DATE_TIME, _UUID, _HEX)
-        )
+        ):
+            return True
+        return _by_form(expected) == _by_form(actual) != expected
     return bool(type(expected) is type(actual) and expected == actual)
+
+
+def _by_form(text: str) -> str:
+    """`text` with each made-up value in it written as its form: `<uuid>`, `<time:19>`, `<hex:40>`."""
+    return _IN_TEXT.sub(lambda found: f"\x00{found.lastgroup}:{len(found.group(0))}\x00", text)
 
 
 def _show(value: Any) -> str:

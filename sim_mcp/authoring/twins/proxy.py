@@ -5,19 +5,27 @@ Sessions: over stdio the process is one session (named by `--session`, else `std
 a request names its session with `?session=NAME` or the `sim-mcp-session` header, else the handshake-era
 `Mcp-Session-Id`, else it goes to `default`. By default every session talks to one running server (a real
 server has one world); with `fresh` each session gets a server of its own, started in a new temporary
-folder (`upstream.fresh_server`), so recorded sessions all start from the same world.
+folder (`upstream.fresh_server`), so recorded sessions all start from the same world; `{tmp}` in a call's
+arguments is that folder (the recordings write it so), and the answers keep the real folder.
 
 When the server fails a call (it exits, hangs past the time limit, answers no MCP) the client gets a
 JSON-RPC error naming the server and the call, nothing is recorded for that call, and the proxy either
 starts the server again (`on_failure="restart"`: a `restarted` line in the recordings says that the
 session's world starts anew there) or stops forwarding (`"stop"`: later calls get the same error). The
 log says which, once per failure.
+
+When the proxy stops, every server it started is stopped, whatever it does with EOF: its stdin is closed,
+then it is waited for, terminated and killed (the SDK's own escalation, every session's at once), and
+any process of its group still alive after that is killed with the group; then the sessions' folders
+are removed.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -36,7 +44,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
 
 from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME, RecordingsWriter
-from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, fresh_server, without_folder
+from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, fresh_server, with_folder, without_folder
 from sim_mcp.errors import ConfigError, SimMcpError
 from sim_mcp.specs.capture import LiveServer, tools_environment
 from sim_mcp.specs.writer import environment_yaml
@@ -48,6 +56,7 @@ logger = logging.getLogger("sim_mcp")
 SPEC_NAME = "spec.yaml"
 _INTERNAL_ERROR = -32603
 OnFailure = Literal["restart", "stop"]
+_POLL = 0.05  # seconds between looks at a process group being stopped
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,7 @@ class _Live:
     upstream: Upstream
     folder: Path | None
     restarts: int = 0
+    group: int | None = None  # the server's process group (a command's), to kill what outlives its stop
 
 
 class RecordingProxy:
@@ -84,6 +94,7 @@ class RecordingProxy:
         self._sessions: dict[str, _Live] = {}
         self._sequence: dict[str, int] = {}
         self._locks: dict[str, anyio.Lock] = {}
+        self._starting = anyio.Lock()  # one server starts at a time, so that its process is known
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[RecordingProxy]:
@@ -103,8 +114,10 @@ class RecordingProxy:
                 try:
                     yield self
                 finally:
-                    for live in [*self._sessions.values(), *([self._shared] if self._shared else [])]:
-                        await self._end(live)
+                    with anyio.CancelScope(shield=True):
+                        async with anyio.create_task_group() as ending:
+                            for live in [*self._sessions.values(), *([self._shared] if self._shared else [])]:
+                                ending.start_soon(self._end, live)
                     tasks.cancel_scope.cancel()
         finally:
             self.writer.close()
@@ -133,8 +146,9 @@ class RecordingProxy:
                 raise MCPError(_INTERNAL_ERROR, f"sim-mcp record stopped forwarding: {self.stopped}")
             live = await self._live_for(session)
             started = time.perf_counter()
+            sent = with_folder(arguments, live.folder) if live.folder is not None else arguments
             try:
-                result = await live.upstream.call(name, arguments)
+                result = await live.upstream.call(name, sent)
             except UpstreamFailure as e:
                 raise MCPError(_INTERNAL_ERROR, await self._failed(session, live, e)) from None
             except MCPError as e:
@@ -212,16 +226,24 @@ class RecordingProxy:
         folder = Path(tempfile.mkdtemp(prefix="sim-mcp-record-")) if self.settings.fresh else None
         server = fresh_server(self.settings.server, folder) if folder is not None else self.settings.server
         upstream = Upstream(server, self.settings.timeout)
-        try:
-            await upstream.start(self._tasks)
-        except UpstreamFailure:
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
-            raise
-        return _Live(upstream, folder)
+        async with self._starting:
+            before = _groups_started_here()
+            try:
+                await upstream.start(self._tasks)
+            except UpstreamFailure:
+                if folder is not None:
+                    shutil.rmtree(folder, ignore_errors=True)
+                raise
+            started = sorted(_groups_started_here() - before)
+        return _Live(upstream, folder, group=started[0] if len(started) == 1 else None)
 
     async def _end(self, live: _Live, keep_folder: bool = False) -> None:
-        await live.upstream.stop()
+        """Stop a server (close, wait, terminate, kill: `Upstream.stop`), kill what is left of its process
+        group, remove its folder."""
+        with anyio.CancelScope(shield=True):
+            await live.upstream.stop()
+            if live.group is not None:
+                await _kill_group(live.group)
         if live.folder is not None and not keep_folder:
             shutil.rmtree(live.folder, ignore_errors=True)
 
@@ -253,6 +275,50 @@ def _leaves(error: BaseException) -> list[BaseException]:
     if isinstance(error, BaseExceptionGroup):
         return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
     return [error]
+
+
+def _groups_started_here() -> set[int]:
+    """The process groups led by a child of this process (a server started with a session of its own, as
+    the SDK's stdio client starts one): Linux's /proc, else nothing (the SDK's own stop is all there is)."""
+    me = os.getpid()
+    groups: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return groups
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me and int(fields[2]) == int(entry):  # ppid, pgrp
+            groups.add(int(entry))
+    return groups
+
+
+async def _kill_group(group: int, grace: float = 2.0) -> None:
+    """Terminate what is left of a process group, then kill it if it outlives `grace` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(group, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        for _ in range(int(grace / _POLL)):
+            if not _group_alive(group):
+                return
+            await anyio.sleep(_POLL)
+    logger.warning("record: process group %d is still alive after SIGKILL", group)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def _session_of(ctx: ServerRequestContext[Any], process_session: str) -> str:

@@ -11,6 +11,11 @@ value seen under `name`, `paths` one under `path`: the keys' last word, singular
 mostly passed back under the name it came by; and absolute paths inside an answer's free text ("Wrote
 /tmp/x/a.txt") are seen values too, and a path argument may name a new child of a seen path. Recordings
 made so exercise a tool's success as well as its errors: a twin learns an answer's shape from a success.
+
+Traffic aims at successes: an argument for a path, folder or repository (`path`, `repoPath`, `directory`,
+`root`, ...) mostly takes the server's working folder (`{tmp}`, which a check turns into the session's
+folder), a path its descriptions name, or one an earlier answer named; and `values` (`--value NAME=V`)
+gives an argument named NAME (or of NAME's kind) the value V most of the time.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim_mcp.authoring.programs.probes import missing_id
+from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 
-__all__ = ["CallGenerator", "session_rng"]
+__all__ = ["PLACES", "CallGenerator", "key_kind", "places_named", "session_rng"]
 
 _SEEN_CHANCE = 0.55
 _MISSING_CHANCE = 0.12
@@ -40,6 +46,10 @@ _AIMED_CHANCE = 0.75
 _CHILD_CHANCE = 0.4
 _LAST_WORD = re.compile(r"([A-Z]?[a-z0-9]+|[A-Z]+)$")
 _PATH = re.compile(r"(?<![\w.])/[^\s'\"`,;:()\[\]{}<>]+")
+# Kinds of argument that name a place on the server's disk: they take its working folder or a known path.
+PLACES = frozenset({"path", "folder", "directory", "dir", "repo", "repository", "root", "cwd", "workspace", "location"})
+_PLACE_CHANCE = 0.8
+_VALUE_CHANCE = 0.8
 
 
 def key_kind(key: str | None) -> str | None:
@@ -51,6 +61,12 @@ def key_kind(key: str | None) -> str | None:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+def places_named(notes: Sequence[str]) -> list[str]:
+    """Where a path argument points first: the working folder (`{tmp}`), then the paths `notes` name."""
+    named = [path.rstrip(".") for note in notes for path in _PATH.findall(note) if len(path) > 1]
+    return [TMP_PLACEHOLDER, *dict.fromkeys(named)]
+
+
 def session_rng(seed: int, session: int) -> random.Random:
     return random.Random(f"twin-check\x00{seed}\x00{session}")
 
@@ -58,12 +74,22 @@ def session_rng(seed: int, session: int) -> random.Random:
 class CallGenerator:
     """Draws one session's calls; `observe` feeds it what the session has seen so far."""
 
-    def __init__(self, tools: list[tuple[str, dict[str, Any]]], rng: random.Random) -> None:
+    def __init__(
+        self,
+        tools: list[tuple[str, dict[str, Any]]],
+        rng: random.Random,
+        values: dict[str, str] | None = None,
+        notes: Sequence[str] = (),
+    ) -> None:
+        """`values`: NAME -> V, given by the user; `notes`: the server's descriptions (paths they name)."""
         self.tools = [(name, schema) for name, schema in tools]
         self.rng = rng
         self.strings: list[str] = []
         self.numbers: list[int] = []
         self.by_kind: dict[str, list[str]] = {}
+        self.values = dict(values or {})
+        self.value_kinds = {key_kind(name): value for name, value in self.values.items()}
+        self.places = places_named(notes)
         self._validators = {name: compile_schema(schema) for name, schema in self.tools}
 
     def observe(self, value: Any, key: str | None = None) -> None:
@@ -110,6 +136,14 @@ class CallGenerator:
             return {name: self._vary(item, name) for name, item in value.items()}
         if isinstance(value, list):
             return [self._vary(item, key) for item in value]
+        kind = key_kind(key)
+        if isinstance(value, str) and key is not None:
+            given = self.values.get(key, self.value_kinds.get(kind))
+            if given is not None and self.rng.random() < _VALUE_CHANCE:
+                return given
+            if kind in PLACES and self.rng.random() < _PLACE_CHANCE:
+                seen = [path for path in self.by_kind.get("path", []) if path.startswith((TMP_PLACEHOLDER, "/"))]
+                return self.rng.choice(self.places + seen)
         roll = self.rng.random()
         if isinstance(value, bool):  # the schema generator always draws one value: both must be seen
             return roll < 0.5

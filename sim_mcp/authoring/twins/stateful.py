@@ -6,13 +6,19 @@ them (`seed` fixes the run); the caller's `call` plays them against the servers 
 reference's answer, which feeds the pool the next steps draw from.
 
 The generate phase alone is run: every example is a session to compare in full, so none is cut short by
-a failed assertion (the divergences are shrunk afterwards by `check`)."""
+a failed assertion (the divergences are shrunk afterwards by `check`).
+
+As in `session_gen`, traffic aims at successes: a string argument for a path, folder or repository mostly
+takes the server's working folder (`{tmp}`) or a path its descriptions name, and `values` (NAME -> V)
+gives an argument named NAME (or of NAME's kind) the value V most of the time."""
 
 from __future__ import annotations
 
 import random
+import re
 import string
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
@@ -20,6 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
 from sim_mcp.authoring.programs.probes import missing_id
+from sim_mcp.authoring.twins.session_gen import PLACES, key_kind, places_named
 from sim_mcp.engine.schema_data import SchemaDataGenerator
 from sim_mcp.specs.schema import compile_schema
 
@@ -30,6 +37,7 @@ _EDGE_NUMBERS = (0, -1, 1, 2**31)
 _MAX_ITEMS = 3
 _MAX_DEPTH = 5
 _POOL_CHARS = 80
+_PATHS_IN = re.compile(r"(?:\{tmp\}|(?<![\w.{}])/)[^\s'\"`,;:()\[\]<>]*")
 
 
 def run_generated(
@@ -41,11 +49,14 @@ def run_generated(
     open_session: Callable[[], Any],
     call: Callable[[Any, str, dict[str, Any]], Any],
     close_session: Callable[[Any], None],
+    values: dict[str, str] | None = None,
+    notes: list[str] | None = None,
 ) -> None:
     """Run `sessions` generated sessions of up to `calls` steps; blocking (run it in a worker thread)."""
     names = [name for name, _ in tools]
     schemas = dict(tools)
     validators = {name: compile_schema(schema) for name, schema in tools}
+    aims = _Aims(dict(values or {}), places_named(notes or []))
 
     class GeneratedSession(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -57,7 +68,9 @@ def run_generated(
         @rule(data=st.data())
         def call_a_tool(self, data: st.DataObject) -> None:
             name = data.draw(st.sampled_from(names), label="tool")
-            drawn = data.draw(_value(schemas[name], schemas[name], self.strings, self.numbers, 0), label="arguments")
+            drawn = data.draw(
+                _value(schemas[name], schemas[name], self.strings, self.numbers, 0, aims), label="arguments"
+            )
             # No second draw when this one does not fit: what is drawn must not depend on the servers'
             # answers (Hypothesis replays prefixes of sessions and checks that), so the fallback is fixed.
             if isinstance(drawn, dict) and validators[name].is_valid(drawn):
@@ -102,8 +115,20 @@ def _observe(value: Any, strings: list[str], numbers: list[int]) -> None:
         numbers.append(value)
 
 
+@dataclass(frozen=True)
+class _Aims:
+    values: dict[str, str]  # NAME -> V given by the user
+    places: list[str]  # the working folder, and the paths the server's descriptions name
+
+
 def _value(
-    schema: Any, root: dict[str, Any], strings: list[str], numbers: list[int], depth: int
+    schema: Any,
+    root: dict[str, Any],
+    strings: list[str],
+    numbers: list[int],
+    depth: int,
+    aims: _Aims,
+    key: str | None = None,
 ) -> st.SearchStrategy[Any]:
     if not isinstance(schema, dict) or depth > _MAX_DEPTH:
         return st.none()
@@ -111,14 +136,15 @@ def _value(
         target: Any = root
         for part in schema["$ref"][2:].split("/"):
             target = target.get(part, {}) if isinstance(target, dict) else {}
-        return _value(target, root, strings, numbers, depth + 1)
+        return _value(target, root, strings, numbers, depth + 1, aims, key)
     if "const" in schema:
         return st.just(schema["const"])
     if schema.get("enum"):
         return st.sampled_from(schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            return st.one_of([_value(option, root, strings, numbers, depth + 1) for option in schema[key]])
+    for combinator in ("anyOf", "oneOf"):
+        options = schema.get(combinator)
+        if isinstance(options, list) and options:
+            return st.one_of([_value(option, root, strings, numbers, depth + 1, aims, key) for option in options])
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((item for item in kind if item != "null"), "null")
@@ -126,21 +152,29 @@ def _value(
         kind = "object" if "properties" in schema else "array" if "items" in schema else "string"
     if kind == "object":
         properties = schema.get("properties") or {}
-        required = [key for key in schema.get("required", []) if key in properties]
+        required = [name for name in schema.get("required", []) if name in properties]
         return st.fixed_dictionaries(
-            {key: _value(properties[key], root, strings, numbers, depth + 1) for key in required},
+            {name: _value(properties[name], root, strings, numbers, depth + 1, aims, name) for name in required},
             optional={
-                key: _value(value, root, strings, numbers, depth + 1)
-                for key, value in properties.items()
-                if key not in required
+                name: _value(value, root, strings, numbers, depth + 1, aims, name)
+                for name, value in properties.items()
+                if name not in required
             },
         )
     if kind == "array":
         low = int(schema.get("minItems", 0))
         high = max(low, min(int(schema.get("maxItems", _MAX_ITEMS)), _MAX_ITEMS))
-        return st.lists(_value(schema.get("items", {}), root, strings, numbers, depth + 1), min_size=low, max_size=high)
+        return st.lists(
+            _value(schema.get("items", {}), root, strings, numbers, depth + 1, aims, key), min_size=low, max_size=high
+        )
     if kind == "string":
-        return _string(schema, strings)
+        drawn = _string(schema, strings)
+        given = aims.values.get(key or "", {key_kind(n): v for n, v in aims.values.items()}.get(key_kind(key)))
+        if given is not None:
+            return _mostly(st.just(given), drawn)
+        if key_kind(key) in PLACES:
+            return _mostly(_place(aims.places, strings), drawn)
+        return drawn
     if kind in ("integer", "number"):
         minimum, maximum = schema.get("minimum"), schema.get("maximum")
         lowest = int(minimum) if isinstance(minimum, int | float) else None
@@ -152,6 +186,25 @@ def _value(
     if kind == "boolean":
         return st.booleans()
     return st.none()
+
+
+def _mostly(aimed: st.SearchStrategy[Any], other: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """`aimed` three times in four, else `other`: the traffic aims at successes, and still tries the rest."""
+    return st.integers(0, 3).flatmap(lambda roll: other if roll == 3 else aimed)
+
+
+def _place(places: list[str], strings: list[str]) -> st.SearchStrategy[str]:
+    """A path where something is, or may be made: a known place (the working folder first), a path seen
+    in an argument or answer (also inside its text), or a new child of either."""
+
+    def seen_paths() -> list[str]:
+        found = [path for text in strings for path in _PATHS_IN.findall(text) if len(path) > 1]
+        return places + [path.rstrip(".") for path in dict.fromkeys(found) if path not in places]
+
+    known = st.integers(0, 2**16).map(lambda i: seen_paths()[i % len(seen_paths())])
+    name = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=1, max_size=8)
+    child = st.tuples(known, name, st.sampled_from(("", ".txt", ".md"))).map(lambda p: f"{p[0]}/{p[1]}{p[2]}")
+    return st.one_of(st.sampled_from(places), known, child)
 
 
 def _string(schema: dict[str, Any], strings: list[str]) -> st.SearchStrategy[Any]:

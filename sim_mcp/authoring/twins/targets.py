@@ -124,9 +124,11 @@ def recording(command: list[str], output: Path, env: dict[str, str] | None = Non
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate, and kill if it has not stopped in a minute: a recording proxy stops the servers of all
+    its sessions first (each within seconds, all at once)."""
     process.terminate()
     try:
-        process.wait(10)
+        process.wait(60)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(5)

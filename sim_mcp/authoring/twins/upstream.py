@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from sim_mcp.errors import UpstreamFailure
 from sim_mcp.specs.capture import HttpServer, LiveServer, StdioServer
 
-__all__ = ["TMP_PLACEHOLDER", "Upstream", "UpstreamFailure", "fresh_server", "without_folder"]
+__all__ = ["TMP_PLACEHOLDER", "Upstream", "UpstreamFailure", "fresh_server", "with_folder", "without_folder"]
 
 logger = logging.getLogger("sim_mcp")
 
@@ -64,6 +64,18 @@ def without_folder(value: Any, folder: Path) -> Any:
         return {key: without_folder(item, folder) for key, item in value.items()}
     if isinstance(value, list):
         return [without_folder(item, folder) for item in value]
+    return value
+
+
+def with_folder(value: Any, folder: Path) -> Any:
+    """`value` with `{tmp}` written as `folder` (the inverse of `without_folder`): arguments recorded or drawn
+    with the placeholder, sent to a server that runs in `folder`."""
+    if isinstance(value, str):
+        return value.replace(TMP_PLACEHOLDER, str(folder))
+    if isinstance(value, dict):
+        return {key: with_folder(item, folder) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_folder(item, folder) for item in value]
     return value
 
 

@@ -1,0 +1,162 @@
+"""Twins of three real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out"), on
+sessions an agent would run (`agent_sessions`): record `--train` sessions of the scripted agent through
+`sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the twin with no model, record
+`--check` sessions of the same agent from test seed `--seed` (apart from the training ones), and run
+`twin-check` of the real server against the twin on them twice: as recorded, and with the values the
+agent chose renamed (`--rename`). The figures: agreement on the calls the real server answered
+successfully (the headline), on all calls, with the same error text, the share of the real server's
+errors, and the two trivial twins (always an error; each tool's most common recorded answer).
+
+The servers are installed into /tmp first (BENCHMARKS.md gives the commands):
+
+    python -m benchmarks.heldout                              # all three: 20 recorded, 50 checked, 12 calls
+    python -m benchmarks.heldout --servers taskmanager --keep /tmp/ho-run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from benchmarks.agent_sessions import GENERATORS, fixture_agent
+from benchmarks.twins import print_figures, unordered_of
+from sim_mcp.authoring.twins.agreement import Answer
+from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, fixed_answers, run_check
+from sim_mcp.authoring.twins.drive import drive_generated
+from sim_mcp.authoring.twins.recordings import RECORDINGS_NAME, read_calls
+from sim_mcp.authoring.twins.targets import Target, parse_target, recording, serving
+
+_LAUNCH = "import sys; from sim_mcp.cli import main; sys.exit(main())"
+KEEPER_PROFILE = Path("/tmp/ho-keeper/kv-profile.json")
+# Each held-out server: its command and environment ({tmp}: the session's folder), as declared.
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "keeper": (
+        ["/tmp/ho-keeper/node_modules/.bin/mcp-memory-keeper"],
+        {"DATA_DIR": "{tmp}/data", "TOOL_PROFILE": "kv", "TOOL_PROFILE_CONFIG": str(KEEPER_PROFILE)},
+    ),
+    "taskmanager": (["/tmp/ho-task/node_modules/.bin/mcp-taskmanager"], {"TASK_MANAGER_FILE_PATH": "{tmp}/tasks.json"}),
+    "calculator": (["/tmp/ho-calc/node_modules/.bin/calculator-mcp"], {}),
+}
+
+
+# The dev fixtures (tests/fixture_servers, written for the twin inference's own tests): measured the same
+# way for comparison, never held out. Their sessions are their own scripted ones.
+REPO = Path(__file__).resolve().parents[1]
+DEV_FIXTURES: dict[str, tuple[list[str], dict[str, str]]] = {
+    "kv-fixture": ([sys.executable, "-m", "tests.fixture_servers.kv_store"], {"PYTHONPATH": str(REPO)}),
+    "todo-fixture": ([sys.executable, "-m", "tests.fixture_servers.todo_store"], {"PYTHONPATH": str(REPO)}),
+}
+SERVERS = {**HELD_OUT, **DEV_FIXTURES}
+
+
+def agent(name: str, seed: int, calls: int = 12) -> Any:
+    """The scripted agent of server `name` for session i of `seed`, as `drive_generated` takes it."""
+    if name in DEV_FIXTURES:
+        return lambda tools, number: fixture_agent(name.split("-")[0], seed, number, calls)
+    return lambda tools, number: GENERATORS[name](random.Random(f"agent\x00{name}\x00{seed}\x00{number}"))
+
+
+def record(name: str, folder: Path, sessions: int, calls: int, seed: int, prefix: str) -> None:
+    command, env = SERVERS[name]
+    with recording(command, folder, env) as proxy:
+        anyio.run(lambda: drive_generated(proxy, sessions, calls, seed, prefix, driver=agent(name, seed, calls)))
+
+
+def measure(name: str, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
+    folder.mkdir(parents=True, exist_ok=True)
+    trained, checked, twin = folder / "recorded", folder / "check", folder / "twin"
+    report_file = twin / "compile.json"
+    if not args.reuse:
+        record(name, trained, args.train, args.calls, args.train_seed, "train")
+        record(name, checked, args.check, args.calls, args.seed, "check")
+    shutil.rmtree(twin, ignore_errors=True)
+    twin.mkdir()
+    for part in ("spec.yaml", RECORDINGS_NAME):
+        shutil.copy(trained / part, twin / part)
+    launch = [sys.executable, "-c", _LAUNCH, "compile", str(twin / "spec.yaml"), "--from", str(twin)]
+    subprocess.run([*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL)
+    build = json.loads(report_file.read_text())
+    training = read_calls(trained / RECORDINGS_NAME).calls
+    fixed = fixed_answers((call.tool, Answer(call.value, call.is_error)) for call in training)
+    command, env = SERVERS[name]
+    real = parse_target(shlex.join(command), env)
+    out: dict[str, Any] = {"built": {tool: entry["status"] for tool, entry in build.get("tools", {}).items()}}
+    with serving(parse_target(str(twin))) as ready:
+        for renamed in (False, True):
+            plan = CheckPlan(
+                read_calls(checked / RECORDINGS_NAME).calls,
+                sessions=0,
+                seed=args.seed,
+                shrink_kinds=0,
+                rename=renamed,
+                fixed=fixed,
+                fixed_from=f"{args.train} recorded sessions",
+                unordered=unordered_of(build),
+            )
+            label = "renamed" if renamed else "as recorded"
+            report = anyio.run(check, real, ready, plan, f"{name} {label}")
+            out[label] = report.figures()
+            if args.keep:
+                (folder / f"check-{label.replace(' ', '-')}.json").write_text(json.dumps(report.to_json(), indent=1))
+    return out
+
+
+async def check(real: Target, twin: Target, plan: CheckPlan, label: str) -> CheckReport:
+    return await run_check(real, twin, plan, lambda line: print(f"{label}: {line}", file=sys.stderr))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--servers", default=",".join(HELD_OUT), help="comma-separated: " + ", ".join(SERVERS) + " (the last two: dev)"
+    )
+    parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
+    parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")
+    parser.add_argument("--calls", type=int, default=12, help="calls per session (default 12)")
+    parser.add_argument("--train-seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=1000, help="check seed: below 1000 dev, 1000 and up test")
+    parser.add_argument("--keep", type=Path, help="keep recordings, twins and reports in this folder")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: the recordings already there (nothing recorded; the twin is compiled anew)",
+    )
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.reuse and not args.keep:
+        parser.error("--reuse needs --keep DIR (the folder of an earlier run)")
+    if not KEEPER_PROFILE.is_file() and "keeper" in args.servers:
+        parser.error(f"{KEEPER_PROFILE}: missing (BENCHMARKS.md, 'Twins held out', says how to install)")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="sim-mcp-heldout-"))
+    figures: dict[str, Any] = {}
+    try:
+        for name in [name for name in args.servers.split(",") if name]:
+            figures[name] = measure(name, work / name, args)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(
+        f"{args.train} recorded sessions (seed {args.train_seed}), {args.check} checked (seed {args.seed}), "
+        f"{args.calls} calls each, model-free"
+    )
+    for name, result in figures.items():
+        for label in ("as recorded", "renamed"):
+            print_figures(f"{name}, {label}", result[label], result["built"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

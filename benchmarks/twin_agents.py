@@ -1,0 +1,789 @@
+"""Do agents score the same on a twin as on the real server? Scripted agents of five skill levels (perfect,
+sloppy, partial, wrong, idle) run a few tasks per server, each episode once against the real server and
+once against its twin (a session of its own on each, the same setup calls first). The reward is read back
+through that server's own tools at the end of the episode (on the real server from the real server, on
+the twin from the twin), as an evaluation harness that uses a twin would read it. Reported: each agent's
+mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
+agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
+
+Tasks per server (the held-out servers of BENCHMARKS.md, "Twins held out"):
+- keeper (key-value): store a value under a key; clear the keys under a prefix (and keep the others);
+  move a value to a new key.
+- taskmanager (lifecycle): plan a request and take it to completion; rename a task; drop one task.
+- calculator: (a + b) * c; the square root of a + b; the mean of three numbers. A calculator keeps no
+  state, so its reward reads the agent's reported answer against the same expression computed through
+  that server's own tools.
+
+Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
+were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
+
+    python -m benchmarks.twin_agents --twins /tmp/ho-base --episodes 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.shared.exceptions import MCPError
+
+from benchmarks.heldout import SERVERS
+from sim_mcp.authoring.twins.targets import Target, parse_target, serving
+from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, without_folder
+from sim_mcp.state.compare import answer_value
+
+SKILLS = ("perfect", "sloppy", "partial", "wrong", "idle")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|NaN|-?Infinity")
+_WORDS = ("amber", "birch", "cobalt", "delta", "ember", "fjord", "garnet", "harbor", "indigo", "juniper", "kelp")
+
+
+@dataclass
+class Side:
+    """One session on one server: call a tool, get its answer as compared (`answer_value`), error or not."""
+
+    upstream: Upstream
+    folder: Path
+    calls: int = 0
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[Any, bool]:
+        self.calls += 1
+        try:
+            result = await self.upstream.call(tool, arguments)
+        except (MCPError, UpstreamFailure) as e:
+            return str(e), True
+        value = answer_value(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        return without_folder(value, self.folder), bool(result.is_error)
+
+
+Agent = Callable[[Side, dict[str, Any], random.Random], Awaitable[Any]]
+Reward = Callable[[Side, dict[str, Any], Any], Awaitable[float]]
+
+
+@dataclass
+class Task:
+    name: str
+    draw: Callable[[random.Random], dict[str, Any]]  # the episode's names and numbers
+    setup: Callable[[Side, dict[str, Any]], Awaitable[None]]
+    agents: dict[str, Agent]
+    reward: Reward
+
+
+async def _nothing(side: Side, given: dict[str, Any]) -> None:
+    return None
+
+
+def _name(rng: random.Random) -> str:
+    return f"{rng.choice(_WORDS)}-{rng.choice(_WORDS)}-{rng.randint(10, 99)}"
+
+
+# --- keeper: a key-value store ------------------------------------------------------------------
+
+
+def _stored(value: Any) -> dict[str, str]:
+    """key -> value of the items a context_get answer lists (nothing when it lists none)."""
+    items = value.get("items") if isinstance(value, dict) else None
+    return {str(item.get("key")): str(item.get("value")) for item in items or [] if isinstance(item, dict)}
+
+
+async def _get(side: Side, key: str) -> str | None:
+    value, error = await side.call("context_get", {"key": key})
+    return None if error else _stored(value).get(key)
+
+
+def _store_task() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        return {"key": _name(rng), "value": f"{rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock"}
+
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_save", {"key": g["key"], "value": g["value"]})
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        key = g["key"] + "s" if rng.random() < 0.5 else g["key"]
+        await side.call("context_save", {"key": key, "value": g["value"]})
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_get", {"key": g["key"]})  # looks, never saves
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_save", {"key": g["key"], "value": "TODO"})
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _get(side, g["key"]) == g["value"])
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task("store a value", draw, _nothing, agents, reward)
+
+
+def _clear_task() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        prefix = rng.choice(_WORDS)
+        other = rng.choice([word for word in _WORDS if word != prefix])
+        return {"keys": [f"{prefix}-{n}" for n in ("a", "b", "c")], "pattern": f"{prefix}-*", "other": f"{other}-a"}
+
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        items = [{"key": key, "value": f"value of {key}"} for key in [*g["keys"], g["other"]]]
+        await side.call("context_batch_save", {"items": items})
+
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_batch_delete", {"keys": g["keys"]})
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_batch_delete", {"keys": g["keys"][:2]})
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_batch_delete", {"keys": g["keys"][:1]})
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_batch_delete", {"keys": [*g["keys"], g["other"]]})
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        gone = [await _get(side, key) is None for key in g["keys"]]
+        kept = await _get(side, g["other"]) is not None
+        return (sum(gone) + kept) / (len(gone) + 1)
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task("clear the keys under a prefix", draw, setup, agents, reward)
+
+
+def _move_task() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        return {"from": _name(rng), "to": _name(rng), "value": f"{rng.choice(_WORDS)} {rng.randint(100, 999)}"}
+
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await side.call("context_save", {"key": g["from"], "value": g["value"]})
+
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        value = await _get(side, g["from"])  # the agent reads the value it is to move
+        if value is not None:
+            await side.call("context_save", {"key": g["to"], "value": value})
+            await side.call("context_batch_delete", {"keys": [g["from"]]})
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        value = await _get(side, g["from"])
+        if value is not None:
+            await side.call("context_save", {"key": g["to"], "value": value})  # forgets the delete
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await _get(side, g["from"])
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await side.call("context_batch_delete", {"keys": [g["from"]]})
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        moved = await _get(side, g["to"]) == g["value"]
+        gone = await _get(side, g["from"]) is None
+        return (float(moved) + float(gone)) / 2
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task("move a value to a new key", draw, setup, agents, reward)
+
+
+# --- taskmanager: requests of tasks with a lifecycle --------------------------------------------
+
+
+def _plan(g: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "originalRequest": g["request"],
+        "tasks": [{"title": title, "description": f"Do {title.lower()}"} for title in g["titles"]],
+    }
+
+
+async def _planned(side: Side, g: dict[str, Any]) -> None:
+    value, _ = await side.call("request_planning", _plan(g))
+    if isinstance(value, dict):
+        g[f"request@{id(side)}"] = value.get("requestId")
+        g[f"tasks@{id(side)}"] = [t.get("id") for t in value.get("tasks", []) if isinstance(t, dict)]
+
+
+def _ids(side: Side, g: dict[str, Any]) -> tuple[str, list[str]]:
+    return str(g.get(f"request@{id(side)}")), [str(t) for t in g.get(f"tasks@{id(side)}", [])]
+
+
+def _request_of(value: Any, request: str) -> dict[str, Any] | None:
+    for entry in value.get("requests", []) if isinstance(value, dict) else []:
+        if isinstance(entry, dict) and entry.get("originalRequest") == request:
+            return entry
+    return None
+
+
+def _lifecycle_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "request": f"Prepare the {_name(rng)} launch",
+        "titles": [f"{word.capitalize()} step" for word in rng.sample(_WORDS, 3)],
+        "new_title": f"{rng.choice(_WORDS).capitalize()} review",
+    }
+
+
+def _complete_task() -> Task:
+    async def drive(side: Side, g: dict[str, Any], approve_all: bool, steps: int) -> None:
+        value, _ = await side.call("request_planning", _plan({**g, "titles": g["titles"][:2]}))
+        request = value.get("requestId") if isinstance(value, dict) else None
+        for step in range(steps):
+            value, _ = await side.call("get_next_task", {"requestId": str(request)})
+            task = value.get("task") if isinstance(value, dict) else None
+            if not isinstance(task, dict):
+                break
+            await side.call("mark_task_done", {"requestId": str(request), "taskId": str(task.get("id"))})
+            if approve_all or step == 0:
+                await side.call("approve_task_completion", {"requestId": str(request), "taskId": str(task.get("id"))})
+        await side.call("approve_request_completion", {"requestId": str(request)})
+
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await drive(side, g, True, 3)
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await drive(side, g, False, 3)  # approves the first task only
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await drive(side, g, True, 1)
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        value, _ = await side.call("request_planning", _plan({**g, "titles": g["titles"][:2]}))
+        request = value.get("requestId") if isinstance(value, dict) else None
+        await side.call("approve_request_completion", {"requestId": str(request)})  # nothing done
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, _ = await side.call("list_requests", {})
+        entry = _request_of(value, g["request"])
+        if entry is None or not entry.get("totalTasks"):
+            return 0.0
+        return float(entry.get("approvedTasks", 0)) / float(entry["totalTasks"])
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task("take a request to completion", _lifecycle_draw, _nothing, agents, reward)
+
+
+def _rename_task() -> Task:
+    async def update(side: Side, g: dict[str, Any], index: int) -> None:
+        request, tasks = _ids(side, g)
+        if tasks:
+            task = tasks[min(index, len(tasks) - 1)]
+            await side.call("update_task", {"requestId": request, "taskId": task, "title": g["new_title"]})
+
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await update(side, g, 0)
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await update(side, g, 0 if rng.random() < 0.5 else 1)
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        _, tasks = _ids(side, g)
+        if tasks:
+            await side.call("open_task_details", {"taskId": tasks[0]})
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        request, tasks = _ids(side, g)
+        if tasks:
+            await side.call("delete_task", {"requestId": request, "taskId": tasks[0]})
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        _, tasks = _ids(side, g)
+        if not tasks:
+            return 0.0
+        value, error = await side.call("open_task_details", {"taskId": tasks[0]})
+        task = value.get("task") if isinstance(value, dict) and not error else None
+        return float(isinstance(task, dict) and task.get("title") == g["new_title"])
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task("rename a task", _lifecycle_draw, _planned, agents, reward)
+
+
+def _drop_task() -> Task:
+    async def delete(side: Side, g: dict[str, Any], indexes: list[int]) -> None:
+        request, tasks = _ids(side, g)
+        for index in indexes:
+            if index < len(tasks):
+                await side.call("delete_task", {"requestId": request, "taskId": tasks[index]})
+
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await delete(side, g, [1])
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await delete(side, g, [1 if rng.random() < 0.5 else 2])
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        request, tasks = _ids(side, g)
+        if len(tasks) > 1:
+            await side.call("update_task", {"requestId": request, "taskId": tasks[1], "title": "Dropped"})
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await delete(side, g, [0, 1, 2])
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        _, tasks = _ids(side, g)
+        if len(tasks) < 3:
+            return 0.0
+        present = []
+        for task in tasks:
+            value, error = await side.call("open_task_details", {"taskId": task})
+            present.append(not error and isinstance(value, dict) and value.get("status") == "task_details")
+        return (float(not present[1]) + float(present[0]) + float(present[2])) / 3
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task("drop one task of a request", _lifecycle_draw, _planned, agents, reward)
+
+
+# --- calculator ----------------------------------------------------------------------------------
+
+
+def _number(value: Any) -> float | None:
+    found = _NUMBER.findall(value) if isinstance(value, str) else []
+    if not found:
+        return None
+    text = str(found[-1])
+    special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+    return special[text] if text in special else float(text)
+
+
+async def _op(side: Side, tool: str, *operands: float | None) -> float | None:
+    if any(operand is None for operand in operands):
+        return None
+    names = ("a", "b")[: len(operands)]
+    value, error = await side.call(tool, dict(zip(names, operands, strict=True)))
+    return None if error else _number(value)
+
+
+def _same(answer: Any, expected: float | None) -> float:
+    if not isinstance(answer, float | int) or expected is None:
+        return 0.0
+    return float(math.isclose(answer, expected, rel_tol=1e-9, abs_tol=1e-9))
+
+
+def _numbers(rng: random.Random) -> dict[str, Any]:
+    return {"a": rng.randint(2, 90), "b": round(rng.uniform(1, 50), 1), "c": rng.randint(2, 9)}
+
+
+def _calc_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    async def perfect(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return await steps(side, g, "perfect")
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return await steps(side, g, "sloppy" if rng.random() < 0.5 else "perfect")
+
+    async def partial(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return await steps(side, g, "partial")
+
+    async def wrong(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return await steps(side, g, "wrong")
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return _same(answer, await steps(side, g, "perfect"))  # the expression, through this server's tools
+
+    agents: dict[str, Agent] = {"perfect": perfect, "sloppy": sloppy, "partial": partial, "wrong": wrong, "idle": idle}
+    return Task(name, _numbers, _nothing, agents, reward)
+
+
+async def _sum_times(side: Side, g: dict[str, Any], how: str) -> float | None:
+    first = await _op(side, "sub" if how == "sloppy" else "mul" if how == "wrong" else "add", g["a"], g["b"])
+    return first if how == "partial" else await _op(side, "add" if how == "wrong" else "mul", first, g["c"])
+
+
+async def _root_of_sum(side: Side, g: dict[str, Any], how: str) -> float | None:
+    first = await _op(side, "mul" if how == "sloppy" else "add", g["a"], g["b"])
+    if how == "partial":
+        return first
+    return await _op(side, "div" if how == "wrong" else "sqrt", *((first, 2) if how == "wrong" else (first,)))
+
+
+async def _mean(side: Side, g: dict[str, Any], how: str) -> float | None:
+    total = await _op(side, "add", g["a"], g["b"])
+    if how != "sloppy":
+        total = await _op(side, "add", total, g["c"])
+    if how == "partial":
+        return total
+    return await _op(side, "mul" if how == "wrong" else "div", total, 3)
+
+
+# --- the dev fixtures (tests/fixture_servers): a key-value store and a to-do list --------------------
+
+
+def _fixture_task(
+    name: str,
+    draw: Callable[[random.Random], dict[str, Any]],
+    setup: Callable[[Side, dict[str, Any]], Awaitable[None]],
+    plays: dict[str, Callable[[Side, dict[str, Any], random.Random], Awaitable[None]]],
+    reward: Reward,
+) -> Task:
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        return None
+
+    agents: dict[str, Agent] = {**plays, "idle": idle}
+    return Task(name, draw, setup, agents, reward)
+
+
+async def _kv_get(side: Side, key: str) -> str | None:
+    value, error = await side.call("get_value", {"key": key})
+    prefix = f"Value of '{key}': "
+    return value[len(prefix) :] if not error and isinstance(value, str) and value.startswith(prefix) else None
+
+
+def _kv_store() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        return {"key": f"{rng.choice(_WORDS)}:{_name(rng)}", "value": f"{rng.choice(_WORDS)} {rng.randint(1, 99)}"}
+
+    async def play(side: Side, g: dict[str, Any], key: str | None, value: str) -> None:
+        if key is not None:
+            await side.call("set_value", {"key": key, "value": value})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _kv_get(side, g["key"]) == g["value"])
+
+    return _fixture_task(
+        "store a value",
+        draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, g["key"], g["value"]),
+            "sloppy": lambda side, g, rng: play(side, g, g["key"] + ("s" if rng.random() < 0.5 else ""), g["value"]),
+            "partial": lambda side, g, rng: play(side, g, None, ""),
+            "wrong": lambda side, g, rng: play(side, g, g["key"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _kv_clear() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        space, other = rng.sample(_WORDS, 2)
+        return {"prefix": f"{space}:", "keys": [f"{space}:{n}" for n in ("a", "b", "c")], "other": f"{other}:a"}
+
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        for key in [*g["keys"], g["other"]]:
+            await side.call("set_value", {"key": key, "value": f"value of {key}"})
+
+    async def delete(side: Side, prefix: str | None) -> None:
+        if prefix is not None:
+            await side.call("delete_prefix", {"prefix": prefix})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        gone = [await _kv_get(side, key) is None for key in g["keys"]]
+        return (sum(gone) + (await _kv_get(side, g["other"]) is not None)) / (len(gone) + 1)
+
+    return _fixture_task(
+        "clear the keys under a prefix",
+        draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: delete(side, g["prefix"]),
+            "sloppy": lambda side, g, rng: delete(side, g["keys"][0]),
+            "partial": lambda side, g, rng: delete(side, None),
+            "wrong": lambda side, g, rng: delete(side, ""),
+        },
+        reward,
+    )
+
+
+def _kv_move() -> Task:
+    def draw(rng: random.Random) -> dict[str, Any]:
+        return {
+            "from": f"old:{_name(rng)}",
+            "to": f"new:{_name(rng)}",
+            "value": f"{rng.choice(_WORDS)} {rng.randint(1, 99)}",
+        }
+
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await side.call("set_value", {"key": g["from"], "value": g["value"]})
+
+    async def move(side: Side, g: dict[str, Any], copy: bool, drop: bool) -> None:
+        value = await _kv_get(side, g["from"])
+        if copy and value is not None:
+            await side.call("set_value", {"key": g["to"], "value": value})
+        if drop:
+            await side.call("delete_prefix", {"prefix": g["from"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        moved = await _kv_get(side, g["to"]) == g["value"]
+        return (float(moved) + float(await _kv_get(side, g["from"]) is None)) / 2
+
+    return _fixture_task(
+        "move a value to a new key",
+        draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: move(side, g, True, True),
+            "sloppy": lambda side, g, rng: move(side, g, True, False),
+            "partial": lambda side, g, rng: move(side, g, False, False),
+            "wrong": lambda side, g, rng: move(side, g, False, True),
+        },
+        reward,
+    )
+
+
+async def _todos_added(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("add_todo", {"title": title})
+        ids.append(value.get("id") if isinstance(value, dict) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _todo_ids(side: Side, g: dict[str, Any]) -> list[Any]:
+    return list(g.get(f"ids@{id(side)}", []))
+
+
+async def _todo(side: Side, todo: Any) -> dict[str, Any] | None:
+    value, error = await side.call("get_todo", {"id": todo})
+    return value if not error and isinstance(value, dict) else None
+
+
+def _todo_draw(rng: random.Random) -> dict[str, Any]:
+    return {"titles": [f"{word} {_name(rng)}" for word in rng.sample(_WORDS, 3)], "new": f"{rng.choice(_WORDS)} review"}
+
+
+def _todo_complete() -> Task:
+    async def act(side: Side, g: dict[str, Any], tool: str, count: int) -> None:
+        for todo in _todo_ids(side, g)[:count]:
+            await side.call(tool, {"id": todo})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        done = [(await _todo(side, todo) or {}).get("done") is True for todo in _todo_ids(side, g)[:2]]
+        return sum(done) / 2
+
+    return _fixture_task(
+        "complete two to-dos",
+        _todo_draw,
+        _todos_added,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "complete_todo", 2),
+            "sloppy": lambda side, g, rng: act(side, g, "complete_todo", 1),
+            "partial": lambda side, g, rng: act(side, g, "get_todo", 2),
+            "wrong": lambda side, g, rng: act(side, g, "delete_todo", 2),
+        },
+        reward,
+    )
+
+
+def _todo_rename() -> Task:
+    async def act(side: Side, g: dict[str, Any], how: str, rng: random.Random) -> None:
+        ids = _todo_ids(side, g)
+        if not ids:
+            return
+        if how == "rename":
+            title = g["new"] if rng.random() >= 0.5 or g.get("sloppy") is None else g["new"] + "!"
+            await side.call("rename_todo", {"id": ids[0], "title": title})
+        else:
+            await side.call(how, {"id": ids[0]})
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        await act(side, {**g, "sloppy": True}, "rename", rng)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _todo_ids(side, g)
+        return float(bool(ids) and (await _todo(side, ids[0]) or {}).get("title") == g["new"])
+
+    return _fixture_task(
+        "rename a to-do",
+        _todo_draw,
+        _todos_added,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "rename", random.Random(0)),
+            "sloppy": sloppy,
+            "partial": lambda side, g, rng: act(side, g, "get_todo", rng),
+            "wrong": lambda side, g, rng: act(side, g, "delete_todo", rng),
+        },
+        reward,
+    )
+
+
+def _todo_drop() -> Task:
+    async def act(side: Side, g: dict[str, Any], tool: str, indexes: list[int]) -> None:
+        ids = _todo_ids(side, g)
+        for index in indexes:
+            if index < len(ids):
+                await side.call(tool, {"id": ids[index]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _todo_ids(side, g)
+        if len(ids) < 3:
+            return 0.0
+        present = [await _todo(side, todo) is not None for todo in ids]
+        return (float(not present[1]) + float(present[0]) + float(present[2])) / 3
+
+    return _fixture_task(
+        "drop one to-do",
+        _todo_draw,
+        _todos_added,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "delete_todo", [1]),
+            "sloppy": lambda side, g, rng: act(side, g, "delete_todo", [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: act(side, g, "complete_todo", [1]),
+            "wrong": lambda side, g, rng: act(side, g, "delete_todo", [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+TASKS: dict[str, list[Callable[[], Task]]] = {
+    "kv-fixture": [_kv_store, _kv_clear, _kv_move],
+    "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
+    "keeper": [_store_task, _clear_task, _move_task],
+    "taskmanager": [_complete_task, _rename_task, _drop_task],
+    "calculator": [
+        lambda: _calc_task("(a + b) * c", _sum_times),
+        lambda: _calc_task("the square root of a + b", _root_of_sum),
+        lambda: _calc_task("the mean of a, b, c", _mean),
+    ],
+}
+
+
+# --- running and scoring -------------------------------------------------------------------------
+
+
+@dataclass
+class Scores:
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        agents: dict[str, dict[str, list[float]]] = {}
+        for episode in self.episodes:
+            entry = agents.setdefault(episode["agent"], {"real": [], "twin": []})
+            entry["real"].append(episode["real"])
+            entry["twin"].append(episode["twin"])
+        means = {
+            agent: {side: round(sum(values) / len(values), 3) for side, values in entry.items()}
+            for agent, entry in agents.items()
+        }
+        agree = sum(abs(e["real"] - e["twin"]) < 1e-9 for e in self.episodes)
+        order = sorted(means)
+        tau = kendall_tau_b([means[a]["real"] for a in order], [means[a]["twin"] for a in order])
+        worst = max((abs(m["real"] - m["twin"]) for m in means.values()), default=0.0)
+        return {
+            "episodes": len(self.episodes),
+            "reward_agrees": agree,
+            "reward_agreement": round(agree / len(self.episodes), 4) if self.episodes else 0.0,
+            "agents": means,
+            "largest_gap": round(worst, 3),
+            "kendall_tau_b": round(tau, 3),
+        }
+
+
+def kendall_tau_b(x: list[float], y: list[float]) -> float:
+    """Kendall's tau-b of two scorings of the same items; 0 when either side ties everything."""
+    concordant = discordant = ties_x = ties_y = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                ties_x += 1
+            elif dy == 0:
+                ties_y += 1
+            elif (dx > 0) == (dy > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    denominator = math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
+    return (concordant - discordant) / denominator if denominator else 0.0
+
+
+async def episode(target: Target, name: str, task: Task, agent: str, given: dict[str, Any], seed: str) -> float:
+    folder = Path(tempfile.mkdtemp(prefix="sim-mcp-agents-"))
+    try:
+        async with anyio.create_task_group() as tasks:
+            upstream = Upstream(target.for_session(name, folder), 60.0)
+            await upstream.start(tasks)
+            side = Side(upstream, folder)
+            facts = dict(given)
+            await task.setup(side, facts)
+            answer = await task.agents[agent](side, facts, random.Random(seed))
+            score = await task.reward(side, facts, answer)
+            await upstream.stop()
+            tasks.cancel_scope.cancel()
+        return score
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_server(server: str, twin_folder: Path, episodes: int, seed: int) -> Scores:
+    command, env = SERVERS[server]
+    real = parse_target(shlex.join(command), env)
+    scores = Scores()
+    with serving(parse_target(str(twin_folder))) as twin:
+        for number, make in enumerate(TASKS[server]):
+            task = make()
+            for repeat in range(episodes):
+                given = task.draw(random.Random(f"agents\x00{server}\x00{seed}\x00{number}\x00{repeat}"))
+                for agent in SKILLS:
+                    name = f"ep-{seed}-{number}-{repeat}-{agent}"
+                    rng_seed = f"{seed}\x00{name}"
+                    real_score = anyio.run(episode, real, name, task, agent, given, rng_seed)
+                    twin_score = anyio.run(episode, twin, name, task, agent, given, rng_seed)
+                    scores.episodes.append(
+                        {"task": task.name, "agent": agent, "repeat": repeat, "real": real_score, "twin": twin_score}
+                    )
+                    print(
+                        f"{server}: {task.name} / {agent} #{repeat}: real {real_score:.2f}, twin {twin_score:.2f}",
+                        file=sys.stderr,
+                    )
+    return scores
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--twins", type=Path, required=True, help="a folder of benchmarks.heldout --keep (NAME/twin)")
+    parser.add_argument(
+        "--servers",
+        default="keeper,taskmanager,calculator",
+        help="comma-separated: " + ", ".join(TASKS) + " (the fixtures: dev, twins from heldout --servers NAME)",
+    )
+    parser.add_argument("--episodes", type=int, default=3, help="episodes per task and agent (default 3)")
+    parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results: dict[str, Any] = {}
+    for server in [name for name in args.servers.split(",") if name]:
+        scores = run_server(server, args.twins / server / "twin", args.episodes, args.seed)
+        results[server] = {"summary": scores.summary(), "episodes": scores.episodes}
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return 0
+    for server, result in results.items():
+        summary = result["summary"]
+        print(
+            f"\n{server}: {summary['episodes']} episodes per side, reward agrees on {summary['reward_agrees']} "
+            f"({100 * summary['reward_agreement']:.1f}%); Kendall's tau-b of the agents "
+            f"{summary['kendall_tau_b']:.2f}; "
+            f"largest gap of a mean {summary['largest_gap']:.2f}"
+        )
+        for agent in SKILLS:
+            means = summary["agents"].get(agent, {})
+            print(f"  {agent:<8} real {means.get('real', 0):.2f}  twin {means.get('twin', 0):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""What twin-check's figures mean: agreement on the reference's successful calls beside the share of its
+errors and two trivial twins, `{tmp}` in recorded arguments, renamed sessions, made-up values inside free
+text compared by form, and generated traffic that aims at successes."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, SessionRun, Step, _compared, fixed_answers, run_check
+from sim_mcp.authoring.twins.recordings import read_calls
+from sim_mcp.authoring.twins.rename import IdMap, Renamer, chosen_values
+from sim_mcp.authoring.twins.session_gen import CallGenerator
+from sim_mcp.authoring.twins.stateful import run_generated
+from sim_mcp.authoring.twins.targets import parse_target, serving
+from sim_mcp.cli import main
+from tests.servers import REPO
+from tests.test_twins import SHELF, shelf_recordings
+
+FILES_SERVER = f"{sys.executable} {REPO / 'tests' / 'files_upstream.py'}"
+
+
+def test_made_up_values_inside_free_text_agree_by_form() -> None:
+    def agree(expected: str, actual: str) -> bool:
+        return compare_answers(Answer(expected, False), Answer(actual, False)).agree
+
+    commit = "Changes committed successfully with hash {}"
+    assert agree(commit.format("a" * 40), commit.format("0f" * 20))
+    assert not agree(commit.format("a" * 40), commit.format("0f" * 19))  # another length: another form
+    assert agree("Made 2026-01-02T10:00:00Z, due 2026-02-03.", "Made 2027-11-12T01:02:03Z, due 2026-12-31.")
+    assert agree("id 3f2b1c9e-0000-4000-8000-000000000001 saved", "id 9a9a9a9a-1111-4111-8111-111111111111 saved")
+    assert not agree("task-1 done", "task-2 done")
+    assert not agree("due 2026-01-02", "due 2026-01-02T10:00")  # a date is no date-time
+    assert not agree("Wrote a.txt", "Wrote b.txt")
+
+
+def _step(tool: str, a: Answer, b: Answer) -> Step:
+    return Step(tool, {}, a, b, compare_answers(a, b))
+
+
+def test_figures_count_the_references_successes_apart_and_score_two_trivial_twins() -> None:
+    ok, other, error = Answer("stored", False), Answer("something else", False), Answer("no such key", True)
+    run = SessionRun("s", "recorded")
+    run.steps = [
+        _step("set", ok, ok),
+        _step("set", ok, other),
+        _step("get", error, Answer("twin cannot answer", True)),
+        _step("get", error, error),
+        _step("get", error, other),
+    ]
+    report = CheckReport("a", "b", 0, sessions=[run])
+    report.score_fixed(fixed_answers([("set", ok), ("get", error), ("get", error)]), "recordings")
+    figures = report.figures()
+    assert (figures["calls"], figures["agree"], figures["reference_errors"]) == (5, 3, 3)
+    assert (figures["successes"], figures["agree_on_successes"], figures["success_agreement"]) == (2, 1, 0.5)
+    assert figures["agree_same_error_text"] == 2
+    assert figures["trivial"]["always_error"] == {"agreement": 0.6, "success_agreement": 0.0}
+    assert figures["trivial"]["fixed_answer"]["agreement"] == 1.0  # set always "stored", get always an error
+    assert figures["tools"]["get"]["successes"] == 0
+    assert figures["never_succeeded"] == ["get"]
+    assert any("3 of 5 reference answers were errors" in warning for warning in figures["warnings"])
+    table = report.table()
+    assert "headline: 50.0% of the 2 calls the reference answered successfully agree" in table
+    assert "always an error 60.0%" in table
+
+
+def test_chosen_values_are_renamed_alike_in_arguments_and_answers_and_server_ids_are_not() -> None:
+    session = [
+        ({"key": "shopping-list", "value": "milk 2026-01-02"}, "Saved shopping-list as item-7"),
+        ({"id": "item-7", "path": "{tmp}/notes/a.txt"}, {"key": "shopping-list", "note": "in {tmp}/notes/a.txt"}),
+        ({"category": "task"}, "ok"),
+    ]
+    chosen = chosen_values([session], known=['{"enum": ["task", "note"]}'])
+    assert chosen == {"shopping-list", "milk 2026-01-02", "notes", "a.txt"}
+    renamer = Renamer(chosen, seen={"x"}, seed=1)
+    fresh = renamer.mapping["shopping-list"]
+    assert len(fresh) == len("shopping-list")
+    assert fresh[8] == "-"
+    assert fresh != "shopping-list"
+    assert renamer.mapping["milk 2026-01-02"].endswith(" 2026-01-02")  # digits stay: a date stays a date
+    assert renamer.mapping["a.txt"].endswith(".txt")
+    assert renamer("Saved shopping-list as item-7") == f"Saved {fresh} as item-7"
+    renamed_path = renamer("{tmp}/notes/a.txt")
+    assert renamed_path.startswith("{tmp}/")
+    assert "notes" not in renamed_path
+    assert Renamer(chosen, seen={"x"}, seed=1).mapping == renamer.mapping  # the same run, the same names
+
+
+def test_made_up_ids_are_lined_up_with_the_recorded_ones_side_by_side() -> None:
+    ids = IdMap()
+    recorded_id, live_id = "3f2b1c9e-0000-4000-8000-000000000001", "9a9a9a9a-1111-4111-8111-111111111111"
+    ids.learn({"id": recorded_id, "note": f"made {recorded_id}"}, {"id": live_id, "note": f"made {live_id}"})
+    assert ids({"requestId": recorded_id, "text": f"see {recorded_id}"}) == {
+        "requestId": live_id,
+        "text": f"see {live_id}",
+    }
+
+
+def test_generated_paths_take_the_servers_folder_and_given_values() -> None:
+    tools: list[tuple[str, dict[str, Any]]] = [
+        (
+            "git_log",
+            {
+                "type": "object",
+                "properties": {"repo_path": {"type": "string"}, "branch": {"type": "string"}},
+                "required": ["repo_path", "branch"],
+            },
+        )
+    ]
+    generator = CallGenerator(tools, random.Random(3), values={"branch": "main"}, notes=["Repos live in /srv/git."])
+    calls = [generator.next_call()[1] for _ in range(40)]
+    assert sum(call["repo_path"] in ("{tmp}", "/srv/git") for call in calls) >= 25
+    assert sum(call["branch"] == "main" for call in calls) >= 25
+
+
+def _recorded(tmp_path: Path) -> Path:
+    lines = [
+        {"tool": "write_file", "arguments": {"path": "{tmp}/plan.txt", "content": "ship it"}},
+        {"tool": "read_file", "arguments": {"path": "{tmp}/plan.txt"}},
+        {"tool": "read_file", "arguments": {"path": "{tmp}/other.txt"}},
+    ]
+    recordings = tmp_path / "check.jsonl"
+    recordings.write_text(
+        "".join(
+            json.dumps({"session": "s1", "seq": seq, **line, "result": {"content": []}, "is_error": False}) + "\n"
+            for seq, line in enumerate(lines, start=1)
+        )
+    )
+    return recordings
+
+
+def test_recorded_sessions_replay_with_tmp_as_each_sessions_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["twin-check", FILES_SERVER, FILES_SERVER, "--sessions", "0", "--json"]
+    assert main([*args, "--recordings", str(_recorded(tmp_path))]) == 0
+    report = json.loads(capsys.readouterr().out)
+    steps = report["sessions"][0]["steps"]
+    assert [step["a"]["is_error"] for step in steps] == [False, False, True]
+    assert steps[0]["a"]["value"] == "Wrote {tmp}/plan.txt"  # the folder, written back as {tmp}
+    assert steps[1]["a"]["value"] == steps[1]["b"]["value"] == "ship it"
+    assert (report["successes"], report["agree_on_successes"], report["reference_errors"]) == (2, 2, 1)
+    assert report["tools"]["read_file"]["successes"] == 1
+
+
+def test_renamed_sessions_send_new_names_to_both_sides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["twin-check", FILES_SERVER, FILES_SERVER, "--sessions", "0", "--json", "--rename"]
+    assert main([*args, "--recordings", str(_recorded(tmp_path))]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["renamed"]) == {"plan.txt", "ship it", "other.txt"}
+    steps = report["sessions"][0]["steps"]
+    new_name = report["renamed"]["plan.txt"]
+    assert steps[0]["arguments"]["path"] == "{tmp}/" + new_name
+    assert steps[1]["a"]["value"] == report["renamed"]["ship it"]
+    assert report["agree"] == report["calls"] == 3
+
+
+def test_hypothesis_sessions_aim_paths_at_the_servers_folder_and_take_given_values() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "branch": {"type": "string"}},
+        "required": ["path", "branch"],
+    }
+    calls: list[dict[str, Any]] = []
+    run_generated(
+        [("git_log", schema)],
+        sessions=4,
+        calls=10,
+        run_seed=1000,
+        open_session=lambda: None,
+        call=lambda handle, tool, arguments: calls.append(arguments),
+        close_session=lambda handle: None,
+        values={"branch": "main"},
+        notes=["Repositories live under /srv/git."],
+    )
+    assert len(calls) >= 20
+    assert sum(call["path"].startswith(("{tmp}", "/srv/git")) for call in calls) >= len(calls) / 3
+    assert sum(call["branch"] == "main" for call in calls) >= len(calls) / 3
+
+
+def test_a_listing_in_no_learnable_order_agrees_as_a_set_and_is_counted_apart() -> None:
+    real = Answer({"todos": [{"id": 2, "t": "b"}, {"id": 1, "t": "a"}]}, False)
+    twin = Answer({"todos": [{"id": 1, "t": "a"}, {"id": 2, "t": "b"}]}, False)
+    assert _compared(real, twin, None) == (compare_answers(real, twin), False)
+    verdict, as_a_set = _compared(real, twin, ["/todos"])
+    assert verdict.agree
+    assert as_a_set
+    other = Answer({"todos": [{"id": 1, "t": "a"}, {"id": 3, "t": "c"}]}, False)
+    assert not _compared(real, other, ["/todos"])[0].agree
+    run = SessionRun("s", "generated", [Step("list_todos", {}, real, twin, verdict, as_a_set=as_a_set)])
+    assert CheckReport("a", "b", 0, sessions=[run]).figures()["tools"]["list_todos"]["agree_as_a_set"] == 1
+
+
+def test_a_twin_served_once_gives_each_checked_session_a_world_of_its_own(tmp_path: Path) -> None:
+    folder = tmp_path / "shelf"
+    folder.mkdir()
+    (folder / "spec.yaml").write_text(yaml.safe_dump(SHELF))
+    (folder / "recordings.jsonl").write_text("".join(json.dumps(line) + "\n" for line in shelf_recordings()))
+    assert main(["compile", str(folder / "spec.yaml"), "--from", str(folder)]) == 1  # weather is left
+    plan = CheckPlan(read_calls(folder / "recordings.jsonl").calls, sessions=0, shrink_kinds=0)
+    with serving(parse_target(str(folder))) as twin:
+        runs = [anyio.run(run_check, twin, twin, plan) for _ in range(2)]
+    # The second run's sessions have the names of the first's: on a server at a URL they must not meet its
+    # worlds (a book added twice would be "already there").
+    assert [step.a.value for run in runs[1].sessions for step in run.steps] == [
+        step.a.value for run in runs[0].sessions for step in run.steps
+    ]
