@@ -41,6 +41,12 @@ COMMANDS = (
         "write those that pass beside the spec (docs/formats.md)",
     ),
     Command(
+        "generate",
+        "generate",
+        "have a model write environments (tools, world, rules programs, tasks) from one-line descriptions; keep "
+        "those that pass every gate (docs/generate.md)",
+    ),
+    Command(
         "record", "record", "serve a real MCP server's tools, forwarding every call to it and recording each answer"
     ),
     Command(
