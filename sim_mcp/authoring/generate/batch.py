@@ -213,6 +213,9 @@ async def generate_batch(
                 batch.release(report.name)
             _write_json(reports_folder / f"{key}.json", report.to_json())
             reports[key] = report
+            # The summary so far, so that a run cut short leaves one of what it finished.
+            done = [reports[description_key(d)] for d in unique if description_key(d) in reports]
+            _write_json(output / "summary.json", Summary(done, backend.model, time.perf_counter() - began).to_json())
             finished(report)
 
     async with anyio.create_task_group() as group:

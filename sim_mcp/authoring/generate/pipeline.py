@@ -20,6 +20,7 @@ The steps and their gates, in order (each failure quoted back to the model, boun
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,8 @@ from sim_mcp.specs.writer import environment_yaml
 from sim_mcp.text import shorten
 
 __all__ = ["Generated", "Options", "generate_environment"]
+
+logger = logging.getLogger("sim_mcp")
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,11 @@ async def generate_environment(
         # The provider failed past its retries: the gate being run is reported as failed, with why.
         gate = next((name for name in _ORDER if name not in report.gates), "spec")
         report.gate(gate, False, f"the model could not be asked: {e}")
+        generated = Generated(report)
+    except Exception as e:  # a surprise in one environment must not end a batch: it is dropped, and says why
+        logger.exception("generating %s failed", key)
+        gate = next((name for name in _ORDER if name not in report.gates), "spec")
+        report.gate(gate, False, f"an unexpected error: {type(e).__name__}: {e}")
         generated = Generated(report)
     report.tokens, report.requests = metered.tokens, metered.requests
     report.seconds = time.perf_counter() - started
