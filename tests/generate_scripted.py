@@ -257,6 +257,8 @@ class ScriptedModel(Backend):
     def __init__(self, script: Script) -> None:
         self.script = script
         self.asked: list[str] = []
+        # Each question's kind and its user prompt, in order (what was quoted back is in there).
+        self.prompts: list[tuple[str, str]] = []
         self._taken: dict[str, int] = {}
 
     def can_complete(self) -> bool:
@@ -271,6 +273,7 @@ class ScriptedModel(Backend):
     def answer(self, kind: str, system: str, user: str) -> dict[str, Any]:
         """The scripted reply to one question (its schema's name, its prompt)."""
         self.asked.append(kind)
+        self.prompts.append((kind, user))
         script = self.script
         match kind:
             case "environment":

@@ -66,7 +66,13 @@ async def test_an_environment_passes_every_gate_after_a_repair_at_each(tmp_path:
         "gain": 0,
         "agreement": 1,
     }, report.to_json()
-    assert "list_books" in report.gates["consistency"].detail or report.gates["consistency"].passed
+    # Each failure went back to the model quoted.
+    quoted = [user for kind, user in model.prompts]
+    assert any("tools[0] (get_book).output_schema" in user for user in quoted)
+    assert any("Your previous program failed" in user and "example 1" in user for user in quoted)
+    assert any("list_books" in user and "a result must show what the state stores" in user for user in quoted)
+    assert any("Your previous task was refused" in user and "solution[0] (borrow_book)" in user for user in quoted)
+    assert any("Where the simulator disagreed with the programs" in user for user in quoted)
     assert (report.tools, report.tasks, report.tasks_by_difficulty) == (4, 2, {1: 1, 2: 1})
     assert report.agreement == 1.0
     assert report.tokens.input > 0
