@@ -27,7 +27,23 @@ __all__ = [
     "world_prompt",
 ]
 
-_SCHEMA_OBJECT: dict[str, Any] = {"type": "object"}
+# A tool's input or output schema: an object schema with its properties (a model that decodes under the answer's
+# schema cannot leave out `"type": "object"`, which every tool schema needs).
+_SCHEMA_OBJECT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "enum": ["object"]},
+        "properties": {"type": "object", "additionalProperties": {"type": "object"}},
+        "required": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["type", "properties"],
+}
+# The world: collections keyed by id, of records.
+_STATE: dict[str, Any] = {
+    "type": "object",
+    "description": "collections of records, each keyed by the record's id",
+    "additionalProperties": {"type": "object", "additionalProperties": {"type": "object"}},
+}
 
 DESIGN = JsonForm(
     {
@@ -61,7 +77,7 @@ WORLD = JsonForm(
     {
         "type": "object",
         "properties": {
-            "initial_state": {"type": "object", "description": "collections of records, each keyed by the record's id"},
+            "initial_state": _STATE,
             "examples": {
                 "type": "array",
                 "items": {
