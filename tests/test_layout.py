@@ -144,7 +144,12 @@ def test_the_transport_reads_no_settings_through_the_runtime() -> None:
 
 # Where a store is opened from its URL (everything else is handed one), and where a SessionService is made.
 STORE_OPENERS = ("sim_mcp.runtime", "sim_mcp.cli.serve", "sim_mcp.episodes.export", "sim_mcp.state.stores")
-SESSION_SERVICE_MAKERS = ("sim_mcp.runtime", "sim_mcp.authoring.tasks.taskgen", "sim_mcp.engine.sessions")
+SESSION_SERVICE_MAKERS = (
+    "sim_mcp.runtime",
+    "sim_mcp.authoring.tasks.taskgen",
+    "sim_mcp.authoring.generate.gates",
+    "sim_mcp.engine.sessions",
+)
 
 
 def calls_of(names: set[str]) -> Iterator[tuple[str, int, str]]:

@@ -42,6 +42,12 @@ COMMANDS = (
     ),
     Command("rules", "rules", "rules programs: scaffold one from a spec to fill in (init)"),
     Command(
+        "generate",
+        "generate",
+        "have a model write environments (tools, world, rules programs, tasks) from one-line descriptions; keep "
+        "those that pass every gate (docs/generate.md)",
+    ),
+    Command(
         "record", "record", "serve a real MCP server's tools, forwarding every call to it and recording each answer"
     ),
     Command(

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -150,8 +150,11 @@ async def compile_environment(
     limits: Limits | None = None,
     profile: ModelProfile = DEFAULT_PROFILE,
     progress: Callable[[str], None] = lambda line: None,
+    notes: Mapping[str, str] | None = None,
 ) -> CompileReport:
-    """Compile every tool of `environment` (read from `spec_path`), writing the programs that pass."""
+    """Compile every tool of `environment` (read from `spec_path`), writing the programs that pass. `notes`
+    names tools whose function a later check found wrong (a generated session, `sim-mcp generate`), with
+    what it found: those are written again, the finding and the function quoted in the first round."""
     if environment.rules is not None and not environment.rules_source.endswith(RULES_SUFFIX):
         raise ConfigError(
             f"{spec_path}: the spec carries its rules inline (rules:); compile writes {programs_path(spec_path).name} "
@@ -164,10 +167,12 @@ async def compile_environment(
     for tool in environment.tools:
         job = _Job(environment, tool, [r for r in recordings if r.tool == tool.name], limits or Limits(), profile)
         existing = _existing_problem(text, job) if text else "no function yet"
-        if existing is None and not force:
+        note = (notes or {}).get(tool.name)
+        if existing is None and not force and note is None:
             report.tools.append(ToolReport(tool.name, "kept"))
         else:
-            tool_report, program = await _compile_tool(job, backend, rounds, progress)
+            found = (_function_text(text, tool.name), note) if note is not None else None
+            tool_report, program = await _compile_tool(job, backend, rounds, progress, found)
             report.tools.append(tool_report)
             if program is not None:
                 text = _with_section(text, tool.name, program, environment)
@@ -191,12 +196,19 @@ def _existing_problem(text: str, job: _Job) -> str | None:
 
 
 async def _compile_tool(
-    job: _Job, backend: Backend, rounds: int, progress: Callable[[str], None]
+    job: _Job,
+    backend: Backend,
+    rounds: int,
+    progress: Callable[[str], None],
+    found: tuple[str, str] | None = None,
 ) -> tuple[ToolReport, str | None]:
-    """Ask for the tool's program, feeding each failure back, until one passes or the rounds run out."""
+    """Ask for the tool's program, feeding each failure back (`found`: the function and what a later check
+    found wrong with it, for the first round), until one passes or the rounds run out."""
     report = ToolReport(job.tool.name, "failed")
     started = time.perf_counter()
     failures = report.rejected  # (the program, why it failed)
+    if found is not None:
+        failures.append(found)
     for _ in range(max(1, rounds)):
         report.rounds += 1
         request = _request(job, failures[-1] if failures else None)
@@ -393,6 +405,16 @@ def _with_section(text: str, tool: str, program: str, environment: Environment) 
     if not _CLOCK_LINE.search(text) and (clock := clock_of(environment)) is not None:
         text = f'CLOCK = "{clock}"\n' + text
     return (text.rstrip() + "\n\n" if text.strip() else "") + section
+
+
+def _function_text(text: str, tool: str) -> str:
+    """The compiled section of `tool` in `text`, without its marker ("" when there is none)."""
+    sections = list(_SECTION.finditer(text))
+    for index, match in enumerate(sections):
+        if match.group("tool") == tool:
+            end = sections[index + 1].start() if index + 1 < len(sections) else len(text)
+            return text[match.end() : end].strip("\n") + "\n"
+    return ""
 
 
 def _without_function(text: str, tool: str) -> str:

@@ -52,7 +52,15 @@ from sim_mcp.specs.registry import Catalog
 from sim_mcp.specs.schema import value_problem
 from sim_mcp.text import clip, shorten
 
-__all__ = ["GenerationReport", "Rejection", "check_by_replay", "generate_tasks", "template_drafts"]
+__all__ = [
+    "TASK_DRAFT",
+    "GenerationReport",
+    "Rejection",
+    "check_by_replay",
+    "draft_prompt",
+    "generate_tasks",
+    "template_drafts",
+]
 
 # The state shown to the model is cut to this many characters.
 _STATE_CHARS = 16_000
@@ -97,6 +105,8 @@ _DRAFT_SCHEMA: dict[str, Any] = {
     "required": ["description", "user", "checks", "solution"],
 }
 _DRAFT = JsonForm(_DRAFT_SCHEMA, "task", "Write the task: description, user, checks and a reference solution.")
+# What a task draft is asked as (`draft_prompt` gives the question), for whoever drafts tasks its own way.
+TASK_DRAFT = _DRAFT
 
 _SYSTEM = """\
 You write tasks for training and evaluating AI agents in a simulated software environment. An agent \
