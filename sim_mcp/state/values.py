@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 from jsonpointer import escape, unescape
 
-__all__ = ["json_bytes", "json_equal", "json_size", "pointer", "pointer_parts"]
+__all__ = ["json_bytes", "json_equal", "json_size", "pointer", "pointer_parts", "strings_in"]
 
 
 def json_bytes(value: Any) -> bytes:
@@ -57,3 +57,15 @@ def pointer_parts(pointer: str) -> list[str]:
     if pointer == "":
         return []
     return [unescape(part) for part in pointer[1:].split("/")]
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string leaf of a JSON value, depth first, in the order its containers hold them."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings_in(item)

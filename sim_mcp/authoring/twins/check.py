@@ -53,6 +53,7 @@ from sim_mcp.authoring.twins.stateful import run_generated
 from sim_mcp.authoring.twins.targets import Target
 from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, with_folder, without_folder
 from sim_mcp.state.compare import answer_value
+from sim_mcp.state.values import strings_in
 
 __all__ = ["CheckPlan", "CheckReport", "Step", "fixed_answers", "run_check"]
 
@@ -365,23 +366,13 @@ def _renamed(
 ) -> dict[str, list[_Call]]:
     sessions = [[(arguments, value) for _, arguments, value in calls] for calls in recorded.values()]
     chosen = chosen_values(sessions, known)
-    seen = {text for session in sessions for pair in session for text in _all_strings(pair)}
+    seen = {text for session in sessions for pair in session for text in strings_in(pair)}
     renamer = Renamer(chosen, seen, seed)
     report.renamed = dict(sorted(renamer.mapping.items()))
     return {
         name: [(tool, renamer(arguments), renamer(value)) for tool, arguments, value in calls]
         for name, calls in recorded.items()
     }
-
-
-def _all_strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _all_strings(item)]
-    if isinstance(value, list | tuple):
-        return [text for item in value for text in _all_strings(item)]
-    return []
 
 
 @dataclass

@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
+from sim_mcp.state.values import strings_in
 
 __all__ = ["IdMap", "Renamer", "chosen_values"]
 
@@ -36,17 +37,6 @@ _MADE_UP = re.compile(
     r"(?<![0-9A-Za-z])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
 
 
 def _parts(text: str) -> list[str]:
@@ -64,12 +54,12 @@ def chosen_values(sessions: Iterable[list[tuple[dict[str, Any], Any]]], known: I
     for session in sessions:
         answered: list[str] = []  # the session's answers so far, as text
         for arguments, answer in session:
-            for text in _strings(arguments):
+            for text in strings_in(arguments):
                 for part in _parts(text):
                     if part in chosen or not _LETTERS.search(part) or part.lower() in words or _shown(part, answered):
                         continue
                     chosen.add(part)
-            answered += _strings(answer)
+            answered += strings_in(answer)
     return chosen
 
 
