@@ -183,6 +183,15 @@ async def test_programs_are_checked_after_start_and_their_problems_reported(tmp_
     assert runtime.rules_status() == (3, [])
 
 
+def test_the_banner_checks_no_program_of_an_environment_whose_tools_the_engine_reads(tmp_path: Path) -> None:
+    from sim_mcp.cli.serve import cannot_act_lines
+
+    copies(tmp_path, 3)
+    runtime = Runtime(Settings(specs=[tmp_path]))
+    assert cannot_act_lines(runtime, log=False) == []
+    assert len(runtime.rules_checks) == 0  # compiled when first used or in the background, not before serving
+
+
 def test_readyz_names_rules_problems_and_a_call_uses_a_program_checked_on_first_use(tmp_path: Path) -> None:
     rules = broken_rules(tmp_path)
     with app_server(specs=[tmp_path]) as base:

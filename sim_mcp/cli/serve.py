@@ -16,7 +16,9 @@ from sim_mcp.errors import ConfigError
 from sim_mcp.version import __version__
 
 if TYPE_CHECKING:
+    from sim_mcp.rules import RulesVerdict
     from sim_mcp.runtime import Runtime
+    from sim_mcp.specs.model import Environment
     from sim_mcp.specs.registry import Catalog
 
 logger = logging.getLogger("sim_mcp")
@@ -105,14 +107,29 @@ def cannot_act_lines(runtime: Runtime, *, log: bool) -> list[str]:
         return []
     lines: list[str] = []
     for environment in runtime.catalog.environments.values():
-        tools = {tool.name: tool for tool in runtime.catalog.tools_of(environment.name)}
-        answered = {name for name, tool in tools.items() if runtime.simulator.program_of(tool) is not None}
-        unread = tools_it_cannot_act_on(environment, answered.__contains__)
+        # Only a tool the engine cannot read asks for the program's verdict (cached by the program's content and
+        # reused by the background check): programs are otherwise compiled when first used, not before serving.
+        unread = tools_it_cannot_act_on(environment, _answered_by_rules(runtime, environment))
         if unread:
             lines.append(cannot_act_line(environment, unread, backend.unknown))
             if log:
                 logger.warning("%s", lines[-1])
     return lines
+
+
+def _answered_by_rules(runtime: Runtime, environment: Environment) -> Callable[[str], bool]:
+    """Whether a working function of `environment`'s rules program answers a tool (no program when rules are
+    off), its program checked on the first question only."""
+    if not runtime.simulator.engine.run_rules or environment.rules is None:
+        return lambda _tool: False
+    verdict: list[RulesVerdict] = []
+
+    def answered(tool: str) -> bool:
+        if not verdict:
+            verdict.append(runtime.simulator.rules_verdict(environment))
+        return tool in verdict[0].answered
+
+    return answered
 
 
 def listen(host: str, port: int) -> socket.socket:

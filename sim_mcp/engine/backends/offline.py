@@ -153,8 +153,9 @@ def read_tool(environment: Environment, tool: ToolSpec) -> Reading | None:
 
 def tools_it_cannot_act_on(environment: Environment, answered: Callable[[str], bool]) -> list[str]:
     """The tools of `environment` the offline engine cannot act on (`cannot_act`), but those `answered`
-    otherwise (by a working rules program)."""
-    return [tool.name for tool in environment.tools if not answered(tool.name) and cannot_act(environment, tool)]
+    otherwise (by a working rules program). `answered` is asked only of those tools, so that a caller need not
+    check an environment's program when the engine can act on all of its tools."""
+    return [tool.name for tool in environment.tools if cannot_act(environment, tool) and not answered(tool.name)]
 
 
 def cannot_act_line(environment: Environment, tools: list[str], unknown: UnknownTools = "error") -> str:
