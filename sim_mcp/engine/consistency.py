@@ -110,7 +110,7 @@ def findings(result: Any, tool: ToolSpec, before: Any, after: Any, arguments: An
     skip = frozenset("" if shown.where == "/" else shown.where for shown in records)
     for field in shown_fields(result, after, tool.name, arguments, skip):
         stored = _value_at(after, field.path)
-        if _agrees(field.shown, stored):
+        if shown_agrees(field.shown, stored):
             continue
         label = "/".join(field.path)
         message = (
@@ -149,7 +149,7 @@ def _record_findings(records: list[Shown], intent: Intent, before: Any, after: A
             stored = record.get(name)
             if name == id_field(shown.collection) and str(stored) == str(value):
                 continue
-            if name in record and _agrees(value, stored):
+            if name in record and shown_agrees(value, stored):
                 continue
             merged = _merged(stored, value)
             op = "replace" if name in record else "add"
@@ -248,11 +248,11 @@ def _add(collection: Collection, shown: Shown) -> list[dict[str, Any]]:
     return [{"op": "add", "path": f"{collection.pointer}/-", "value": shown.fields}]
 
 
-def _agrees(shown: Any, stored: Any) -> bool:
+def shown_agrees(shown: Any, stored: Any) -> bool:
     """Whether `shown` says nothing `stored` contradicts: equal, or an object whose keys all agree (a result
     may show part of a nested object)."""
     if isinstance(shown, dict) and isinstance(stored, dict):
-        return all(key in stored and _agrees(value, stored[key]) for key, value in shown.items())
+        return all(key in stored and shown_agrees(value, stored[key]) for key, value in shown.items())
     if isinstance(shown, bool) or isinstance(stored, bool):
         return shown is stored
     return bool(shown == stored)

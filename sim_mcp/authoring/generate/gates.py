@@ -27,7 +27,7 @@ from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.session_gen import CallGenerator, session_rng
 from sim_mcp.config import EngineConfig, LlmConfig
 from sim_mcp.engine.backends import Backend
-from sim_mcp.engine.consistency import find_collection_at, shown_records
+from sim_mcp.engine.consistency import find_collection_at, shown_agrees, shown_records
 from sim_mcp.engine.contract import InvalidOutcome
 from sim_mcp.engine.records import id_field, locate
 from sim_mcp.engine.sessions import SessionService
@@ -229,7 +229,7 @@ def _shown_problem(
             continue
         stored = located[1]
         for name, value in record.fields.items():
-            if not _within(value, stored.get(name)) and not (
+            if not shown_agrees(value, stored.get(name)) and not (
                 name == id_field(record.collection) and str(value) == str(stored.get(name))
             ):
                 return (
@@ -246,14 +246,6 @@ def _shown_problem(
                     )
         shown[key] = (snapshot, {**(previous[1] if previous and previous[0] == snapshot else {}), **record.fields})
     return None
-
-
-def _within(shown: Any, stored: Any) -> bool:
-    if isinstance(shown, dict) and isinstance(stored, dict):
-        return all(key in stored and _within(value, stored[key]) for key, value in shown.items())
-    if isinstance(shown, bool) or isinstance(stored, bool):
-        return shown is stored
-    return bool(shown == stored)
 
 
 # --- agreement -----------------------------------------------------------------------------------
