@@ -288,6 +288,84 @@ def probe(state, args):
 """
 
 
+# The arithmetic of placeholders against node: each operation, as JavaScript computes and writes it.
+ARITHMETIC = {
+    "quotient": "a / b",
+    "remainder": "a % b",
+    "power": "a ** b",
+    "root": "Math.sqrt(a)",
+    "negation": "-a",
+    "absolute": "Math.abs(a)",
+}
+ARITHMETIC_SAMPLES: list[tuple[str, float | int, float | int]] = [
+    ("quotient", -52, 0),  # -Infinity
+    ("quotient", 0, 0),  # NaN
+    ("quotient", 7, -0.0),  # -Infinity: the sign of a zero divisor counts
+    ("quotient", 1, 3),
+    ("remainder", 5878.4, 8.9),  # 4.399999999999402
+    ("remainder", -7, 3),  # -1: the dividend's sign, not the divisor's
+    ("remainder", 7.5, -2),
+    ("remainder", 5, 0),  # NaN
+    ("power", 2, 10),
+    ("power", 1.5, 3),
+    ("power", 2, -3),
+    ("power", -2, 1025),  # -Infinity
+    ("power", 0, -1),  # Infinity
+    ("power", 2, 0.5),
+    ("power", -8, 0.5),  # NaN
+    ("root", 52, 0),  # 7.211102550927978
+    ("root", 2, 0),
+    ("root", -4, 0),  # NaN
+    ("root", 1e-300, 0),
+    ("root", 2**70, 0),
+    ("negation", 0, 0),  # "0", not "-0"
+    ("absolute", -2.5, 0),
+]
+NUMBERS = (
+    st.integers(-1000, 1000)
+    | st.floats(-1e6, 1e6).map(lambda x: round(x, 2))
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(ARITHMETIC)), NUMBERS, NUMBERS | st.integers(-40, 40)), max_size=40))
+def test_arithmetic_is_computed_and_written_as_javascript_does(
+    drawn: list[tuple[str, float | int, float | int]],
+) -> None:
+    cases = ARITHMETIC_SAMPLES + drawn
+    functions = ", ".join(f"{name}: (a, b) => {expression}" for name, expression in ARITHMETIC.items())
+    script = f"const f = {{{functions}}}; const cases = JSON.parse(process.argv[1]);"
+    script += "console.log(JSON.stringify(cases.map(([op, a, b]) => String(f[op](a, b)))))"
+    # node reads -0.0 as 0: it is sent as a number that rounds to -0.
+    sent = re.sub(r"-0\.0(?![0-9e])", "-1e-400", json.dumps(cases))
+    written = json.loads(
+        subprocess.run(["node", "-e", script, sent], capture_output=True, text=True, check=True).stdout
+    )
+    program = tool_program(LIBRARY + ARITHMETIC_PROBE, "probe", "<probe>")
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
+    ran = run_tool(program, "probe", {}, {"cases": cases}, context, Limits(max_steps=10**9, timeout_s=60.0))
+    for (operation, a, b), got, expected in zip(cases, ran.result, written, strict=True):
+        if got is None:
+            # Declined, never guessed: only a power that is no double exactly (V8 rounds those its own way).
+            assert operation == "power", (operation, a, b)
+            continue
+        assert got == expected, (operation, a, b)
+
+
+ARITHMETIC_PROBE = """
+def probe(state, args):
+    out = []
+    for operation, a, b in args["cases"]:
+        part = [operation, "a", "b"] if operation in ("quotient", "remainder", "power") else [operation, "a"]
+        template = {"$parts": [part]}
+        rendered = twin_render(template, None, {}, {"a": a, "b": b})
+        out.append(None if rendered == None else twin_plain(rendered))
+    return out
+"""
+
+
 # A notes server that lists its notes newest first: an order the language has no word for.
 NOTE_TOOLS = [
     ToolSpec(

@@ -18,15 +18,17 @@ answer showed for it (`rec`), and when it was first stored (`n`); the root is in
 `_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
-given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, or the sum,
-difference or product of two); a value stored under the key an argument names (`["stored", name,
-field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those
-starting with an argument) and those keys joined by a separator, in the order they were stored or sorted
-(`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON value may also be the record
-stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored record
-in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
-world its session had reached, gives templates (the texts those placeholders write there, longest first,
-written as placeholders); a template belongs to every call it renders exactly.
+given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root,
+negation or absolute value, or the sum, difference, product, quotient, remainder or power of two), as
+JavaScript computes it on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a
+double exactly), written whatever its length where it stands whole in the text; a value stored under the key
+an argument names (`["stored", name, field]`: get after set); how many stored keys a predicate picks
+(`["count", pred]`: all, or those starting with an argument) and those keys joined by a separator, in the
+order they were stored or sorted (`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON
+value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
+{...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each
+recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
+there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
@@ -67,8 +69,9 @@ __all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys"
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
-# A value shorter than this is not written as a placeholder when templates are drawn from an answer (" "
-# or "a" would be found everywhere); the template drawn from another call still renders it exactly.
+# A text shorter than this is not written as a placeholder when templates are drawn from an answer (" "
+# or "a" would be found everywhere; a number is, where it stands whole); the template drawn from another
+# call still renders it exactly.
 _SHORTEST = 3
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
@@ -79,7 +82,12 @@ _LENGTH_MARGIN = 32
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
-_NUMBER_PARTS = frozenset({"num", "sum", "difference", "product", "count", "fresh"})
+_NUMBER_PARTS = frozenset(
+    {
+        *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
+        *("count", "fresh"),
+    }
+)
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
