@@ -366,6 +366,59 @@ def probe(state, args):
 """
 
 
+# A calculator server as JavaScript writes it: short numbers, a quotient by zero, a remainder, a root; and it
+# answers a call that lacks a required argument as well ("undefined").
+CALCULATOR = [
+    ToolSpec(
+        name=name,
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    )
+    for name in ("div", "mod")
+] + [
+    ToolSpec(
+        name="sqrt",
+        input_schema={"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]},
+    )
+]
+CALCULATOR_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("div", {"a": 99, "b": 4}, "The division of 99 and 4 is 24.75"),
+    ("div", {"a": -52, "b": 0}, "The division of -52 and 0 is -Infinity"),
+    ("div", {"a": 7, "b": 2}, "The division of 7 and 2 is 3.5"),
+    ("div", {"b": 0}, "The division of undefined and 0 is NaN"),
+    ("mod", {"a": 5878.4, "b": 8.9}, "The modulo of 5878.4 and 8.9 is 4.399999999999402"),
+    ("mod", {"a": -7, "b": 3}, "The modulo of -7 and 3 is -1"),
+    ("mod", {"a": 9, "b": 4}, "The modulo of 9 and 4 is 1"),
+    ("sqrt", {"a": 52}, "The square root of 52 is 7.211102550927978"),
+    ("sqrt", {"a": 3}, "The square root of 3 is 1.7320508075688772"),
+    ("sqrt", {"a": 0}, "The square root of 0 is 0"),
+]
+
+
+def test_quotients_remainders_and_roots_are_learned_as_javascript_computes_them() -> None:
+    def call(number: int, tool: str, arguments: dict[str, Any], text: str) -> RecordedCall:
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        return RecordedCall(f"s{number}", 1, tool, arguments, result, False)
+
+    sessions = [[call(n, *recorded)] for n, recorded in enumerate(CALCULATOR_CALLS)]
+    inference = infer_guards(CALCULATOR, sessions, ["div", "mod", "sqrt"])
+    # Every recorded call, the one without `a` too: a template that cannot write it hands it on to the next rule.
+    assert inference.answered == {"div": 4, "mod": 3, "sqrt": 3}
+    plans = inference.plans
+    assert run_guard(plans["div"], "div", {}, {"a": 1, "b": 3}) == (
+        "The division of 1 and 3 is 0.3333333333333333",
+        False,
+    )
+    assert run_guard(plans["div"], "div", {}, {"a": 0, "b": 0}) == ("The division of 0 and 0 is NaN", False)
+    assert run_guard(plans["div"], "div", {}, {"b": 8}) == ("The division of undefined and 8 is NaN", False)
+    assert run_guard(plans["mod"], "mod", {}, {"a": -10, "b": 4}) == ("The modulo of -10 and 4 is -2", False)
+    assert run_guard(plans["sqrt"], "sqrt", {}, {"a": 2}) == ("The square root of 2 is 1.4142135623730951", False)
+    assert run_guard(plans["sqrt"], "sqrt", {}, {"a": -1}) == ("The square root of -1 is NaN", False)
+
+
 # A notes server that lists its notes newest first: an order the language has no word for.
 NOTE_TOOLS = [
     ToolSpec(

@@ -37,16 +37,19 @@ each tool has is found by coordinate ascent over the tools: each in turn takes t
 rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
-given; an argument longer than a bound (far past every length recorded without that answer); a key
-missing from the world, present (stored by a given tool, or the root), its parent missing or present; a
-key outside the root; for a tool whose answers name no key, nothing stored or something stored.
+given; a required argument absent (a server that does not check its input answers such a call too); an
+argument longer than a bound (far past every length recorded without that answer); a key missing from the
+world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
+root; for a tool whose answers name no key, nothing stored or something stored.
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
 next, among the calls left. A success is built from the call or the world, or is a constant only where
-nothing is stored (a recorded listing or file content is never answered as a constant); a tool that only
-reads stores nothing.
+nothing is stored or the call lacks a required argument (a recorded listing or file content is never
+answered as a constant); a tool that only reads stores nothing. A rule whose template writes nothing for a
+call (a number or key it reads is missing there) hands the call on to the next rule, as the twin does: only
+the calls it writes an answer for bear on it.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ _EFFECT_ROUNDS = 3
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
+# Conditions under which a constant success may be answered: nothing stored; a required argument absent.
+_BARE = frozenset({"empty", "absent"})
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
@@ -273,6 +278,12 @@ class _Learner:
             )
             for t, (key, (template, error)) in enumerate(entries)
         }
+        # A template that writes nothing for a call (a number or a key it reads is missing there) hands the call
+        # on to the next rule, as the twin's guard does: only the calls it writes an answer for bear on its rule.
+        writes = {
+            key: frozenset(i for i in everyone if table[i]["renders"][t] is not None)
+            for t, (key, _) in enumerate(entries)
+        }
         remaining = everyone - refused
         rules: list[dict[str, Any]] = []
         covered = 0
@@ -286,16 +297,17 @@ class _Learner:
                 others = [usable[i] for i in everyone - fits[key]]
                 bounds = [bound for name in named if (bound := _longer(name, group, others)) is not None]
                 options = conditions + self.bounded(tool, worlds, bounds)
-                for when, hit in options:
+                for when, condition in options:
+                    hit = condition & writes[key]
                     hits = (hit & remaining) - refused
                     if not hits or not hits <= fit or (not error and hit & refused):
                         continue
                     if len(hits) < _SUPPORT and when[0][0] == "always":
                         continue
-                    if not error and not _placeholders(template) and not any(a[0] == "empty" for a in when):
+                    if not error and not _placeholders(template) and not any(a[0] in _BARE for a in when):
                         # A guard never answers a success it cannot build from the call or the world: a recorded
                         # constant success (a listing, a file's bytes) depends on more than it knows, unless
-                        # nothing is stored at all.
+                        # nothing is stored at all, or the call lacks what the answer would be built from.
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
                     # world (whether anything is stored: recordings often show one side only), then the
@@ -597,6 +609,9 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
         yield ["given", name]
+    for name in sorted(required):
+        # A server that does not check its input answers a call without a required argument all the same.
+        yield ["absent", name]
     for first, second in itertools.combinations(optional, 2):
         yield ["given", first, second]
     for name in named:

@@ -101,6 +101,8 @@ def twin_holds(atom, root, keys, args):
         return True
     if kind == "given":
         return all([name in args for name in atom[1:]])
+    if kind == "absent":
+        return atom[1] not in args
     if kind == "longer":
         return type(args.get(atom[1])) == "string" and len(args[atom[1]]) > atom[2]
     if kind == "empty":
