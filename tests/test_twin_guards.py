@@ -288,6 +288,137 @@ def probe(state, args):
 """
 
 
+# The arithmetic of placeholders against node: each operation, as JavaScript computes and writes it.
+ARITHMETIC = {
+    "quotient": "a / b",
+    "remainder": "a % b",
+    "power": "a ** b",
+    "root": "Math.sqrt(a)",
+    "negation": "-a",
+    "absolute": "Math.abs(a)",
+}
+ARITHMETIC_SAMPLES: list[tuple[str, float | int, float | int]] = [
+    ("quotient", -52, 0),  # -Infinity
+    ("quotient", 0, 0),  # NaN
+    ("quotient", 7, -0.0),  # -Infinity: the sign of a zero divisor counts
+    ("quotient", 1, 3),
+    ("remainder", 5878.4, 8.9),  # 4.399999999999402
+    ("remainder", -7, 3),  # -1: the dividend's sign, not the divisor's
+    ("remainder", 7.5, -2),
+    ("remainder", 5, 0),  # NaN
+    ("power", 2, 10),
+    ("power", 1.5, 3),
+    ("power", 2, -3),
+    ("power", -2, 1025),  # -Infinity
+    ("power", 0, -1),  # Infinity
+    ("power", 2, 0.5),
+    ("power", -8, 0.5),  # NaN
+    ("root", 52, 0),  # 7.211102550927978
+    ("root", 2, 0),
+    ("root", -4, 0),  # NaN
+    ("root", 1e-300, 0),
+    ("root", 2**70, 0),
+    ("negation", 0, 0),  # "0", not "-0"
+    ("absolute", -2.5, 0),
+]
+NUMBERS = (
+    st.integers(-1000, 1000)
+    | st.floats(-1e6, 1e6).map(lambda x: round(x, 2))
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(sorted(ARITHMETIC)), NUMBERS, NUMBERS | st.integers(-40, 40)), max_size=40))
+def test_arithmetic_is_computed_and_written_as_javascript_does(
+    drawn: list[tuple[str, float | int, float | int]],
+) -> None:
+    cases = ARITHMETIC_SAMPLES + drawn
+    functions = ", ".join(f"{name}: (a, b) => {expression}" for name, expression in ARITHMETIC.items())
+    script = f"const f = {{{functions}}}; const cases = JSON.parse(process.argv[1]);"
+    script += "console.log(JSON.stringify(cases.map(([op, a, b]) => String(f[op](a, b)))))"
+    # node reads -0.0 as 0: it is sent as a number that rounds to -0.
+    sent = re.sub(r"-0\.0(?![0-9e])", "-1e-400", json.dumps(cases))
+    written = json.loads(
+        subprocess.run(["node", "-e", script, sent], capture_output=True, text=True, check=True).stdout
+    )
+    program = tool_program(LIBRARY + ARITHMETIC_PROBE, "probe", "<probe>")
+    context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool="probe")
+    ran = run_tool(program, "probe", {}, {"cases": cases}, context, Limits(max_steps=10**9, timeout_s=60.0))
+    for (operation, a, b), got, expected in zip(cases, ran.result, written, strict=True):
+        if got is None:
+            # Declined, never guessed: only a power that is no double exactly (V8 rounds those its own way).
+            assert operation == "power", (operation, a, b)
+            continue
+        assert got == expected, (operation, a, b)
+
+
+ARITHMETIC_PROBE = """
+def probe(state, args):
+    out = []
+    for operation, a, b in args["cases"]:
+        part = [operation, "a", "b"] if operation in ("quotient", "remainder", "power") else [operation, "a"]
+        template = {"$parts": [part]}
+        rendered = twin_render(template, None, {}, {"a": a, "b": b})
+        out.append(None if rendered == None else twin_plain(rendered))
+    return out
+"""
+
+
+# A calculator server as JavaScript writes it: short numbers, a quotient by zero, a remainder, a root; and it
+# answers a call that lacks a required argument as well ("undefined").
+CALCULATOR = [
+    ToolSpec(
+        name=name,
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    )
+    for name in ("div", "mod")
+] + [
+    ToolSpec(
+        name="sqrt",
+        input_schema={"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]},
+    )
+]
+CALCULATOR_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("div", {"a": 99, "b": 4}, "The division of 99 and 4 is 24.75"),
+    ("div", {"a": -52, "b": 0}, "The division of -52 and 0 is -Infinity"),
+    ("div", {"a": 7, "b": 2}, "The division of 7 and 2 is 3.5"),
+    ("div", {"b": 0}, "The division of undefined and 0 is NaN"),
+    ("mod", {"a": 5878.4, "b": 8.9}, "The modulo of 5878.4 and 8.9 is 4.399999999999402"),
+    ("mod", {"a": -7, "b": 3}, "The modulo of -7 and 3 is -1"),
+    ("mod", {"a": 9, "b": 4}, "The modulo of 9 and 4 is 1"),
+    ("sqrt", {"a": 52}, "The square root of 52 is 7.211102550927978"),
+    ("sqrt", {"a": 3}, "The square root of 3 is 1.7320508075688772"),
+    ("sqrt", {"a": 0}, "The square root of 0 is 0"),
+]
+
+
+def test_quotients_remainders_and_roots_are_learned_as_javascript_computes_them() -> None:
+    def call(number: int, tool: str, arguments: dict[str, Any], text: str) -> RecordedCall:
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        return RecordedCall(f"s{number}", 1, tool, arguments, result, False)
+
+    sessions = [[call(n, *recorded)] for n, recorded in enumerate(CALCULATOR_CALLS)]
+    inference = infer_guards(CALCULATOR, sessions, ["div", "mod", "sqrt"])
+    # Every recorded call, the one without `a` too: a template that cannot write it hands it on to the next rule.
+    assert inference.answered == {"div": 4, "mod": 3, "sqrt": 3}
+    plans = inference.plans
+    assert run_guard(plans["div"], "div", {}, {"a": 1, "b": 3}) == (
+        "The division of 1 and 3 is 0.3333333333333333",
+        False,
+    )
+    assert run_guard(plans["div"], "div", {}, {"a": 0, "b": 0}) == ("The division of 0 and 0 is NaN", False)
+    assert run_guard(plans["div"], "div", {}, {"b": 8}) == ("The division of undefined and 8 is NaN", False)
+    assert run_guard(plans["mod"], "mod", {}, {"a": -10, "b": 4}) == ("The modulo of -10 and 4 is -2", False)
+    assert run_guard(plans["sqrt"], "sqrt", {}, {"a": 2}) == ("The square root of 2 is 1.4142135623730951", False)
+    assert run_guard(plans["sqrt"], "sqrt", {}, {"a": -1}) == ("The square root of -1 is NaN", False)
+
+
 # A notes server that lists its notes newest first: an order the language has no word for.
 NOTE_TOOLS = [
     ToolSpec(

@@ -18,15 +18,17 @@ answer showed for it (`rec`), and when it was first stored (`n`); the root is in
 `_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
-given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, or the sum,
-difference or product of two); a value stored under the key an argument names (`["stored", name,
-field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those
-starting with an argument) and those keys joined by a separator, in the order they were stored or sorted
-(`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON value may also be the record
-stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored record
-in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
-world its session had reached, gives templates (the texts those placeholders write there, longest first,
-written as placeholders); a template belongs to every call it renders exactly.
+given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root,
+negation or absolute value, or the sum, difference, product, quotient, remainder or power of two), as
+JavaScript computes it on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a
+double exactly), written whatever its length where it stands whole in the text; a value stored under the key
+an argument names (`["stored", name, field]`: get after set); how many stored keys a predicate picks
+(`["count", pred]`: all, or those starting with an argument) and those keys joined by a separator, in the
+order they were stored or sorted (`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON
+value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
+{...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each
+recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
+there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
@@ -35,16 +37,19 @@ each tool has is found by coordinate ascent over the tools: each in turn takes t
 rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
-given; an argument longer than a bound (far past every length recorded without that answer); a key
-missing from the world, present (stored by a given tool, or the root), its parent missing or present; a
-key outside the root; for a tool whose answers name no key, nothing stored or something stored.
+given; a required argument absent (a server that does not check its input answers such a call too); an
+argument longer than a bound (far past every length recorded without that answer); a key missing from the
+world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
+root; for a tool whose answers name no key, nothing stored or something stored.
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
 next, among the calls left. A success is built from the call or the world, or is a constant only where
-nothing is stored (a recorded listing or file content is never answered as a constant); a tool that only
-reads stores nothing.
+nothing is stored or the call lacks a required argument (a recorded listing or file content is never
+answered as a constant); a tool that only reads stores nothing. A rule whose template writes nothing for a
+call (a number or key it reads is missing there) hands the call on to the next rule, as the twin does: only
+the calls it writes an answer for bear on it.
 """
 
 from __future__ import annotations
@@ -67,8 +72,9 @@ __all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys"
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
-# A value shorter than this is not written as a placeholder when templates are drawn from an answer (" "
-# or "a" would be found everywhere); the template drawn from another call still renders it exactly.
+# A text shorter than this is not written as a placeholder when templates are drawn from an answer (" "
+# or "a" would be found everywhere; a number is, where it stands whole); the template drawn from another
+# call still renders it exactly.
 _SHORTEST = 3
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
@@ -76,10 +82,17 @@ _EFFECT_ROUNDS = 3
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
+# Conditions under which a constant success may be answered: nothing stored; a required argument absent.
+_BARE = frozenset({"empty", "absent"})
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
-_NUMBER_PARTS = frozenset({"num", "sum", "difference", "product", "count", "fresh"})
+_NUMBER_PARTS = frozenset(
+    {
+        *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
+        *("count", "fresh"),
+    }
+)
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
@@ -265,6 +278,12 @@ class _Learner:
             )
             for t, (key, (template, error)) in enumerate(entries)
         }
+        # A template that writes nothing for a call (a number or a key it reads is missing there) hands the call
+        # on to the next rule, as the twin's guard does: only the calls it writes an answer for bear on its rule.
+        writes = {
+            key: frozenset(i for i in everyone if table[i]["renders"][t] is not None)
+            for t, (key, _) in enumerate(entries)
+        }
         remaining = everyone - refused
         rules: list[dict[str, Any]] = []
         covered = 0
@@ -278,16 +297,17 @@ class _Learner:
                 others = [usable[i] for i in everyone - fits[key]]
                 bounds = [bound for name in named if (bound := _longer(name, group, others)) is not None]
                 options = conditions + self.bounded(tool, worlds, bounds)
-                for when, hit in options:
+                for when, condition in options:
+                    hit = condition & writes[key]
                     hits = (hit & remaining) - refused
                     if not hits or not hits <= fit or (not error and hit & refused):
                         continue
                     if len(hits) < _SUPPORT and when[0][0] == "always":
                         continue
-                    if not error and not _placeholders(template) and not any(a[0] == "empty" for a in when):
+                    if not error and not _placeholders(template) and not any(a[0] in _BARE for a in when):
                         # A guard never answers a success it cannot build from the call or the world: a recorded
                         # constant success (a listing, a file's bytes) depends on more than it knows, unless
-                        # nothing is stored at all.
+                        # nothing is stored at all, or the call lacks what the answer would be built from.
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
                     # world (whether anything is stored: recordings often show one side only), then the
@@ -589,6 +609,9 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
         yield ["given", name]
+    for name in sorted(required):
+        # A server that does not check its input answers a call without a required argument all the same.
+        yield ["absent", name]
     for first, second in itertools.combinations(optional, 2):
         yield ["given", first, second]
     for name in named:

@@ -101,6 +101,8 @@ def twin_holds(atom, root, keys, args):
         return True
     if kind == "given":
         return all([name in args for name in atom[1:]])
+    if kind == "absent":
+        return atom[1] not in args
     if kind == "longer":
         return type(args.get(atom[1])) == "string" and len(args[atom[1]]) > atom[2]
     if kind == "empty":
@@ -130,7 +132,7 @@ def twin_entry(root, keys, args, name):
 def twin_part(part, root, keys, args, twin):
     # The text one placeholder writes, or None: it cannot be written for this call in this world.
     kind = part[0]
-    if kind in ("num", "sum", "difference", "product"):
+    if kind in TWIN_ARITHMETIC:
         number = twin_number(part, args)
         return None if number == None else twin_number_text(number)
     if kind == "arg" or kind == "key":
@@ -251,6 +253,11 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         for k in twin_matching(effect[1], keys, args) or []:
             keys.pop(k)
 
+# The numbers a placeholder may compute from the call's number arguments, as JavaScript computes them on
+# doubles (`a / b`, `a % b`, `a ** b`, `Math.sqrt(a)`, `-a`, `Math.abs(a)`), written as `String(x)` writes them.
+TWIN_ARITHMETIC = ("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation",
+                   "absolute")
+
 def twin_number(part, args):
     values = []
     for name in part[1:]:
@@ -258,18 +265,28 @@ def twin_number(part, args):
         if type(value) not in ("int", "float") or (type(value) == "float" and not twin_finite(value)):
             return None
         values.append(twin_as_javascript(value))
-    if part[0] == "num":
+    kind = part[0]
+    if kind == "num":
         number = values[0]
-    elif part[0] == "sum":
+    elif kind == "sum":
         number = values[0] + values[1]
-    elif part[0] == "difference":
+    elif kind == "difference":
         number = values[0] - values[1]
-    else:
+    elif kind == "product":
         number = values[0] * values[1]
-    number = twin_as_javascript(number)
-    if type(number) == "float" and not twin_finite(number):
-        return None
-    return number
+    elif kind == "quotient":
+        number = twin_quotient(values[0], values[1])
+    elif kind == "remainder":
+        number = twin_remainder(values[0], values[1])
+    elif kind == "power":
+        number = twin_power(values[0], values[1])
+    elif kind == "root":
+        number = twin_root(values[0])
+    elif kind == "negation":
+        number = -values[0]
+    else:
+        number = abs(values[0])
+    return None if number == None else twin_as_javascript(number)
 
 def twin_as_javascript(value):
     if type(value) == "int" and (value > 9007199254740992 or value < -9007199254740992):
@@ -277,11 +294,166 @@ def twin_as_javascript(value):
     return value
 
 def twin_finite(value):
-    return value == value and value - value == 0.0
+    return value - value == 0.0
+
+def twin_nan(value):
+    # Starlark's NaN equals itself: it is told by its text.
+    return type(value) == "float" and str(value).endswith("nan")
+
+def twin_negative(value):
+    # Whether a number is below zero or is the double -0 (whose sign a quotient by it keeps).
+    return value < 0 or (value == 0 and type(value) == "float" and str(value).startswith("-"))
+
+def twin_quotient(a, b):
+    if b == 0:
+        if a == 0:
+            return float("nan")
+        return float("-inf") if twin_negative(a) != twin_negative(b) else float("inf")
+    return float(a) / float(b)
+
+def twin_remainder(a, b):
+    # JavaScript's `%` keeps the dividend's sign (Starlark's, the divisor's): the remainder of the magnitudes,
+    # which is exact, given the dividend's sign.
+    if b == 0:
+        return float("nan")
+    found = abs(a) % abs(b)
+    return -found if twin_negative(a) else found
+
+def twin_power(a, b):
+    # `a ** b` for a whole exponent where the power is a double exactly, `a ** 0.5` the square root (fdlibm's
+    # pow, which V8 runs, has both cases so); any other power of a positive number is declined (None).
+    if b != int(b):
+        if a == 0:
+            return 0 if b > 0 else float("inf")
+        if a < 0:
+            return float("nan")
+        return twin_root(a) if b == 0.5 else None
+    exponent = int(b)
+    if exponent == 0:
+        return 1
+    odd = exponent % 2 == 1
+    if a == 0:
+        if exponent > 0:
+            return 0
+        return float("-inf") if odd and twin_negative(a) else float("inf")
+    sign = -1 if a < 0 and odd else 1
+    mantissa, shift = twin_dyadic(abs(a))
+    if mantissa == 1 and shift == 0:
+        return sign
+    # |a| lies in [2^(size-1-shift), 2^(size-shift)): past these bounds the answer is surely Infinity or 0.
+    size = twin_bits(mantissa)
+    low, high = (size - 1 - shift) * exponent, (size - shift) * exponent
+    if low > high:
+        low, high = high, low
+    if low > 1100:
+        return sign * float("inf")
+    if high < -1100:
+        return sign * 0.0
+    if exponent > 2200 or exponent < -2200:
+        return None
+    magnitude = exponent if exponent > 0 else -exponent
+    top, scale = 1, 0
+    for _ in range(magnitude):
+        top *= mantissa
+        scale += shift
+    if exponent > 0:
+        found = twin_exactly(top, twin_two(scale))
+    else:
+        found = twin_exactly(twin_two(scale), top)
+    return None if found == None else sign * found
+
+def twin_exactly(top, bottom):
+    # top / bottom where that is a double exactly, else None: V8's pow is not correctly rounded (10 ** -4 is
+    # 0.00009999999999999999), but gives a power a double holds exactly.
+    found = twin_rounded(top, bottom)
+    if not twin_finite(found) or found == 0:
+        return None
+    mantissa, shift = twin_dyadic(found)
+    return found if mantissa * bottom == top * twin_two(shift) else None
+
+def twin_root(a):
+    # `Math.sqrt(a)`, correctly rounded: the integer square root of the exact value, scaled to 56 bits and
+    # more, with a last bit set when it is inexact so that one rounding to a double is the right one.
+    if a < 0:
+        return float("nan")
+    if a == 0:
+        return a
+    mantissa, shift = twin_dyadic(a)
+    if shift % 2 == 1:
+        mantissa, shift = mantissa * 2, shift + 1
+    extra = max(0, (113 - twin_bits(mantissa)) // 2 + 1)
+    scaled = mantissa * twin_two(2 * extra)
+    root = twin_isqrt(scaled)
+    scale = shift // 2 + extra
+    if root * root != scaled:
+        root, scale = 2 * root + 1, scale + 1
+    return twin_scaled(float(root), scale)
+
+def twin_dyadic(value):
+    # A positive number as [m, k], m an integer: the value is exactly m / 2^k.
+    if type(value) == "int":
+        return [value, 0]
+    shift = 0
+    for _ in range(1100):
+        if value == float(int(value)):
+            break
+        value, shift = value * 2, shift + 1
+    return [int(value), shift]
+
+def twin_two(k):
+    # 2^k, by products: `<<` on a small integer wraps around in this Starlark (`2 << 31` is 0).
+    n = 1
+    for _ in range(k // 30):
+        n *= 1073741824
+    for _ in range(k % 30):
+        n *= 2
+    return n
+
+def twin_bits(n):
+    # How many bits the positive integer n has.
+    digits = "%x" % n
+    first = int(digits[0], 16)
+    return 4 * (len(digits) - 1) + (4 if first >= 8 else 3 if first >= 4 else 2 if first >= 2 else 1)
+
+def twin_isqrt(n):
+    guess = twin_two((twin_bits(n) + 1) // 2)
+    for _ in range(10000):
+        better = (guess + n // guess) // 2
+        if better >= guess:
+            break
+        guess = better
+    return guess
+
+def twin_rounded(top, bottom):
+    # The double nearest top / bottom (positive integers): a quotient of 56 bits and more, its last bit set
+    # when the division leaves a remainder, rounds to a double once, to the right one.
+    shift = 57 - (twin_bits(top) - twin_bits(bottom))
+    if shift >= 0:
+        top *= twin_two(shift)
+    else:
+        bottom *= twin_two(-shift)
+    quotient, left = top // bottom, top % bottom
+    if left != 0:
+        quotient, shift = 2 * quotient + 1, shift + 1
+    return twin_scaled(float(quotient), shift)
+
+def twin_scaled(value, shift):
+    # value / 2^shift, in steps a double holds (exact while the answer is neither subnormal nor too large).
+    for _ in range(4):
+        step = max(-1000, min(1000, shift))
+        if step == 0:
+            break
+        value = value / float(twin_two(step)) if step > 0 else value * float(twin_two(-step))
+        shift -= step
+    return value
 
 def twin_number_text(value):
     if type(value) == "int":
         return str(value)
+    if twin_nan(value):
+        return "NaN"
+    if not twin_finite(value):
+        return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "0"
     text = json.encode(abs(value))
@@ -509,6 +681,12 @@ def twin_bridge_pieces(state, args):
                         numbers.append(["product", first, second])
         for pred in args["preds"]:
             numbers.append(["count", pred])
+        # After the plainer readings: a text two of them write is taken as the first (the 4 of 2 + 2 is a sum).
+        for first in given:
+            numbers += [["root", first], ["negation", first], ["absolute", first]]
+            for second in given:
+                if first != second:
+                    numbers += [["quotient", first, second], ["remainder", first, second], ["power", first, second]]
         seen = {}
         for part in numbers:
             text = twin_part(part, root, keys, call, case["world"])
