@@ -22,9 +22,12 @@ given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (a
 difference or product of two); a value stored under the key an argument names (`["stored", name,
 field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those
 starting with an argument) and those keys joined by a separator, in the order they were stored or sorted
-(`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON value may also be the record
-stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored record
-in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
+(`["list", pred, order, sep]`); those records written as text, a line (or block) each from a template of
+the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet
+list), a predicate also picking the records with an argument inside their key or a field (`contains`) and
+an order also newest first (`reverse`); the next made-up id (`["fresh"]`). A JSON value may also be the
+record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored
+record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
 world its session had reached, gives templates (the texts those placeholders write there, longest first,
 written as placeholders); a template belongs to every call it renders exactly.
 
@@ -42,9 +45,10 @@ key outside the root; for a tool whose answers name no key, nothing stored or so
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
-next, among the calls left. A success is built from the call or the world, or is a constant only where
-nothing is stored (a recorded listing or file content is never answered as a constant); a tool that only
-reads stores nothing.
+next, among the calls left. A rule whose template renders nothing for a call (a listing of no records) does
+not answer it, here as in the twin, which goes on to the next rule. A success is built from the call or the
+world, or is a constant only where nothing is stored (a recorded listing or file content is never answered
+as a constant); a tool that only reads stores nothing.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.library import TwinLibrary
+from sim_mcp.authoring.twins.listing import listing_pieces
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
@@ -210,12 +215,17 @@ class _Learner:
             "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in calls],
         }
         found: dict[str, tuple[Any, bool]] = {}
-        for call, drawn in zip(calls, self.library.call("twin_bridge_pieces", payload), strict=True):
+        every = self.library.call("twin_bridge_pieces", payload)
+        listings = listing_pieces(
+            [(c.value, c.arguments, [] if c.is_error else d["listings"]) for c, d in zip(calls, every, strict=True)]
+        )
+        for call, drawn, listed in zip(calls, every, listings, strict=True):
             pieces = [
                 (text, part)
                 for text, part in drawn["pieces"]
                 if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST
             ]
+            pieces += listed
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"]}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
@@ -265,6 +275,12 @@ class _Learner:
             )
             for t, (key, (template, error)) in enumerate(entries)
         }
+        # A rule whose template renders nothing for a call does not answer it: the twin goes on to the next
+        # rule (a listing of no records, a value never stored). Only the calls it renders are its to answer.
+        rendered = {
+            key: frozenset(i for i in everyone if table[i]["renders"][t] is not None)
+            for t, (key, _) in enumerate(entries)
+        }
         remaining = everyone - refused
         rules: list[dict[str, Any]] = []
         covered = 0
@@ -279,8 +295,8 @@ class _Learner:
                 bounds = [bound for name in named if (bound := _longer(name, group, others)) is not None]
                 options = conditions + self.bounded(tool, worlds, bounds)
                 for when, hit in options:
-                    hits = (hit & remaining) - refused
-                    if not hits or not hits <= fit or (not error and hit & refused):
+                    hits = (hit & remaining & rendered[key]) - refused
+                    if not hits or not hits <= fit or (not error and hit & refused & rendered[key]):
                         continue
                     if len(hits) < _SUPPORT and when[0][0] == "always":
                         continue
