@@ -491,3 +491,76 @@ def test_a_listing_of_records_is_learned_as_a_line_per_record_with_values_writte
     # Names, notes and queries never recorded: each answer is what the server itself would say.
     for call in task_server(9, steps, tasks):
         assert run_guard(plans[call.tool], call.tool, state, call.arguments) == (call.value, False)
+
+
+# A notes server that keeps notes under folders ("work/plan") and lists one folder's notes, a pinned one
+# marked at the end of its line.
+FOLDER_TOOLS = [
+    ToolSpec(
+        name="put_note",
+        input_schema={
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "text": {"type": "string"}, "pinned": {"type": "boolean"}},
+            "required": ["path", "text"],
+        },
+    ),
+    ToolSpec(
+        name="list_folder",
+        input_schema={"type": "object", "properties": {"folder": {"type": "string"}}, "required": ["folder"]},
+        annotations={"readOnlyHint": True},
+    ),
+]
+
+
+def folder_server(session: int, steps: list[tuple[str, dict[str, Any]]]) -> list[RecordedCall]:
+    notes: dict[str, dict[str, Any]] = {}
+    calls: list[RecordedCall] = []
+    for tool, arguments in steps:
+        if tool == "put_note":
+            notes[arguments["path"]] = arguments
+            text = f"Saved {arguments['path']}"
+        else:
+            folder = arguments["folder"]
+            inside = [n for path, n in notes.items() if path.rsplit("/", 1)[0] == folder]
+            rows = [f"* {n['path']} — {n['text']}{' 📌' if n.get('pinned') else ''}" for n in inside]
+            text = f"Folder {folder}:\n" + "\n".join(rows) if inside else f"No notes in {folder}"
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        calls.append(RecordedCall(f"s{session}", len(calls) + 1, tool, arguments, result, False))
+    return calls
+
+
+def test_a_listing_shows_the_records_under_the_key_an_argument_names() -> None:
+    def put(path: str, text: str, **more: Any) -> tuple[str, dict[str, Any]]:
+        return "put_note", {"path": path, "text": text, **more}
+
+    def show(folder: str) -> tuple[str, dict[str, Any]]:
+        return "list_folder", {"folder": folder}
+
+    sessions = [
+        folder_server(0, [put("work/plan", "ship it"), put("home/shop", "buy milk", pinned=True), show("work")]),
+        folder_server(
+            1,
+            [
+                put("work/plan", "draft"),
+                put("work/deep/old", "archived"),
+                put("work/todo", "call bob", pinned=True),
+                show("work"),
+                show("home"),
+                put("home/shop", "eggs", pinned=False),
+                show("home"),
+            ],
+        ),
+    ]
+    plans = infer_guards(FOLDER_TOOLS, sessions, ["put_note", "list_folder"]).plans
+    steps = [
+        put("trip/pack", "socks", pinned=True),
+        put("trip/book", "train"),
+        put("trip/day1/walk", "hills"),
+        put("garden/seed", "beans"),
+        show("trip"),
+        show("garden"),
+        show("attic"),
+    ]
+    state: dict[str, Any] = {}
+    for call in folder_server(9, steps):
+        assert run_guard(plans[call.tool], call.tool, state, call.arguments) == (call.value, False)

@@ -62,7 +62,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.library import TwinLibrary
-from sim_mcp.authoring.twins.listing import listing_pieces
+from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
@@ -212,13 +212,18 @@ class _Learner:
             "numbers": numbers,
             "preds": _preds(tool.spec),
             "separators": _SEPARATORS,
-            "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in calls],
+            "cases": [
+                {
+                    "args": call.arguments,
+                    "world": worlds[id(call)],
+                    "listed": not call.is_error and may_list(call.value),
+                }
+                for call in calls
+            ],
         }
         found: dict[str, tuple[Any, bool]] = {}
         every = self.library.call("twin_bridge_pieces", payload)
-        listings = listing_pieces(
-            [(c.value, c.arguments, [] if c.is_error else d["listings"]) for c, d in zip(calls, every, strict=True)]
-        )
+        listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         for call, drawn, listed in zip(calls, every, listings, strict=True):
             pieces = [
                 (text, part)

@@ -113,10 +113,20 @@ def twin_containing(pred, keys, args, found):
             picked.append(k)
     return picked
 
-def twin_lines(part, keys, args):
+def twin_picked(pred, root, keys, args):
+    # The stored keys a listing shows: those a predicate picks, or (["under", name]) the keys right under
+    # the key an argument names, as a folder's entries or a request's tasks.
+    if pred[0] != "under":
+        return twin_matching(pred, keys, args)
+    parent = twin_key(root, args.get(pred[1]))
+    if parent == None:
+        return None
+    return [k for k in twin_stored(keys) if twin_parent(root, k) == parent]
+
+def twin_lines(part, root, keys, args):
     # ["lines", pred, order, line, sep]: the records a predicate picks, in an order, each written through a
     # line template, joined by a separator. No record, no listing: the empty answer is a rule of its own.
-    found = twin_matching(part[1], keys, args)
+    found = twin_picked(part[1], root, keys, args)
     if not found:
         return None
     lines = []
@@ -202,7 +212,7 @@ def twin_part(part, root, keys, args, twin):
             return None
         return str(len(found)) if kind == "count" else part[3].join(twin_ordered(found, part[2]))
     if kind == "lines":
-        return twin_lines(part, keys, args)
+        return twin_lines(part, root, keys, args)
     if kind == "fresh":
         return str(twin.get("fresh", 0) + 1)
     if kind == "made_up":
@@ -564,7 +574,7 @@ def twin_bridge_pieces(state, args):
                     if first < second:
                         numbers.append(["sum", first, second])
                         numbers.append(["product", first, second])
-        searches = twin_contains_preds(args["names"], keys)
+        searches = twin_contains_preds([n for n in args["names"] if type(call.get(n)) == "string"], keys)
         for pred in args["preds"] + searches:
             numbers.append(["count", pred])
         seen = {}
@@ -586,7 +596,10 @@ def twin_bridge_pieces(state, args):
             if entry != None and type(entry.get("rec")) == "dict":
                 records[name] = entry["rec"]
         lists = {order: twin_records(keys, order) for order in ("added", "sorted")}
-        listings = twin_listings(args["preds"] + searches, keys, call)
+        listings = []
+        if case.get("listed"):
+            unders = [["under", n] for n in args["names"] if type(call.get(n)) == "string"]
+            listings = twin_listings(args["preds"] + searches + unders, root, keys, call)
         out.append({
             "pieces": pieces,
             "records": records,
@@ -606,16 +619,22 @@ def twin_contains_preds(names, keys):
     sets = [["$key"]] + [["$key", name] for name in sorted(fields.keys())]
     return [["contains", name, chosen] for name in names if "/" not in name for chosen in sets]
 
-def twin_listings(preds, keys, call):
-    # The records each predicate picks, in each order, as the fields a listing line may show.
+def twin_listings(preds, root, keys, call):
+    # The records the predicates pick, in each order, as the fields a listing line may show: each list of
+    # records once, with the (predicate, order) pairs that pick it.
     out = []
+    at = {}
     for pred in preds:
-        found = twin_matching(pred, keys, call)
+        found = twin_picked(pred, root, keys, call)
         if not found:
             continue
         for order in ("added", "sorted", "reverse") if len(found) > 1 else ("added",):
             ordered = twin_ordered(found, order)
-            out.append([pred, order, [twin_fields(k, keys[k]) for k in ordered]])
+            seen = "\x00".join(ordered)
+            if seen not in at:
+                at[seen] = len(out)
+                out.append([[], [twin_fields(k, keys[k]) for k in ordered]])
+            out[at[seen]][0].append([pred, order])
     return out
 
 def twin_bridge_table(state, args):

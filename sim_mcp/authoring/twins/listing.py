@@ -30,7 +30,7 @@ from typing import Any
 
 from sim_mcp.state.values import strings_in
 
-__all__ = ["listing_pieces"]
+__all__ = ["listing_pieces", "may_list"]
 
 # Text split into words, runs of space and single marks: the units two blocks are aligned by.
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
@@ -45,28 +45,30 @@ _POOL = 96
 Record = dict[str, Any]
 
 
+def may_list(value: Any) -> bool:
+    """Whether an answer may list records as lines: it has a text of several lines. Only such answers are
+    searched for listings (a search is dear: every predicate, every order)."""
+    return any("\n" in text for text in strings_in(value))
+
+
 def listing_pieces(calls: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> list[list[tuple[str, list[Any]]]]:
     """The listings of stored records found in each call's answer, as (text, placeholder) pieces. A call is
-    its answer, its arguments and what the twin's Starlark picks in its world (`[pred, order, records]`,
-    each record its fields). One line template is drawn from the blocks of every call that it writes (a
-    value map needs the values of many calls: a task done in one, not in another); a call whose blocks it
-    cannot write keeps a line of its own."""
+    its answer, its arguments and what the twin's Starlark picks in its world (`[placed, records]`: the
+    records, each as its fields, and the (predicate, order) pairs that pick them in that order). One line
+    template is drawn from the blocks of every call that it writes (a value map needs the values of many
+    calls: a task done in one, not in another); a call whose blocks it cannot write keeps a line of its own."""
     found: list[_Found] = []
     for index, (value, arguments, listings) in enumerate(calls):
         given = {item for item in arguments.values() if isinstance(item, str)}
         for text in strings_in(value):
-            drawn: dict[str, _Found | None] = {}
-            for pred, order, records in listings:
+            for placed, records in listings:
                 if len(records) == 1 and records[0].get("$key") in given:
                     # One record the call named is that record shown, not a listing of what is stored.
                     continue
-                seen = json.dumps(records, sort_keys=True)
-                if seen not in drawn:
-                    drawn[seen] = new = _found(index, text, records)
-                    found += [new] if new is not None else []
-                entry = drawn[seen]
+                entry = _found(index, text, records)
                 if entry is not None:
-                    entry.placed.append((pred, order))
+                    entry.placed = [(pred, order) for pred, order in placed]
+                    found.append(entry)
     shared = _shared_line(found)
     taken = shared[1] if shared is not None else []
     # A listing of one record shows no separator: it takes the one the longer listings show.
