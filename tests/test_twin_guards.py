@@ -524,3 +524,174 @@ def test_a_listing_shows_what_the_session_stored_in_the_order_stored() -> None:
         run_guard(plans["create_branch"], "create_branch", state, {"name": name, "base": "main"})
     listed = run_guard(plans["list_branches"], "list_branches", state, {})
     assert listed == ("Branches:\n- main\n- zeta\n- feature-x", False)
+
+
+# A task server whose search answers a markdown table, one row per task it finds: a missing tag written
+# "none", a done flag as "✅ Done" or "🔄 Open", the query found in a task's name or its note.
+TASK_TOOLS = [
+    ToolSpec(
+        name="add_task",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "note": {"type": "string"},
+                "tag": {"type": "string"},
+                "done": {"type": "boolean"},
+            },
+            "required": ["name", "note"],
+        },
+    ),
+    ToolSpec(
+        name="find_tasks",
+        input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        annotations={"readOnlyHint": True},
+    ),
+]
+
+
+def task_server(
+    session: int, steps: list[tuple[str, dict[str, Any]]], tasks: dict[str, dict[str, Any]] | None = None
+) -> list[RecordedCall]:
+    """What the task server answers to `steps` (its own behaviour, written plainly), as recorded calls."""
+    tasks = {} if tasks is None else tasks
+    calls: list[RecordedCall] = []
+    for tool, arguments in steps:
+        if tool == "add_task":
+            tasks[arguments["name"]] = arguments
+            text = f"Added {arguments['name']}"
+        else:
+            query = arguments["query"].lower()
+            found = [t for t in tasks.values() if query in t["name"].lower() or query in t["note"].lower()]
+            rows = [
+                f"| {t['name']} | {t['note']} | {t.get('tag', 'none')} | {'✅ Done' if t.get('done') else '🔄 Open'} |"
+                for t in found
+            ]
+            head = f"Found {len(found)} tasks:\n\n| Task | Note | Tag | Status |\n|---|---|---|---|\n"
+            text = head + "\n".join(rows) if found else f'No task matches "{arguments["query"]}"'
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        calls.append(RecordedCall(f"s{session}", len(calls) + 1, tool, arguments, result, False))
+    return calls
+
+
+def test_a_listing_of_records_is_learned_as_a_line_per_record_with_values_written_through_a_map() -> None:
+    def add(name: str, note: str, **more: Any) -> tuple[str, dict[str, Any]]:
+        return "add_task", {"name": name, "note": note, **more}
+
+    def find(query: str) -> tuple[str, dict[str, Any]]:
+        return "find_tasks", {"query": query}
+
+    sessions = [
+        task_server(
+            0,
+            [
+                add("docs-update", "write the guide", tag="writing"),
+                find("docs"),
+                add("docs-review", "read the guide", done=True),
+                find("docs"),
+                find("guide"),
+                find("nothing"),
+            ],
+        ),
+        task_server(
+            1,
+            [
+                add("book-venue", "call the hotel", done=False),
+                add("send-invites", "email the team", tag="events", done=True),
+                find("venue"),
+                find("the"),
+                add("hotel-deposit", "pay the venue"),
+                find("venue"),
+                find("zzz"),
+            ],
+        ),
+    ]
+    inference = infer_guards(TASK_TOOLS, sessions, ["add_task", "find_tasks"])
+    assert inference.answered["find_tasks"] == 8
+    plans = inference.plans
+    state: dict[str, Any] = {}
+    tasks: dict[str, dict[str, Any]] = {}
+    steps = [
+        add("plan-trip", "pick the dates", tag="travel"),
+        add("pack-bags", "the trip is long", done=True),
+        add("file-taxes", "before april"),
+        find("trip"),
+        find("APRIL"),
+        find("walrus"),
+    ]
+    # Names, notes and queries never recorded: each answer is what the server itself would say.
+    for call in task_server(9, steps, tasks):
+        assert run_guard(plans[call.tool], call.tool, state, call.arguments) == (call.value, False)
+
+
+# A notes server that keeps notes under folders ("work/plan") and lists one folder's notes, a pinned one
+# marked at the end of its line.
+FOLDER_TOOLS = [
+    ToolSpec(
+        name="put_note",
+        input_schema={
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "text": {"type": "string"}, "pinned": {"type": "boolean"}},
+            "required": ["path", "text"],
+        },
+    ),
+    ToolSpec(
+        name="list_folder",
+        input_schema={"type": "object", "properties": {"folder": {"type": "string"}}, "required": ["folder"]},
+        annotations={"readOnlyHint": True},
+    ),
+]
+
+
+def folder_server(session: int, steps: list[tuple[str, dict[str, Any]]]) -> list[RecordedCall]:
+    notes: dict[str, dict[str, Any]] = {}
+    calls: list[RecordedCall] = []
+    for tool, arguments in steps:
+        if tool == "put_note":
+            notes[arguments["path"]] = arguments
+            text = f"Saved {arguments['path']}"
+        else:
+            folder = arguments["folder"]
+            inside = [n for path, n in notes.items() if path.rsplit("/", 1)[0] == folder]
+            rows = [f"* {n['path']} — {n['text']}{' 📌' if n.get('pinned') else ''}" for n in inside]
+            text = f"Folder {folder}:\n" + "\n".join(rows) if inside else f"No notes in {folder}"
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        calls.append(RecordedCall(f"s{session}", len(calls) + 1, tool, arguments, result, False))
+    return calls
+
+
+def test_a_listing_shows_the_records_under_the_key_an_argument_names() -> None:
+    def put(path: str, text: str, **more: Any) -> tuple[str, dict[str, Any]]:
+        return "put_note", {"path": path, "text": text, **more}
+
+    def show(folder: str) -> tuple[str, dict[str, Any]]:
+        return "list_folder", {"folder": folder}
+
+    sessions = [
+        folder_server(0, [put("work/plan", "ship it"), put("home/shop", "buy milk", pinned=True), show("work")]),
+        folder_server(
+            1,
+            [
+                put("work/plan", "draft"),
+                put("work/deep/old", "archived"),
+                put("work/todo", "call bob", pinned=True),
+                show("work"),
+                show("home"),
+                put("home/shop", "eggs", pinned=False),
+                show("home"),
+            ],
+        ),
+    ]
+    plans = infer_guards(FOLDER_TOOLS, sessions, ["put_note", "list_folder"]).plans
+    steps = [
+        put("trip/pack", "socks", pinned=True),
+        put("trip/book", "train"),
+        put("trip/day1/walk", "hills"),
+        put("garden/seed", "beans"),
+        show("trip"),
+        show("garden"),
+        show("attic"),
+    ]
+    state: dict[str, Any] = {}
+    for call in folder_server(9, steps):
+        assert run_guard(plans[call.tool], call.tool, state, call.arguments) == (call.value, False)

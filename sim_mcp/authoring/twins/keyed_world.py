@@ -24,7 +24,10 @@ JavaScript computes it on doubles and `String(x)` writes it (`Infinity`, `NaN`; 
 double exactly), written whatever its length where it stands whole in the text; a value stored under the key
 an argument names (`["stored", name, field]`: get after set); how many stored keys a predicate picks
 (`["count", pred]`: all, or those starting with an argument) and those keys joined by a separator, in the
-order they were stored or sorted (`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON
+order they were stored or sorted (`["list", pred, order, sep]`); those records written as text, a line (or
+block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
+a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
+a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`). A JSON
 value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
 {...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
@@ -48,8 +51,8 @@ none of them wrongly, first (ties: fewer atoms, then the condition true of fewer
 next, among the calls left. A success is built from the call or the world, or is a constant only where
 nothing is stored or the call lacks a required argument (a recorded listing or file content is never
 answered as a constant); a tool that only reads stores nothing. A rule whose template writes nothing for a
-call (a number or key it reads is missing there) hands the call on to the next rule, as the twin does: only
-the calls it writes an answer for bear on it.
+call (a number or key it reads is missing there, a listing of no records) hands the call on to the next rule,
+as the twin does: only the calls it writes an answer for bear on it.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.library import TwinLibrary
+from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
@@ -220,15 +224,25 @@ class _Learner:
             "numbers": numbers,
             "preds": _preds(tool.spec),
             "separators": _SEPARATORS,
-            "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in calls],
+            "cases": [
+                {
+                    "args": call.arguments,
+                    "world": worlds[id(call)],
+                    "listed": not call.is_error and may_list(call.value),
+                }
+                for call in calls
+            ],
         }
         found: dict[str, tuple[Any, bool]] = {}
-        for call, drawn in zip(calls, self.library.call("twin_bridge_pieces", payload), strict=True):
+        every = self.library.call("twin_bridge_pieces", payload)
+        listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
+        for call, drawn, listed in zip(calls, every, listings, strict=True):
             pieces = [
                 (text, part)
                 for text, part in drawn["pieces"]
                 if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST
             ]
+            pieces += listed
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"]}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)

@@ -80,10 +80,75 @@ def twin_matching(pred, keys, args):
         if type(prefix) != "string":
             return None
         found = [k for k in found if k.startswith(prefix)]
+    elif pred[0] == "contains":
+        found = twin_containing(pred, keys, args, found)
     return found
 
 def twin_ordered(found, order):
+    if order == "reverse":
+        return list(reversed(found))
     return sorted(found) if order == "sorted" else found
+
+def twin_fields(key, entry):
+    # What a listing may show of one stored record: its key, the arguments stored with it, the record an
+    # answer showed for it.
+    fields = {"$key": key}
+    fields.update(entry.get("args", {}))
+    if type(entry.get("rec")) == "dict":
+        fields.update(entry["rec"])
+    return fields
+
+def twin_containing(pred, keys, args, found):
+    # ["contains", name, fields]: the records with the argument's text in one of those fields, ignoring case
+    # (as a search does).
+    query = args.get(pred[1])
+    if type(query) != "string":
+        return None
+    query = query.lower()
+    picked = []
+    for k in found:
+        fields = twin_fields(k, keys[k])
+        texts = [twin_text(fields.get(name)) for name in pred[2]]
+        if any([text != None and query in text.lower() for text in texts]):
+            picked.append(k)
+    return picked
+
+def twin_picked(pred, root, keys, args):
+    # The stored keys a listing shows: those a predicate picks, or (["under", name]) the keys right under
+    # the key an argument names, as a folder's entries or a request's tasks.
+    if pred[0] != "under":
+        return twin_matching(pred, keys, args)
+    parent = twin_key(root, args.get(pred[1]))
+    if parent == None:
+        return None
+    return [k for k in twin_stored(keys) if twin_parent(root, k) == parent]
+
+def twin_lines(part, root, keys, args):
+    # ["lines", pred, order, line, sep]: the records a predicate picks, in an order, each written through a
+    # line template, joined by a separator. No record, no listing: the empty answer is a rule of its own.
+    found = twin_picked(part[1], root, keys, args)
+    if not found:
+        return None
+    lines = []
+    for k in twin_ordered(found, part[2]):
+        fields = twin_fields(k, keys[k])
+        out = []
+        for piece in part[3]:
+            text = piece if type(piece) == "string" else twin_shown(fields, piece)
+            if text == None:
+                return None
+            out.append(text)
+        lines.append("".join(out))
+    return part[4].join(lines)
+
+def twin_shown(fields, piece):
+    # ["field", name, map]: a field's value written through a map keyed by its JSON (absent is null), else as it is.
+    value = fields.get(piece[1])
+    mapped = piece[2] if len(piece) > 2 else {}
+    code = json.encode(value)
+    if code in mapped:
+        return mapped[code]
+    return twin_text(value)
 
 def twin_records(keys, order):
     return [keys[k]["rec"] for k in twin_ordered(twin_stored(keys), order) if "rec" in keys[k]]
@@ -148,6 +213,8 @@ def twin_part(part, root, keys, args, twin):
         if found == None:
             return None
         return str(len(found)) if kind == "count" else part[3].join(twin_ordered(found, part[2]))
+    if kind == "lines":
+        return twin_lines(part, root, keys, args)
     if kind == "fresh":
         return str(twin.get("fresh", 0) + 1)
     if kind == "made_up":
@@ -679,7 +746,8 @@ def twin_bridge_pieces(state, args):
                     if first < second:
                         numbers.append(["sum", first, second])
                         numbers.append(["product", first, second])
-        for pred in args["preds"]:
+        searches = twin_contains_preds([n for n in args["names"] if type(call.get(n)) == "string"], keys)
+        for pred in args["preds"] + searches:
             numbers.append(["count", pred])
         # After the plainer readings: a text two of them write is taken as the first (the 4 of 2 + 2 is a sum).
         for first in given:
@@ -706,7 +774,45 @@ def twin_bridge_pieces(state, args):
             if entry != None and type(entry.get("rec")) == "dict":
                 records[name] = entry["rec"]
         lists = {order: twin_records(keys, order) for order in ("added", "sorted")}
-        out.append({"pieces": pieces, "records": records, "lists": lists, "fresh": case["world"].get("fresh", 0) + 1})
+        listings = []
+        if case.get("listed"):
+            unders = [["under", n] for n in args["names"] if type(call.get(n)) == "string"]
+            listings = twin_listings(args["preds"] + searches + unders, root, keys, call)
+        out.append({
+            "pieces": pieces,
+            "records": records,
+            "lists": lists,
+            "listings": listings,
+            "fresh": case["world"].get("fresh", 0) + 1,
+        })
+    return out
+
+def twin_contains_preds(names, keys):
+    # What a search may match: a string argument inside the key, or inside the key or one stored text field.
+    fields = {}
+    for k in twin_stored(keys):
+        for name, value in twin_fields(k, keys[k]).items():
+            if name != "$key" and type(value) == "string":
+                fields[name] = True
+    sets = [["$key"]] + [["$key", name] for name in sorted(fields.keys())]
+    return [["contains", name, chosen] for name in names if "/" not in name for chosen in sets]
+
+def twin_listings(preds, root, keys, call):
+    # The records the predicates pick, in each order, as the fields a listing line may show: each list of
+    # records once, with the (predicate, order) pairs that pick it.
+    out = []
+    at = {}
+    for pred in preds:
+        found = twin_picked(pred, root, keys, call)
+        if not found:
+            continue
+        for order in ("added", "sorted", "reverse") if len(found) > 1 else ("added",):
+            ordered = twin_ordered(found, order)
+            seen = "\x00".join(ordered)
+            if seen not in at:
+                at[seen] = len(out)
+                out.append([[], [twin_fields(k, keys[k]) for k in ordered]])
+            out[at[seen]][0].append([pred, order])
     return out
 
 def twin_bridge_table(state, args):
