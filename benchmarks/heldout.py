@@ -1,16 +1,32 @@
-"""Twins of three real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out"), on
-sessions an agent would run (`agent_sessions`): record `--train` sessions of the scripted agent through
-`sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the twin with no model, record
-`--check` sessions of the same agent from test seed `--seed` (apart from the training ones), and run
-`twin-check` of the real server against the twin on them twice: as recorded, and with the values the
-agent chose renamed (`--rename`). The figures: agreement on the calls the real server answered
+"""Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out" and "Twins held
+out, second set"), on sessions an agent would run (`agent_sessions`): record `--train` sessions of the
+scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the twin with no
+model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training ones),
+and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
+the agent chose renamed (`--rename`). The figures: agreement on the calls the real server answered
 successfully (the headline), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-The servers are installed into /tmp first (BENCHMARKS.md gives the commands):
+`HELD_OUT` (the default) is the second set, declared before any run of it; `DEV_SERVERS`, the first set,
+was looked at while measuring and is dev now (still measured by name). Install them into /tmp first:
 
-    python -m benchmarks.heldout                              # all three: 20 recorded, 50 checked, 12 calls
-    python -m benchmarks.heldout --servers taskmanager --keep /tmp/ho-run
+    # held out: bank, todo, calc
+    npm install --prefix /tmp/ho2-bank @allpepper/memory-bank-mcp@0.2.2
+    python3 -m venv /tmp/ho2-todo && /tmp/ho2-todo/bin/pip install mcp-todo==0.0.4 'mcp<2'
+    python3 -m venv /tmp/ho2-calc && /tmp/ho2-calc/bin/pip install mcp-server-calculator==0.2.1
+    # dev: keeper, taskmanager, calculator; keeper with a tool profile of its six key-value tools,
+    # /tmp/ho-keeper/kv-profile.json: {"profiles": {"kv": ["context_save", "context_get",
+    #   "context_batch_save", "context_batch_delete", "context_search", "context_status"]}}
+    npm install --prefix /tmp/ho-keeper mcp-memory-keeper@0.14.1
+    npm install --prefix /tmp/ho-task @kazuph/mcp-taskmanager@1.1.1
+    npm install --prefix /tmp/ho-calc @wrtnlabs/calculator-mcp@0.2.1
+
+mcp-todo 0.0.4 asks for `mcp>=1.0.0` and uses the decorators `Server.list_tools()` and `call_tool()`,
+which mcp 2 removed: with mcp 2 it exits before answering `initialize`, hence `'mcp<2'`.
+
+    python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
+    python -m benchmarks.heldout --servers todo --keep /tmp/ho2-run
+    python -m benchmarks.heldout --servers keeper,taskmanager,calculator   # the dev set
 """
 
 from __future__ import annotations
@@ -38,14 +54,23 @@ from sim_mcp.authoring.twins.targets import Target, parse_target, recording, ser
 
 _LAUNCH = "import sys; from sim_mcp.cli import main; sys.exit(main())"
 KEEPER_PROFILE = Path("/tmp/ho-keeper/kv-profile.json")
-# Each held-out server: its command and environment ({tmp}: the session's folder), as declared.
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+# Each server: its command and environment ({tmp}: the session's folder), as declared in BENCHMARKS.md.
+# The first set, dev from "Twins held out, second set" on.
+DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "keeper": (
         ["/tmp/ho-keeper/node_modules/.bin/mcp-memory-keeper"],
         {"DATA_DIR": "{tmp}/data", "TOOL_PROFILE": "kv", "TOOL_PROFILE_CONFIG": str(KEEPER_PROFILE)},
     ),
     "taskmanager": (["/tmp/ho-task/node_modules/.bin/mcp-taskmanager"], {"TASK_MANAGER_FILE_PATH": "{tmp}/tasks.json"}),
     "calculator": (["/tmp/ho-calc/node_modules/.bin/calculator-mcp"], {}),
+}
+# The second set, held out: a memory bank of projects' files (under MEMORY_BANK_ROOT, made on the first
+# write), tasks with a lifecycle (mcp-todo keeps its config and tasks.jsonl under HOME: ~/.config/todo,
+# ~/.local/share/todo), an expression calculator (no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "bank": (["/tmp/ho2-bank/node_modules/.bin/mcp-server-memory-bank"], {"MEMORY_BANK_ROOT": "{tmp}/banks"}),
+    "todo": (["/tmp/ho2-todo/bin/mcp-todo"], {"HOME": "{tmp}"}),
+    "calc": (["/tmp/ho2-calc/bin/mcp-server-calculator"], {}),
 }
 
 
@@ -56,7 +81,7 @@ DEV_FIXTURES: dict[str, tuple[list[str], dict[str, str]]] = {
     "kv-fixture": ([sys.executable, "-m", "tests.fixture_servers.kv_store"], {"PYTHONPATH": str(REPO)}),
     "todo-fixture": ([sys.executable, "-m", "tests.fixture_servers.todo_store"], {"PYTHONPATH": str(REPO)}),
 }
-SERVERS = {**HELD_OUT, **DEV_FIXTURES}
+SERVERS = {**HELD_OUT, **DEV_SERVERS, **DEV_FIXTURES}
 
 
 def agent(name: str, seed: int, calls: int = 12) -> Any:
@@ -118,7 +143,10 @@ async def check(real: Target, twin: Target, plan: CheckPlan, label: str) -> Chec
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--servers", default=",".join(HELD_OUT), help="comma-separated: " + ", ".join(SERVERS) + " (the last two: dev)"
+        "--servers",
+        default=",".join(HELD_OUT),
+        help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first "
+        f"set, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")
@@ -135,12 +163,16 @@ def main() -> int:
     args = parser.parse_args()
     if args.reuse and not args.keep:
         parser.error("--reuse needs --keep DIR (the folder of an earlier run)")
-    if not KEEPER_PROFILE.is_file() and "keeper" in args.servers:
+    names = [name for name in args.servers.split(",") if name]
+    unknown = [name for name in names if name not in SERVERS]
+    if unknown:
+        parser.error(f"--servers: unknown {', '.join(unknown)}; known: {', '.join(SERVERS)}")
+    if not KEEPER_PROFILE.is_file() and "keeper" in names:
         parser.error(f"{KEEPER_PROFILE}: missing (BENCHMARKS.md, 'Twins held out', says how to install)")
     work = args.keep or Path(tempfile.mkdtemp(prefix="sim-mcp-heldout-"))
     figures: dict[str, Any] = {}
     try:
-        for name in [name for name in args.servers.split(",") if name]:
+        for name in names:
             figures[name] = measure(name, work / name, args)
     finally:
         if args.keep is None:

@@ -6,7 +6,14 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the held-out servers of BENCHMARKS.md, "Twins held out"):
+Tasks per server (BENCHMARKS.md, "Twins held out, second set", the default):
+- bank (a memory bank of projects' files): write a note into a file; update a file (writing over it keeps
+  the old content); copy a file into another project.
+- todo (tasks with a status): complete a task; add a task with its priority, tags and due date; delete one
+  task of three.
+- calc (one tool, `calculate(expression)`): (a + b) * c; the hypotenuse of a and b; the mean of three
+  numbers, each the agent's answer against the right expression computed by that server.
+The first set, dev now ("Twins held out"):
 - keeper (key-value): store a value under a key; clear the keys under a prefix (and keep the others);
   move a value to a new key.
 - taskmanager (lifecycle): plan a request and take it to completion; rename a task; drop one task.
@@ -17,7 +24,8 @@ Tasks per server (the held-out servers of BENCHMARKS.md, "Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho2-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho-base --servers keeper,taskmanager,calculator
 """
 
 from __future__ import annotations
@@ -33,13 +41,14 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 from mcp.shared.exceptions import MCPError
 
-from benchmarks.heldout import SERVERS
+from benchmarks.heldout import HELD_OUT, SERVERS
 from sim_mcp.authoring.twins.targets import Target, parse_target, serving
 from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, without_folder
 from sim_mcp.state.compare import answer_value
@@ -646,6 +655,293 @@ def _todo_drop() -> Task:
     )
 
 
+# --- bank: a memory bank of projects' files (held out, second set) -------------------------------
+
+_BANK_FILES = ("activeContext.md", "progress.md", "techContext.md", "decisions.md")
+
+
+async def _bank_read(side: Side, project: str, name: str) -> str | None:
+    value, error = await side.call("memory_bank_read", {"projectName": project, "fileName": name})
+    return None if error or not isinstance(value, str) else value
+
+
+def _bank_draw(rng: random.Random) -> dict[str, Any]:
+    project, other = (f"{word}-{rng.randint(10, 99)}" for word in rng.sample(_WORDS, 2))
+    return {
+        "project": project,
+        "other": other,
+        "file": rng.choice(_BANK_FILES),
+        "old": f"# Notes\n\n- {rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock",
+        "new": f"# Notes\n\n- {rng.choice(_WORDS)} moved to {rng.randint(1, 12)} o'clock",
+    }
+
+
+def _careless(name: str, slip: Callable[[str], str], rng: random.Random) -> str:
+    """`name` as a sloppy agent writes it: half the time with `slip` made."""
+    return slip(name) if rng.random() < 0.5 else name
+
+
+async def _bank_written(side: Side, g: dict[str, Any]) -> None:
+    await side.call("memory_bank_write", {"projectName": g["project"], "fileName": g["file"], "content": g["old"]})
+
+
+def _bank_write(project: str, name: str, content: str) -> dict[str, Any]:
+    return {"projectName": project, "fileName": name, "content": content}
+
+
+def _bank_record() -> Task:
+    async def write(side: Side, g: dict[str, Any], name: str | None, content: str) -> None:
+        if name is None:
+            await side.call("list_projects", {})  # looks, never writes
+        else:
+            await side.call("memory_bank_write", _bank_write(g["project"], name, content))
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _bank_read(side, g["project"], g["file"]) == g["new"])
+
+    return _fixture_task(
+        "write a note into a project's file",
+        _bank_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: write(side, g, g["file"], g["new"]),
+            "sloppy": lambda side, g, rng: write(
+                side, g, g["file"].lower() if rng.random() < 0.5 else g["file"], g["new"]
+            ),
+            "partial": lambda side, g, rng: write(side, g, None, ""),
+            "wrong": lambda side, g, rng: write(side, g, g["file"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _bank_update() -> Task:
+    async def change(side: Side, g: dict[str, Any], tool: str | None, project: str) -> None:
+        await _bank_read(side, g["project"], g["file"])  # the agent reads the file first
+        if tool is not None:
+            await side.call(tool, _bank_write(project, g["file"], g["new"]))
+
+    async def sloppy(side: Side, g: dict[str, Any], rng: random.Random) -> None:
+        # writes over the file instead of updating it: the server keeps the first content
+        await change(side, g, "memory_bank_write" if rng.random() < 0.5 else "memory_bank_update", g["project"])
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _bank_read(side, g["project"], g["file"]) == g["new"])
+
+    return _fixture_task(
+        "update a project's file",
+        _bank_draw,
+        _bank_written,
+        {
+            "perfect": lambda side, g, rng: change(side, g, "memory_bank_update", g["project"]),
+            "sloppy": sloppy,
+            "partial": lambda side, g, rng: change(side, g, None, g["project"]),
+            "wrong": lambda side, g, rng: change(side, g, "memory_bank_update", g["other"]),
+        },
+        reward,
+    )
+
+
+def _bank_copy() -> Task:
+    async def copy(side: Side, g: dict[str, Any], name: str | None, update_source: bool) -> None:
+        content = await _bank_read(side, g["project"], g["file"])
+        if content is not None and name is not None:
+            await side.call("memory_bank_write", _bank_write(g["other"], name, content))
+        if update_source:
+            await side.call("memory_bank_update", _bank_write(g["project"], g["file"], "moved"))
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        copied = await _bank_read(side, g["other"], g["file"]) == g["old"]
+        kept = await _bank_read(side, g["project"], g["file"]) == g["old"]
+        return (float(copied) + float(kept)) / 2
+
+    return _fixture_task(
+        "copy a file into another project",
+        _bank_draw,
+        _bank_written,
+        {
+            "perfect": lambda side, g, rng: copy(side, g, g["file"], False),
+            "sloppy": lambda side, g, rng: copy(
+                side, g, "copy-" + g["file"] if rng.random() < 0.5 else g["file"], False
+            ),
+            "partial": lambda side, g, rng: copy(side, g, None, False),
+            "wrong": lambda side, g, rng: copy(side, g, g["file"], True),
+        },
+        reward,
+    )
+
+
+# --- todo: tasks with a status, priority and tags (held out, second set) ---------------------------
+
+_CREATED = re.compile(r"Task created successfully with ID: (\d+)")
+
+
+async def _mcp_todo_tasks(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for name in g["names"]:
+        value, _ = await side.call("task_create", {"name": name, "priority": "medium"})
+        made = _CREATED.fullmatch(value) if isinstance(value, str) else None
+        ids.append(int(made.group(1)) if made else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _mcp_todo_task(side: Side, task: Any) -> dict[str, Any] | None:
+    if task is None:
+        return None
+    value, error = await side.call("task_get", {"id": task})
+    return value if not error and isinstance(value, dict) else None  # else "Task not found"
+
+
+def _mcp_todo_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "names": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "tags": rng.sample(("work", "home", "docs", "urgent"), 2),
+        "due": f"2027-0{rng.randint(1, 9)}-{rng.randint(10, 28)}",
+    }
+
+
+def _mcp_todo_complete() -> Task:
+    async def act(side: Side, g: dict[str, Any], tool: str, index: int, change: dict[str, Any]) -> None:
+        ids = _todo_ids(side, g)
+        if index < len(ids) and ids[index] is not None:
+            await side.call(tool, {"id": ids[index], **change})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _todo_ids(side, g)
+        return float(bool(ids) and (await _mcp_todo_task(side, ids[0]) or {}).get("status") == "completed")
+
+    done = {"status": "completed"}
+    return _fixture_task(
+        "complete a task",
+        _mcp_todo_draw,
+        _mcp_todo_tasks,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "task_update", 0, done),
+            "sloppy": lambda side, g, rng: act(side, g, "task_update", 0 if rng.random() < 0.5 else 1, done),
+            "partial": lambda side, g, rng: act(side, g, "task_update", 0, {"progress": "half done"}),
+            "wrong": lambda side, g, rng: act(side, g, "task_delete", 0, {}),
+        },
+        reward,
+    )
+
+
+def _mcp_todo_detailed() -> Task:
+    async def create(side: Side, g: dict[str, Any], leave_out: tuple[str, ...], priority: str) -> None:
+        arguments = {"name": g["names"][0], "priority": priority, "tags": g["tags"], "due_date": g["due"]}
+        await side.call("task_create", {key: value for key, value in arguments.items() if key not in leave_out})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("task_list", {"keyword": g["names"][0], "status": "all"})
+        found = [task for task in value if isinstance(task, dict)] if isinstance(value, list) and not error else []
+        if not found:
+            return 0.0
+        task = found[0]
+        right = [task.get("priority") == "high", task.get("tags") == g["tags"], task.get("due_date") == g["due"]]
+        return (1.0 + sum(bool(fact) for fact in right)) / 4
+
+    return _fixture_task(
+        "add a task with its priority, tags and due date",
+        _mcp_todo_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: create(side, g, (), "high"),
+            "sloppy": lambda side, g, rng: create(side, g, ("tags",) if rng.random() < 0.5 else (), "high"),
+            "partial": lambda side, g, rng: create(side, g, ("tags", "due_date", "priority"), "high"),
+            "wrong": lambda side, g, rng: create(side, g, (), "low"),
+        },
+        reward,
+    )
+
+
+def _mcp_todo_drop() -> Task:
+    async def act(side: Side, g: dict[str, Any], tool: str, indexes: list[int], change: dict[str, Any]) -> None:
+        ids = _todo_ids(side, g)
+        for index in indexes:
+            if index < len(ids) and ids[index] is not None:
+                await side.call(tool, {"id": ids[index], **change})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _todo_ids(side, g)
+        if len(ids) < 3:
+            return 0.0
+        present = [await _mcp_todo_task(side, task) is not None for task in ids]
+        return (float(not present[1]) + float(present[0]) + float(present[2])) / 3
+
+    return _fixture_task(
+        "delete one task",
+        _mcp_todo_draw,
+        _mcp_todo_tasks,
+        {
+            "perfect": lambda side, g, rng: act(side, g, "task_delete", [1], {}),
+            "sloppy": lambda side, g, rng: act(side, g, "task_delete", [1 if rng.random() < 0.5 else 2], {}),
+            "partial": lambda side, g, rng: act(side, g, "task_update", [1], {"status": "archived"}),
+            "wrong": lambda side, g, rng: act(side, g, "task_delete", [0, 1, 2], {}),
+        },
+        reward,
+    )
+
+
+# --- calc: one tool that evaluates an expression (held out, second set) ---------------------------
+
+
+async def _calculate(side: Side, expression: str | None) -> float | None:
+    if expression is None:
+        return None
+    value, error = await side.call("calculate", {"expression": expression})
+    text = value.get("result") if isinstance(value, dict) else value
+    try:
+        return None if error else float(str(text))
+    except ValueError:
+        return None
+
+
+def _calc_draw(rng: random.Random) -> dict[str, Any]:
+    return {"a": rng.randint(2, 90), "b": round(rng.uniform(1, 50), 1), "c": rng.randint(2, 9)}
+
+
+def _expression_task(name: str, shapes: dict[str, str]) -> Task:
+    """`shapes`: the expression each agent writes (perfect: the right one; `sloppy` half the time)."""
+
+    async def play(side: Side, g: dict[str, Any], rng: random.Random, agent: str) -> float | None:
+        if agent == "sloppy" and rng.random() >= 0.5:
+            agent = "perfect"
+        return await _calculate(side, shapes[agent].format(**g))
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return _same(answer, await _calculate(side, shapes["perfect"].format(**g)))
+
+    def agent(skill: str) -> Agent:
+        return lambda side, g, rng: play(side, g, rng, skill)
+
+    agents: dict[str, Agent] = {skill: agent(skill) for skill in SKILLS[:4]}
+    return Task(name, _calc_draw, _nothing, {**agents, "idle": idle}, reward)
+
+
+_EXPRESSIONS = {
+    "(a + b) * c": {
+        "perfect": "({a} + {b}) * {c}",
+        "sloppy": "{a} + {b} * {c}",
+        "partial": "{a} + {b}",
+        "wrong": "({a} - {b}) * {c}",
+    },
+    "the hypotenuse of a and b": {
+        "perfect": "sqrt({a}^2 + {b}^2)",
+        "sloppy": "sqrt({a}^2) + {b}^2",
+        "partial": "{a}^2 + {b}^2",
+        "wrong": "{a} + {b}",
+    },
+    "the mean of a, b, c": {
+        "perfect": "({a} + {b} + {c}) / 3",
+        "sloppy": "{a} + {b} + {c} / 3",
+        "partial": "{a} + {b} + {c}",
+        "wrong": "({a} + {b} + {c}) * 3",
+    },
+}
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -656,6 +952,9 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         lambda: _calc_task("the square root of a + b", _root_of_sum),
         lambda: _calc_task("the mean of a, b, c", _mean),
     ],
+    "bank": [_bank_record, _bank_update, _bank_copy],
+    "todo": [_mcp_todo_complete, _mcp_todo_detailed, _mcp_todo_drop],
+    "calc": [partial(_expression_task, name, shapes) for name, shapes in _EXPRESSIONS.items()],
 }
 
 
@@ -757,8 +1056,9 @@ def main() -> int:
     parser.add_argument("--twins", type=Path, required=True, help="a folder of benchmarks.heldout --keep (NAME/twin)")
     parser.add_argument(
         "--servers",
-        default="keeper,taskmanager,calculator",
-        help="comma-separated: " + ", ".join(TASKS) + " (the fixtures: dev, twins from heldout --servers NAME)",
+        default=",".join(HELD_OUT),
+        help=f"comma-separated, of {', '.join(TASKS)} (default: the held-out set, {', '.join(HELD_OUT)}; the "
+        "others are dev; twins from heldout --servers NAME)",
     )
     parser.add_argument("--episodes", type=int, default=3, help="episodes per task and agent (default 3)")
     parser.add_argument("--seed", type=int, default=1000)
