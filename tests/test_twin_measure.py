@@ -94,6 +94,15 @@ def test_chosen_values_are_renamed_alike_in_arguments_and_answers_and_server_ids
     assert Renamer(chosen, seen={"x"}, seed=1).mapping == renamer.mapping  # the same run, the same names
 
 
+def test_an_arithmetic_expression_is_the_servers_language_not_a_chosen_value() -> None:
+    session = [
+        ({"expression": "sqrt(16)*pi + 2"}, "12.566"),
+        ({"expression": "log(8)/2"}, "1.04"),
+        ({"key": "task-3", "value": "costs 2*3"}, "ok"),
+    ]
+    assert chosen_values([session]) == {"task-3", "costs 2*3"}
+
+
 def test_made_up_ids_are_lined_up_with_the_recorded_ones_side_by_side() -> None:
     ids = IdMap()
     recorded_id, live_id = "3f2b1c9e-0000-4000-8000-000000000001", "9a9a9a9a-1111-4111-8111-111111111111"

@@ -3,7 +3,9 @@
 A value the agent chose is a string of a call's arguments that the session had not seen in an earlier
 answer (a server's own ids come back in answers first), that names nothing the server's tools list (an
 enum value, a word of a description), and that holds a letter: keys, titles, names, messages. A path's
-parts are chosen values each (`{tmp}/notes/a.txt`: `notes` and `a.txt`), the session's folder is not.
+parts are chosen values each (`{tmp}/notes/a.txt`: `notes` and `a.txt`), the session's folder is not. An
+arithmetic expression (digits with operators or parentheses: `sqrt(16)*pi`) is not: its words are the
+functions and constants of the server's language, which a twin may know, and renamed they would be errors.
 
 Each chosen value gets one fresh value, the same in every session of the run: each run of letters
 becomes other letters of the same length and case, digits and punctuation stay (a date stays a date, a
@@ -32,6 +34,9 @@ __all__ = ["IdMap", "Renamer", "chosen_values"]
 _LETTERS = re.compile(r"[A-Za-z]+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
+# Digits with an operator other than a hyphen, or a parenthesis ("task-3" is a name, "2*pi" an expression);
+# each word of an expression stands next to an operator or parenthesis ("costs 2*3" is prose).
+_EXPRESSION = re.compile(r"^(?=.*\d)(?=.*[+*/^%(])[\w\s.+\-*/%^(),]*$")
 _MIN_INSIDE = 3  # shorter chosen values are renamed only as whole strings
 _MADE_UP = re.compile(
     r"(?<![0-9A-Za-z])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})(?![0-9A-Za-z])",
@@ -58,9 +63,26 @@ def chosen_values(sessions: Iterable[list[tuple[dict[str, Any], Any]]], known: I
                 for part in _parts(text):
                     if part in chosen or not _LETTERS.search(part) or part.lower() in words or _shown(part, answered):
                         continue
+                    if _is_expression(part):
+                        continue
                     chosen.add(part)
             answered += strings_in(answer)
     return chosen
+
+
+def _is_expression(text: str) -> bool:
+    """Whether `text` is an arithmetic expression: digits, operators and parentheses, its words (functions,
+    constants) each next to an operator or a parenthesis."""
+    if not _EXPRESSION.match(text):
+        return False
+    padded = re.sub(r"([+*/^%(),-])", r" \1 ", text)
+    words = list(re.finditer(r"[A-Za-z_]\w*", padded))
+    return all(_beside_operator(padded, found.start(), found.end()) for found in words)
+
+
+def _beside_operator(text: str, start: int, end: int) -> bool:
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    return (not before or before[-1] in "+*/^%(),-") and (not after or after[0] in "+*/^%(),-")
 
 
 def _shown(part: str, answered: list[str]) -> bool:
