@@ -22,7 +22,13 @@ given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (a
 difference or product of two); a value stored under the key an argument names (`["stored", name,
 field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those
 starting with an argument) and those keys joined by a separator, in the order they were stored or sorted
-(`["list", pred, order, sep]`); the next made-up id (`["fresh"]`). A JSON value may also be the record
+(`["list", pred, order, sep]`); the next made-up id (`["fresh"]`); the next id counted under a prefix
+(`["next", "task-"]`: one past the largest seen under it, `_twin.counters`); a length from the call
+(`["size", name]`, `["total_size", array, field]`, `["mean_size", array, field]`, `["stored_size", name,
+field]`) or when a key was stored (`["order", name]`). A JSON number may be such a number
+(`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array, "item":
+template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its place as `["index"]`,
+the second template where the key an item names is stored). A JSON value may also be the record
 stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored record
 in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
 world its session had reached, gives templates (the texts those placeholders write there, longest first,
@@ -30,7 +36,8 @@ written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
-(`drop_matching`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
+(`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
 each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
 rules of all tools answer most recorded calls, until none changes.
 
