@@ -149,3 +149,56 @@ def test_ids_counted_under_a_prefix_continue_from_the_largest_seen_one_counter_p
     assert run_guard(plan, "plan", state, first) == (planned(1, 1, "ship it", ["write", "test"]), False)
     second = {"goal": "then", "tasks": [{"title": "release"}]}
     assert run_guard(plan, "plan", state, second) == (planned(2, 3, "then", ["release"]), False)
+
+
+def test_a_record_kept_under_a_counted_id_is_read_back_and_a_missing_one_answered_as_recorded() -> None:
+    getter = ToolSpec(
+        name="get_request",
+        input_schema={"type": "object", "properties": {"requestId": {"type": "string"}}, "required": ["requestId"]},
+        annotations={"readOnlyHint": True},  # type: ignore[arg-type]
+    )
+    missing = {"status": "error", "message": "Request not found"}
+    sessions = []
+    for number, goals in enumerate([["paint", "sand"], ["cook"], ["fly", "land", "taxi"]]):
+        calls: list[RecordedCall] = []
+        for request, goal in enumerate(goals, start=1):
+            arguments = {"goal": goal, "tasks": [{"title": goal + " it"}]}
+            answer = planned(request, request, goal, [goal + " it"])
+            calls.append(call(number, len(calls) + 1, "plan", arguments, answer))
+            calls.append(call(number, len(calls) + 1, "get_request", {"requestId": f"req-{request}"}, answer))
+            calls.append(call(number, len(calls) + 1, "get_request", {"requestId": "req-99"}, missing))
+        sessions.append(calls)
+    plans = infer_guards([*PLANNER, getter], sessions, ["plan", "get_request"]).plans
+    state: dict[str, Any] = {}
+    made = run_guard(plans["plan"], "plan", state, {"goal": "swim", "tasks": [{"title": "swim it"}]})
+    assert made == (planned(1, 1, "swim", ["swim it"]), False)
+    assert run_guard(plans["get_request"], "get_request", state, {"requestId": "req-1"}) == made
+    # A "not found" the server answers as a success: nothing stored under the key could change it.
+    assert run_guard(plans["get_request"], "get_request", state, {"requestId": "req-7"}) == (missing, False)
+
+
+def test_a_null_in_an_answer_is_a_value_and_a_json_one_is_as_often_a_constant() -> None:
+    tools = [
+        ToolSpec(
+            name="save",
+            input_schema={
+                "type": "object",
+                "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
+                "required": ["key", "value"],
+            },
+        ),
+        STORE[1],
+    ]
+    sessions = []
+    for number, pairs in enumerate([[("north", "cold"), ("south", "warm air")], [("east", "sunrise")]]):
+        calls: list[RecordedCall] = []
+        for key, value in pairs:
+            calls.append(call(number, len(calls) + 1, "save", {"key": key, "value": value}, f"Saved: {key}"))
+            shown = {"items": [{"key": key, "value": value, "category": None, "size": len(value)}], "total": 1}
+            calls.append(call(number, len(calls) + 1, "get", {"key": key}, shown))
+        sessions.append(calls)
+    plans = infer_guards(tools, sessions, ["save", "get"]).plans
+    state: dict[str, Any] = {}
+    run_guard(plans["save"], "save", state, {"key": "west", "value": "windy"})
+    shown = {"items": [{"key": "west", "value": "windy", "category": None, "size": 5}], "total": 1}
+    assert run_guard(plans["get"], "get", state, {"key": "west"}) == (shown, False)

@@ -100,6 +100,8 @@ _MADE_UP = re.compile(
     r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
+# Conditions under which a constant success may be answered: nothing stored it could show.
+_NOTHING = frozenset({"empty", "missing"})
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = ("$record", "$records", "$fresh", "$each", "$number")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
@@ -319,10 +321,11 @@ class _Learner:
                         continue
                     if len(hits) < _SUPPORT and when[0][0] == "always":
                         continue
-                    if not error and not _placeholders(template) and not any(a[0] == "empty" for a in when):
+                    if not error and not _placeholders(template) and not any(a[0] in _NOTHING for a in when):
                         # A guard never answers a success it cannot build from the call or the world: a recorded
                         # constant success (a listing, a file's bytes) depends on more than it knows, unless
-                        # nothing is stored at all.
+                        # nothing is stored at all, or nothing under the key the call names (a "not found"
+                        # that a server answers as a success).
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
                     # world (whether anything is stored: recordings often show one side only), then the
@@ -494,7 +497,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             name: {"$fresh": True}
             if whole is not None
             and type(item) is int
-            and item == whole["fresh"]
+            and item == whole["fresh"] >= 2  # a JSON 1 is as often a constant: a later id tells
             and _number_leaf(item, pieces) is None  # a number of the call first
             else _template_of(item, pieces, whole)
             for name, item in value.items()
@@ -539,10 +542,11 @@ def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any
 
 
 def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
-    """A JSON integer as the first number or length of the call that writes it."""
+    """A JSON integer as the first number or length of the call that writes it: from 2 on, or an item's
+    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells)."""
     text = str(value)
     for written, part in pieces:
-        if written == text and part[0] in _LEAF_NUMBERS:
+        if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
             return {"$number": part}
     return None
 
@@ -680,7 +684,8 @@ def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] 
 
 def _record_keys(tool: _Tool) -> list[str]:
     """Fields of the objects a tool answers that may key them: in every success, a string or integer that
-    is one of the call's arguments, or (an integer) none of them (an id the server made up)."""
+    is one of the call's arguments, or none of them (an id the server made up: an integer, or one counted
+    under a prefix)."""
     answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
     if not answers or not all(isinstance(value, dict) and value for value, _ in answers):
         return []
@@ -689,7 +694,9 @@ def _record_keys(tool: _Tool) -> list[str]:
     for name in sorted(fields):
         values = [(value[name], args) for value, args in answers]
         given = all(isinstance(v, str | int) and not isinstance(v, bool) and v in args.values() for v, args in values)
-        made_up = all(type(v) is int and v not in args.values() for v, args in values)
+        made_up = all(type(v) is int and v not in args.values() for v, args in values) or all(
+            isinstance(v, str) and _COUNTED.fullmatch(v) and v not in args.values() for v, args in values
+        )
         if given or made_up:
             found.append(name)
     return found

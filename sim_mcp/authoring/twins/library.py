@@ -283,16 +283,17 @@ def twin_render(template, root, keys, args, twin = {}):
     if type(template) == "dict":
         answer = {}
         for name, item in template.items():
-            rendered = twin_render(item, root, keys, args, twin)
-            if rendered == None:
+            # A JSON null is a value of the answer, not a placeholder that cannot be written.
+            rendered = None if item == None else twin_render(item, root, keys, args, twin)
+            if rendered == None and item != None:
                 return None
             answer[name] = twin_plain(rendered)
         return answer
     if type(template) == "list":
         items = []
         for item in template:
-            rendered = twin_render(item, root, keys, args, twin)
-            if rendered == None:
+            rendered = None if item == None else twin_render(item, root, keys, args, twin)
+            if rendered == None and item != None:
                 return None
             items.append(twin_plain(rendered))
         return items
