@@ -202,3 +202,39 @@ def test_a_null_in_an_answer_is_a_value_and_a_json_one_is_as_often_a_constant() 
     run_guard(plans["save"], "save", state, {"key": "west", "value": "windy"})
     shown = {"items": [{"key": "west", "value": "windy", "category": None, "size": 5}], "total": 1}
     assert run_guard(plans["get"], "get", state, {"key": "west"}) == (shown, False)
+
+
+def test_a_list_of_one_key_is_asked_about_as_that_key() -> None:
+    deleter = ToolSpec(
+        name="delete_many",
+        input_schema={
+            "type": "object",
+            "properties": {"keys": {"type": "array", "items": {"type": "string"}}},
+            "required": ["keys"],
+        },
+    )
+
+    def deleted(key: str, found: bool) -> dict[str, Any]:
+        result = {"index": 0, "key": key, "deleted": found}
+        return {"keys": [key], "totalDeleted": int(found), "notFound": [] if found else [key], "results": [result]}
+
+    sessions = []
+    for number, (kept, gone) in enumerate([("north-1", "south-2"), ("east-3", "west-4"), ("up-5", "down-6")]):
+        items = [{"key": kept, "value": "a long value"}, {"key": gone, "value": "another one"}]
+        calls = [call(number, 1, "save_many", {"items": items}, saved(items, set()))]
+        calls.append(call(number, 2, "delete_many", {"keys": [gone]}, deleted(gone, True)))
+        calls.append(call(number, 3, "delete_many", {"keys": [gone]}, deleted(gone, False)))
+        calls.append(call(number, 4, "delete_many", {"keys": [kept]}, deleted(kept, True)))
+        sessions.append(calls)
+    plans = infer_guards([STORE[0], deleter], sessions, ["save_many", "delete_many"]).plans
+    state: dict[str, Any] = {}
+    items = [{"key": "left-7", "value": "a long value"}, {"key": "right-8", "value": "x"}]
+    run_guard(plans["save_many"], "save_many", state, {"items": items})
+    assert run_guard(plans["delete_many"], "delete_many", state, {"keys": ["right-8"]}) == (
+        deleted("right-8", True),
+        False,
+    )
+    assert run_guard(plans["delete_many"], "delete_many", state, {"keys": ["right-8"]}) == (
+        deleted("right-8", False),
+        False,
+    )

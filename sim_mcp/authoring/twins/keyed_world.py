@@ -279,9 +279,10 @@ class _Learner:
     ) -> tuple[list[dict[str, Any]], int]:
         """Sequential covering: the rules of one tool, and how many recorded calls they answer."""
         usable = tool.calls
-        named = sorted(
-            {name for template, _ in found.values() for name in _keys_named(template, tool.spec) if "/*" not in name}
-        )
+        every = {name for template, _ in found.values() for name in _keys_named(template, tool.spec)}
+        # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
+        single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
+        named = sorted({name for name in every if "/*" not in name} | single)
         atoms = list(_atoms(tool.spec, self.root, named, stores))
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
