@@ -2,9 +2,11 @@
 
 Answers are compared as JSON values (`answer_value`: the structured content, else the text read as JSON):
 every leaf equal, except that values two servers make up on their own are compared by form: two ISO 8601
-dates or date-times, two UUIDs, two hex strings of the same length (a commit hash, a token). A leaf that is
-such a value agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each
-such value is read as its form, and the texts agree when they are equal so read. An error meets an error
+dates or date-times (`T` or a space between date and time: `2026-12-06 07:16:57`), two UUIDs, two hex
+strings of the same length (`HEX_FORM`: 16 or more hex digits, a commit hash, a token; or 8 to 15 holding
+both a digit and a letter, a short id such as a session's `a5e8e023`). A leaf that is such a value agrees
+with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each such value is read
+as its form, and the texts agree when they are equal so read. An error meets an error
 (both `is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported
 apart (`error_text`).
 """
@@ -16,17 +18,21 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Answer", "Verdict", "compare_answers"]
+__all__ = ["HEX_FORM", "Answer", "Verdict", "compare_answers"]
+
+# A hex string a server makes up: long, or short (8 to 15 digits) but holding both a digit and a letter, so
+# that neither a number ("20261206") nor a word ("deadbeef", "accede") reads as one.
+HEX_FORM = r"(?:[0-9a-f]{16,}|(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,15})"
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
-_HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
+_HEX = re.compile(rf"^{HEX_FORM}$", re.IGNORECASE)
 # The same forms inside free text, each standing alone (not part of a longer word or number).
 _IN_TEXT = re.compile(
     r"(?<![0-9A-Za-z])(?:"
     r"(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
     r"|(?P<time>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
-    r"|(?P<hex>[0-9a-f]{16,})"
+    rf"|(?P<hex>{HEX_FORM})"
     r")(?![0-9A-Za-z])",
     re.IGNORECASE,
 )

@@ -27,15 +27,22 @@ an argument names (`["stored", name, field]`: get after set); how many stored ke
 order they were stored or sorted (`["list", pred, order, sep]`); those records written as text, a line (or
 block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
 a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
-a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`). A JSON
-value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
-{...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each
-recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
-there, longest first, written as placeholders); a template belongs to every call it renders exactly.
+a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`); the next
+id counted under a prefix (`["next", "task-"]`: one past the largest seen under it, `_twin.counters`); a
+length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size", array, field]`,
+`["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number may be such a
+number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,
+"item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its place as
+`["index"]`, the second template where the key an item names is stored). A JSON value may also be the
+record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored
+record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
+world its session had reached, gives templates (the texts those placeholders write there, longest first,
+written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
-(`drop_matching`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
+(`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
 each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
 rules of all tools answer most recorded calls, until none changes.
 
@@ -64,13 +71,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.agreement import HEX_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
+from sim_mcp.state.values import strings_in
 
 __all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys", "run_guard", "unordered", "view"]
 
@@ -86,15 +94,16 @@ _EFFECT_ROUNDS = 3
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
-# Conditions under which a constant success may be answered: nothing stored; a required argument absent.
-_BARE = frozenset({"empty", "absent"})
+# Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
+# nothing under the key the call names); a required argument absent.
+_BARE = frozenset({"empty", "missing", "absent"})
 _WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
 _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
-        *("count", "fresh"),
+        *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
     }
 )
 # What a listing of keys may be joined with.
@@ -102,12 +111,19 @@ _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
 _MADE_UP = re.compile(
     r"(?<![0-9A-Za-z])(?:(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
-    r"|(?P<hex>[0-9a-f]{16,})"
-    r"|(?P<date>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
+    rf"|(?P<hex>{HEX_FORM})"
+    r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
-# The markers of a JSON value a template builds from the world.
-_WHOLE = ("$record", "$records", "$fresh")
+# The markers of a JSON value a template builds from the world or the call.
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number")
+# Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
+# count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
+_LEAF_NUMBERS = frozenset(
+    {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
+)
+# An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`.
+_COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_])([0-9]{1,9})(?![0-9A-Za-z])")
 
 
 @dataclass
@@ -169,10 +185,17 @@ class _Outcome:
 
 
 class _Learner:
-    def __init__(self, tools: dict[str, _Tool], sessions: list[list[RecordedCall]], root: str | None) -> None:
+    def __init__(
+        self,
+        tools: dict[str, _Tool],
+        sessions: list[list[RecordedCall]],
+        root: str | None,
+        prefixes: tuple[str, ...] = (),
+    ) -> None:
         self.tools = tools
         self.sessions = sessions
         self.root = root
+        self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
 
@@ -182,6 +205,7 @@ class _Learner:
             "root": self.root,
             "initial": initial_keys(self.root),
             "effects": {name: effect for name, effect in effects.items() if effect is not None},
+            "counters": self.prefixes,
             "sessions": [
                 [{"tool": c.tool, "args": c.arguments, "ok": _succeeded(c), "answer": c.value} for c in session]
                 for session in self.sessions
@@ -209,6 +233,8 @@ class _Learner:
             rules, count = self.cover(tool, worlds, found, effects.get(name), stores)
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
+                if self.prefixes:
+                    plans[name]["counters"] = self.prefixes
                 answered[name] = count
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
@@ -233,18 +259,22 @@ class _Learner:
                 for call in calls
             ],
         }
+        extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes}
         found: dict[str, tuple[Any, bool]] = {}
         every = self.library.call("twin_bridge_pieces", payload)
+        items_all = self.library.call("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
-        for call, drawn, listed in zip(calls, every, listings, strict=True):
-            pieces = [
-                (text, part)
-                for text, part in drawn["pieces"]
-                if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST
-            ]
-            pieces += listed
+        for call, drawn, more, listed in zip(calls, every, items_all, listings, strict=True):
+            pieces = _usable(more["pieces"] + drawn["pieces"]) + listed
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"]}
+            if not call.is_error:
+                # Each item's own pieces first, then the call's (but its next id: an item counts its own).
+                outer = [piece for piece in pieces if piece[1][0] != "next"]
+                whole["items"] = {
+                    name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
+                    for name, per_item in more["items"].items()
+                }
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
         return found
@@ -271,7 +301,10 @@ class _Learner:
     ) -> tuple[list[dict[str, Any]], int]:
         """Sequential covering: the rules of one tool, and how many recorded calls they answer."""
         usable = tool.calls
-        named = sorted({name for template, _ in found.values() for name in _keys_named(template, tool.spec)})
+        every = {name for template, _ in found.values() for name in _keys_named(template, tool.spec)}
+        # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
+        single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
+        named = sorted({name for name in every if "/*" not in name} | single)
         atoms = list(_atoms(tool.spec, self.root, named, stores))
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
@@ -321,7 +354,8 @@ class _Learner:
                     if not error and not _placeholders(template) and not any(a[0] in _BARE for a in when):
                         # A guard never answers a success it cannot build from the call or the world: a recorded
                         # constant success (a listing, a file's bytes) depends on more than it knows, unless
-                        # nothing is stored at all, or the call lacks what the answer would be built from.
+                        # nothing is stored at all, nothing under the key the call names (a "not found" that a
+                        # server answers as a success), or the call lacks what the answer would be built from.
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
                     # world (whether anything is stored: recordings often show one side only), then the
@@ -363,7 +397,7 @@ def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left
         for tool in tools
         if tool.name in left
     }
-    learner = _Learner(known, sessions, root)
+    learner = _Learner(known, sessions, root, _counted_prefixes(sessions))
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
@@ -450,7 +484,13 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     """`value` with the texts of `pieces` written as their placeholders; with `whole` (what the world held
     before the call), a list equal to the stored records, an object equal to a stored record but for some
     fields, and a number that is the next made-up id, written as those."""
-    if whole is not None and isinstance(value, list):
+    if whole is not None and isinstance(value, list) and (each := _each(value, whole.get("items", {}))) is not None:
+        return each
+    if type(value) is int and (number := _number_leaf(value, pieces)) is not None:
+        return number
+    if whole is not None and isinstance(value, list) and value:
+        # An empty list is as often a constant (`"errors": []`) as an empty listing: a template drawn where
+        # something is stored tells which.
         for order in ("added", "sorted"):
             if value == whole["lists"][order]:
                 return {"$records": order}
@@ -485,7 +525,10 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if isinstance(value, dict):
         return {
             name: {"$fresh": True}
-            if whole is not None and type(item) is int and item == whole["fresh"]
+            if whole is not None
+            and type(item) is int
+            and item == whole["fresh"] >= 2  # a JSON 1 is as often a constant: a later id tells
+            and _number_leaf(item, pieces) is None  # a number of the call first
             else _template_of(item, pieces, whole)
             for name, item in value.items()
         }
@@ -494,9 +537,81 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     return value
 
 
+def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
+    """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
+    when long enough to mean something."""
+    found = [(text, part) for text, part in pieces if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST]
+    found.sort(key=lambda piece: -len(piece[0]))
+    return found
+
+
+def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any]]], list[str]]]]) -> Any:
+    """A list as one answer per item of an array argument as long, where every item's answer, drawn from
+    that item's pieces, is one template that writes something of the call; or two, one of them where a
+    key the item names is stored (`created` or `updated`, `deleted` or not)."""
+    if not value:
+        return None
+    for name, per_item in items.items():
+        if len(per_item) != len(value):
+            continue
+        drawn = [_template_of(item, pieces, None) for item, (pieces, _) in zip(value, per_item, strict=True)]
+        texts = [json.dumps(d, sort_keys=True) for d in drawn]
+        if not any(_placeholders(d) for d in drawn) or len(set(texts)) > 2:
+            continue
+        if len(set(texts)) == 1:
+            return {"$each": name, "item": drawn[0]}
+        stored = texts[0]
+        for key in sorted({key for _, present in per_item for key in present} | {"?"}):
+            if all((key in present) == (text == stored) for (_, present), text in zip(per_item, texts, strict=True)):
+                other = drawn[texts.index(next(t for t in texts if t != stored))]
+                return {"$each": name, "item": other, "cases": [[[["present", key, None]], drawn[0]]]}
+            if all((key in present) == (text != stored) for (_, present), text in zip(per_item, texts, strict=True)):
+                other = drawn[texts.index(next(t for t in texts if t != stored))]
+                return {"$each": name, "item": drawn[0], "cases": [[[["present", key, None]], other]]}
+    return None
+
+
+def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
+    """A JSON integer as the first number or length of the call that writes it: from 2 on, or an item's
+    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells)."""
+    text = str(value)
+    for written, part in pieces:
+        if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+            return {"$number": part}
+    return None
+
+
+def _arrays(tool: ToolSpec) -> dict[str, list[str]]:
+    """The array arguments, each with the string fields of its items (none: items that are strings)."""
+    properties = tool.input_schema.get("properties") or {}
+    found: dict[str, list[str]] = {}
+    for name, schema in properties.items():
+        items = schema.get("items") if isinstance(schema, dict) else None
+        if not isinstance(schema, dict) or schema.get("type") != "array" or not isinstance(items, dict):
+            continue
+        fields = items.get("properties") or {}
+        found[name] = sorted(f for f, s in fields.items() if isinstance(s, dict) and s.get("type") == "string")
+    return found
+
+
+def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
+    """Prefixes under which a server counts the ids it makes up (`task-` of `task-3`): those of ids that
+    successes show and their calls did not give."""
+    found: set[str] = set()
+    for session in sessions:
+        for call in session:
+            if not _succeeded(call):
+                continue
+            given = set(strings_in(call.arguments))
+            for text in strings_in(call.value):
+                text = _MADE_UP.sub(" ", text)  # a UUID's `becd-4123` is no counted id
+                found.update(m.group(1) for m in _COUNTED.finditer(text) if m.group(0) not in given)
+    return tuple(sorted(found))
+
+
 def _made_up(text: str, given: set[str]) -> list[Any]:
-    """`text` split around the values a server makes up (a UUID, a long hex string, an ISO 8601 time) that
-    the call did not give: each is written as a placeholder of its form."""
+    """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, an ISO 8601
+    time, also with a space for the `T`) that the call did not give: each is written as a placeholder of its form."""
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
@@ -579,13 +694,16 @@ def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] 
     """The effects a tool's successes may have, likeliest first: keep the record an answer shows under one
     of its fields that names a key or was made up; store, move or drop a key its answers name; drop the
     keys a predicate picks; nothing."""
-    named = sorted(
-        {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
-    )
+    every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    named = sorted(name for name in every if "/*" not in name)
+    # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
+    each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
     options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
+    options += [["put_each", array, item or None] for array, item in each]
     options += [["put", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in named]
+    drops += [["drop_each", array, item or None] for array, item in each]
     drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
     # Where the recordings cannot tell storing from dropping (a deleted key never read again), a tool named
     # as a delete drops.
@@ -596,7 +714,8 @@ def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] 
 
 def _record_keys(tool: _Tool) -> list[str]:
     """Fields of the objects a tool answers that may key them: in every success, a string or integer that
-    is one of the call's arguments, or (an integer) none of them (an id the server made up)."""
+    is one of the call's arguments, or none of them (an id the server made up: an integer, or one counted
+    under a prefix)."""
     answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
     if not answers or not all(isinstance(value, dict) and value for value, _ in answers):
         return []
@@ -605,7 +724,9 @@ def _record_keys(tool: _Tool) -> list[str]:
     for name in sorted(fields):
         values = [(value[name], args) for value, args in answers]
         given = all(isinstance(v, str | int) and not isinstance(v, bool) and v in args.values() for v, args in values)
-        made_up = all(type(v) is int and v not in args.values() for v, args in values)
+        made_up = all(type(v) is int and v not in args.values() for v, args in values) or all(
+            isinstance(v, str) and _COUNTED.fullmatch(v) and v not in args.values() for v, args in values
+        )
         if given or made_up:
             found.append(name)
     return found

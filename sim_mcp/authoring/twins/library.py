@@ -219,7 +219,82 @@ def twin_part(part, root, keys, args, twin):
         return str(twin.get("fresh", 0) + 1)
     if kind == "made_up":
         return twin_made_up(part, keys, args, twin)
+    if kind == "next":
+        return part[1] + str(twin_next(part[1], args, twin))
+    if kind in ("size", "total_size", "mean_size", "index"):
+        number = twin_size(part, args)
+        return None if number == None else str(number)
+    if kind in ("stored_size", "order"):
+        number = twin_stored_number(part, root, keys, args)
+        return None if number == None else str(number)
     return None
+
+def twin_stored_number(part, root, keys, args):
+    # Of the entry under the key an argument names: the length of a stored value, or its place in the
+    # order keys were first stored.
+    entry = twin_entry(root, keys, args, part[1])
+    if entry == None:
+        return None
+    if part[0] == "order":
+        return entry.get("n")
+    value = entry.get("args", {}).get(part[2])
+    return len(value) if type(value) == "string" else None
+
+def twin_next(prefix, args, twin):
+    # The next id a server counts under a prefix (`task-3`): one past the largest seen, the i-th item of
+    # an array argument taking the i-th after it.
+    return twin.get("counters", {}).get(prefix, 0) + 1 + args.get("$index", 0)
+
+def twin_size(part, args):
+    # A length from the call: of a string or array argument (`size`), the sum of the lengths of a field
+    # of an array's items (`total_size`) and their mean as JavaScript rounds it (`mean_size`), or the
+    # place of the item a per-item template writes (`index`).
+    kind = part[0]
+    if kind == "index":
+        return args.get("$index")
+    value = args.get(part[1])
+    if kind == "size":
+        return len(value) if type(value) in ("string", "list") else None
+    if type(value) != "list" or not value:
+        return None
+    total = 0
+    for item in value:
+        text = item.get(part[2]) if type(item) == "dict" else None
+        if type(text) != "string":
+            return None
+        total += len(text)
+    if kind == "total_size":
+        return total
+    return (2 * total + len(value)) // (2 * len(value))
+
+def twin_item(args, name, index):
+    # The arguments as one item of array argument `name` sees them: the item as `name/*` (a string) or
+    # its fields as `name/*/field`, and its place as `$index`.
+    viewed = dict(args)
+    item = args[name][index]
+    if type(item) == "dict":
+        for field, value in item.items():
+            viewed[name + "/*/" + field] = value
+    else:
+        viewed[name + "/*"] = item
+    viewed["$index"] = index
+    return viewed
+
+def twin_counted(prefixes, value, twin):
+    # Raise each prefix's counter to the largest id under it that an answer shows (`req-2`, `task-5`).
+    if not prefixes:
+        return
+    counters = twin.setdefault("counters", {})
+    for text in twin_texts(value):
+        for prefix in prefixes:
+            chunks = text.split(prefix)
+            for at in range(1, len(chunks)):
+                before, after = chunks[at - 1], chunks[at]
+                if before and (before[-1].isalnum() or before[-1] == "_"):
+                    continue
+                digits = after[:len(after) - len(after.lstrip("0123456789"))]
+                if digits and not (len(after) > len(digits) and after[len(digits)].isalnum()) and len(digits) < 10:
+                    counters[prefix] = max(counters.get(prefix, 0), int(digits))
 
 def twin_made_up(part, keys, args, twin):
     # A value the server makes up (a hash, a UUID, a time), of the form recorded: compared by form, never
@@ -235,7 +310,13 @@ def twin_made_up(part, keys, args, twin):
         digits += "0" * (8 - len(word)) + word
     if part[1] == "uuid":
         return digits[0:8] + "-" + digits[8:12] + "-4" + digits[13:16] + "-8" + digits[17:20] + "-" + digits[20:32]
-    return digits[:part[2]]
+    text = digits[:part[2]]
+    if part[2] < 16 and text.lstrip("0123456789") == "":
+        # A short made-up id reads as one only holding a letter and a digit (agreement's HEX_FORM).
+        text = "a" + text[1:]
+    if part[2] < 16 and text.lstrip("abcdef") == "":
+        text = text[:-1] + "7"
+    return text
 
 def twin_plain(rendered):
     return rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
@@ -264,23 +345,82 @@ def twin_render(template, root, keys, args, twin = {}):
         return twin_records(keys, template["$records"])
     if type(template) == "dict" and "$fresh" in template:
         return twin.get("fresh", 0) + 1
+    if type(template) == "dict" and "$each" in template:
+        return twin_render_each(template, root, keys, args, twin)
+    if type(template) == "dict" and "$number" in template:
+        return twin_number_of(template["$number"], root, keys, args, twin)
     if type(template) == "dict":
         answer = {}
         for name, item in template.items():
-            rendered = twin_render(item, root, keys, args, twin)
-            if rendered == None:
+            # A JSON null is a value of the answer, not a placeholder that cannot be written.
+            rendered = None if item == None else twin_render(item, root, keys, args, twin)
+            if rendered == None and item != None:
                 return None
             answer[name] = twin_plain(rendered)
         return answer
     if type(template) == "list":
         items = []
         for item in template:
-            rendered = twin_render(item, root, keys, args, twin)
-            if rendered == None:
+            rendered = None if item == None else twin_render(item, root, keys, args, twin)
+            if rendered == None and item != None:
                 return None
             items.append(twin_plain(rendered))
         return items
     return template
+
+def twin_render_each(template, root, keys, args, twin):
+    # One answer per item of an array argument, each rendered as that item sees the call.
+    items = args.get(template["$each"])
+    if type(items) != "list":
+        return None
+    out = []
+    for index in range(len(items)):
+        viewed = twin_item(args, template["$each"], index)
+        chosen = template["item"]
+        for case in template.get("cases", []):
+            if all([twin_holds(atom, root, keys, viewed) == True for atom in case[0]]):
+                chosen = case[1]
+                break
+        rendered = twin_render(chosen, root, keys, viewed, twin)
+        if rendered == None:
+            return None
+        out.append(twin_plain(rendered))
+    return out
+
+def twin_number_of(part, root, keys, args, twin):
+    # A JSON number a placeholder writes: the number itself, not its text.
+    if part[0] in ("num", "sum", "difference", "product"):
+        return twin_number(part, args)
+    if part[0] in ("size", "total_size", "mean_size", "index"):
+        return twin_size(part, args)
+    if part[0] in ("stored_size", "order"):
+        return twin_stored_number(part, root, keys, args)
+    text = twin_part(part, root, keys, args, twin)
+    return None if text == None or not text.isdigit() else int(text)
+
+def twin_apply_each(effect, tool, root, keys, args, twin):
+    # Store each item of an array argument under its field `effect[2]` (the item itself, for a string),
+    # its other fields as what is stored; or drop each key the items name.
+    items = args.get(effect[1])
+    if type(items) != "list":
+        return
+    for item in items:
+        value = item.get(effect[2]) if type(item) == "dict" and effect[2] != None else item
+        key = twin_key(root, value)
+        if key == None:
+            continue
+        if effect[0] == "drop_each":
+            for k in [k for k in twin_stored(keys) if k == key or k.startswith(key + "/")]:
+                keys.pop(k)
+            continue
+        stored = {f: v for f, v in item.items() if f != effect[2]} if type(item) == "dict" else {}
+        entry = {"by": tool, "args": stored}
+        if key in keys and "n" in keys[key]:
+            entry["n"] = keys[key]["n"]
+        else:
+            twin["stored"] = twin.get("stored", 0) + 1
+            entry["n"] = twin["stored"]
+        keys[key] = entry
 
 def twin_apply(effect, tool, root, keys, args, answer, twin):
     # What a success changes in the keyed world.
@@ -319,6 +459,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     elif kind == "drop_matching":
         for k in twin_matching(effect[1], keys, args) or []:
             keys.pop(k)
+    elif kind in ("put_each", "drop_each"):
+        twin_apply_each(effect, tool, root, keys, args, twin)
 
 # The numbers a placeholder may compute from the call's number arguments, as JavaScript computes them on
 # doubles (`a / b`, `a % b`, `a ** b`, `Math.sqrt(a)`, `-a`, `Math.abs(a)`), written as `String(x)` writes them.
@@ -564,6 +706,7 @@ def twin_guard(plan, tool, state, args):
         if rule["error"]:
             return error(value)
         twin_apply(rule.get("effect"), tool, root, keys, args, value, twin)
+        twin_counted(plan.get("counters"), value, twin)
         return value
     return decline("no rule of the recordings holds for this call")
 
@@ -711,6 +854,8 @@ def twin_bridge_worlds(state, args):
             effect = args["effects"].get(call["tool"])
             if call["ok"] and effect != None:
                 twin_apply(effect, call["tool"], root, twin["keys"], call["args"], call["answer"], twin)
+            if call["ok"]:
+                twin_counted(args.get("counters"), call["answer"], twin)
         worlds.append(before)
     return worlds
 
@@ -815,6 +960,59 @@ def twin_listings(preds, root, keys, call):
             out[at[seen]][0].append([pred, order])
     return out
 
+def twin_bridge_items(state, args):
+    # What a call's answer may show beside `twin_bridge_pieces`: the next id under each counted prefix,
+    # lengths from the call, and, for each array argument, the pieces each of its items gives.
+    out = []
+    for case in args["cases"]:
+        call, twin = case["args"], case["world"]
+        pieces = twin_item_pieces(args, call, twin, args["names"], args["arrays"])
+        for name in args["names"]:
+            entry = twin_entry(args["root"], twin["keys"], call, name)
+            if entry == None:
+                continue
+            parts = [["order", name]] + [["stored_size", name, f] for f in entry.get("args", {})]
+            for part in parts:
+                number = twin_stored_number(part, args["root"], twin["keys"], call)
+                if number != None:
+                    pieces.append([str(number), part])
+        items = {}
+        for name in args["arrays"]:
+            if type(call.get(name)) != "list":
+                continue
+            items[name] = []
+            for index in range(len(call[name])):
+                viewed = twin_item(call, name, index)
+                own = [n for n in viewed if n.startswith(name + "/*")]
+                found = twin_item_pieces(args, viewed, twin, own, {})
+                held = [twin_holds(["present", n, None], args["root"], twin["keys"], viewed) for n in own]
+                present = [n for n, hold in zip(own, held) if hold == True]
+                # Its place first: of the numbers an item shows, the likeliest to be meant.
+                items[name].append({"pieces": [[str(index), ["index"]]] + found, "present": present})
+        out.append({"pieces": pieces, "items": items})
+    return out
+
+def twin_item_pieces(args, call, twin, names, arrays):
+    pieces = []
+    for prefix in args["prefixes"]:
+        pieces.append([twin_part(["next", prefix], None, {}, call, twin), ["next", prefix]])
+    sizes = []
+    for name in names:
+        value = call.get(name)
+        if type(value) == "string":
+            pieces.append([value, ["arg", name]])
+            sizes.append(["size", name])
+    for name, fields in arrays.items():
+        sizes.append(["size", name])
+        for field in fields:
+            sizes.append(["total_size", name, field])
+            sizes.append(["mean_size", name, field])
+    for part in sizes:
+        number = twin_size(part, call)
+        if number != None:
+            pieces.append([str(number), part])
+    return pieces
+
 def twin_bridge_table(state, args):
     root = args["root"]
     out = []
@@ -833,7 +1031,13 @@ def twin_bridge_guard(state, args):
     answer = twin_guard(args["plan"], args["tool"], world, args["args"])
     return {"answer": answer, "state": world}
 """
-_BRIDGE_TOOLS = ("twin_bridge_worlds", "twin_bridge_pieces", "twin_bridge_table", "twin_bridge_guard")
+_BRIDGE_TOOLS = (
+    "twin_bridge_worlds",
+    "twin_bridge_pieces",
+    "twin_bridge_items",
+    "twin_bridge_table",
+    "twin_bridge_guard",
+)
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
 
