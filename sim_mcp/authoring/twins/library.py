@@ -561,10 +561,15 @@ def twin_power(a, b):
     if exponent > 2200 or exponent < -2200:
         return None
     magnitude = exponent if exponent > 0 else -exponent
-    top, scale = 1, 0
-    for _ in range(magnitude):
-        top *= mantissa
-        scale += shift
+    top, base, left = 1, mantissa, magnitude
+    for _ in range(64):
+        if left == 0:
+            break
+        if left % 2 == 1:
+            top *= base
+        base *= base
+        left //= 2
+    scale = shift * magnitude
     if exponent > 0:
         found = twin_exactly(top, twin_two(scale))
     else:
@@ -575,7 +580,9 @@ def twin_exactly(top, bottom):
     # top / bottom where that is a double exactly, else None: V8's pow is not correctly rounded (10 ** -4 is
     # 0.00009999999999999999), but gives a power a double holds exactly.
     found = twin_rounded(top, bottom)
-    if not twin_finite(found) or found == 0:
+    if not twin_finite(found):
+        return found  # past the largest double: Infinity, however it is rounded
+    if found == 0:
         return None
     mantissa, shift = twin_dyadic(found)
     return found if mantissa * bottom == top * twin_two(shift) else None
