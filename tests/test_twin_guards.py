@@ -628,8 +628,8 @@ def test_a_listing_of_records_is_learned_as_a_line_per_record_with_values_writte
         assert run_guard(plans[call.tool], call.tool, state, call.arguments) == (call.value, False)
 
 
-# A notes server that keeps notes under folders ("work/plan") and lists one folder's notes, a pinned one
-# marked at the end of its line.
+# A notes server that keeps notes under folders ("work/plan") and lists one folder's notes by name, a
+# pinned one marked at the end of its line.
 FOLDER_TOOLS = [
     ToolSpec(
         name="put_note",
@@ -657,7 +657,7 @@ def folder_server(session: int, steps: list[tuple[str, dict[str, Any]]]) -> list
         else:
             folder = arguments["folder"]
             inside = [n for path, n in notes.items() if path.rsplit("/", 1)[0] == folder]
-            rows = [f"* {n['path']} — {n['text']}{' 📌' if n.get('pinned') else ''}" for n in inside]
+            rows = [f"* {n['path'].rsplit('/', 1)[1]} — {n['text']}{' 📌' if n.get('pinned') else ''}" for n in inside]
             text = f"Folder {folder}:\n" + "\n".join(rows) if inside else f"No notes in {folder}"
         result = {"content": [{"type": "text", "text": text}], "isError": False}
         calls.append(RecordedCall(f"s{session}", len(calls) + 1, tool, arguments, result, False))

@@ -317,11 +317,12 @@ class _Learner:
         conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in holding]
         pairs = itertools.combinations([(atom, hit) for atom, hit in holding if atom[0] != "always"], 2)
         conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
+        unordered_at = {key: _unordered_in(template) for key, (template, _) in entries}
         fits = {
             key: frozenset(
                 i
                 for i, c in enumerate(usable)
-                if c.is_error == error and _renders(table[i]["renders"][t], c, _unordered_in(template))
+                if c.is_error == error and _renders(table[i]["renders"][t], c, unordered_at[key])
             )
             for t, (key, (template, error)) in enumerate(entries)
         }

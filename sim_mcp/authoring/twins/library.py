@@ -90,9 +90,11 @@ def twin_ordered(found, order):
     return sorted(found) if order == "sorted" else found
 
 def twin_fields(key, entry):
-    # What a listing may show of one stored record: its key, the arguments stored with it, the record an
-    # answer showed for it.
+    # What a listing may show of one stored record: its key (and, for a key under another, its last part),
+    # the arguments stored with it, the record an answer showed for it.
     fields = {"$key": key}
+    if "/" in key.strip("/"):
+        fields["$name"] = key.rstrip("/").rsplit("/", 1)[1]
     fields.update(entry.get("args", {}))
     if type(entry.get("rec")) == "dict":
         fields.update(entry["rec"])

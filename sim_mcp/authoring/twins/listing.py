@@ -6,7 +6,8 @@ The placeholder is `["lines", pred, order, line, sep]` (`library.twin_lines` ren
 predicate picks, in an order, each written through `line`, a list of literal texts and fields
 (`["field", name]`, or `["field", name, map]`: the value written through a map keyed by its JSON, absent
 being null, and as it is where the map has no entry). A record's fields are its key (`$key`), the
-arguments stored with it and the record an answer showed for it (`library.twin_fields`).
+arguments stored with it and the record an answer showed for it (`library.twin_fields`); a key under
+another (`work/plan`) has its last part too (`$name`).
 
 Drawing one from an answer is a search bounded by the recorded text: each record's key must be written,
 records in the order given, each on a line of its own; a record's block is the line of its key and the
@@ -15,7 +16,9 @@ time. Fields are written where their text stands whole. Where blocks differ in t
 is (a boolean shown as "✅ Done", a missing category as "none"), the blocks are aligned token by token and
 each stretch that differs is a field whose null, true or false values are written through a map: only
 those are mapped, a string or number is always written as it is, so one answer cannot make up a map that
-renames values. The template is kept only if the twin's own Starlark renders every recorded call with it.
+renames values. The blocks of every call are aligned into one line template where they can be, so that a
+map learns true from one call and false from another. Like every template, one holding a listing belongs
+to the recorded calls the twin's own Starlark renders exactly with it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ _SHORTEST = 2
 # Where a listing of one record gives no separator to copy.
 _ONE_SEPARATOR = "\n"
 _SLOT = "\x00"
+# The fields that write a record's key.
+_KEYS = ("$key", "$name")
 # Distinct blocks one shared line template is drawn from, at most: the alignment is quadratic in them.
 _POOL = 96
 
@@ -76,7 +81,7 @@ def listing_pieces(calls: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> 
     pieces: list[list[tuple[str, list[Any]]]] = [[] for _ in calls]
     for entry in found:
         line = shared[0] if shared is not None and entry in taken else _line(entry.blocks, entry.records)
-        if line is None or not any(isinstance(part, list) and part[1] != "$key" for part in line):
+        if line is None or not any(isinstance(part, list) and part[1] not in _KEYS for part in line):
             continue  # a listing of keys alone is `list`'s
         separator = between[0][0] if between and entry in taken and len(entry.blocks) == 1 else entry.separator
         for pred, order in entry.placed:
@@ -134,11 +139,16 @@ def _shared_line(found: list[_Found]) -> tuple[list[Any], list[_Found]] | None:
 def _blocks(text: str, records: list[Record]) -> tuple[list[int], list[int]] | None:
     """Where each record's block starts and ends: from the start of the line its key is on, through the
     lines after it that show another of its fields."""
+    # Each record's key anchors its block: the whole key, or for keys under another, their last parts
+    # (a folder's entries by name).
+    anchor = "$name" if all(isinstance(record.get("$name"), str) for record in records) else "$key"
+    if anchor == "$name" and all(_whole(record["$key"]).search(text) for record in records):
+        anchor = "$key"
     starts: list[int] = []
     ends: list[int] = []
     at = 0
     for index, record in enumerate(records):
-        key = record.get("$key")
+        key = record.get(anchor)
         if not isinstance(key, str) or not key:
             return None
         found = _whole(key).search(text, at)
@@ -149,7 +159,7 @@ def _blocks(text: str, records: list[Record]) -> tuple[list[int], list[int]] | N
             return None  # two records on one line: not a listing of lines
         start = newline + 1
         end = _line_end(text, found.end())
-        following = records[index + 1].get("$key") if index + 1 < len(records) else None
+        following = records[index + 1].get(anchor) if index + 1 < len(records) else None
         shown = [_whole(item) for item in _texts(record) if item != key]
         while end < len(text):
             after = _line_end(text, end + 1)
@@ -188,7 +198,7 @@ def _text(value: Any) -> str | None:
 
 def _texts(record: Record) -> list[str]:
     found = [(name, _text(item)) for name, item in record.items()]
-    return [item for name, item in found if item is not None and (name == "$key" or len(item) >= _SHORTEST)]
+    return [item for name, item in found if item is not None and (name in _KEYS or len(item) >= _SHORTEST)]
 
 
 def _tokens(block: str, record: Record) -> list[tuple[str, str]]:
@@ -196,11 +206,11 @@ def _tokens(block: str, record: Record) -> list[tuple[str, str]]:
     into words and marks."""
     fields = sorted(
         ((name, text) for name, item in record.items() if (text := _text(item)) is not None),
-        key=lambda pair: (-len(pair[1]), pair[0] != "$key", pair[0]),
+        key=lambda pair: (-len(pair[1]), pair[0] not in _KEYS, pair[0]),
     )
     parts: list[tuple[str | None, str]] = [(None, block)]
     for name, text in fields:
-        if name != "$key" and len(text) < _SHORTEST:
+        if name not in _KEYS and len(text) < _SHORTEST:
             continue
         pattern = _whole(text)
         split: list[tuple[str | None, str]] = []
