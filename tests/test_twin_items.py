@@ -130,7 +130,10 @@ PLANNER = [
 
 def planned(request: int, first_task: int, goal: str, titles: list[str]) -> dict[str, Any]:
     tasks = [{"id": f"task-{first_task + i}", "title": title} for i, title in enumerate(titles)]
-    return {"status": "planned", "requestId": f"req-{request}", "goal": goal, "totalTasks": len(titles), "tasks": tasks}
+    # A table with a row per task: one line per item of the array argument.
+    table = "".join(f"| {task['id']} | {task['title']} | open |\n" for task in tasks)
+    answer = {"status": "planned", "requestId": f"req-{request}", "goal": goal, "totalTasks": len(titles)}
+    return answer | {"tasks": tasks, "message": f"Planned '{goal}':\n| Id | Title | State |\n{table}"}
 
 
 def test_ids_counted_under_a_prefix_continue_from_the_largest_seen_one_counter_per_prefix() -> None:

@@ -504,6 +504,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             if isinstance(record, dict) and set(record) == set(value):
                 changed = {f: _template_of(item, pieces, None) for f, item in value.items() if item != record[f]}
                 return {"$record": name, "set": changed}
+    if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
+        return lines
     if isinstance(value, str):
         parts: list[Any] = _made_up(value, {text for text, _ in pieces})
         for text, placeholder in pieces:
@@ -569,6 +571,33 @@ def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any
             if all((key in present) == (text != stored) for (_, present), text in zip(per_item, texts, strict=True)):
                 other = drawn[texts.index(next(t for t in texts if t != stored))]
                 return {"$each": name, "item": drawn[0], "cases": [[[["present", key, None]], other]]}
+    return None
+
+
+def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str, Any]) -> dict[str, Any] | None:
+    """A text with one line per item of an array argument (a table's rows, a bulleted list), each line one
+    template over its item, written as `["each_line", array, parts]` between the text before and after."""
+    lines = text.split("\n")
+    for name, per_item in whole.get("items", {}).items():
+        count = len(per_item)
+        for start in range(len(lines) - count + 1):
+            drawn = [
+                _template_of(line, item_pieces, None)
+                for line, (item_pieces, _) in zip(lines[start : start + count], per_item, strict=True)
+            ]
+            first = json.dumps(drawn[0], sort_keys=True)
+            if f'"{name}/*' not in first or any(json.dumps(d, sort_keys=True) != first for d in drawn[1:]):
+                continue
+            row = drawn[0]["$parts"] if isinstance(drawn[0], dict) else [drawn[0]]
+            before = "".join(line + "\n" for line in lines[:start])
+            after = "".join("\n" + line for line in lines[start + count :])
+            parts: list[Any] = []
+            for side in (before, None, after):
+                drawn_side = (
+                    _template_of(side, pieces, None) if side is not None else {"$parts": [["each_line", name, row]]}
+                )
+                parts += drawn_side["$parts"] if isinstance(drawn_side, dict) else [drawn_side]
+            return {"$parts": [part for part in parts if part != ""]}
     return None
 
 

@@ -223,6 +223,8 @@ def twin_part(part, root, keys, args, twin):
         return twin_made_up(part, keys, args, twin)
     if kind == "next":
         return part[1] + str(twin_next(part[1], args, twin))
+    if kind == "each_line":
+        return twin_each_line(part, root, keys, args, twin)
     if kind in ("size", "total_size", "mean_size", "index"):
         number = twin_size(part, args)
         return None if number == None else str(number)
@@ -241,6 +243,23 @@ def twin_stored_number(part, root, keys, args):
         return entry.get("n")
     value = entry.get("args", {}).get(part[2])
     return len(value) if type(value) == "string" else None
+
+def twin_each_line(part, root, keys, args, twin):
+    # One line per item of an array argument, each written by the same parts as that item sees the call.
+    items = args.get(part[1])
+    if type(items) != "list":
+        return None
+    lines = []
+    for index in range(len(items)):
+        viewed = twin_item(args, part[1], index)
+        out = []
+        for piece in part[2]:
+            text = piece if type(piece) == "string" else twin_part(piece, root, keys, viewed, twin)
+            if text == None:
+                return None
+            out.append(text)
+        lines.append("".join(out))
+    return "\\n".join(lines)
 
 def twin_next(prefix, args, twin):
     # The next id a server counts under a prefix (`task-3`): one past the largest seen, the i-th item of
