@@ -338,3 +338,38 @@ def test_twin_check_finds_a_server_named_relative_to_where_it_runs(
     assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["calls"] == report["agree"] > 0
+
+
+def test_a_twin_requires_no_argument_the_server_answered_without(tmp_path: Path) -> None:
+    """A server that answers a call lacking a "required" argument does not require it: neither does its twin,
+    which would otherwise refuse at the schema what the server answers."""
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"],
+    }
+    (tmp_path / "spec.yaml").write_text(
+        yaml.safe_dump({"name": "adder", "tools": [{"name": "add", "input_schema": schema}]})
+    )
+    calls = [({"a": 1, "b": 2}, "1 + 2 = 3"), ({"a": 30, "b": 12}, "30 + 12 = 42"), ({"b": 5}, "undefined + 5 = NaN")]
+    (tmp_path / "recordings.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "session": "s",
+                    "seq": seq,
+                    "tool": "add",
+                    "arguments": arguments,
+                    "result": {"content": [{"type": "text", "text": text}], "isError": False},
+                    "is_error": False,
+                }
+            )
+            + "\n"
+            for seq, (arguments, text) in enumerate(calls, start=1)
+        )
+    )
+    report = tmp_path / "report.json"
+    main(["compile", str(tmp_path / "spec.yaml"), "--from", str(tmp_path), "--report", str(report)])
+    twin = yaml.safe_load((tmp_path / "spec.yaml").read_text())
+    assert twin["tools"][0]["input_schema"]["required"] == ["b"]
+    assert any("without a successfully" in problem for problem in json.loads(report.read_text())["problems"])

@@ -36,7 +36,7 @@ from sim_mcp.errors import ConfigError
 from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
-from sim_mcp.specs.model import Environment
+from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.registry import with_rules_file
 from sim_mcp.specs.writer import environment_yaml
 from sim_mcp.state.patch import apply_patch
@@ -125,7 +125,13 @@ async def build_twin(
         initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
         plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
     text = program_text(plans)
-    twin = environment.model_copy(update={"initial_state": initial, "rules": None, "rules_source": ""})
+    tools, relaxed = _as_served(list(environment.tools), calls)
+    for name, arguments in relaxed.items():
+        report.problems.append(
+            f"{name}: the server answered calls without {', '.join(arguments)} successfully; "
+            "the twin does not require them either"
+        )
+    twin = environment.model_copy(update={"initial_state": initial, "rules": None, "rules_source": "", "tools": tools})
     _write(
         spec_path, environment_yaml(twin, header=f"A twin built by sim-mcp compile --from {len(calls)} recorded calls.")
     )
@@ -163,6 +169,35 @@ async def build_twin(
     if backend is not None and left_over:
         await _ask_model(spec_path, plans, initial, sessions, left_over, backend, rounds, report, progress)
     return report
+
+
+def _as_served(tools: list[ToolSpec], calls: list[RecordedCall]) -> tuple[list[ToolSpec], dict[str, list[str]]]:
+    """The tools as the server serves them: an argument its schema requires but that recorded calls left out
+    and the server answered successfully is not required of the twin either, so the twin answers such a call
+    as the server did, rather than refusing it at the schema. (tools, the arguments relaxed by tool)."""
+    served: list[ToolSpec] = []
+    relaxed: dict[str, list[str]] = {}
+    for tool in tools:
+        required = tool.input_schema.get("required")
+        if not isinstance(required, list):
+            served.append(tool)
+            continue
+        left_out = sorted(
+            {
+                name
+                for call in calls
+                if call.tool == tool.name and not call.is_error
+                for name in required
+                if isinstance(name, str) and name not in call.arguments
+            }
+        )
+        if not left_out:
+            served.append(tool)
+            continue
+        relaxed[tool.name] = left_out
+        schema = {**tool.input_schema, "required": [name for name in required if name not in left_out]}
+        served.append(tool.model_copy(update={"input_schema": schema}))
+    return served, relaxed
 
 
 def replay_path(spec_path: Path) -> Path:
