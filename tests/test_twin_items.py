@@ -241,3 +241,20 @@ def test_a_list_of_one_key_is_asked_about_as_that_key() -> None:
         deleted("right-8", False),
         False,
     )
+
+
+def test_a_name_the_agent_gave_first_is_no_id_the_server_counts() -> None:
+    """`req-1` appears first in an answer: the server made it up, and counts under `req-`. `delta-86` is a
+    folder the agent named before any answer showed it: no counter, whatever listings show it later."""
+    from sim_mcp.authoring.twins.keyed_world import _counted_prefixes
+
+    sessions = [
+        [
+            call(1, 1, "plan", {"title": "offsite"}, {"requestId": "req-1"}),
+            call(1, 2, "mkdir", {"path": "{tmp}/delta-86"}, "Created {tmp}/delta-86"),
+            call(1, 3, "write", {"path": "{tmp}/harbor-3.txt", "content": "x"}, "Wrote {tmp}/harbor-3.txt"),
+            call(1, 4, "list", {"path": "{tmp}"}, "[DIR] delta-86\n[FILE] harbor-3.txt"),
+            call(1, 5, "get", {"requestId": "req-1"}, {"requestId": "req-1", "title": "offsite"}),
+        ],
+    ]
+    assert _counted_prefixes(sessions) == ("req-",)

@@ -625,17 +625,22 @@ def _arrays(tool: ToolSpec) -> dict[str, list[str]]:
 
 
 def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
-    """Prefixes under which a server counts the ids it makes up (`task-` of `task-3`): those of ids that
-    successes show and their calls did not give."""
+    """Prefixes under which a server counts the ids it makes up (`task-` of `task-3`): those of ids a success
+    shows before any call of its session gave them. A name the agent chose (`delta-86`, a folder) is given
+    first and shown after; a server's id is shown first and given after."""
     found: set[str] = set()
     for session in sessions:
+        given: set[str] = set()  # what the session's calls gave so far, as counted-id-like tokens
         for call in session:
-            if not _succeeded(call):
-                continue
-            given = set(strings_in(call.arguments))
-            for text in strings_in(call.value):
-                text = _MADE_UP.sub(" ", text)  # a UUID's `becd-4123` is no counted id
-                found.update(m.group(1) for m in _COUNTED.finditer(text) if m.group(0) not in given)
+            for text in strings_in(call.arguments):
+                given.update(m.group(0) for m in _COUNTED.finditer(text))
+            shown = [
+                m
+                for text in (strings_in(call.value) if _succeeded(call) else [])
+                # a UUID's `becd-4123` is no counted id
+                for m in _COUNTED.finditer(_MADE_UP.sub(" ", text))
+            ]
+            found.update(m.group(1) for m in shown if m.group(0) not in given)
     return tuple(sorted(found))
 
 
