@@ -258,3 +258,36 @@ def test_a_name_the_agent_gave_first_is_no_id_the_server_counts() -> None:
         ],
     ]
     assert _counted_prefixes(sessions) == ("req-",)
+
+
+def test_a_field_stored_without_a_value_shows_the_servers_default() -> None:
+    saver = ToolSpec(
+        name="save",
+        input_schema={
+            "type": "object",
+            "properties": {"key": {"type": "string"}, "value": {"type": "string"}, "priority": {"type": "string"}},
+            "required": ["key", "value"],
+        },
+    )
+
+    def shown(key: str, value: str, priority: str | None) -> dict[str, Any]:
+        return {"items": [{"key": key, "value": value, "priority": priority or "normal", "note": None}]}
+
+    recorded: list[list[tuple[str, str, str | None]]] = [
+        [("north", "cold wind", None), ("south", "warm air", "high")],
+        [("east", "sunrise", None)],
+    ]
+    sessions = []
+    for number, saves in enumerate(recorded):
+        calls: list[RecordedCall] = []
+        for key, value, priority in saves:
+            arguments = {"key": key, "value": value} | ({"priority": priority} if priority else {})
+            calls.append(call(number, len(calls) + 1, "save", arguments, f"Saved: {key}"))
+            calls.append(call(number, len(calls) + 1, "get", {"key": key}, shown(key, value, priority)))
+        sessions.append(calls)
+    plans = infer_guards([saver, STORE[1]], sessions, ["save", "get"]).plans
+    state: dict[str, Any] = {}
+    run_guard(plans["save"], "save", state, {"key": "west", "value": "windy", "priority": "low"})
+    run_guard(plans["save"], "save", state, {"key": "up", "value": "skyward"})
+    assert run_guard(plans["get"], "get", state, {"key": "west"}) == (shown("west", "windy", "low"), False)
+    assert run_guard(plans["get"], "get", state, {"key": "up"}) == (shown("up", "skyward", None), False)

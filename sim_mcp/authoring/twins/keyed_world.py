@@ -116,7 +116,7 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -275,6 +275,7 @@ class _Learner:
                     name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
                     for name, per_item in more["items"].items()
                 }
+                whole["defaults"] = _defaults(more["entries"], self.tools)
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
         return found
@@ -318,11 +319,13 @@ class _Learner:
         pairs = itertools.combinations([(atom, hit) for atom, hit in holding if atom[0] != "always"], 2)
         conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
         unordered_at = {key: _unordered_in(template) for key, (template, _) in entries}
+        # Each recorded answer read once (a call's value is parsed from its result each time it is asked).
+        recorded = [c.value for c in usable]
         fits = {
             key: frozenset(
                 i
                 for i, c in enumerate(usable)
-                if c.is_error == error and _renders(table[i]["renders"][t], c, unordered_at[key])
+                if c.is_error == error and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
             )
             for t, (key, (template, error)) in enumerate(entries)
         }
@@ -526,8 +529,11 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         parts = [part for part in parts if part != ""]
         return {"$parts": parts} if any(not isinstance(part, str) for part in parts) else value
     if isinstance(value, dict):
+        defaults = whole.get("defaults", {}) if whole is not None else {}
         return {
-            name: {"$fresh": True}
+            name: defaults[name] | {"else": item}
+            if name in defaults and not isinstance(item, dict | list)
+            else {"$fresh": True}
             if whole is not None
             and type(item) is int
             and item == whole["fresh"] >= 2  # a JSON 1 is as often a constant: a later id tells
@@ -536,7 +542,10 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             for name, item in value.items()
         }
     if isinstance(value, list):
-        return [_template_of(item, pieces, None) for item in value]
+        # Records listed inside may show stored fields' defaults; nothing else of the world reaches in.
+        defaults = whole.get("defaults") if whole is not None else None
+        inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
+        return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
 
 
@@ -574,13 +583,35 @@ def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any
     return None
 
 
+def _defaults(entries: dict[str, Any], tools: dict[str, _Tool]) -> dict[str, dict[str, Any]]:
+    """By field name: the stored field an answer's field of that name shows (`{"$stored": [key argument,
+    field]}`), for each argument of the storing tool that this entry was stored without; what the answer
+    shows there is the server's default."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, entry in entries.items():
+        tool = tools.get(entry["by"])
+        properties = tool.spec.input_schema.get("properties") or {} if tool is not None else {}
+        for field_name in properties:
+            if field_name not in entry["fields"] and field_name != name:
+                found.setdefault(field_name, {"$stored": [name, field_name]})
+    return found
+
+
 def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str, Any]) -> dict[str, Any] | None:
     """A text with one line per item of an array argument (a table's rows, a bulleted list), each line one
     template over its item, written as `["each_line", array, parts]` between the text before and after."""
     lines = text.split("\n")
     for name, per_item in whole.get("items", {}).items():
         count = len(per_item)
+        # What each item's own fields write: a line of the item holds one of them (checked before drawing).
+        own = [
+            [written for written, part in pieces if len(part) > 1 and str(part[1]).startswith(name + "/*")]
+            for pieces, _ in per_item
+        ]
         for start in range(len(lines) - count + 1):
+            window = lines[start : start + count]
+            if not all(any(written in line for written in texts) for line, texts in zip(window, own, strict=True)):
+                continue
             drawn = [
                 _template_of(line, item_pieces, None)
                 for line, (item_pieces, _) in zip(lines[start : start + count], per_item, strict=True)
@@ -810,11 +841,11 @@ def _succeeded(call: RecordedCall) -> bool:
     return not call.is_error and call.rpc_error is None
 
 
-def _renders(rendered: list[Any] | None, call: RecordedCall, unordered_at: list[str]) -> bool:
-    """Whether a template's rendering (`[value]`, or None: it renders nothing) is the recorded answer exactly
-    (the listings at `unordered_at` as sets)."""
+def _renders_value(rendered: list[Any] | None, expected: Any, is_error: bool, unordered_at: list[str]) -> bool:
+    """Whether a template's rendering (`[value]`, or None: it renders nothing) is the recorded answer
+    `expected` exactly (the listings at `unordered_at` as sets)."""
     if rendered is None:
         return False
-    expected, actual = as_set(call.value, unordered_at), as_set(rendered[0], unordered_at)
-    verdict = compare_answers(Answer(expected, call.is_error), Answer(actual, call.is_error))
+    wanted, actual = as_set(expected, unordered_at), as_set(rendered[0], unordered_at)
+    verdict = compare_answers(Answer(wanted, is_error), Answer(actual, is_error))
     return verdict.agree and verdict.error_text

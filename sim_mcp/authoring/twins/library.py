@@ -234,13 +234,15 @@ def twin_part(part, root, keys, args, twin):
     return None
 
 def twin_stored_number(part, root, keys, args):
-    # Of the entry under the key an argument names: the length of a stored value, or its place in the
-    # order keys were first stored.
+    # Of the entry under the key an argument names: the length of a stored value, or its place among the
+    # keys stored now, in the order they were first stored (1 the first).
     entry = twin_entry(root, keys, args, part[1])
     if entry == None:
         return None
     if part[0] == "order":
-        return entry.get("n")
+        stored = twin_stored(keys)
+        key = twin_key(root, args.get(part[1]))
+        return stored.index(key) + 1 if key in stored else None
     value = entry.get("args", {}).get(part[2])
     return len(value) if type(value) == "string" else None
 
@@ -368,6 +370,14 @@ def twin_render(template, root, keys, args, twin = {}):
         return twin.get("fresh", 0) + 1
     if type(template) == "dict" and "$each" in template:
         return twin_render_each(template, root, keys, args, twin)
+    if type(template) == "dict" and "$stored" in template:
+        # A field stored under the key an argument names, or what the server shows where it was not given.
+        entry = twin_entry(root, keys, args, template["$stored"][0])
+        if entry == None:
+            return None
+        stored = entry.get("args", {})
+        field = template["$stored"][1]
+        return {"$text": stored[field] if field in stored else template["else"]}
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
     if type(template) == "dict":
@@ -1017,7 +1027,12 @@ def twin_bridge_items(state, args):
                 present = [n for n, hold in zip(own, held) if hold == True]
                 # Its place first: of the numbers an item shows, the likeliest to be meant.
                 items[name].append({"pieces": [[str(index), ["index"]]] + found, "present": present})
-        out.append({"pieces": pieces, "items": items})
+        entries = {}
+        for name in args["names"]:
+            entry = twin_entry(args["root"], twin["keys"], call, name)
+            if entry != None:
+                entries[name] = {"by": entry["by"], "fields": sorted(entry.get("args", {}).keys())}
+        out.append({"pieces": pieces, "items": items, "entries": entries})
     return out
 
 def twin_item_pieces(args, call, twin, names, arrays):
