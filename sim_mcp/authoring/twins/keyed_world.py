@@ -14,8 +14,8 @@ with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp re
 folder, or an absolute path), a string key is read as a path relative to that root, as a server with a
 working folder resolves it (`name` is `{tmp}/name`; `.`, `..`, doubled and trailing `/` folded). The
 world (`_twin.keys`) maps each stored key to the tool that stored it, its other arguments, the record an
-answer showed for it (`rec`), and when it was first stored (`n`); the root is in it from the start, and
-`_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
+answer showed for it (`rec`), when it was first stored (`n`) and its row's number (`at`); the root is in
+it from the start, and `_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
 given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root,
@@ -35,9 +35,14 @@ number (`{"$number": part}`), a JSON list one answer per item of an array argume
 "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its place as
 `["index"]`, the second template where the key an item names is stored). A JSON value may also be the
 record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored
-record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). Each recorded answer, in the
-world its session had reached, gives templates (the texts those placeholders write there, longest first,
-written as placeholders); a template belongs to every call it renders exactly.
+record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may be
+the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an
+order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order":
+order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's length;
+one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past the
+newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). Each
+recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
+there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
@@ -67,6 +72,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -116,12 +122,15 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
 )
+# The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
+# a record the twin's world numbers otherwise (a record stored again keeps its number or not).
+_ROW_FIT = (9, 10)
 # An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`.
 _COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_])([0-9]{1,9})(?![0-9A-Za-z])")
 
@@ -264,10 +273,11 @@ class _Learner:
         every = self.library.call("twin_bridge_pieces", payload)
         items_all = self.library.call("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
-        for call, drawn, more, listed in zip(calls, every, items_all, listings, strict=True):
+        rows = self.rows(tool, calls, worlds)
+        for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
             pieces = _usable(more["pieces"] + drawn["pieces"]) + listed
             pieces.sort(key=lambda piece: -len(piece[0]))
-            whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"]}
+            whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"], "rows": picked}
             if not call.is_error:
                 # Each item's own pieces first, then the call's (but its next id: an item counts its own).
                 outer = [piece for piece in pieces if piece[1][0] != "next"]
@@ -278,7 +288,50 @@ class _Learner:
                 whole["defaults"] = _defaults(more["entries"], self.tools)
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            for reading in picked[1:]:
+                # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
+                # order or last stored, all records or the one named) is for the covering to tell.
+                other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
+                found.setdefault(json.dumps(other, sort_keys=True), (other, False))
         return found
+
+    def rows(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> list[list[Any]]:
+        """For each call, the JSON listings of stored records its answer may be (`_rows`): (predicate, order,
+        item template) where the records they pick line up with a list of objects in the answer by key. One
+        item template is drawn from the rows of every call (a default shows only where a field is absent)."""
+        listing = [not call.is_error and _object_lists(call.value) for call in calls]
+        if not any(listing):
+            return [[] for _ in calls]
+        payload = {
+            "root": self.root,
+            "names": _strings(tool.spec),
+            "preds": _preds(tool.spec),
+            "cases": [
+                {"args": call.arguments, "world": worlds[id(call)] if listed else {"keys": {}}}
+                for call, listed in zip(calls, listing, strict=True)
+            ],
+        }
+        found: list[list[Any]] = self.library.call("twin_bridge_rows", payload)
+        lined = [
+            [(pred, order, lists, records) for pred, order, records in picked for lists in _lined(call.value, records)]
+            for call, picked in zip(calls, found, strict=True)
+        ]
+        pairs: dict[tuple[str, ...], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+        for candidates in lined:
+            if candidates:
+                # The first reading of each call: every reading of it pairs the same objects with the same records.
+                _, _, objects, records = candidates[0]
+                shape = tuple(sorted(objects[0]))
+                pairs.setdefault(shape, []).extend(zip(objects, records, strict=True))
+        items = {shape: _row_item(shown) for shape, shown in pairs.items()}
+        return [
+            [
+                (pred, order, objects, items[shape])
+                for pred, order, objects, _ in candidates
+                if (shape := tuple(sorted(objects[0]))) in items and items[shape] is not None
+            ]
+            for candidates in lined
+        ]
 
     def table(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
@@ -498,6 +551,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         for order in ("added", "sorted"):
             if value == whole["lists"][order]:
                 return {"$records": order}
+        for pred, order, objects, item in whole.get("rows", []):
+            if value == objects:
+                return {"$rows": pred, "order": order, "item": item}
         if value and _same_items(value, whole["lists"]["added"]):
             # The stored records in an order that follows neither their storing nor their keys: the twin
             # lists them as stored, and the plan says that this listing is to be compared as a set.
@@ -530,7 +586,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         return {"$parts": parts} if any(not isinstance(part, str) for part in parts) else value
     if isinstance(value, dict):
         defaults = whole.get("defaults", {}) if whole is not None else {}
-        return {
+        drawn = {
             name: defaults[name] | {"else": item}
             if name in defaults and not isinstance(item, dict | list)
             else {"$fresh": True}
@@ -541,6 +597,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             else _template_of(item, pieces, whole)
             for name, item in value.items()
         }
+        return _counted_rows(value, drawn)
     if isinstance(value, list):
         # Records listed inside may show stored fields' defaults; nothing else of the world reaches in.
         defaults = whole.get("defaults") if whole is not None else None
@@ -748,6 +805,7 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
     named = re.findall(r'\["(?:key|arg|stored)", "([^"]+)"', text)
     named += [name for name in re.findall(r'\["num", "([^"]+)"', text) if name in _integers(tool)]
     named += re.findall(r'"\$record": "([^"]+)"', text)
+    named += re.findall(r'"\$(?:rows|count)": \["is", "([^"]+)"\]', text)  # the record one argument names
     return sorted(set(named))
 
 
@@ -849,3 +907,101 @@ def _renders_value(rendered: list[Any] | None, expected: Any, is_error: bool, un
     wanted, actual = as_set(expected, unordered_at), as_set(rendered[0], unordered_at)
     verdict = compare_answers(Answer(wanted, is_error), Answer(actual, is_error))
     return verdict.agree and verdict.error_text
+
+
+# --- JSON listings of stored records -------------------------------------------------------------------------
+
+
+def _object_lists(value: Any) -> list[list[dict[str, Any]]]:
+    """The non-empty lists of objects in an answer: what may be a JSON listing of stored records."""
+    if isinstance(value, dict):
+        return [found for item in value.values() for found in _object_lists(item)]
+    if isinstance(value, list):
+        if value and all(isinstance(item, dict) for item in value):
+            return [value]
+        return [found for item in value for found in _object_lists(item)]
+    return []
+
+
+def _lined(value: Any, records: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The lists of objects in `value` that show `records` one each, in that order: one field of every
+    object is its record's key, and the objects are alike (the same fields)."""
+    found = []
+    for objects in _object_lists(value):
+        if len(objects) != len(records) or any(set(item) != set(objects[0]) for item in objects):
+            continue
+        if any(
+            all(item[name] == record["$key"] for item, record in zip(objects, records, strict=True))
+            for name in objects[0]
+        ):
+            found.append(objects)
+    return found
+
+
+def _row_item(shown: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, list[Any]] | None:
+    """One template of the objects that show stored records, a spec per field (`library.twin_row_value`),
+    or None where a field is none of them. Each field takes the reading that shows it in most objects (a
+    server's numbering may depart from the twin's in a few), in this order where they tie: the record's
+    field of the same name, its key, a field's length, when it was stored, another field (each with the
+    value shown where the record has none: the server's default); one value, the same in every object or
+    made up (an id, a date, compared by form)."""
+    item: dict[str, list[Any]] = {}
+    for name in shown[0][0]:
+        values = [(json.dumps(obj[name], sort_keys=True), obj[name], record) for obj, record in shown]
+        spec = _row_spec(name, values)
+        if spec is None:
+            return None
+        item[name] = spec
+    return item
+
+
+def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[Any] | None:
+    others = sorted({known for _, _, record in values for known in record} - {name, "$key", "$at", "$n"})
+    readings: list[tuple[int, list[Any]]] = []
+    for known in (name, "$key"):
+        readings += _field_reading(known, values)
+    if all(type(shown) is int for _, shown, _ in values):
+        for known in others:
+            fits = sum(isinstance(rec.get(known), str) and len(rec[known]) == shown for _, shown, rec in values)
+            readings.append((fits, ["size", known]))
+    for known in ("$at", "$n", *others):
+        readings += _field_reading(known, values)
+    code, count = Counter(code for code, _, _ in values).most_common(1)[0]
+    if all(isinstance(shown, str) and _MADE_UP.fullmatch(shown) for _, shown, _ in values):
+        count = len(values)
+    readings.append((count, ["const", json.loads(code)]))
+    fits, best = max(readings, key=lambda reading: reading[0])  # the first of those that fit most
+    return best if fits * _ROW_FIT[1] >= len(values) * _ROW_FIT[0] else None
+
+
+def _field_reading(known: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[tuple[int, list[Any]]]:
+    """`["field", known, absent]` and how many objects it shows, `absent` the value most objects of records
+    without the field show; none where no record has the field (that is a constant)."""
+    if not any(known in record for _, _, record in values):
+        return []
+    absent = Counter(code for code, _, record in values if known not in record).most_common(1)
+    default = absent[0][0] if absent else "null"
+    fits = sum(
+        (json.dumps(record[known], sort_keys=True) == code) if known in record else code == default
+        for code, _, record in values
+    )
+    return [(fits, ["field", known, json.loads(default)])]
+
+
+def _counted_rows(value: dict[str, Any], drawn: dict[str, Any]) -> dict[str, Any]:
+    """An object holding a JSON listing of stored records with its number beside it (`"total": 3`, in a
+    sibling object too), that number written as how many records the listing's predicate picks."""
+    listing = next((item for item in drawn.values() if isinstance(item, dict) and "$rows" in item), None)
+    if listing is None:
+        return drawn
+    name = next(name for name, item in drawn.items() if item is listing)
+    count = len(value[name])
+
+    def counted(item: Any) -> Any:
+        if type(item) is int and item == count:
+            return {"$count": listing["$rows"]}
+        if isinstance(item, dict) and not any(marker in item for marker in ("$parts", *_WHOLE)):
+            return {key: counted(inner) for key, inner in item.items()}
+        return item
+
+    return {key: item if item is listing else counted(item) for key, item in drawn.items()}

@@ -155,6 +155,58 @@ def twin_shown(fields, piece):
 def twin_records(keys, order):
     return [keys[k]["rec"] for k in twin_ordered(twin_stored(keys), order) if "rec" in keys[k]]
 
+def twin_row_keys(pred, root, keys, args):
+    # The stored keys a JSON listing shows: the one an argument names (["is", name]: a read of one record
+    # answered as a listing of it), or those a predicate picks.
+    if pred[0] == "is":
+        key = twin_key(root, args.get(pred[1]))
+        return [key] if key != None and key in keys and keys[key]["by"] != "_root" else None
+    return twin_picked(pred, root, keys, args)
+
+def twin_row_order(found, keys, order):
+    # "latest": in the order each was last stored, as a server that replaces a row stored again lists it
+    # last (`at`, counted over every store); "latest_reverse" newest first.
+    if order in ("latest", "latest_reverse"):
+        pairs = sorted([[keys[k].get("at", keys[k].get("n", 0)), k] for k in found])
+        ordered = [pair[1] for pair in pairs]
+        return list(reversed(ordered)) if order == "latest_reverse" else ordered
+    return twin_ordered(found, order)
+
+def twin_latest(keys, key):
+    # When the newest record but `key` was stored (`at`): a record stored is one past it, as a server numbers
+    # a row MAX(sequence) + 1 over the rows it holds, a row stored again replacing its old row (a row dropped
+    # frees its number).
+    return max([entry.get("at", 0) for k, entry in keys.items() if k != key] + [0])
+
+def twin_row_fields(k, entry):
+    # A record's fields, and when it was first (`$n`) and last (`$at`) stored: a row's sequence number.
+    fields = twin_fields(k, entry)
+    fields["$n"] = entry.get("n", 0)
+    fields["$at"] = entry.get("at", entry.get("n", 0))
+    return fields
+
+def twin_row_value(spec, fields):
+    # ["field", name, absent]: a field's value (`absent` where the record has none: a server's default);
+    # ["size", name]: its length; ["const", value].
+    if spec[0] == "field":
+        return fields[spec[1]] if spec[1] in fields else spec[2]
+    if spec[0] == "size":
+        value = fields.get(spec[1])
+        return len(value) if type(value) == "string" else None
+    return spec[1]
+
+def twin_rows(template, root, keys, args):
+    # {"$rows": pred, "order": order, "item": {name: spec}}: a JSON list of the records a predicate picks,
+    # each an object built from its fields. No record, no listing: the empty answer is a rule of its own.
+    found = twin_row_keys(template["$rows"], root, keys, args)
+    if not found:
+        return None
+    rows = []
+    for k in twin_row_order(found, keys, template["order"]):
+        fields = twin_row_fields(k, keys[k])
+        rows.append({name: twin_row_value(spec, fields) for name, spec in template["item"].items()})
+    return rows
+
 def twin_text(value):
     if type(value) == "string":
         return value
@@ -366,6 +418,11 @@ def twin_render(template, root, keys, args, twin = {}):
         return record
     if type(template) == "dict" and "$records" in template:
         return twin_records(keys, template["$records"])
+    if type(template) == "dict" and "$rows" in template:
+        return twin_rows(template, root, keys, args)
+    if type(template) == "dict" and "$count" in template:
+        found = twin_row_keys(template["$count"], root, keys, args)
+        return len(found) if found else None
     if type(template) == "dict" and "$fresh" in template:
         return twin.get("fresh", 0) + 1
     if type(template) == "dict" and "$each" in template:
@@ -451,6 +508,7 @@ def twin_apply_each(effect, tool, root, keys, args, twin):
         else:
             twin["stored"] = twin.get("stored", 0) + 1
             entry["n"] = twin["stored"]
+        entry["at"] = twin_latest(keys, key) + 1
         keys[key] = entry
 
 def twin_apply(effect, tool, root, keys, args, answer, twin):
@@ -473,6 +531,7 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         else:
             twin["stored"] = twin.get("stored", 0) + 1
             entry["n"] = twin["stored"]
+        entry["at"] = twin_latest(keys, key) + 1
         keys[key] = entry
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
@@ -1069,6 +1128,25 @@ def twin_bridge_table(state, args):
         out.append({"holds": holds, "renders": renders})
     return out
 
+def twin_bridge_rows(state, args):
+    # For each case, the records each (predicate, order) picks, as their fields: what a JSON listing of
+    # stored records may show.
+    root = args["root"]
+    out = []
+    for case in args["cases"]:
+        keys, call = case["world"]["keys"], case["args"]
+        preds = [["is", n] for n in args["names"] if type(call.get(n)) == "string"] + args["preds"]
+        found = []
+        for pred in preds:
+            picked = twin_row_keys(pred, root, keys, call)
+            if not picked:
+                continue
+            for order in ("added", "latest", "sorted", "reverse", "latest_reverse"):
+                ordered = twin_row_order(picked, keys, order)
+                found.append([pred, order, [twin_row_fields(k, keys[k]) for k in ordered]])
+        out.append(found)
+    return out
+
 def twin_bridge_guard(state, args):
     world = args["state"]
     answer = twin_guard(args["plan"], args["tool"], world, args["args"])
@@ -1079,6 +1157,7 @@ _BRIDGE_TOOLS = (
     "twin_bridge_pieces",
     "twin_bridge_items",
     "twin_bridge_table",
+    "twin_bridge_rows",
     "twin_bridge_guard",
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
