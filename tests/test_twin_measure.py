@@ -113,6 +113,12 @@ def test_made_up_ids_are_lined_up_with_the_recorded_ones_side_by_side() -> None:
     }
 
 
+def test_a_short_made_up_hex_id_is_lined_up_as_agreement_compares_it() -> None:
+    ids = IdMap()
+    ids.learn("Saved: k\nSession: a5e8e023", "Saved: k\nSession: 0c1d2e3f")
+    assert ids({"session": "a5e8e023", "note": "deadbeef"}) == {"session": "0c1d2e3f", "note": "deadbeef"}
+
+
 def test_generated_paths_take_the_servers_folder_and_given_values() -> None:
     tools: list[tuple[str, dict[str, Any]]] = [
         (

@@ -14,7 +14,7 @@ to arguments and answers alike: a whole string equal to a chosen value, and a ch
 inside a longer text ("Created branch 'feature-x'"), are replaced.
 
 `IdMap` is the other half of replaying a recorded session against a live server: values the server makes
-up (UUIDs, long hex) differ from the recorded ones, so each side's answers are lined up with the recorded
+up (UUIDs, hex ids) differ from the recorded ones, so each side's answers are lined up with the recorded
 answers and later arguments name what that side made up.
 """
 
@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from sim_mcp.authoring.twins.agreement import HEX_FORM
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.state.values import strings_in
 
@@ -38,8 +39,10 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
 # each word of an expression stands next to an operator or parenthesis ("costs 2*3" is prose).
 _EXPRESSION = re.compile(r"^(?=.*\d)(?=.*[+*/^%(])[\w\s.+\-*/%^(),]*$")
 _MIN_INSIDE = 3  # shorter chosen values are renamed only as whole strings
+# What a server makes up, as agreement compares it by form: a UUID, or hex of `HEX_FORM` (long, or short
+# holding a letter and a digit).
 _MADE_UP = re.compile(
-    r"(?<![0-9A-Za-z])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})(?![0-9A-Za-z])",
+    rf"(?<![0-9A-Za-z])(?:[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}|{HEX_FORM})(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
 
