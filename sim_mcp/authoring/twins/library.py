@@ -502,14 +502,18 @@ def twin_apply_each(effect, tool, root, keys, args, twin):
                 keys.pop(k)
             continue
         stored = {f: v for f, v in item.items() if f != effect[2]} if type(item) == "dict" else {}
-        entry = {"by": tool, "args": stored}
-        if key in keys and "n" in keys[key]:
-            entry["n"] = keys[key]["n"]
-        else:
-            twin["stored"] = twin.get("stored", 0) + 1
-            entry["n"] = twin["stored"]
-        entry["at"] = twin_latest(keys, key) + 1
-        keys[key] = entry
+        twin_store(keys, key, {"by": tool, "args": stored}, twin)
+
+def twin_store(keys, key, entry, twin):
+    # An entry stored under a key: when it was first stored (`n`, kept when stored again) and its row
+    # number (`at`, one past the highest among the other keys, as a table that replaces a row numbers it).
+    if key in keys and "n" in keys[key]:
+        entry["n"] = keys[key]["n"]
+    else:
+        twin["stored"] = twin.get("stored", 0) + 1
+        entry["n"] = twin["stored"]
+    entry["at"] = twin_latest(keys, key) + 1
+    keys[key] = entry
 
 def twin_apply(effect, tool, root, keys, args, answer, twin):
     # What a success changes in the keyed world.
@@ -526,13 +530,7 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             entry["rec"] = answer
             if type(value) == "int" and value > twin.get("fresh", 0):
                 twin["fresh"] = value
-        if key in keys and "n" in keys[key]:
-            entry["n"] = keys[key]["n"]
-        else:
-            twin["stored"] = twin.get("stored", 0) + 1
-            entry["n"] = twin["stored"]
-        entry["at"] = twin_latest(keys, key) + 1
-        keys[key] = entry
+        twin_store(keys, key, entry, twin)
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
         target = twin_resolve(root, args.get(effect[2]))
