@@ -37,6 +37,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
 # Digits with an operator other than a hyphen, or a parenthesis ("task-3" is a name, "2*pi" an expression);
 # each word of an expression stands next to an operator or parenthesis ("costs 2*3" is prose).
+_OPERATORS = "+-*/^%(),"
 _EXPRESSION = re.compile(r"^(?=.*\d)(?=.*[+*/^%(])[\w\s.+\-*/%^(),]*$")
 _MIN_INSIDE = 3  # shorter chosen values are renamed only as whole strings
 # What a server makes up, as agreement compares it by form: a UUID, or hex of `HEX_FORM` (long, or short
@@ -78,14 +79,12 @@ def _is_expression(text: str) -> bool:
     constants) each next to an operator or a parenthesis."""
     if not _EXPRESSION.match(text):
         return False
-    padded = re.sub(r"([+*/^%(),-])", r" \1 ", text)
-    words = list(re.finditer(r"[A-Za-z_]\w*", padded))
-    return all(_beside_operator(padded, found.start(), found.end()) for found in words)
+    return all(_beside_operator(text, found.start(), found.end()) for found in re.finditer(r"[A-Za-z_]\w*", text))
 
 
 def _beside_operator(text: str, start: int, end: int) -> bool:
     before, after = text[:start].rstrip(), text[end:].lstrip()
-    return (not before or before[-1] in "+*/^%(),-") and (not after or after[0] in "+*/^%(),-")
+    return (not before or before[-1] in _OPERATORS) and (not after or after[0] in _OPERATORS)
 
 
 def _shown(part: str, answered: list[str]) -> bool:
