@@ -18,19 +18,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["HEX_FORM", "Answer", "Verdict", "compare_answers"]
+__all__ = ["HEX_FORM", "UUID_FORM", "Answer", "Verdict", "compare_answers"]
 
 # A hex string a server makes up: long, or short (8 to 15 digits) but holding both a digit and a letter, so
 # that neither a number ("20261206") nor a word ("deadbeef", "accede") reads as one.
 HEX_FORM = r"(?:[0-9a-f]{16,}|(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,15})"
+UUID_FORM = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+_UUID = re.compile(rf"^{UUID_FORM}$", re.IGNORECASE)
 _HEX = re.compile(rf"^{HEX_FORM}$", re.IGNORECASE)
 # The same forms inside free text, each standing alone (not part of a longer word or number).
 _IN_TEXT = re.compile(
     r"(?<![0-9A-Za-z])(?:"
-    r"(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    rf"(?P<uuid>{UUID_FORM})"
     r"|(?P<time>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
     rf"|(?P<hex>{HEX_FORM})"
     r")(?![0-9A-Za-z])",

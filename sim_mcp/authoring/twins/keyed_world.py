@@ -77,7 +77,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import HEX_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -116,7 +116,7 @@ _NUMBER_PARTS = frozenset(
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
 _MADE_UP = re.compile(
-    r"(?<![0-9A-Za-z])(?:(?P<uuid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    rf"(?<![0-9A-Za-z])(?:(?P<uuid>{UUID_FORM})"
     rf"|(?P<hex>{HEX_FORM})"
     r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
     re.IGNORECASE,

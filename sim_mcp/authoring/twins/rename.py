@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import HEX_FORM
+from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.state.values import strings_in
 
@@ -43,7 +43,7 @@ _MIN_INSIDE = 3  # shorter chosen values are renamed only as whole strings
 # What a server makes up, as agreement compares it by form: a UUID, or hex of `HEX_FORM` (long, or short
 # holding a letter and a digit).
 _MADE_UP = re.compile(
-    rf"(?<![0-9A-Za-z])(?:[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}|{HEX_FORM})(?![0-9A-Za-z])",
+    rf"(?<![0-9A-Za-z])(?:{UUID_FORM}|{HEX_FORM})(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
 
