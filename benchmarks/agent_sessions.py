@@ -676,7 +676,7 @@ class OhnoAgent:
                 self.tasks[task] = "blocked"
             return "set_blocker", {"task_id": task, "reason": f"Waiting: {self.rng.choice(_WORDS)}"}
         blocked = [task for task, status in sorted(self.tasks.items()) if status == "blocked"]
-        if roll < 0.53 and blocked:
+        if roll < 0.56 and blocked:
             task = self.rng.choice(blocked) if self.rng.random() >= MISTAKE else self._task("todo", "in_progress")
             self.tasks[task] = "in_progress"
             return "resolve_blocker", {"task_id": task}
