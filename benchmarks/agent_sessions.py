@@ -738,8 +738,13 @@ class OhnoAgent:
         return look, {"include_done": True} if look == "get_kanban_board" and self.rng.random() < 0.5 else {}
 
     def _advance(self) -> tuple[str, dict[str, Any]]:
-        """The next step of a task's lifecycle: todo, in progress, review, done."""
-        task = self._task("todo", "in_progress", "review")
+        """The next step of a task's lifecycle: todo, in progress, review, done (a task under way first, as
+        an agent finishes what it started)."""
+        started = [task for task, status in sorted(self.tasks.items()) if status in ("in_progress", "review")]
+        if started and self.rng.random() < 0.7:
+            task = self.rng.choice(started) if self.rng.random() >= MISTAKE else self._task()
+        else:
+            task = self._task("todo", "in_progress", "review")
         status = _NEXT_STATUS.get(self.tasks.get(task, "todo"), "in_progress")
         if self.rng.random() < MISTAKE / 3:
             status = "started"  # not one of the schema's statuses
