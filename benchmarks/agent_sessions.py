@@ -658,12 +658,12 @@ class OhnoAgent:
         if first and self.rng.random() < 0.35:
             return self.rng.choice(("get_session_context", "get_project_status")), {}
         roll = self.rng.random()
-        if not self.tasks or roll < 0.16:
+        if not self.tasks or roll < 0.13:
             return "create_task", self._created()
-        if roll < 0.22:
+        if roll < 0.16:
             priority = self.rng.choice(("P0", "P1", "P2", "P3"))
             return "create_epic", {"title": self.rng.choice(_EPICS), "priority": priority}
-        if roll < 0.27:
+        if roll < 0.2:
             arguments: dict[str, Any] = {"title": self.rng.choice(_STORIES)}
             if self.epics and self.rng.random() < 0.7:
                 arguments["epic_id"] = self._pick(self.epics, "epic")
