@@ -1,9 +1,9 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", that first set now dev, and "Twins held out, second set"): scripted agents that use
-each server as intended (keys that were set, ids read from earlier answers, values chained from one call
-to the next), with about 15% mistakes (a key never set, an id that does not exist, a step out of order,
-an argument left out). The second set's agents are written from each package's own documentation and
-tool list.
+"Twins held out" and "Twins held out, second set", both dev now, and the third set, held out): scripted
+agents that use each server as intended (keys that were set, ids read from earlier answers, values chained
+from one call to the next), with about 15% mistakes (a key never set, an id that does not exist, a step out
+of order, an argument left out). The second and third sets' agents are written from each package's own
+documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
 arguments), `observe(value)` feeds it the reference's answer (`answer_value`: JSON text read as JSON).
