@@ -1,9 +1,9 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", that first set now dev, and "Twins held out, second set"): scripted agents that use
-each server as intended (keys that were set, ids read from earlier answers, values chained from one call
-to the next), with about 15% mistakes (a key never set, an id that does not exist, a step out of order,
-an argument left out). The second set's agents are written from each package's own documentation and
-tool list.
+"Twins held out" and "Twins held out, second set", both dev now, and the third set, held out): scripted
+agents that use each server as intended (keys that were set, ids read from earlier answers, values chained
+from one call to the next), with about 15% mistakes (a key never set, an id that does not exist, a step out
+of order, an argument left out). The second and third sets' agents are written from each package's own
+documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
 arguments), `observe(value)` feeds it the reference's answer (`answer_value`: JSON text read as JSON).
@@ -487,6 +487,510 @@ class ExpressionAgent:
         self.result = str(text) if math.isfinite(number) and 1e-6 < abs(number) < 1e9 else None
 
 
+# --- the third held-out set (BENCHMARKS.md, "Third set"), from each package's documented tool list ---
+
+_NOTE_NAMES = tuple(f"{topic}-{aspect}" for topic in _TOPICS[:5] for aspect in ("notes", "plan", "log"))
+# Sections an agent's notes have, so that a section can be read, edited or appended under by its heading.
+_NOTE_SECTIONS = ("Goals", "Decisions", "Next steps")
+_NOTE_TAGS = ("work", "docs", "urgent", "review", "idea")
+
+
+class NotesAgent:
+    """agent-toolkit-mcp-server's notes: markdown notes stored under a name, globally or in a project
+    registered first (`project_register`); write them, read them back whole, as headings or one section,
+    append (at the end or under a heading), edit a section, tag, rename, search, list, archive, clear and
+    delete them. Mistakes: a note never written (or already renamed or deleted), a project never registered,
+    a heading the note does not have, a rename onto a name in use."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.notes: dict[tuple[str, str], list[str]] = {}  # (project, name) -> the body's words, in order
+        self.projects: list[str] = []
+        self.started = False
+
+    def _scope(self) -> str:
+        if self.projects and self.rng.random() < 0.5:
+            return self.rng.choice(self.projects)
+        return ""  # the global scope
+
+    def _content(self) -> str:
+        heading = self.rng.choice(_HEADINGS)
+        return "\n\n".join(
+            [f"# {heading}", *(f"## {s}\n\n- {self.rng.choice(_WORDS)}" for s in self.rng.sample(_NOTE_SECTIONS, 2))]
+        )
+
+    def _known(self) -> tuple[str, str]:
+        if self.notes and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.notes))
+        if self.rng.random() < 0.3:
+            return self.rng.choice(_PROJECTS) + "-old", self.rng.choice(_NOTE_NAMES)  # a project never registered
+        return self._scope(), self.rng.choice(_NOTE_NAMES) + "-old"  # a note never written
+
+    def _named(self, project: str, name: str, **arguments: Any) -> dict[str, Any]:
+        return {"name": name, **({"project": project} if project else {}), **arguments}
+
+    def _section(self, project: str, name: str) -> str:
+        body = " ".join(self.notes.get((project, name), []))
+        sections = [section for section in _NOTE_SECTIONS if f"## {section}" in body]
+        return self.rng.choice(sections) if sections and self.rng.random() >= MISTAKE else "Appendix"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        first, self.started = not self.started, True
+        if first and self.rng.random() < 0.4:
+            project = self.rng.choice(_PROJECTS)
+            self.projects.append(project)
+            return "project_register", {"name": project, "path": "/tmp", "description": f"the {project} repo"}
+        roll = self.rng.random()
+        if not self.notes or roll < 0.22:
+            project, name = self._scope(), self.rng.choice(_NOTE_NAMES)
+            content = self._content()
+            self.notes[(project, name)] = content.split()
+            arguments = self._named(project, name, content=content)
+            if self.rng.random() < 0.4:
+                arguments["tags"] = ",".join(self.rng.sample(_NOTE_TAGS, self.rng.randint(1, 2)))
+            return "note_write", arguments
+        project, name = self._known()
+        if roll < 0.36:
+            mode = self.rng.random()
+            if mode < 0.2:
+                return "note_read", self._named(project, name, mode="headings")
+            if mode < 0.35:
+                return "note_read", self._named(project, name, mode="section", section=self._section(project, name))
+            return "note_read", self._named(project, name)
+        if roll < 0.45:
+            line = f"- {self.rng.choice(_WORDS)}"
+            self.notes.get((project, name), []).extend(line.split())
+            return "note_append", self._named(project, name, content=line)
+        if roll < 0.5:
+            heading = self._section(project, name)
+            return "note_append_section", self._named(
+                project, name, heading=heading, content=f"- {self.rng.choice(_WORDS)}"
+            )
+        if roll < 0.53:
+            section = self._section(project, name)
+            return "note_edit", self._named(project, name, section=section, content=f"- {self.rng.choice(_WORDS)}")
+        if roll < 0.61:
+            arguments = {"project": self._scope()} if self.rng.random() < 0.5 else {}
+            if self.rng.random() < 0.25:
+                arguments["tags"] = self.rng.choice(_NOTE_TAGS)
+            return "note_list", {key: value for key, value in arguments.items() if value}
+        if roll < 0.67:
+            return "note_add_tags", self._named(project, name, tags=",".join(self.rng.sample(_NOTE_TAGS, 2)))
+        if roll < 0.7:
+            return "note_remove_tags", self._named(project, name, tags=self.rng.choice(_NOTE_TAGS))
+        if roll < 0.73:
+            scope = self._scope()
+            return "note_tags_list", {"project": scope} if scope else {}
+        if roll < 0.78:
+            taken = [known for known in _NOTE_NAMES if (project, known) in self.notes]
+            if taken and self.rng.random() < MISTAKE:
+                new_name = self.rng.choice(taken)  # a name in use
+            else:
+                new_name = f"{name.removesuffix('-old')}-{self.rng.choice(('v2', 'draft', 'final'))}"
+            if (project, name) in self.notes and (project, new_name) not in self.notes:
+                self.notes[(project, new_name)] = self.notes.pop((project, name))
+            return "note_rename", self._named(project, name, new_name=new_name)
+        if roll < 0.84:
+            word = self.rng.choice(self.rng.choice(_WORDS).split()[1:])
+            arguments = {"query": word, **({"project": project} if project and self.rng.random() < 0.3 else {})}
+            return "note_search", arguments
+        if roll < 0.88:
+            return "note_find", self._named(project, name, query=self.rng.choice(self.rng.choice(_WORDS).split()))
+        if roll < 0.91:
+            return "note_tail", self._named(project, name, lines=self.rng.choice((2, 3, 5)))
+        if roll < 0.95:
+            self.notes.pop((project, name), None)
+            return "note_delete", self._named(project, name)
+        if roll < 0.97:
+            self.notes.pop((project, name), None)  # hidden from the list; an agent reads it no more
+            return "note_archive", self._named(project, name)
+        if (project, name) in self.notes:
+            self.notes[(project, name)] = []
+        return "note_clear", self._named(project, name)
+
+    def observe(self, value: Any) -> None:
+        return None
+
+
+_EPICS = ("Billing revamp", "Search relaunch", "Onboarding flow", "Deploy pipeline")
+_STORIES = ("Invoices by email", "Faster queries", "Welcome tour", "One-click rollback", "Saved filters")
+_TASK_TYPES = ("feature", "bug", "chore", "spike", "test")
+_ACTIVITIES = ("note", "file_change", "decision", "progress")
+# A task's lifecycle as an agent takes it: the next status from each.
+_LOOKS: tuple[str, ...] = ("get_next_task", "get_blocked_tasks", "get_kanban_board", "get_project_status")
+_LOOKS += ("get_session_context", "list_stories", "get_epics")
+_NEXT_STATUS = {"todo": "in_progress", "in_progress": "review", "review": "done", "blocked": "in_progress"}
+
+
+class OhnoAgent:
+    """@stevestomp/ohno-mcp: tasks with a lifecycle (todo, in progress, review, done; blocked with a
+    reason and resolved; archived and reopened), grouped under stories and epics; the agent creates them,
+    takes tasks through their statuses by the ids the creates answered, logs activity, progress and handoff
+    notes, adds dependencies, and looks at the board, the session context and the lists. Mistakes: an id
+    never made, a step the lifecycle does not allow (resolving a task not blocked, reopening a task not
+    done), a status the schema does not allow."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tasks: dict[str, str] = {}  # id -> status as the agent believes it
+        self.stories: list[str] = []
+        self.epics: list[str] = []
+        self.last = ""
+        self.started = False
+
+    def _pick(self, pool: list[str], kind: str) -> str:
+        if pool and self.rng.random() >= MISTAKE:
+            return self.rng.choice(pool)
+        return f"{kind}-{self.rng.choice(('0000dead', '1234abcd', 'ffffffff'))}"  # an id never made
+
+    def _task(self, *statuses: str) -> str:
+        wanted = statuses or ("todo", "in_progress", "review", "done", "blocked")  # any but archived
+        pool = [task for task, status in sorted(self.tasks.items()) if status in wanted]
+        return self._pick(pool or sorted(self.tasks), "task")
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        tool, arguments = self._choose()
+        self.last = tool
+        return tool, arguments
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        first, self.started = not self.started, True
+        if first and self.rng.random() < 0.35:
+            return self.rng.choice(("get_session_context", "get_project_status")), {}
+        roll = self.rng.random()
+        if not self.tasks or roll < 0.13:
+            return "create_task", self._created()
+        if roll < 0.16:
+            priority = self.rng.choice(("P0", "P1", "P2", "P3"))
+            return "create_epic", {"title": self.rng.choice(_EPICS), "priority": priority}
+        if roll < 0.2:
+            arguments: dict[str, Any] = {"title": self.rng.choice(_STORIES)}
+            if self.epics and self.rng.random() < 0.7:
+                arguments["epic_id"] = self._pick(self.epics, "epic")
+            return "create_story", arguments
+        if roll < 0.45:
+            return self._advance()
+        if roll < 0.5:
+            task = self._task("todo", "in_progress")
+            if task in self.tasks:
+                self.tasks[task] = "blocked"
+            return "set_blocker", {"task_id": task, "reason": f"Waiting: {self.rng.choice(_WORDS)}"}
+        blocked = [task for task, status in sorted(self.tasks.items()) if status == "blocked"]
+        if roll < 0.56 and blocked:
+            task = self.rng.choice(blocked) if self.rng.random() >= MISTAKE else self._task("todo", "in_progress")
+            self.tasks[task] = "in_progress"
+            return "resolve_blocker", {"task_id": task}
+        if roll < 0.57:
+            activity = self.rng.choice(_ACTIVITIES)
+            return "add_task_activity", {
+                "task_id": self._task(),
+                "activity_type": activity,
+                "description": self.rng.choice(_WORDS),
+            }
+        if roll < 0.61:
+            return "update_task_progress", {
+                "task_id": self._task(),
+                "progress_percent": self.rng.choice((10, 25, 50, 75, 90)),
+            }
+        if roll < 0.64:
+            return "set_handoff_notes", {"task_id": self._task(), "notes": f"Next: {self.rng.choice(_WORDS)}"}
+        if roll < 0.71:
+            fields = self.rng.choice((None, "minimal", "standard", "full"))
+            return "get_task", {"task_id": self._task(), **({"fields": fields} if fields else {})}
+        if roll < 0.76:
+            arguments = {}
+            if self.rng.random() < 0.5:
+                arguments["status"] = self.rng.choice(("todo", "in_progress", "review", "done", "blocked"))
+            if self.rng.random() < 0.3:
+                arguments["fields"] = self.rng.choice(("minimal", "standard"))
+            return "get_tasks", arguments
+        if roll < 0.79:
+            task = self._task("todo", "in_progress", "review", "done", "blocked")
+            if task in self.tasks:
+                self.tasks[task] = "archived"
+            return "archive_task", {
+                "task_id": task,
+                **({"reason": "no longer needed"} if self.rng.random() < 0.5 else {}),
+            }
+        finished = [task for task, status in sorted(self.tasks.items()) if status in ("review", "done", "archived")]
+        if roll < 0.81 and finished:
+            task = self.rng.choice(finished) if self.rng.random() >= MISTAKE else self._task("todo", "in_progress")
+            self.tasks[task] = "todo"
+            return "reopen_task", {"task_id": task, "notes": "needs another pass"}
+        if roll < 0.84:
+            title, description = self.rng.choice(_TASKS)
+            change: dict[str, Any] = (
+                {"title": title + " (revised)"} if self.rng.random() < 0.5 else {"description": description}
+            )
+            if self.rng.random() < 0.3:
+                change["estimate_hours"] = self.rng.choice((1, 2, 4, 8))
+            return "update_task", {"task_id": self._task(), **change}
+        if roll < 0.87 and len(self.tasks) > 1:
+            first_task, second = self.rng.sample(sorted(self.tasks), 2)
+            return "add_dependency", {"task_id": first_task, "depends_on_task_id": second}
+        if roll < 0.89:
+            return "get_task_dependencies", {"task_id": self._task()}
+        if roll < 0.91 and self.stories:
+            return "get_story", {"story_id": self._pick(self.stories, "story")}
+        if roll < 0.92 and self.epics:
+            return "get_epic", {"epic_id": self._pick(self.epics, "epic")}
+        look = self.rng.choice(_LOOKS)
+        return look, {"include_done": True} if look == "get_kanban_board" and self.rng.random() < 0.5 else {}
+
+    def _advance(self) -> tuple[str, dict[str, Any]]:
+        """The next step of a task's lifecycle: todo, in progress, review, done (a task under way first, as
+        an agent finishes what it started)."""
+        started = [task for task, status in sorted(self.tasks.items()) if status in ("in_progress", "review")]
+        if started and self.rng.random() < 0.7:
+            task = self.rng.choice(started) if self.rng.random() >= MISTAKE else self._task()
+        else:
+            task = self._task("todo", "in_progress", "review")
+        status = _NEXT_STATUS.get(self.tasks.get(task, "todo"), "in_progress")
+        if self.rng.random() < MISTAKE / 3:
+            status = "started"  # not one of the schema's statuses
+        if task in self.tasks and status in _NEXT_STATUS.values():
+            self.tasks[task] = status
+        arguments = {"task_id": task, "status": status}
+        if status == "done" and self.rng.random() < 0.4:
+            arguments["notes"] = f"{self.rng.choice(_WORDS)}"
+        return "update_task_status", arguments
+
+    def _created(self) -> dict[str, Any]:
+        title, description = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"title": title}
+        if self.rng.random() < 0.5:
+            arguments["description"] = description
+        if self.rng.random() < 0.4:
+            arguments["task_type"] = self.rng.choice(_TASK_TYPES)
+        if self.rng.random() < 0.3:
+            arguments["estimate_hours"] = self.rng.choice((1, 2, 3, 5, 8))
+        if self.stories and self.rng.random() < 0.4:
+            arguments["story_id"] = self._pick(self.stories, "story")
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        if not isinstance(value, dict) or value.get("success") is not True:
+            return
+        for key, pool in (("task_id", None), ("story_id", self.stories), ("epic_id", self.epics)):
+            made = value.get(key)
+            if not isinstance(made, str) or not self.last.startswith("create_"):
+                continue
+            if pool is None:
+                self.tasks[made] = "todo"
+            else:
+                pool.append(made)
+
+
+_TEXTS = ("hello world", "use postgres for storage", "ship on friday", "Grüße aus Köln", "a b&c=d", "naïve café")
+_ZONES = ("Asia/Tokyo", "America/New_York", "Europe/Berlin", "UTC", "Australia/Sydney")
+_INSTANTS = ("2026-11-03T14:30:00Z", "2027-01-15T09:00:00Z", "2027-06-30T23:45:00+02:00", "2026-12-24T18:00:00Z")
+_VERSIONS = ("1.2.3", "1.10.0", "2.0.0-beta.1", "0.9.7", "3.4.5")
+_RANGES = ("^1.0.0", "~1.2.0", ">=2.0.0", "<1.0.0 || >=3.0.0")
+_UNITS = (
+    ("length", "km", "mi"),
+    ("length", "ft", "m"),
+    ("weight", "kg", "lb"),
+    ("temperature", "C", "F"),
+    ("data", "GB", "MB"),
+    ("time", "h", "min"),
+    ("volume", "l", "gal"),
+    ("speed", "km/h", "mph"),
+)
+_COLORS = ("#ff8800", "#336699", "rgb(12, 200, 45)", "hsl(210, 50%, 40%)", "rebeccapurple", "#abc")
+_IPS = ("192.168.1.10", "10.2.3.4", "172.16.5.9", "8.8.8.8", "127.0.0.1", "::1")
+_CIDRS = ("192.168.1.0/24", "10.0.0.0/8", "172.16.0.0/12", "192.168.1.0/28")
+_URLS = (
+    "https://example.com:8080/a/b?x=1&y=2#top",
+    "http://localhost:3000/api/items?limit=5",
+    "https://user:pw@docs.example.org/guide/intro.html",
+)
+_CARDS = ("4539578763621486", "79927398713", "4111111111111111", "1234567812345678")
+_DOCUMENTS: tuple[tuple[str, str], ...] = (
+    ('{"a": 1, "b": [1, 2]}', "json"),
+    ("name,age\nann,31\nbob,27", "csv"),
+    ("a: 1\nb: two", "yaml"),
+)
+_DOCUMENTS += (("<note><to>ann</to></note>", "xml"),)
+# A JWT an agent pastes in to inspect (header {"alg": "HS256", "typ": "JWT"}, a payload with sub and name).
+_TOKEN = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFubiJ9.c2lnbmF0dXJl"
+
+
+class ComputeAgent:
+    """@coo-quack/calc-mcp: 21 computing tools; the agent spreads its calls over the deterministic ones
+    (math, statistics, hashes, base64 and URL/HTML encodings, unit and base conversion, dates and time
+    zones, counting, regexes, diffs, format validation, Luhn, IP ranges, colours, Unicode, JWTs, URLs,
+    semver), some taking the previous answer further (a sum squared, an encoding decoded). `random`,
+    `datetime now` and `cron_parse` answer from the clock or chance and are left out. Mistakes: a
+    division by zero, a unit the tool does not know, malformed base64 or JSON, an invalid version or IP."""
+
+    TOOLS: tuple[str, ...] = (
+        "math",
+        "statistics",
+        "hash",
+        "base64",
+        "encode",
+        "datetime",
+        "count",
+        "date",
+        "regex",
+        "base",
+    )
+    TOOLS += ("diff", "format_validate", "luhn", "ip", "color", "convert", "char_info", "jwt_decode")
+    TOOLS += ("url_parse", "semver")
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+        self.answer: Any = None
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        chained = self._chained() if self.rng.random() < 0.25 else None
+        self.last = chained or self._call(self.rng.choice(self.TOOLS), self.rng.random() < MISTAKE)
+        return self.last
+
+    def _chained(self) -> tuple[str, dict[str, Any]] | None:
+        tool, arguments = self.last
+        if tool == "math" and isinstance(self.answer, int | float) and abs(self.answer) < 1e9:
+            if isinstance(self.answer, int) and self.answer >= 0 and self.rng.random() < 0.4:
+                return "base", {"value": str(self.answer), "from": 10, "to": self.rng.choice((2, 8, 16))}
+            return "math", {
+                "expression": f"{self.answer} {self.rng.choice(('*', '+', '-'))} {self.rng.choice(_OPERANDS)}"
+            }
+        if tool in ("base64", "encode") and arguments.get("action") == "encode" and isinstance(self.answer, str):
+            return tool, {**arguments, "input": self.answer, "action": "decode"}
+        if tool == "date" and arguments.get("action") == "add" and isinstance(self.answer, str):
+            return "date", {"action": "weekday", "date": self.answer[:10]}
+        return None
+
+    def _call(self, tool: str, mistake: bool) -> tuple[str, dict[str, Any]]:
+        pick = self.rng.choice
+        if tool == "math":
+            numbers = {name: pick(_OPERANDS) for name in ("a", "b", "c")}
+            shape = "{a} / 0" if mistake else pick([s for s in _SHAPES if "//" not in s and "factorial" not in s])
+            return "math", {"expression": shape.replace("**", "^").format(k=3, **numbers)}
+        if tool == "statistics":
+            values = [pick(_OPERANDS) for _ in range(self.rng.randint(3, 7))]
+            return "math", {"action": "statistics", "values": [] if mistake else values}
+        if tool == "hash":
+            arguments: dict[str, Any] = {
+                "input": pick(_TEXTS),
+                "algorithm": pick(("md5", "sha1", "sha256", "sha512", "crc32")),
+            }
+            if self.rng.random() < 0.2:
+                arguments |= {"action": "hmac", "key": pick(_TOPICS)}
+            if mistake:
+                arguments["algorithm"] = "sha3"  # not one the tool has
+            return "hash", arguments
+        if tool in ("base64", "encode"):
+            arguments = {"input": pick(_TEXTS), "action": "encode"}
+            if tool == "encode":
+                arguments["type"] = pick(("url", "html", "unicode"))
+            if mistake:
+                arguments |= {"input": "%%not base64%%" if tool == "base64" else "%E0%A4%A", "action": "decode"}
+            return tool, arguments
+        if tool == "datetime":
+            action = pick(("convert", "format", "timestamp"))
+            if action == "convert":
+                return "datetime", {"action": "convert", "datetime": pick(_INSTANTS), "toTimezone": pick(_ZONES)}
+            if action == "format":
+                arguments = {
+                    "action": "format",
+                    "datetime": pick(_INSTANTS),
+                    "format": pick(("date", "time", "full", "yyyy/MM/dd HH:mm")),
+                }
+                return "datetime", arguments | ({"timezone": pick(_ZONES)} if self.rng.random() < 0.5 else {})
+            if mistake:
+                return "datetime", {"action": "timestamp", "datetime": "next tuesday"}
+            if self.rng.random() < 0.5:
+                return "datetime", {
+                    "action": "timestamp",
+                    "timestamp": self.rng.choice((1700000000, 1800000000, 1234567890)),
+                }
+            return "datetime", {"action": "timestamp", "datetime": pick(_INSTANTS)}
+        if tool == "count":
+            return "count", {"text": pick(_TEXTS) + ("\n" + pick(_WORDS) if self.rng.random() < 0.4 else "")}
+        if tool == "date":
+            day = pick(_DUE_DATES)
+            action = pick(("diff", "add", "weekday", "wareki"))
+            if mistake:
+                return "date", {"action": "weekday", "date": "2027-02-30x"}
+            if action == "diff":
+                return "date", {"action": "diff", "date": day, "date2": pick(_DUE_DATES)}
+            if action == "add":
+                return "date", {
+                    "action": "add",
+                    "date": day,
+                    "amount": self.rng.randint(-30, 90),
+                    "unit": pick(("days", "months", "years")),
+                }
+            return "date", {"action": action, "date": day}
+        if tool == "regex":
+            pattern, text = pick(
+                (
+                    (r"\d+", "order 66 shipped 3 items"),
+                    (r"(\w+)@(\w+)\.com", "ann@example.com, bob@test.com"),
+                    (r"^ship", "ship on friday"),
+                )
+            )
+            action = pick(("match", "test", "matchAll", "replace"))
+            arguments = {"pattern": "([a-z" if mistake else pattern, "text": text, "action": action}
+            if action == "matchAll":
+                arguments["flags"] = "g"
+            if action == "replace":
+                arguments |= {"replacement": "#", "flags": "g"}
+            return "regex", arguments
+        if tool == "base":
+            if mistake:
+                return "base", {"value": "12z", "from": 10, "to": 2}
+            value, base = pick(((255, 10), ("ff", 16), ("101101", 2), ("777", 8), (1000000, 10)))
+            return "base", {"value": value, "from": base, "to": pick((2, 8, 10, 16, 36))}
+        if tool == "diff":
+            first, second = self.rng.sample(_WORDS, 2)
+            if self.rng.random() < 0.5:
+                return "diff", {"text1": first, "text2": second, "action": "distance"}
+            return "diff", {"text1": first.replace(" ", "\n"), "text2": second.replace(" ", "\n")}
+        if tool == "format_validate":
+            text, kind = pick(_DOCUMENTS)
+            return "format_validate", {"input": text[:-2] if mistake else text, "format": kind}
+        if tool == "luhn":
+            card = pick(_CARDS)
+            if self.rng.random() < 0.4:
+                return "luhn", {"number": card[:-1], "action": "generate"}
+            return "luhn", {"number": card + ("x" if mistake else "")}
+        if tool == "ip":
+            action = pick(("info", "contains", "range"))
+            if mistake:
+                return "ip", {"action": "info", "ip": "300.1.2.3"}
+            if action == "info":
+                return "ip", {"action": "info", "ip": pick(_IPS)}
+            if action == "contains":
+                return "ip", {"action": "contains", "cidr": pick(_CIDRS), "target": pick(_IPS[:5])}
+            return "ip", {"action": "range", "cidr": pick(_CIDRS)}
+        if tool == "color":
+            arguments = {"color": "#ggg" if mistake else pick(_COLORS)}
+            return "color", arguments | ({"to": pick(("hex", "rgb", "hsl"))} if self.rng.random() < 0.7 else {})
+        if tool == "convert":
+            category, source, target = pick(_UNITS)
+            arguments = {"value": pick(_OPERANDS), "from": source, "to": "parsec" if mistake else target}
+            return "convert", arguments | ({"category": category} if self.rng.random() < 0.3 else {})
+        if tool == "char_info":
+            return "char_info", {"char": pick(("é", "A", "€", "ß", "中", "🙂"))}
+        if tool == "jwt_decode":
+            return "jwt_decode", {"token": "not.a.jwt" if mistake else _TOKEN}
+        if tool == "url_parse":
+            return "url_parse", {"url": "example dot com" if mistake else pick(_URLS)}
+        action = pick(("compare", "valid", "satisfies", "parse"))
+        arguments = {"action": action, "version": "1.2" if mistake else pick(_VERSIONS)}
+        if action == "compare":
+            arguments["version2"] = pick(_VERSIONS)
+        if action == "satisfies":
+            arguments["range"] = pick(_RANGES)
+        return "semver", arguments
+
+    def observe(self, value: Any) -> None:
+        self.answer = value
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -510,7 +1014,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first set (dev), then the second.
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first and second sets (dev), then
+# the third (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -518,4 +1023,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "bank": MemoryBankAgent,
     "todo": TodoAgent,
     "calc": ExpressionAgent,
+    "notes": NotesAgent,
+    "ohno": OhnoAgent,
+    "calcmcp": ComputeAgent,
 }

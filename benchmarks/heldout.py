@@ -1,32 +1,39 @@
-"""Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out" and "Twins held
-out, second set"), on sessions an agent would run (`agent_sessions`): record `--train` sessions of the
-scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the twin with no
-model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training ones),
-and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
-the agent chose renamed (`--rename`). The figures: agreement on the calls the real server answered
-successfully (the headline), on all calls, with the same error text, the share of the real server's
-errors, and the two trivial twins (always an error; each tool's most common recorded answer).
+"""Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held
+out, second set" and the third set), on sessions an agent would run (`agent_sessions`): record `--train`
+sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile
+the twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the
+training ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and
+with the values the agent chose renamed (`--rename`). The figures: agreement on the calls the real server
+answered successfully (the headline), on all calls, with the same error text, the share of the real
+server's errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the second set, declared before any run of it; `DEV_SERVERS`, the first set,
-was looked at while measuring and is dev now (still measured by name). Install them into /tmp first:
+`HELD_OUT` (the default) is the third set, declared before any run of it; `DEV_SERVERS`, the first and
+second sets, were looked at while measuring and are dev now (still measured by name). Install them into
+/tmp first:
 
-    # held out: bank, todo, calc
+    # held out, the third set: notes, ohno, calcmcp
+    python3 -m venv /tmp/ho3-notes && /tmp/ho3-notes/bin/pip install agent-toolkit-mcp-server==0.4.0 'mcp<2'
+    npm install --prefix /tmp/ho3-ohno @stevestomp/ohno-mcp@0.20.0
+    npm install --prefix /tmp/ho3-calc @coo-quack/calc-mcp@2.1.1
+    # dev, the second set: bank, todo, calc
     npm install --prefix /tmp/ho2-bank @allpepper/memory-bank-mcp@0.2.2
     python3 -m venv /tmp/ho2-todo && /tmp/ho2-todo/bin/pip install mcp-todo==0.0.4 'mcp<2'
     python3 -m venv /tmp/ho2-calc && /tmp/ho2-calc/bin/pip install mcp-server-calculator==0.2.1
-    # dev: keeper, taskmanager, calculator; keeper with a tool profile of its six key-value tools,
-    # /tmp/ho-keeper/kv-profile.json: {"profiles": {"kv": ["context_save", "context_get",
+    # dev, the first set: keeper, taskmanager, calculator; keeper with a tool profile of its six key-value
+    # tools, /tmp/ho-keeper/kv-profile.json: {"profiles": {"kv": ["context_save", "context_get",
     #   "context_batch_save", "context_batch_delete", "context_search", "context_status"]}}
     npm install --prefix /tmp/ho-keeper mcp-memory-keeper@0.14.1
     npm install --prefix /tmp/ho-task @kazuph/mcp-taskmanager@1.1.1
     npm install --prefix /tmp/ho-calc @wrtnlabs/calculator-mcp@0.2.1
 
 mcp-todo 0.0.4 asks for `mcp>=1.0.0` and uses the decorators `Server.list_tools()` and `call_tool()`,
-which mcp 2 removed: with mcp 2 it exits before answering `initialize`, hence `'mcp<2'`.
+which mcp 2 removed: with mcp 2 it exits before answering `initialize`, hence `'mcp<2'`. The same for
+agent-toolkit-mcp-server 0.4.0, which imports `mcp.server.fastmcp` (gone in mcp 2).
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers todo --keep /tmp/ho2-run
-    python -m benchmarks.heldout --servers keeper,taskmanager,calculator   # the dev set
+    python -m benchmarks.heldout --servers ohno --keep /tmp/ho3-run
+    python -m benchmarks.heldout --servers bank,todo,calc     # the second set, dev now
+    python -m benchmarks.heldout --servers keeper,taskmanager,calculator   # the first set, dev
 """
 
 from __future__ import annotations
@@ -55,7 +62,10 @@ from sim_mcp.authoring.twins.targets import Target, parse_target, recording, ser
 _LAUNCH = "import sys; from sim_mcp.cli import main; sys.exit(main())"
 KEEPER_PROFILE = Path("/tmp/ho-keeper/kv-profile.json")
 # Each server: its command and environment ({tmp}: the session's folder), as declared in BENCHMARKS.md.
-# The first set, dev from "Twins held out, second set" on.
+# The first set, dev from "Twins held out, second set" on, then the second set, dev from the third on: a
+# memory bank of projects' files (under MEMORY_BANK_ROOT, made on the first write), tasks with a lifecycle
+# (mcp-todo keeps its config and tasks.jsonl under HOME: ~/.config/todo, ~/.local/share/todo), an
+# expression calculator (no state).
 DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "keeper": (
         ["/tmp/ho-keeper/node_modules/.bin/mcp-memory-keeper"],
@@ -63,14 +73,21 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     ),
     "taskmanager": (["/tmp/ho-task/node_modules/.bin/mcp-taskmanager"], {"TASK_MANAGER_FILE_PATH": "{tmp}/tasks.json"}),
     "calculator": (["/tmp/ho-calc/node_modules/.bin/calculator-mcp"], {}),
-}
-# The second set, held out: a memory bank of projects' files (under MEMORY_BANK_ROOT, made on the first
-# write), tasks with a lifecycle (mcp-todo keeps its config and tasks.jsonl under HOME: ~/.config/todo,
-# ~/.local/share/todo), an expression calculator (no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
     "bank": (["/tmp/ho2-bank/node_modules/.bin/mcp-server-memory-bank"], {"MEMORY_BANK_ROOT": "{tmp}/banks"}),
     "todo": (["/tmp/ho2-todo/bin/mcp-todo"], {"HOME": "{tmp}"}),
     "calc": (["/tmp/ho2-calc/bin/mcp-server-calculator"], {}),
+}
+# The third set, held out: notes under a name and a project (agent-toolkit keeps notes as markdown files
+# and its SQLite index under AGENT_TOOLKIT_HOME, default ~/.agent-toolkit; HOME too, so nothing else of
+# the user's is read), tasks with a lifecycle (ohno's SQLite file at OHNO_DB_PATH, made on start; without
+# it ohno looks for .ohno/tasks.db upwards from its working folder), 21 computing tools (no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "notes": (
+        ["/tmp/ho3-notes/bin/agent-toolkit-mcp-server"],
+        {"AGENT_TOOLKIT_HOME": "{tmp}/toolkit", "HOME": "{tmp}"},
+    ),
+    "ohno": (["/tmp/ho3-ohno/node_modules/.bin/ohno-mcp"], {"OHNO_DB_PATH": "{tmp}/.ohno/tasks.db"}),
+    "calcmcp": (["/tmp/ho3-calc/node_modules/.bin/calc-mcp"], {}),
 }
 
 
@@ -146,7 +163,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first "
-        f"set, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"and second sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

@@ -6,7 +6,15 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (BENCHMARKS.md, "Twins held out, second set", the default):
+Tasks per server (the third set, BENCHMARKS.md "Third set", the default):
+- notes (agent-toolkit's markdown notes under a name and a project): write a note in a project registered
+  first; append a line to a note; rename a note (the old name gone).
+- ohno (tasks with a lifecycle): take a task through in progress and review to done; block a task with its
+  reason; archive one task of three (the other two still listed).
+- calcmcp (21 computing tools, no state): (a + b) * c with `math`; a kilometres in miles with `convert`;
+  the days between two dates with `date`, each the agent's answer against the right call made through
+  that server's own tools.
+The second set, dev now ("Twins held out, second set"):
 - bank (a memory bank of projects' files): write a note into a file; update a file (writing over it keeps
   the old content); copy a file into another project.
 - todo (tasks with a status): complete a task; add a task with its priority, tags and due date; delete one
@@ -24,7 +32,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho2-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho3-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho2-base --servers bank,todo,calc
     python -m benchmarks.twin_agents --twins /tmp/ho-base --servers keeper,taskmanager,calculator
 """
 
@@ -942,6 +951,301 @@ _EXPRESSIONS = {
 }
 
 
+# --- notes: agent-toolkit's markdown notes under a name and a project (held out, third set) ----------------
+
+
+def _toolkit(value: Any) -> Any:
+    """agent-toolkit's answer as JSON: its tools return JSON text, which the SDK wraps as `{"result": text}`
+    structured content; its errors are `{"error": true, "code", "message"}`, never an MCP error."""
+    if isinstance(value, dict) and set(value) == {"result"} and isinstance(value["result"], str):
+        try:
+            return json.loads(value["result"])
+        except ValueError:
+            return value["result"]
+    return value
+
+
+async def _note(side: Side, project: str, name: str) -> str | None:
+    """The body of note `name` in `project` as note_read gives it, None when there is no such note."""
+    arguments = {"name": name, **({"project": project} if project else {})}
+    value, error = await side.call("note_read", arguments)
+    note = _toolkit(value)
+    if error or not isinstance(note, dict) or note.get("error") or not isinstance(note.get("content"), str):
+        return None
+    return str(note["content"]).strip()
+
+
+def _notes_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "project": f"{rng.choice(_WORDS)}-app",
+        "name": f"{rng.choice(_WORDS)}-notes",
+        "new_name": f"{rng.choice(_WORDS)}-archive",
+        "content": f"# {rng.choice(_WORDS).capitalize()} plan\n\n- meet at {rng.randint(1, 12)} o'clock",
+        "line": f"- {rng.choice(_WORDS)} ships on day {rng.randint(1, 28)}",
+    }
+
+
+async def _notes_project(side: Side, g: dict[str, Any]) -> None:
+    await side.call("project_register", {"name": g["project"], "path": "/tmp", "description": "a project of notes"})
+
+
+async def _notes_written(side: Side, g: dict[str, Any]) -> None:
+    await side.call("note_write", {"name": g["name"], "content": g["content"]})
+
+
+def _notes_record() -> Task:
+    async def write(side: Side, g: dict[str, Any], project: str | None, content: str) -> None:
+        if project is None:
+            await side.call("note_list", {"project": g["project"]})  # looks, never writes
+            return
+        arguments = {"name": g["name"], "content": content, **({"project": project} if project else {})}
+        await side.call("note_write", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _note(side, g["project"], g["name"]) == g["content"])
+
+    return _fixture_task(
+        "write a note in a project",
+        _notes_draw,
+        _notes_project,
+        {
+            "perfect": lambda side, g, rng: write(side, g, g["project"], g["content"]),
+            "sloppy": lambda side, g, rng: write(side, g, g["project"] if rng.random() < 0.5 else "", g["content"]),
+            "partial": lambda side, g, rng: write(side, g, None, ""),
+            "wrong": lambda side, g, rng: write(side, g, g["project"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _notes_append() -> Task:
+    async def add(side: Side, g: dict[str, Any], tool: str | None) -> None:
+        if tool == "note_clear":
+            await side.call(tool, {"name": g["name"]})
+        elif tool is not None:
+            await side.call(tool, {"name": g["name"], "content": g["line"]})
+        else:
+            await _note(side, "", g["name"])  # reads, never appends
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        body = await _note(side, "", g["name"]) or ""
+        appended = body.endswith(g["line"])  # the old content kept counts only with the line (idle scores 0)
+        return (float(appended) + float(appended and g["content"] in body)) / 2
+
+    return _fixture_task(
+        "append a line to a note",
+        _notes_draw,
+        _notes_written,
+        {
+            "perfect": lambda side, g, rng: add(side, g, "note_append"),
+            "sloppy": lambda side, g, rng: add(side, g, "note_append" if rng.random() < 0.5 else "note_write"),
+            "partial": lambda side, g, rng: add(side, g, None),
+            "wrong": lambda side, g, rng: add(side, g, "note_clear"),
+        },
+        reward,
+    )
+
+
+def _notes_rename() -> Task:
+    async def rename(side: Side, g: dict[str, Any], how: str) -> None:
+        if how == "rename":
+            await side.call("note_rename", {"name": g["name"], "new_name": g["new_name"]})
+        elif how == "copy":  # writes the new note from the old, forgets to remove the old one
+            content = await _note(side, "", g["name"])
+            if content is not None:
+                await side.call("note_write", {"name": g["new_name"], "content": content})
+        elif how == "look":
+            await side.call("note_list", {})
+        else:
+            await side.call("note_delete", {"name": g["name"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        moved = await _note(side, "", g["new_name"]) == g["content"]
+        return (float(moved) + float(await _note(side, "", g["name"]) is None)) / 2
+
+    return _fixture_task(
+        "rename a note",
+        _notes_draw,
+        _notes_written,
+        {
+            "perfect": lambda side, g, rng: rename(side, g, "rename"),
+            "sloppy": lambda side, g, rng: rename(side, g, "rename" if rng.random() < 0.5 else "copy"),
+            "partial": lambda side, g, rng: rename(side, g, "look"),
+            "wrong": lambda side, g, rng: rename(side, g, "delete"),
+        },
+        reward,
+    )
+
+
+# --- ohno: tasks with a lifecycle (held out, third set) ------------------------------------------
+
+
+async def _ohno_tasks(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("create_task", {"title": title, "description": f"Do {title.lower()}"})
+        ids.append(value.get("task_id") if isinstance(value, dict) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _ohno_ids(side: Side, g: dict[str, Any]) -> list[str | None]:
+    return list(g.get(f"ids@{id(side)}", []))
+
+
+async def _ohno_task(side: Side, task: str | None) -> dict[str, Any] | None:
+    if task is None:
+        return None
+    value, error = await side.call("get_task", {"task_id": task})
+    return value if not error and isinstance(value, dict) and "error" not in value else None
+
+
+def _ohno_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "reason": f"Waiting for the {rng.choice(_WORDS)} review",
+    }
+
+
+async def _ohno_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's task it takes, the rest of its arguments."""
+    ids = _ohno_ids(side, g)
+    for tool, index, rest in steps:
+        if index < len(ids) and ids[index] is not None:
+            await side.call(tool, {"task_id": ids[index], **rest})
+
+
+def _status(status: str) -> tuple[str, int, dict[str, Any]]:
+    return ("update_task_status", 0, {"status": status})
+
+
+def _ohno_finish() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _ohno_ids(side, g)
+        return float(bool(ids) and (await _ohno_task(side, ids[0]) or {}).get("status") == "done")
+
+    lifecycle = [_status("in_progress"), _status("review"), _status("done")]
+    return _fixture_task(
+        "take a task to done",
+        _ohno_draw,
+        _ohno_tasks,
+        {
+            "perfect": lambda side, g, rng: _ohno_act(side, g, lifecycle),
+            "sloppy": lambda side, g, rng: _ohno_act(side, g, lifecycle[: 3 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _ohno_act(side, g, lifecycle[:1]),
+            "wrong": lambda side, g, rng: _ohno_act(side, g, [("archive_task", 0, {})]),
+        },
+        reward,
+    )
+
+
+def _ohno_block() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _ohno_ids(side, g)
+        task = await _ohno_task(side, ids[0] if ids else None) or {}
+        return (float(task.get("status") == "blocked") + float(task.get("blockers") == g["reason"])) / 2
+
+    def block(index: int, g: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+        return ("set_blocker", index, {"reason": g["reason"]})
+
+    return _fixture_task(
+        "block a task with its reason",
+        _ohno_draw,
+        _ohno_tasks,
+        {
+            "perfect": lambda side, g, rng: _ohno_act(side, g, [block(0, g)]),
+            "sloppy": lambda side, g, rng: _ohno_act(side, g, [block(0 if rng.random() < 0.5 else 1, g)]),
+            "partial": lambda side, g, rng: _ohno_act(
+                side, g, [("add_task_activity", 0, {"activity_type": "note", "description": g["reason"]})]
+            ),
+            "wrong": lambda side, g, rng: _ohno_act(side, g, [block(0, g), ("resolve_blocker", 0, {})]),
+        },
+        reward,
+    )
+
+
+def _ohno_archive() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = _ohno_ids(side, g)
+        value, error = await side.call("get_tasks", {})
+        listed = (
+            {t.get("id") for t in value.get("tasks", []) if isinstance(t, dict)} if isinstance(value, dict) else set()
+        )
+        if error or len(ids) < 3:
+            return 0.0
+        gone = ids[1] not in listed  # the others kept count only with it gone (idle scores 0)
+        return float(gone) * (1.0 + float(ids[0] in listed) + float(ids[2] in listed)) / 3
+
+    def archive(*indexes: int) -> list[tuple[str, int, dict[str, Any]]]:
+        return [("archive_task", index, {"reason": "not needed"}) for index in indexes]
+
+    return _fixture_task(
+        "archive one task of three",
+        _ohno_draw,
+        _ohno_tasks,
+        {
+            "perfect": lambda side, g, rng: _ohno_act(side, g, archive(1)),
+            "sloppy": lambda side, g, rng: _ohno_act(side, g, archive(1 if rng.random() < 0.5 else 2)),
+            "partial": lambda side, g, rng: _ohno_act(side, g, [("update_task_progress", 1, {"progress_percent": 0})]),
+            "wrong": lambda side, g, rng: _ohno_act(side, g, archive(0, 1, 2)),
+        },
+        reward,
+    )
+
+
+# --- calcmcp: 21 computing tools, no state (held out, third set) -----------------------------------
+
+
+async def _computed(side: Side, tool: str, arguments: dict[str, Any], key: str | None) -> float | None:
+    """A number calc-mcp answers: the whole answer (`math`), or the field `key` of it."""
+    value, error = await side.call(tool, arguments)
+    if key is not None:
+        value = value.get(key) if isinstance(value, dict) else None
+    return float(value) if not error and isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _compute_task(name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], str | None]]) -> Task:
+    """`steps(given, how)`: the call each agent makes (tool, arguments, the answer's field it reports); the
+    reward reads the agent's answer against the perfect call made through that server's own tools."""
+
+    async def play(side: Side, g: dict[str, Any], rng: random.Random, how: str) -> float | None:
+        if how == "sloppy" and rng.random() >= 0.5:
+            how = "perfect"
+        return await _computed(side, *steps(g, how))
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return _same(answer, await _computed(side, *steps(g, "perfect")))
+
+    def agent(skill: str) -> Agent:
+        return lambda side, g, rng: play(side, g, rng, skill)
+
+    agents: dict[str, Agent] = {skill: agent(skill) for skill in SKILLS[:4]}
+    return Task(name, _compute_draw, _nothing, {**agents, "idle": idle}, reward)
+
+
+def _compute_draw(rng: random.Random) -> dict[str, Any]:
+    start = f"2027-0{rng.randint(1, 4)}-{rng.randint(10, 28)}"
+    return {**_calc_draw(rng), "start": start, "end": f"2027-0{rng.randint(5, 9)}-{rng.randint(10, 28)}"}
+
+
+def _sum_times_math(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], str | None]:
+    return "math", {"expression": _EXPRESSIONS["(a + b) * c"][how].format(**g)}, None
+
+
+def _km_to_miles(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], str | None]:
+    source = {"sloppy": "m", "partial": "km"}.get(how, "km")
+    target = {"partial": "km", "wrong": "ft"}.get(how, "mi")  # partial: the distance as it was given
+    return "convert", {"value": g["a"], "from": source, "to": target}, "result"
+
+
+def _days_between(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], str | None]:
+    start = g["start"][:-2] + f"{int(g['start'][-2:]) - 1:02d}" if how == "sloppy" else g["start"]  # a day off
+    field = {"partial": "months", "wrong": "hours"}.get(how, "days")
+    return "date", {"action": "diff", "date": start, "date2": g["end"]}, field
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -955,6 +1259,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
     "bank": [_bank_record, _bank_update, _bank_copy],
     "todo": [_mcp_todo_complete, _mcp_todo_detailed, _mcp_todo_drop],
     "calc": [partial(_expression_task, name, shapes) for name, shapes in _EXPRESSIONS.items()],
+    "notes": [_notes_record, _notes_append, _notes_rename],
+    "ohno": [_ohno_finish, _ohno_block, _ohno_archive],
+    "calcmcp": [
+        partial(_compute_task, "(a + b) * c", _sum_times_math),
+        partial(_compute_task, "a kilometres in miles", _km_to_miles),
+        partial(_compute_task, "the days between two dates", _days_between),
+    ],
 }
 
 
