@@ -20,9 +20,11 @@ Placeholders: `["expr", name, config]` writes the value of argument `name`; `["e
 the unknown name its evaluation stopped at. The condition `["expr_fails", name, reason, config]` holds
 where evaluation fails with a reason starting with `reason`: `zero:/:int` (`zero:` + operator + `:int` or
 `:float`, as Python words each), `domain` (a math domain error), `range`, `overflow`, `negative`,
-`unknown`, `syntax:invalid`, `syntax:unclosed`, `syntax:unmatched`, `syntax:literal`. Whatever the
-evaluator does not know (a function it lacks, a complex number, a log or sine, whose digits a libm rounds its
-own way) is declined: the placeholder writes nothing, and the call is handed on.
+`unknown`, `syntax:invalid`, `syntax:unclosed`, `syntax:unmatched`, `syntax:literal`. Logarithms, the
+exponential and sines are computed on integers far past a double's precision and rounded once, as a libm
+rounds them in all but rare cases (Python's dialect; V8 rounds its own way, so JavaScript's declines them).
+Whatever the evaluator does not know (a function it lacks, a complex number, a power neither whole nor a
+square root) is declined: the placeholder writes nothing, and the call is handed on.
 
 Starlark has no recursion and no `while`: the text is read in one bounded pass (shunting-yard) into
 postfix order, then evaluated over a stack, left operand first, as Python evaluates its tree.
@@ -51,7 +53,8 @@ EXPRESSION = """
 # Functions by dialect: how many arguments each takes ([fewest, most]).
 TWIN_EXPR_FUNCTIONS = {
     "python": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 1], "floor": [1, 1], "ceil": [1, 1], "pow": [2, 2],
-               "min": [2, 64], "max": [2, 64], "factorial": [1, 1], "fabs": [1, 1]},
+               "min": [2, 64], "max": [2, 64], "factorial": [1, 1], "fabs": [1, 1], "log": [1, 2], "log10": [1, 1],
+               "log2": [1, 1], "exp": [1, 1], "sin": [1, 1], "cos": [1, 1], "tan": [1, 1]},
     "javascript": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 1], "floor": [1, 1], "ceil": [1, 1],
                    "pow": [2, 2], "min": [0, 64], "max": [0, 64], "trunc": [1, 1]},
 }
@@ -466,6 +469,8 @@ def twin_expr_call(name, values, dialect):
         return {"value": abs(x)}
     if name == "sqrt":
         return {"error": "domain"} if x < 0 else {"value": twin_root(x)}
+    if name in TWIN_EXPR_TRANSCENDENTAL:
+        return twin_expr_transcendental(name, [twin_expr_float(v) for v in values])
     if name == "pow":
         y = twin_expr_float(values[1])
         if y == None or not twin_finite(y):
@@ -474,6 +479,139 @@ def twin_expr_call(name, values, dialect):
             return {"error": "domain"}
         return twin_expr_real_power(x, y, "range")
     return None
+
+# Logarithms, the exponential, sines: computed on integers scaled by 2^P (P bits past the argument's own), then
+# rounded once to the nearest double, as a libm's result is in all but rare cases.
+TWIN_EXPR_TRANSCENDENTAL = ("log", "log10", "log2", "exp", "sin", "cos", "tan")
+
+def twin_expr_transcendental(name, values):
+    for value in values:
+        if value == None or not twin_finite(value):
+            return None
+    x = values[0]
+    if name in ("log", "log10", "log2"):
+        if x <= 0 or (len(values) > 1 and values[1] <= 0):
+            return {"error": "domain"}
+        found = twin_expr_log(x, name)
+        if len(values) > 1:
+            # log(x, base): Python divides the two logarithms as doubles.
+            base = twin_expr_log(values[1], "log")
+            if base == 0:
+                return {"error": "zero:/:float"}
+            return {"value": found / base}
+        return {"value": found}
+    if name == "exp":
+        return twin_expr_exp(x)
+    return twin_expr_trig(name, x)
+
+def twin_expr_fixed(x):
+    # A double as [X, P]: x is exactly X / 2^P, with P at least 256 bits past the double's own fraction.
+    mantissa, shift = twin_dyadic(abs(x))
+    bits = 256 + shift
+    fixed = mantissa * twin_two(bits - shift)
+    return [-fixed if x < 0 else fixed, bits]
+
+def twin_expr_double(fixed, one):
+    # The double nearest fixed / one (one a power of two).
+    if fixed == 0:
+        return 0.0
+    found = twin_rounded(abs(fixed), one)
+    return found if fixed > 0 else -found
+
+def twin_expr_atanh(t, one):
+    # atanh(t / one) * one, for |t| / one below 1/2: t + t^3/3 + t^5/5 + ...
+    total, power, square = 0, t, t * t // one
+    for k in range(2000):
+        term = power // (2 * k + 1)
+        if term == 0:
+            break
+        total += term
+        power = power * square // one
+    return total
+
+def twin_expr_ln(fixed, one):
+    # ln(fixed / one), scaled by one, for a positive value: k ln 2 + ln m, m in [1, 2).
+    k = twin_bits(fixed) - twin_bits(one)
+    m = fixed * twin_two(-k) if k < 0 else fixed // twin_two(k)
+    ln2 = 2 * twin_expr_atanh(one // 3, one)
+    return k * ln2 + 2 * twin_expr_atanh((m - one) * one // (m + one), one)
+
+def twin_expr_log(x, name):
+    fixed, bits = twin_expr_fixed(x)
+    one = twin_two(bits)
+    found = twin_expr_ln(fixed, one)
+    if name == "log10":
+        found = found * one // twin_expr_ln(10 * one, one)
+    elif name == "log2":
+        found = found * one // (2 * twin_expr_atanh(one // 3, one))
+    return twin_expr_double(found, one)
+
+def twin_expr_exp(x):
+    # e^x = 2^n e^r, r = x - n ln 2 at most ln 2 / 2 in size; Python's "math range error" past the largest
+    # double; a result below the least normal double is declined.
+    if x > 709.782712893384:
+        return {"error": "range"}
+    if x < -708.3:
+        return None
+    fixed, bits = twin_expr_fixed(x)
+    one = twin_two(bits)
+    ln2 = 2 * twin_expr_atanh(one // 3, one)
+    n = (2 * fixed + ln2) // (2 * ln2)
+    r = fixed - n * ln2
+    total, term = one, one
+    for k in range(1, 2000):
+        term = term * r // (one * k)
+        if term == 0:
+            break
+        total += term
+    if n >= 0:
+        return {"value": twin_rounded(total * twin_two(n), one)}
+    return {"value": twin_rounded(total, one * twin_two(-n))}
+
+def twin_expr_pi(one):
+    # pi, scaled by one: 16 atan(1/5) - 4 atan(1/239) (Machin).
+    return 16 * twin_expr_atan_inverse(5, one) - 4 * twin_expr_atan_inverse(239, one)
+
+def twin_expr_atan_inverse(n, one):
+    total, power = 0, one // n
+    for k in range(4000):
+        term = power // (2 * k + 1)
+        if term == 0:
+            break
+        total += term if k % 2 == 0 else -term
+        power //= n * n
+    return total
+
+def twin_expr_trig(name, x):
+    # sin, cos, tan of x reduced by the nearest multiple of pi/2 (x below 2^30 in size: pi to P bits is
+    # enough there; beyond it declined).
+    if abs(x) >= 1073741824.0:
+        return None
+    fixed, bits = twin_expr_fixed(x)
+    one = twin_two(bits)
+    half = twin_expr_pi(one) // 2
+    n = (2 * fixed + half) // (2 * half)
+    r = fixed - n * half
+    sine, cosine, term_s, term_c = r, one, r, one
+    square = r * r // one
+    for k in range(1, 2000):
+        term_s = -term_s * square // (one * (2 * k) * (2 * k + 1))
+        term_c = -term_c * square // (one * (2 * k - 1) * (2 * k))
+        if term_s == 0 and term_c == 0:
+            break
+        sine += term_s
+        cosine += term_c
+    quarter = n % 4
+    s = [sine, cosine, -sine, -cosine][quarter]
+    c = [cosine, -sine, -cosine, sine][quarter]
+    if name == "sin":
+        return {"value": twin_expr_double(s, one)}
+    if name == "cos":
+        return {"value": twin_expr_double(c, one)}
+    if c == 0 or s == 0:
+        return None
+    found = twin_rounded(abs(s), abs(c))
+    return {"value": found if (s > 0) == (c > 0) else -found}
 
 def twin_expr_whole(name, x):
     # floor, ceil, or round (half to even, as Python rounds) of a finite double, as an int.
