@@ -40,7 +40,10 @@ the stored records a predicate picks (every one, or the one an argument names, `
 order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order":
 order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's length;
 one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past the
-newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). Each
+newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). A string argument
+that reads as an arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value
+written in a number dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server
+does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at. Each
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -55,7 +58,9 @@ rules of all tools answer most recorded calls, until none changes.
 given; a required argument absent (a server that does not check its input answers such a call too); an
 argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
-root; for a tool whose answers name no key, nothing stored or something stored.
+root; for a tool whose answers name no key, nothing stored or something stored; an expression argument's
+evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
+unknown name, a syntax error).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
