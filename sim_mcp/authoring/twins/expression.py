@@ -733,7 +733,10 @@ def twin_expr_operates(text, config):
 BRIDGE_TOOLS = ("twin_bridge_expressions",)
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_OPERATOR = re.compile(r"[0-9)a-z]\s*(?:\*\*|//|[-+*/%^])\s*[-0-9(.a-z]|[a-z]\w*\(", re.IGNORECASE)
+# What computes: a number or a parenthesis closed before an operator, and an operand after it (`5 + 4`,
+# `(2) * pi`), or a function called on a number or a parenthesis (`sqrt(2)`); not `task-1` nor `a/b`, words.
+_OPERATOR = re.compile(r"[0-9)]\s*(?:\*\*|//|[-+*/%^])\s*[-0-9(.A-Za-z]|[A-Za-z_]\w*\(\s*[-0-9(.]")
+_EXPRESSION_TEXT = re.compile(r"[0-9A-Za-z_\s.+\-*/%^(),]*")
 
 
 @dataclass
@@ -784,7 +787,11 @@ def _reads_as_expressions(name: str, calls: list[RecordedCall]) -> bool:
     computes something (an operator between operands, a function called). A name or a date with a dash in it
     now and then is not one."""
     given = [call.arguments[name] for call in calls if isinstance(call.arguments.get(name), str)]
-    computing = [text for text in given if len(text) <= 2000 and _OPERATOR.search(text) is not None]
+    computing = [
+        text
+        for text in given
+        if len(text) <= 2000 and _EXPRESSION_TEXT.fullmatch(text) and _OPERATOR.search(text) is not None
+    ]
     return bool(given) and 2 * len(computing) >= len(given)
 
 
@@ -804,9 +811,11 @@ def _configs(names: list[str], calls: list[RecordedCall]) -> list[dict[str, Any]
         elif call.rpc_error is None:
             shown |= words
     unknown = sorted(failed - shown)
+    # `^` as a power first where a recorded text holds one: a condition that two readings meet alike is then
+    # the one the success reads by (the covering keeps the first of equals).
     carets: list[str | None] = [None]
     if any(isinstance(text, str) and "^" in text for _, text in texts):
-        carets.append("power")
+        carets.insert(0, "power")
     return [{"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS for c in carets]
 
 
