@@ -24,8 +24,8 @@ from sim_mcp.rules import CallContext, Limits, run_tool, tool_program
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.model import ToolSpec
 
-PYTHON = {"dialect": "python", "caret": "power", "unknown": []}
-JAVASCRIPT = {"dialect": "javascript", "caret": None, "unknown": []}
+PYTHON: dict[str, Any] = {"dialect": "python", "caret": "power", "unknown": []}
+JAVASCRIPT: dict[str, Any] = {"dialect": "javascript", "caret": None, "unknown": []}
 
 PROBE = """
 def probe(state, args):
