@@ -325,3 +325,49 @@ def test_an_expression_tool_is_learned_in_javascript_s_dialect() -> None:
     assert run_guard(plan, "calculate", {}, {"expression": "6 / 2"}) == ({"result": "3"}, False)
     assert run_guard(plan, "calculate", {}, {"expression": "-1 / 0"}) == ({"result": "-Infinity"}, False)
     assert run_guard(plan, "calculate", {}, {"expression": "1e21 * 1"}) == ({"result": "1e+21"}, False)
+
+
+# A calculator of number arguments as a Python server answers it: `float` parameters, so an int given is a
+# double (`add(2, 3)` is `5.0`), `/` a double, `**` Python's.
+PYTHON_TOOLS = [
+    ToolSpec(
+        name=name,
+        input_schema={
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    )
+    for name in ("add", "divide", "power")
+]
+PYTHON_CALLS: list[tuple[str, float, float]] = [
+    ("add", 2, 3), ("add", 0.1, 0.2), ("add", 10, 2.5), ("divide", 6, 2), ("divide", 1, 3), ("divide", 7, 2),
+    ("power", 2, 10), ("power", 2, 0.5), ("power", 10, 16),
+]  # fmt: skip
+
+
+def test_arithmetic_on_number_arguments_is_learned_in_python_s_dialect() -> None:
+    operations: dict[str, Callable[[float, float], float]] = {
+        "add": operator.add,
+        "divide": operator.truediv,
+        "power": operator.pow,
+    }
+
+    def call(number: int, tool: str, a: float, b: float) -> RecordedCall:
+        text = f"Result: {operations[tool](float(a), float(b))}"
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        return RecordedCall(f"s{number}", 1, tool, {"a": a, "b": b}, result, False)
+
+    sessions = [[call(n, *recorded)] for n, recorded in enumerate(PYTHON_CALLS)]
+    inference = infer_guards(PYTHON_TOOLS, sessions, ["add", "divide", "power"])
+    assert inference.answered == {"add": 3, "divide": 3, "power": 3}
+    plans = inference.plans
+
+    def answer(tool: str, a: float, b: float) -> Any:
+        return run_guard(plans[tool], tool, {}, {"a": a, "b": b})
+
+    assert answer("add", 40, 2) == ("Result: 42.0", False)
+    assert answer("divide", 9, 3) == ("Result: 3.0", False)
+    assert answer("divide", 1, 7) == ("Result: 0.14285714285714285", False)
+    assert answer("power", 10, 20) == ("Result: 1e+20", False)
+    assert answer("power", 3, 0.5) == ("Result: 1.7320508075688772", False)

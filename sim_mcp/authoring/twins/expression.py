@@ -26,6 +26,12 @@ rounds them in all but rare cases (Python's dialect; V8 rounds its own way, so J
 Whatever the evaluator does not know (a function it lacks, a complex number, a power neither whole nor a
 square root) is declined: the placeholder writes nothing, and the call is handed on.
 
+The Python dialect also reads the call's number arguments (`["arith", op, [[name, kind], ...], "python"]`: one
+argument, its negation, absolute value or square root, or two combined by `+ - * / // % **`), each as the
+server's parameter reads it (`kind` "float" for a schema's `number`, as a Python `float` parameter takes `2` as
+`2.0`; "int" for `integer`): `add(2, 3)` is `5.0` there, where JavaScript's own placeholders (`library`'s
+`TWIN_ARITHMETIC`) write `5`. The covering keeps whichever renders the recorded answers.
+
 Starlark has no recursion and no `while`: the text is read in one bounded pass (shunting-yard) into
 postfix order, then evaluated over a stack, left operand first, as Python evaluates its tree.
 """
@@ -71,6 +77,33 @@ def twin_expr_part(part, args):
     if "value" not in found:
         return None
     return twin_expr_text(found["value"], part[2]["dialect"])
+
+def twin_arith_part(part, args):
+    # ["arith", op, [[name, kind], ...], dialect]: an operation on the call's number arguments, each read as
+    # the server reads it (`float`: an int given is a double, as a Python `float` parameter takes it), in a
+    # dialect (Python's: `6 / 2` is `3.0`, `2 * 3` is `6`, `2.0 + 3` is `5.0`).
+    values = []
+    for pair in part[2]:
+        value = args.get(pair[0])
+        if type(value) not in ("int", "float") or (type(value) == "float" and not twin_finite(value)):
+            return None
+        if pair[1] == "float":
+            value = twin_expr_float(value)
+            if value == None:
+                return None
+        values.append(value)
+    op, dialect = part[1], part[3]
+    if op == "num":
+        found = {"value": values[0]}
+    elif op == "neg":
+        found = {"value": -values[0]}
+    elif op in ("sqrt", "abs"):
+        found = twin_expr_call(op, values, dialect)
+    else:
+        found = twin_expr_binary(op, values[0], values[1], dialect)
+    if found == None or "value" not in found:
+        return None
+    return twin_expr_text(found["value"], dialect)
 
 def twin_expr_fails(atom, args):
     # ["expr_fails", name, reason, config]: evaluation fails with a reason starting with `reason`.
@@ -729,8 +762,32 @@ def twin_expr_operates(text, config):
     # Whether a text computes anything: an operator or a function (a bare number is any argument's text).
     tokens = twin_expr_tokens(text, config)
     return type(tokens) == "list" and any([t[0] == "op" or t[0] == "(" for t in tokens])
+
+def twin_bridge_arithmetic(state, args):
+    # Per case, the texts Python's arithmetic writes of the call's number arguments (one of them, or two), the
+    # plainer readings first: a text two of them write is taken as the first.
+    out = []
+    for call in args["cases"]:
+        given = [pair for pair in args["numbers"] if type(call.get(pair[0])) in ("int", "float")]
+        parts = [["num", [pair]] for pair in given]
+        for op in ("-", "+", "*", "/", "//", "%", "**"):
+            for first in given:
+                for second in given:
+                    if first[0] != second[0] and (op not in ("+", "*") or first[0] < second[0]):
+                        parts.append([op, [first, second]])
+        parts += [[op, [pair]] for op in ("sqrt", "neg", "abs") for pair in given]
+        seen = {}
+        pieces = []
+        for op, names in parts:
+            part = ["arith", op, names, "python"]
+            text = twin_arith_part(part, call)
+            if text != None and text not in seen:
+                seen[text] = True
+                pieces.append([text, part])
+        out.append(pieces)
+    return out
 """
-BRIDGE_TOOLS = ("twin_bridge_expressions",)
+BRIDGE_TOOLS = ("twin_bridge_expressions", "twin_bridge_arithmetic")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What computes: a number or a parenthesis closed before an operator, and an operand after it (`5 + 4`,
@@ -741,8 +798,9 @@ _EXPRESSION_TEXT = re.compile(r"[0-9A-Za-z_\s.+\-*/%^(),]*")
 
 @dataclass
 class Expressions:
-    """What the recordings give of one tool's expression arguments: per call (by id), the texts its
-    evaluations write (`[text, part]`, as `twin_bridge_pieces` gives them); the conditions its errors hold."""
+    """What the recordings give of one tool's expression and number arguments: per call (by id), the texts
+    their evaluations write (`[text, part]`, as `twin_bridge_pieces` gives them); the conditions an
+    expression's errors hold."""
 
     pieces: dict[int, list[list[Any]]] = field(default_factory=dict)
     atoms: list[list[Any]] = field(default_factory=list)
@@ -751,17 +809,17 @@ class Expressions:
 def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Expressions:
     """Every configuration's evaluation of the string arguments that read as expressions in some recorded
     call (an operator between operands, a function called): their values as pieces, their failures as atoms."""
+    result = _arithmetic(library, tool, calls)
     names = [name for name in _string_arguments(tool) if _reads_as_expressions(name, calls)]
     if not names:
-        return Expressions()
+        return result
     found: list[list[dict[str, Any]]] = library.call(
         "twin_bridge_expressions",
         {"names": names, "configs": _configs(names, calls), "cases": [call.arguments for call in calls]},
     )
-    result = Expressions()
     reasons: dict[str, Any] = {}
     for call, shown in zip(calls, found, strict=True):
-        pieces: list[list[Any]] = []
+        pieces = result.pieces.setdefault(id(call), [])
         for item in shown:
             name, config = item["name"], item["config"]
             if "text" in item and item["ops"]:
@@ -772,9 +830,26 @@ def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedC
                 for reason in _prefixes(item["error"]):
                     atom = ["expr_fails", name, reason, config]
                     reasons.setdefault(json.dumps(atom, sort_keys=True), atom)
-        result.pieces[id(call)] = pieces
     result.atoms = list(reasons.values())
     return result
+
+
+def _arithmetic(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Expressions:
+    """The texts Python's arithmetic writes of each call's number arguments (JavaScript's are the keyed
+    world's own `TWIN_ARITHMETIC`): an argument the schema types `number` read as a double, as a Python server's
+    `float` parameter reads it, one typed `integer` as an int."""
+    properties = tool.input_schema.get("properties") or {}
+    numbers = [
+        [name, "float" if schema.get("type") == "number" else "int"]
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+    ]
+    if not numbers:
+        return Expressions()
+    found: list[list[list[Any]]] = library.call(
+        "twin_bridge_arithmetic", {"numbers": numbers, "cases": [call.arguments for call in calls]}
+    )
+    return Expressions({id(call): pieces for call, pieces in zip(calls, found, strict=True)})
 
 
 def _string_arguments(tool: ToolSpec) -> list[str]:

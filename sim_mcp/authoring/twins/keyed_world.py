@@ -43,7 +43,8 @@ one value, made-up ones compared by form); `$at`, a record's number as a server 
 newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). A string argument
 that reads as an arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value
 written in a number dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server
-does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at. Each
+does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at;
+`["arith", op, names, "python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). Each
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -116,7 +117,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
-        "expr",
+        *("expr", "arith"),
     }
 )
 # What a listing of keys may be joined with.

@@ -256,6 +256,8 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
+    if kind == "arith":
+        return twin_arith_part(part, args)
     if kind in TWIN_ARITHMETIC:
         number = twin_number(part, args)
         return None if number == None else twin_number_text(number)
