@@ -40,7 +40,11 @@ the stored records a predicate picks (every one, or the one an argument names, `
 order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order":
 order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's length;
 one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past the
-newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). Each
+newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). A string argument
+that reads as an arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value
+written in a number dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server
+does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at;
+`["arith", op, names, "python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). Each
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -55,7 +59,9 @@ rules of all tools answer most recorded calls, until none changes.
 given; a required argument absent (a server that does not check its input answers such a call too); an
 argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
-root; for a tool whose answers name no key, nothing stored or something stored.
+root; for a tool whose answers name no key, nothing stored or something stored; an expression argument's
+evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
+unknown name, a syntax error).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -78,6 +84,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -110,6 +117,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
+        *("expr", "arith"),
     }
 )
 # What a listing of keys may be joined with.
@@ -207,6 +215,7 @@ class _Learner:
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
+        self.read: dict[str, Expressions] = {}
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success."""
@@ -274,8 +283,10 @@ class _Learner:
         items_all = self.library.call("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         rows = self.rows(tool, calls, worlds)
+        evaluated = self.expressions(tool).pieces
         for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
-            pieces = _usable(more["pieces"] + drawn["pieces"]) + listed
+            # An expression's value after the call's other pieces: a text both write is read as theirs.
+            pieces = _usable(more["pieces"] + drawn["pieces"] + evaluated.get(id(call), [])) + listed
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"], "rows": picked}
             if not call.is_error:
@@ -294,6 +305,14 @@ class _Learner:
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
         return found
+
+    def expressions(self, tool: _Tool) -> Expressions:
+        """What the tool's expression arguments give (`expression.read_expressions`), read once: the world
+        has no part in it."""
+        name = tool.spec.name
+        if name not in self.read:
+            self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
+        return self.read[name]
 
     def rows(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> list[list[Any]]:
         """For each call, the JSON listings of stored records its answer may be (`_rows`): (predicate, order,
@@ -359,7 +378,7 @@ class _Learner:
         # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
         single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
         named = sorted({name for name in every if "/*" not in name} | single)
-        atoms = list(_atoms(tool.spec, self.root, named, stores))
+        atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = frozenset(range(len(usable)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sim_mcp.authoring.twins import expression
 from sim_mcp.rules import CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -228,6 +229,8 @@ def twin_holds(atom, root, keys, args):
         return len(twin_stored(keys)) == 0
     if kind == "nonempty":
         return len(twin_stored(keys)) > 0
+    if kind == "expr_fails":
+        return twin_expr_fails(atom, args)
     key = twin_key(root, args.get(atom[1]))
     if key == None:
         return None
@@ -251,6 +254,10 @@ def twin_entry(root, keys, args, name):
 def twin_part(part, root, keys, args, twin):
     # The text one placeholder writes, or None: it cannot be written for this call in this world.
     kind = part[0]
+    if kind in ("expr", "expr_name"):
+        return twin_expr_part(part, args)
+    if kind == "arith":
+        return twin_arith_part(part, args)
     if kind in TWIN_ARITHMETIC:
         number = twin_number(part, args)
         return None if number == None else twin_number_text(number)
@@ -933,6 +940,8 @@ def twin_array_index(value):
         return False
     return (value == "0" or not value.startswith("0")) and int(value) < 4294967295
 """
+# Expressions in a string argument, a section of their own.
+LIBRARY += expression.EXPRESSION
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -1157,6 +1166,7 @@ _BRIDGE_TOOLS = (
     "twin_bridge_table",
     "twin_bridge_rows",
     "twin_bridge_guard",
+    *expression.BRIDGE_TOOLS,
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
@@ -1167,7 +1177,7 @@ class TwinLibrary:
     are evaluated here by the very Starlark the twin ships, never by a Python copy of it."""
 
     def __init__(self) -> None:
-        self._program = compile_program(LIBRARY + BRIDGE, "<twin library>", _BRIDGE_TOOLS)
+        self._program = compile_program(LIBRARY + BRIDGE + expression.BRIDGE, "<twin library>", _BRIDGE_TOOLS)
 
     def call(self, function: str, payload: dict[str, Any]) -> Any:
         context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool=function)

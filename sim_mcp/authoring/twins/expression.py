@@ -1,0 +1,900 @@
+"""Arithmetic expressions given in a string argument, evaluated by the twin's Starlark (`EXPRESSION`, a
+section of `library.LIBRARY`), and what the learner reads of a tool whose argument is one.
+
+A calculator server evaluates a text (`"(5 + 4) * 16"`, `"sqrt(3.75)"`) and writes the number back in its
+language's way. The twin does the same with one evaluator and a **dialect**, a reading of the numbers:
+
+- `python`: ints stay ints of any size, `/` is a double (`6 / 2` is `3.0`), `//` and `%` floor, `**` exact
+  on ints, the `math` module's functions (`sqrt` and `pow` give doubles, `floor` an int), and the number
+  written as `repr` writes it (`3.0`, `1e-05`, `1e+16`, `inf`); a division by zero, a name the server does
+  not know, a bad text are errors;
+- `javascript`: every number a double, `/` by zero `Infinity`, `Math`'s functions, the number written as
+  `String(x)` writes it (`3`, `0.00001`, `10000000000000000`).
+
+A **configuration** (`{"dialect", "caret", "unknown"}`) is what the recordings tell of a server: its dialect,
+whether `^` is read as a power (`caret`: "power") or is not read (None: declined), and the names it answers
+as unknown (an error naming them). The learner tries every dialect, caret reading and the unknown names the
+recordings show; the covering keeps the configuration whose template renders most recorded answers.
+
+Placeholders: `["expr", name, config]` writes the value of argument `name`; `["expr_name", name, config]`
+the unknown name its evaluation stopped at. The condition `["expr_fails", name, reason, config]` holds
+where evaluation fails with a reason starting with `reason`: `zero:/:int` (`zero:` + operator + `:int` or
+`:float`, as Python words each), `domain` (a math domain error), `range`, `overflow`, `negative`,
+`unknown`, `syntax:invalid`, `syntax:unclosed`, `syntax:unmatched`, `syntax:literal`. Logarithms, the
+exponential and sines are computed on integers far past a double's precision and rounded once, as a libm
+rounds them in all but rare cases (Python's dialect; V8 rounds its own way, so JavaScript's declines them).
+Whatever the evaluator does not know (a function it lacks, a complex number, a power neither whole nor a
+square root) is declined: the placeholder writes nothing, and the call is handed on.
+
+The Python dialect also reads the call's number arguments (`["arith", op, [[name, kind], ...], "python"]`: one
+argument, its negation, absolute value or square root, or two combined by `+ - * / // % **`), each as the
+server's parameter reads it (`kind` "float" for a schema's `number`, as a Python `float` parameter takes `2` as
+`2.0`; "int" for `integer`): `add(2, 3)` is `5.0` there, where JavaScript's own placeholders (`library`'s
+`TWIN_ARITHMETIC`) write `5`. The covering keeps whichever renders the recorded answers.
+
+Starlark has no recursion and no `while`: the text is read in one bounded pass (shunting-yard) into
+postfix order, then evaluated over a stack, left operand first, as Python evaluates its tree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.specs.model import ToolSpec
+
+if TYPE_CHECKING:
+    from sim_mcp.authoring.twins.library import TwinLibrary
+
+__all__ = ["BRIDGE", "DIALECTS", "EXPRESSION", "Expressions", "read_expressions"]
+
+DIALECTS = ("python", "javascript")
+
+EXPRESSION = """
+# --- expressions in a string (`expression.py`) ---
+
+# Functions by dialect: how many arguments each takes ([fewest, most]).
+TWIN_EXPR_FUNCTIONS = {
+    "python": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 1], "floor": [1, 1], "ceil": [1, 1], "pow": [2, 2],
+               "min": [2, 64], "max": [2, 64], "factorial": [1, 1], "fabs": [1, 1], "log": [1, 2], "log10": [1, 1],
+               "log2": [1, 1], "exp": [1, 1], "sin": [1, 1], "cos": [1, 1], "tan": [1, 1]},
+    "javascript": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 1], "floor": [1, 1], "ceil": [1, 1],
+                   "pow": [2, 2], "min": [0, 64], "max": [0, 64], "trunc": [1, 1]},
+}
+TWIN_EXPR_CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045}
+TWIN_EXPR_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2, "%": 2, "neg": 3, "**": 4}
+
+def twin_expr_part(part, args):
+    # ["expr", name, config]: the value's text; ["expr_name", name, config]: the unknown name it stopped at.
+    found = twin_expr_of(args, part[1], part[2])
+    if found == None:
+        return None
+    if part[0] == "expr_name":
+        return found.get("name")
+    if "value" not in found:
+        return None
+    return twin_expr_text(found["value"], part[2]["dialect"])
+
+def twin_arith_part(part, args):
+    # ["arith", op, [[name, kind], ...], dialect]: an operation on the call's number arguments, each read as
+    # the server reads it (`float`: an int given is a double, as a Python `float` parameter takes it), in a
+    # dialect (Python's: `6 / 2` is `3.0`, `2 * 3` is `6`, `2.0 + 3` is `5.0`).
+    values = []
+    for pair in part[2]:
+        value = args.get(pair[0])
+        if type(value) not in ("int", "float") or (type(value) == "float" and not twin_finite(value)):
+            return None
+        if pair[1] == "float":
+            value = twin_expr_float(value)
+            if value == None:
+                return None
+        values.append(value)
+    op, dialect = part[1], part[3]
+    if op == "num":
+        found = {"value": values[0]}
+    elif op == "neg":
+        found = {"value": -values[0]}
+    elif op in ("sqrt", "abs"):
+        found = twin_expr_call(op, values, dialect)
+    else:
+        found = twin_expr_binary(op, values[0], values[1], dialect)
+    if found == None or "value" not in found:
+        return None
+    return twin_expr_text(found["value"], dialect)
+
+def twin_expr_fails(atom, args):
+    # ["expr_fails", name, reason, config]: evaluation fails with a reason starting with `reason`.
+    found = twin_expr_of(args, atom[1], atom[3])
+    return found != None and "error" in found and found["error"].startswith(atom[2])
+
+def twin_expr_of(args, name, config):
+    text = args.get(name)
+    if type(text) != "string" or len(text) > 2000:
+        return None
+    return twin_expr(text, config)
+
+def twin_expr(text, config):
+    # {"value": number}, {"error": reason} (with "name" for an unknown one), or None: declined.
+    dialect = config["dialect"]
+    tokens = twin_expr_tokens(text, config)
+    if type(tokens) != "list":
+        return tokens
+    postfix = twin_expr_postfix(tokens, dialect)
+    if type(postfix) != "list":
+        return postfix
+    return twin_expr_run(postfix, config)
+
+def twin_expr_tokens(text, config):
+    # The text as tokens [kind, value]: ["num", n], ["name", s], ["op", s], ["(", ""], [")", ""], [",", ""].
+    tokens = []
+    n = len(text)
+    i = 0
+    for _ in range(n + 1):
+        if i >= n:
+            break
+        c = text[i]
+        if c in " \\t\\n":
+            i += 1
+        elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+            end = twin_expr_number_end(text, i)
+            literal = text[i:end]
+            if end < n and (text[end].isalnum() or text[end] in "._"):
+                return {"error": "syntax:literal"}
+            if "." in literal or "e" in literal or "E" in literal:
+                tokens.append(["num", float(literal)])
+            else:
+                if len(literal) > 1 and literal.startswith("0") and literal.strip("0") != "":
+                    return {"error": "syntax:literal"}  # Python reads no leading zero
+                tokens.append(["num", int(literal)])
+            i = end
+        elif c.isalpha() or c == "_":
+            end = i
+            for _ in range(n):
+                if end < n and (text[end].isalnum() or text[end] == "_"):
+                    end += 1
+                else:
+                    break
+            tokens.append(["name", text[i:end]])
+            i = end
+        elif text[i:i + 2] in ("**", "//"):
+            tokens.append(["op", text[i:i + 2]])
+            i += 2
+        elif c == "^":
+            if config.get("caret") != "power":
+                return None
+            tokens.append(["op", "**"])
+            i += 1
+        elif c in "+-*/%":
+            tokens.append(["op", c])
+            i += 1
+        elif c in "(),":
+            tokens.append([c, ""])
+            i += 1
+        else:
+            return None  # a character the evaluator does not read
+    return tokens
+
+def twin_expr_number_end(text, i):
+    # Where a number literal starting at i ends: digits, a point and digits, an exponent.
+    n = len(text)
+    end = i
+    seen_point = False
+    for _ in range(n):
+        if end < n and text[end].isdigit():
+            end += 1
+        elif end < n and text[end] == "." and not seen_point:
+            seen_point = True
+            end += 1
+        else:
+            break
+    if end < n and text[end] in "eE":
+        at = end + 1
+        if at < n and text[at] in "+-":
+            at += 1
+        if at < n and text[at].isdigit():
+            end = at
+            for _ in range(n):
+                if end < n and text[end].isdigit():
+                    end += 1
+                else:
+                    break
+    return end
+
+def twin_expr_postfix(tokens, dialect):
+    # Shunting-yard: the tokens in postfix order, checking the text as a parser would (Python's words for what
+    # fails). Output items: ["num", n], ["name", s], ["check", s] (a function's name, looked up before its
+    # arguments, as Python does), ["call", s, count], ["op", s], ["neg", ""].
+    output = []
+    ops = []
+    expect = True  # an operand comes next
+    for at in range(len(tokens)):
+        kind, value = tokens[at][0], tokens[at][1]
+        following = tokens[at + 1][0] if at + 1 < len(tokens) else None
+        if kind == "num" or kind == "name":
+            if not expect:
+                return {"error": "syntax:invalid"}
+            if kind == "name" and following == "(":
+                output.append(["check", value])
+                ops.append(["call", value])
+            else:
+                output.append([kind, value])
+                expect = False
+        elif kind == "(":
+            if not expect:
+                return None  # `2 (3)`: a call of a number, which a parser reads
+            call = len(ops) > 0 and ops[-1][0] == "call" and at > 0 and tokens[at - 1][0] == "name"
+            ops.append(["(", call, 0])
+            expect = True
+        elif kind == ")" or kind == ",":
+            top = twin_expr_unwind(ops, output)
+            if top == None:
+                return {"error": "syntax:unmatched"} if kind == ")" else None
+            opened = ops[-1]
+            empty = expect and at > 0 and tokens[at - 1][0] == "("
+            if expect and not (empty and opened[1] and kind == ")"):
+                return {"error": "syntax:invalid"}
+            if not opened[1]:
+                if kind == ",":
+                    return None  # a tuple
+                ops.pop()
+                expect = False
+                continue
+            if not empty:
+                opened[2] += 1
+            if kind == ",":
+                expect = True
+                continue
+            ops.pop()
+            name = ops.pop()[1]
+            output.append(["call", name, opened[2]])
+            expect = False
+        elif kind == "op":
+            if expect:
+                if value != "-":
+                    return {"error": "syntax:invalid"} if value not in ("+",) else None
+                ops.append(["neg", ""])
+                continue
+            if value == "//" and dialect != "python":
+                return None
+            rank = TWIN_EXPR_PRECEDENCE[value]
+            for _ in range(len(ops)):
+                top = ops[-1]
+                if top[0] not in ("op", "neg"):
+                    break
+                other = TWIN_EXPR_PRECEDENCE[top[1] if top[0] == "op" else "neg"]
+                if other > rank or (other == rank and value != "**"):
+                    output.append(ops.pop())
+                else:
+                    break
+            ops.append(["op", value])
+            expect = True
+    if expect:
+        return {"error": "syntax:invalid"}
+    for _ in range(len(ops)):
+        top = ops.pop()
+        if top[0] in ("(", "call"):
+            return {"error": "syntax:unclosed"}
+        output.append(top)
+    return output
+
+def twin_expr_unwind(ops, output):
+    # Move operators to the output down to the innermost open parenthesis; None where there is none.
+    for _ in range(len(ops)):
+        if ops[-1][0] == "(":
+            return ops[-1]
+        if ops[-1][0] == "call":
+            return None
+        output.append(ops.pop())
+    return None
+
+def twin_expr_run(postfix, config):
+    dialect = config["dialect"]
+    functions = TWIN_EXPR_FUNCTIONS[dialect]
+    unknown = config.get("unknown", [])
+    stack = []
+    for item in postfix:
+        kind = item[0]
+        if kind == "num":
+            stack.append(twin_as_javascript(item[1]) if dialect == "javascript" else item[1])
+        elif kind == "name" or kind == "check":
+            name = item[1]
+            if name in unknown:
+                return {"error": "unknown", "name": name}
+            if kind == "check":
+                if name not in functions:
+                    return None
+                continue
+            if name not in TWIN_EXPR_CONSTANTS:
+                return None
+            stack.append(TWIN_EXPR_CONSTANTS[name])
+        elif kind == "neg":
+            stack.append(-stack.pop())
+        elif kind == "op":
+            right = stack.pop()
+            left = stack.pop()
+            found = twin_expr_binary(item[1], left, right, dialect)
+            if found == None or "value" not in found:
+                return found
+            stack.append(found["value"])
+        elif kind == "call":
+            bounds = functions[item[1]]
+            count = item[2]
+            if count < bounds[0] or count > bounds[1]:
+                return None
+            values = stack[len(stack) - count:]
+            stack = stack[:len(stack) - count]
+            found = twin_expr_call(item[1], values, dialect)
+            if found == None or "value" not in found:
+                return found
+            stack.append(found["value"])
+    if len(stack) != 1:
+        return None
+    return {"value": stack[0]}
+
+def twin_expr_kind(left, right):
+    return "float" if type(left) == "float" or type(right) == "float" else "int"
+
+def twin_expr_binary(op, left, right, dialect):
+    if dialect == "javascript":
+        value = None
+        if op == "+":
+            value = left + right
+        elif op == "-":
+            value = left - right
+        elif op == "*":
+            value = left * right
+        elif op == "/":
+            value = twin_quotient(left, right)
+        elif op == "%":
+            value = twin_remainder(left, right)
+        elif op == "**":
+            value = twin_power(left, right)
+        return None if value == None else {"value": twin_as_javascript(value)}
+    kind = twin_expr_kind(left, right)
+    if kind == "float":
+        left, right = twin_expr_float(left), twin_expr_float(right)
+        if left == None or right == None:
+            return None  # an int past the largest double: Python's OverflowError
+        if not twin_finite(left) or not twin_finite(right):
+            return None
+    if op == "+":
+        return {"value": left + right}
+    if op == "-":
+        return {"value": left - right}
+    if op == "*":
+        return {"value": left * right}
+    if op == "**":
+        return twin_expr_power(left, right)
+    if right == 0:
+        return {"error": "zero:" + op + ":" + kind}
+    if op == "/":
+        return {"value": twin_expr_divide(left, right)}
+    if kind == "int":
+        return {"value": left // right if op == "//" else left % right}
+    if op == "%":
+        return {"value": left % right}
+    return {"value": twin_expr_floor_divide(left, right)}
+
+def twin_expr_float(value):
+    # An int as Python converts it to a double (None: too large for one).
+    if type(value) == "float":
+        return value
+    if value > 9007199254740992 or value < -9007199254740992:
+        if twin_bits(abs(value)) > 1024:
+            return None
+        found = twin_rounded(abs(value), 1)
+        return found if value > 0 else -found
+    return float(value)
+
+def twin_expr_divide(left, right):
+    # Python's true division: the double nearest the exact quotient (of ints too, however large).
+    if type(left) == "float" or type(right) == "float" or (abs(left) <= 9007199254740992 and
+                                                           abs(right) <= 9007199254740992):
+        return float(left) / float(right)
+    if left == 0:
+        return 0.0 if right > 0 else -0.0
+    found = twin_rounded(abs(left), abs(right))
+    return found if (left > 0) == (right > 0) else -found
+
+def twin_expr_floor_divide(left, right):
+    # Python's float `//`: the floor of the exact quotient, as a double.
+    a, b = twin_dyadic(abs(left)), twin_dyadic(abs(right))
+    top = a[0] * twin_two(b[1]) if left != 0 else 0
+    bottom = b[0] * twin_two(a[1])
+    if (left < 0) != (right < 0) and top != 0:
+        found = -((top + bottom - 1) // bottom)
+    else:
+        found = top // bottom
+    if found == 0:
+        return 0.0 if (left < 0) == (right < 0) or left == 0 else -0.0
+    return float(found)
+
+def twin_expr_power(left, right):
+    # Python's `**`: exact on ints with a whole exponent not below 0; else a double, the nearest the exact
+    # power (C's pow gives it, but for a rare last bit); a square root for 1/2; any other power declined.
+    if type(left) == "int" and type(right) == "int" and right >= 0:
+        if left not in (0, 1, -1) and twin_bits(abs(left)) * right > 4096:
+            return None
+        found = 1
+        for _ in range(right if left not in (0, 1, -1) else min(right, 1)):
+            found *= left
+        if left == -1:
+            found = 1 if right % 2 == 0 else -1
+        return {"value": found}
+    a, b = twin_expr_float(left), twin_expr_float(right)
+    if a == None or b == None:
+        return None
+    if a == 0 and b < 0:
+        return {"error": "zero:**:" + twin_expr_kind(left, right)}
+    return twin_expr_real_power(a, b, "overflow")
+
+def twin_expr_real_power(a, b, overflow):
+    # a ** b on doubles, correctly rounded; `overflow` the reason where it is past the largest double.
+    if b != float(int(b)):
+        if a < 0:
+            return None  # a complex number (Python's `**`), a domain error (math.pow): left to the caller
+        if b == 0.5:
+            return {"value": twin_root(a)}
+        return None
+    exponent = int(b)
+    if exponent == 0:
+        return {"value": 1.0}
+    if a == 0:
+        return {"value": (-0.0 if a < 0 or str(a).startswith("-") else 0.0) if exponent % 2 == 1 else 0.0}
+    mantissa, shift = twin_dyadic(abs(a))
+    size = twin_bits(mantissa) - shift  # |a| < 2^size
+    if abs(exponent) * max(abs(size), 1) > 4400:
+        too_big = (size > 0) == (exponent > 0) and not (mantissa == 1 and shift == 0)
+        if too_big:
+            return {"error": overflow}
+        return None
+    magnitude = abs(exponent)
+    top, base, left = 1, mantissa, magnitude
+    for _ in range(64):
+        if left == 0:
+            break
+        if left % 2 == 1:
+            top *= base
+        base *= base
+        left //= 2
+    scale = twin_two(shift * magnitude)
+    found = twin_rounded(top, scale) if exponent > 0 else twin_rounded(scale, top)
+    if not twin_finite(found):
+        return {"error": overflow}
+    if found == 0:
+        return None  # below the smallest double: not rounded here
+    return {"value": -found if a < 0 and magnitude % 2 == 1 else found}
+
+def twin_expr_call(name, values, dialect):
+    if dialect == "javascript":
+        return twin_expr_call_javascript(name, values)
+    x = values[0]
+    if name == "abs":
+        return {"value": abs(x)}
+    if name in ("min", "max"):
+        found = values[0]
+        for value in values[1:]:
+            if (name == "min" and value < found) or (name == "max" and value > found):
+                found = value
+        return {"value": found}
+    if name == "factorial":
+        if type(x) != "int" or x > 2000:
+            return None
+        if x < 0:
+            return {"error": "negative"}
+        found = 1
+        for k in range(2, x + 1):
+            found *= k
+        return {"value": found}
+    if name in ("floor", "ceil", "round"):
+        if type(x) == "int":
+            return {"value": x}
+        if not twin_finite(x):
+            return None
+        return {"value": twin_expr_whole(name, x)}
+    x = twin_expr_float(x)
+    if x == None or not twin_finite(x):
+        return None
+    if name == "fabs":
+        return {"value": abs(x)}
+    if name == "sqrt":
+        return {"error": "domain"} if x < 0 else {"value": twin_root(x)}
+    if name in TWIN_EXPR_TRANSCENDENTAL:
+        return twin_expr_transcendental(name, [twin_expr_float(v) for v in values])
+    if name == "pow":
+        y = twin_expr_float(values[1])
+        if y == None or not twin_finite(y):
+            return None
+        if (x == 0 and y < 0) or (x < 0 and y != float(int(y))):
+            return {"error": "domain"}
+        return twin_expr_real_power(x, y, "range")
+    return None
+
+# Logarithms, the exponential, sines: computed on integers scaled by 2^P (P bits past the argument's own), then
+# rounded once to the nearest double, as a libm's result is in all but rare cases.
+TWIN_EXPR_TRANSCENDENTAL = ("log", "log10", "log2", "exp", "sin", "cos", "tan")
+
+def twin_expr_transcendental(name, values):
+    for value in values:
+        if value == None or not twin_finite(value):
+            return None
+    x = values[0]
+    if name in ("log", "log10", "log2"):
+        if x <= 0 or (len(values) > 1 and values[1] <= 0):
+            return {"error": "domain"}
+        found = twin_expr_log(x, name)
+        if len(values) > 1:
+            # log(x, base): Python divides the two logarithms as doubles.
+            base = twin_expr_log(values[1], "log")
+            if base == 0:
+                return {"error": "zero:/:float"}
+            return {"value": found / base}
+        return {"value": found}
+    if name == "exp":
+        return twin_expr_exp(x)
+    return twin_expr_trig(name, x)
+
+def twin_expr_fixed(x):
+    # A double as [X, P]: x is exactly X / 2^P, with P at least 256 bits past the double's own fraction.
+    mantissa, shift = twin_dyadic(abs(x))
+    bits = 256 + shift
+    fixed = mantissa * twin_two(bits - shift)
+    return [-fixed if x < 0 else fixed, bits]
+
+def twin_expr_double(fixed, one):
+    # The double nearest fixed / one (one a power of two).
+    if fixed == 0:
+        return 0.0
+    found = twin_rounded(abs(fixed), one)
+    return found if fixed > 0 else -found
+
+def twin_expr_atanh(t, one):
+    # atanh(t / one) * one, for |t| / one below 1/2: t + t^3/3 + t^5/5 + ...
+    total, power, square = 0, t, t * t // one
+    for k in range(2000):
+        term = power // (2 * k + 1)
+        if term == 0:
+            break
+        total += term
+        power = power * square // one
+    return total
+
+def twin_expr_ln(fixed, one):
+    # ln(fixed / one), scaled by one, for a positive value: k ln 2 + ln m, m in [1, 2).
+    k = twin_bits(fixed) - twin_bits(one)
+    m = fixed * twin_two(-k) if k < 0 else fixed // twin_two(k)
+    ln2 = 2 * twin_expr_atanh(one // 3, one)
+    return k * ln2 + 2 * twin_expr_atanh((m - one) * one // (m + one), one)
+
+def twin_expr_log(x, name):
+    fixed, bits = twin_expr_fixed(x)
+    one = twin_two(bits)
+    found = twin_expr_ln(fixed, one)
+    if name == "log10":
+        found = found * one // twin_expr_ln(10 * one, one)
+    elif name == "log2":
+        found = found * one // (2 * twin_expr_atanh(one // 3, one))
+    return twin_expr_double(found, one)
+
+def twin_expr_exp(x):
+    # e^x = 2^n e^r, r = x - n ln 2 at most ln 2 / 2 in size; Python's "math range error" past the largest
+    # double; a result below the least normal double is declined.
+    if x > 709.782712893384:
+        return {"error": "range"}
+    if x < -708.3:
+        return None
+    fixed, bits = twin_expr_fixed(x)
+    one = twin_two(bits)
+    ln2 = 2 * twin_expr_atanh(one // 3, one)
+    n = (2 * fixed + ln2) // (2 * ln2)
+    r = fixed - n * ln2
+    total, term = one, one
+    for k in range(1, 2000):
+        term = term * r // (one * k)
+        if term == 0:
+            break
+        total += term
+    if n >= 0:
+        return {"value": twin_rounded(total * twin_two(n), one)}
+    return {"value": twin_rounded(total, one * twin_two(-n))}
+
+def twin_expr_pi(one):
+    # pi, scaled by one: 16 atan(1/5) - 4 atan(1/239) (Machin).
+    return 16 * twin_expr_atan_inverse(5, one) - 4 * twin_expr_atan_inverse(239, one)
+
+def twin_expr_atan_inverse(n, one):
+    total, power = 0, one // n
+    for k in range(4000):
+        term = power // (2 * k + 1)
+        if term == 0:
+            break
+        total += term if k % 2 == 0 else -term
+        power //= n * n
+    return total
+
+def twin_expr_trig(name, x):
+    # sin, cos, tan of x reduced by the nearest multiple of pi/2 (x below 2^30 in size: pi to P bits is
+    # enough there; beyond it declined).
+    if abs(x) >= 1073741824.0:
+        return None
+    fixed, bits = twin_expr_fixed(x)
+    one = twin_two(bits)
+    half = twin_expr_pi(one) // 2
+    n = (2 * fixed + half) // (2 * half)
+    r = fixed - n * half
+    sine, cosine, term_s, term_c = r, one, r, one
+    square = r * r // one
+    for k in range(1, 2000):
+        term_s = -term_s * square // (one * (2 * k) * (2 * k + 1))
+        term_c = -term_c * square // (one * (2 * k - 1) * (2 * k))
+        if term_s == 0 and term_c == 0:
+            break
+        sine += term_s
+        cosine += term_c
+    quarter = n % 4
+    s = [sine, cosine, -sine, -cosine][quarter]
+    c = [cosine, -sine, -cosine, sine][quarter]
+    if name == "sin":
+        return {"value": twin_expr_double(s, one)}
+    if name == "cos":
+        return {"value": twin_expr_double(c, one)}
+    if c == 0 or s == 0:
+        return None
+    found = twin_rounded(abs(s), abs(c))
+    return {"value": found if (s > 0) == (c > 0) else -found}
+
+def twin_expr_whole(name, x):
+    # floor, ceil, or round (half to even, as Python rounds) of a finite double, as an int.
+    mantissa, shift = twin_dyadic(abs(x))
+    unit = twin_two(shift)
+    whole, left = mantissa // unit, mantissa % unit
+    if name == "round":
+        if 2 * left > unit or (2 * left == unit and whole % 2 == 1):
+            whole += 1
+        return whole if x >= 0 else -whole
+    if x >= 0:
+        return whole + 1 if name == "ceil" and left != 0 else whole
+    return -(whole + 1) if name == "floor" and left != 0 else -whole
+
+def twin_expr_call_javascript(name, values):
+    if name in ("min", "max"):
+        if not values:
+            return {"value": float("inf") if name == "min" else float("-inf")}
+        found = values[0]
+        for value in values:
+            if twin_nan(value):
+                return {"value": value}
+            if (name == "min" and value < found) or (name == "max" and value > found):
+                found = value
+        return {"value": found}
+    x = values[0]
+    if name == "pow":
+        found = twin_power(x, values[1])
+        return None if found == None else {"value": twin_as_javascript(found)}
+    if twin_nan(x) or not twin_finite(x):
+        return None
+    if name == "abs":
+        return {"value": abs(x)}
+    if name == "sqrt":
+        return {"value": twin_root(x)}
+    if type(x) == "int":
+        return {"value": x}
+    if name == "round":
+        # Math.round: the nearest whole number, halves toward +Infinity (x - floor(x) is exact below 2^52).
+        whole = twin_expr_whole("floor", x)
+        if abs(x) < 4503599627370496.0 and x - whole >= 0.5:
+            whole += 1
+        return {"value": whole}
+    if name == "trunc":
+        return {"value": twin_expr_whole("floor" if x >= 0 else "ceil", x)}
+    return {"value": twin_expr_whole(name, x)}
+
+def twin_expr_text(value, dialect):
+    if dialect == "javascript":
+        return twin_number_text(twin_as_javascript(value))
+    return twin_python_text(value)
+
+def twin_python_text(value):
+    # A number as Python's `str` writes it: an int's digits; a double's shortest digits that read back as it,
+    # fixed from 1e-4 up to 1e16 (always with a point: `3.0`), else with an exponent of two digits or more
+    # (`1e-05`, `1.5e+16`); `inf`, `nan`.
+    if type(value) == "int":
+        return str(value)
+    if twin_nan(value):
+        return "nan"
+    if not twin_finite(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "-0.0" if str(value).startswith("-") else "0.0"
+    digits, point = twin_float_digits(abs(value))
+    k, e = len(digits), point - 1
+    if -4 <= e and e < 16:
+        if k <= point:
+            text = digits + "0" * (point - k) + ".0"
+        elif point > 0:
+            text = digits[:point] + "." + digits[point:]
+        else:
+            text = "0." + "0" * -point + digits
+    else:
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-")
+        text += ("0" if abs(e) < 10 else "") + str(abs(e))
+    return ("-" if value < 0 else "") + text
+
+def twin_float_digits(value):
+    # The shortest digits of a positive double that read back as it, and where the point falls after the
+    # first of them (123.5 is ["1235", 3]; 0.05 is ["5", -1]).
+    text = json.encode(value)
+    mantissa, exponent = (text.split("e") + ["0"])[:2]
+    parts = (mantissa.split(".") + [""])[:2]
+    raw = parts[0] + parts[1]
+    point = len(parts[0]) + int(exponent) - (len(raw) - len(raw.lstrip("0")))
+    return raw.strip("0"), point
+"""
+
+# The learner's entry point: every recorded call's argument evaluated under every configuration.
+BRIDGE = """
+def twin_bridge_expressions(state, args):
+    out = []
+    for call in args["cases"]:
+        found = []
+        for name in args["names"]:
+            for config in args["configs"]:
+                text = call.get(name)
+                if type(text) != "string":
+                    continue
+                result = twin_expr_of(call, name, config)
+                if result == None:
+                    continue
+                shown = {"name": name, "config": config, "ops": twin_expr_operates(text, config)}
+                if "value" in result:
+                    shown["text"] = twin_expr_text(result["value"], config["dialect"])
+                else:
+                    shown["error"] = result["error"]
+                    shown["unknown"] = result.get("name")
+                found.append(shown)
+        out.append(found)
+    return out
+
+def twin_expr_operates(text, config):
+    # Whether a text computes anything: an operator or a function (a bare number is any argument's text).
+    tokens = twin_expr_tokens(text, config)
+    return type(tokens) == "list" and any([t[0] == "op" or t[0] == "(" for t in tokens])
+
+def twin_bridge_arithmetic(state, args):
+    # Per case, the texts Python's arithmetic writes of the call's number arguments (one of them, or two), the
+    # plainer readings first: a text two of them write is taken as the first.
+    out = []
+    for call in args["cases"]:
+        given = [pair for pair in args["numbers"] if type(call.get(pair[0])) in ("int", "float")]
+        parts = [["num", [pair]] for pair in given]
+        for op in ("-", "+", "*", "/", "//", "%", "**"):
+            for first in given:
+                for second in given:
+                    if first[0] != second[0] and (op not in ("+", "*") or first[0] < second[0]):
+                        parts.append([op, [first, second]])
+        parts += [[op, [pair]] for op in ("sqrt", "neg", "abs") for pair in given]
+        seen = {}
+        pieces = []
+        for op, names in parts:
+            part = ["arith", op, names, "python"]
+            text = twin_arith_part(part, call)
+            if text != None and text not in seen:
+                seen[text] = True
+                pieces.append([text, part])
+        out.append(pieces)
+    return out
+"""
+BRIDGE_TOOLS = ("twin_bridge_expressions", "twin_bridge_arithmetic")
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# What computes: a number or a parenthesis closed before an operator, and an operand after it (`5 + 4`,
+# `(2) * pi`), or a function called on a number or a parenthesis (`sqrt(2)`); not `task-1` nor `a/b`, words.
+_OPERATOR = re.compile(r"[0-9)]\s*(?:\*\*|//|[-+*/%^])\s*[-0-9(.A-Za-z]|[A-Za-z_]\w*\(\s*[-0-9(.]")
+_EXPRESSION_TEXT = re.compile(r"[0-9A-Za-z_\s.+\-*/%^(),]*")
+
+
+@dataclass
+class Expressions:
+    """What the recordings give of one tool's expression and number arguments: per call (by id), the texts
+    their evaluations write (`[text, part]`, as `twin_bridge_pieces` gives them); the conditions an
+    expression's errors hold."""
+
+    pieces: dict[int, list[list[Any]]] = field(default_factory=dict)
+    atoms: list[list[Any]] = field(default_factory=list)
+
+
+def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Expressions:
+    """Every configuration's evaluation of the string arguments that read as expressions in some recorded
+    call (an operator between operands, a function called): their values as pieces, their failures as atoms."""
+    result = _arithmetic(library, tool, calls)
+    names = [name for name in _string_arguments(tool) if _reads_as_expressions(name, calls)]
+    if not names:
+        return result
+    found: list[list[dict[str, Any]]] = library.call(
+        "twin_bridge_expressions",
+        {"names": names, "configs": _configs(names, calls), "cases": [call.arguments for call in calls]},
+    )
+    reasons: dict[str, Any] = {}
+    for call, shown in zip(calls, found, strict=True):
+        pieces = result.pieces.setdefault(id(call), [])
+        for item in shown:
+            name, config = item["name"], item["config"]
+            if "text" in item and item["ops"]:
+                pieces.append([item["text"], ["expr", name, config]])
+            elif "error" in item:
+                if item["unknown"]:
+                    pieces.append([item["unknown"], ["expr_name", name, config]])
+                for reason in _prefixes(item["error"]):
+                    atom = ["expr_fails", name, reason, config]
+                    reasons.setdefault(json.dumps(atom, sort_keys=True), atom)
+    result.atoms = list(reasons.values())
+    return result
+
+
+def _arithmetic(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Expressions:
+    """The texts Python's arithmetic writes of each call's number arguments (JavaScript's are the keyed
+    world's own `TWIN_ARITHMETIC`): an argument the schema types `number` read as a double, as a Python server's
+    `float` parameter reads it, one typed `integer` as an int."""
+    properties = tool.input_schema.get("properties") or {}
+    numbers = [
+        [name, "float" if schema.get("type") == "number" else "int"]
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+    ]
+    if not numbers:
+        return Expressions()
+    found: list[list[list[Any]]] = library.call(
+        "twin_bridge_arithmetic", {"numbers": numbers, "cases": [call.arguments for call in calls]}
+    )
+    return Expressions({id(call): pieces for call, pieces in zip(calls, found, strict=True)})
+
+
+def _string_arguments(tool: ToolSpec) -> list[str]:
+    properties = tool.input_schema.get("properties") or {}
+    return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "string"]
+
+
+def _reads_as_expressions(name: str, calls: list[RecordedCall]) -> bool:
+    """Whether an argument is an expression: in half the recorded calls that give it or more, its text
+    computes something (an operator between operands, a function called). A name or a date with a dash in it
+    now and then is not one."""
+    given = [call.arguments[name] for call in calls if isinstance(call.arguments.get(name), str)]
+    computing = [
+        text
+        for text in given
+        if len(text) <= 2000 and _EXPRESSION_TEXT.fullmatch(text) and _OPERATOR.search(text) is not None
+    ]
+    return bool(given) and 2 * len(computing) >= len(given)
+
+
+def _configs(names: list[str], calls: list[RecordedCall]) -> list[dict[str, Any]]:
+    """Each dialect, with `^` read as a power where a recorded expression has one, and the names the server
+    answers as unknown: those an error's text names as a word, and no success's expression holds."""
+    texts = [(call, call.arguments.get(name)) for call in calls for name in names]
+    shown: set[str] = set()
+    failed: set[str] = set()
+    for call, text in texts:
+        if not isinstance(text, str):
+            continue
+        words = set(_IDENTIFIER.findall(text))
+        if call.is_error:
+            said = json.dumps(call.value)
+            failed |= {word for word in words if re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", said)}
+        elif call.rpc_error is None:
+            shown |= words
+    unknown = sorted(failed - shown)
+    # `^` as a power first where a recorded text holds one: a condition that two readings meet alike is then
+    # the one the success reads by (the covering keeps the first of equals).
+    carets: list[str | None] = [None]
+    if any(isinstance(text, str) and "^" in text for _, text in texts):
+        carets.insert(0, "power")
+    return [{"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS for c in carets]
+
+
+def _prefixes(reason: str) -> list[str]:
+    """A failure's reason and the coarser ones it falls under (`zero:/:int`, `zero:/`, `zero`)."""
+    parts = reason.split(":")
+    return [":".join(parts[: k + 1]) for k in range(len(parts))]
