@@ -107,11 +107,11 @@ def folder_sessions(pool: str, seed: int, sessions: int, calls: int) -> list[lis
             if rng.random() < 0.2:
                 # A note never written: in a folder that exists, or in one that does not.
                 known = (known[0], name + "x") if rng.random() < 0.6 else (folder + "x", name)
-            if roll < 0.6:
+            if roll < 0.55:
                 session.append(("read_note", {"folder": known[0], "name": known[1]}))
-            elif roll < 0.75:
+            elif roll < 0.68:
                 session.append(("list_notes", {"folder": known[0]}))
-            elif roll < 0.87:
+            elif roll < 0.78:
                 session.append(("delete_note", {"folder": known[0], "name": known[1]}))
                 notes = [note for note in notes if note != known]
             else:

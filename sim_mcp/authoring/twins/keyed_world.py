@@ -16,6 +16,11 @@ working folder resolves it (`name` is `{tmp}/name`; `.`, `..`, doubled and trail
 world (`_twin.keys`) maps each stored key to the tool that stored it, its other arguments, the record an
 answer showed for it (`rec`), when it was first stored (`n`) and its row's number (`at`); the root is in
 it from the start, and `_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
+A key may be named by two string arguments together, a namespace and a name in it (a project and a file): a
+plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
+`first+second`, which every placeholder, condition and effect names as it names one argument; storing under
+it stores the namespace too (listed by `all`, missing or present as one argument's key). Pairs are tried
+only where one argument explains too little (`infer_guards`).
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
 given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root,
@@ -23,8 +28,10 @@ negation or absolute value, or the sum, difference, product, quotient, remainder
 JavaScript computes it on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a
 double exactly), written whatever its length where it stands whole in the text; a value stored under the key
 an argument names (`["stored", name, field]`: get after set); how many stored keys a predicate picks
-(`["count", pred]`: all, or those starting with an argument) and those keys joined by a separator, in the
-order they were stored or sorted (`["list", pred, order, sep]`); those records written as text, a line (or
+(`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
+argument names, `["in", name]`) and those keys joined by a separator, in the order they were stored or
+sorted (`["list", pred, order, sep]`; a joined key as its second part: a project's files, not its project);
+those records written as text, a line (or
 block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
 a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
 a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`); the next
@@ -44,7 +51,8 @@ newest other), is a field too; and a number beside it how many records it lists 
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
-**Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
+**Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a
+joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
 name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
