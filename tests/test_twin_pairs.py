@@ -6,6 +6,7 @@ files are listed under it, and the projects themselves. A store one argument exp
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
@@ -196,3 +197,87 @@ def test_a_store_one_argument_explains_is_never_joined() -> None:
     plans = infer_guards(tools, [calls], ["put_note", "get_note"]).plans
     assert all("pairs" not in plan for plan in plans.values())
     assert plans["put_note"]["rules"][0]["effect"] == ["put", "title"]
+
+
+def test_a_namespace_listed_as_json_shows_each_name_with_what_is_stored_under_it() -> None:
+    # A collection's documents by id, listed as JSON objects (the id and the text), in the order stored.
+    doc = {"collection": {"type": "string"}, "id": {"type": "string"}}
+    tools = [
+        ToolSpec(
+            name="put_doc",
+            input_schema={
+                "type": "object",
+                "properties": {**doc, "body": {"type": "string"}},
+                "required": ["collection", "id", "body"],
+            },
+        ),
+        ToolSpec(name="get_doc", input_schema={"type": "object", "properties": doc, "required": ["collection", "id"]}),
+        ToolSpec(
+            name="list_docs",
+            input_schema={
+                "type": "object",
+                "properties": {"collection": {"type": "string"}},
+                "required": ["collection"],
+            },
+        ),
+    ]
+
+    def store(session: int, steps: list[tuple[str, dict[str, Any]]]) -> list[RecordedCall]:
+        docs: dict[str, dict[str, str]] = {}
+        calls: list[RecordedCall] = []
+        for tool, args in steps:
+            found = docs.get(args["collection"], {})
+            error = False
+            if tool == "put_doc":
+                docs.setdefault(args["collection"], {})[args["id"]] = args["body"]
+                text = f"Stored {args['id']} in {args['collection']}"
+            elif tool == "list_docs":
+                text = json.dumps([{"id": key, "body": body} for key, body in found.items()])
+            elif args["id"] in found:
+                text = found[args["id"]]
+            else:
+                text, error = f"No document {args['id']} in {args['collection']}", True
+            result = {"content": [{"type": "text", "text": text}], "isError": error}
+            calls.append(RecordedCall(f"s{session}", len(calls) + 1, tool, args, result, error))
+        return calls
+
+    def put(collection: str, key: str, body: str) -> tuple[str, dict[str, Any]]:
+        return ("put_doc", {"collection": collection, "id": key, "body": body})
+
+    recorded = [
+        store(
+            0,
+            [
+                put("users", "u-zed", "Zed"),
+                put("teams", "u-zed", "Team Zed"),
+                put("users", "u-amy", "Amy"),
+                ("get_doc", {"collection": "users", "id": "u-zed"}),
+                ("get_doc", {"collection": "teams", "id": "u-zed"}),
+                ("get_doc", {"collection": "teams", "id": "u-amy"}),
+                ("list_docs", {"collection": "users"}),
+                ("list_docs", {"collection": "teams"}),
+            ],
+        ),
+        store(
+            1,
+            [
+                put("orders", "o-77", "seven"),
+                put("orders", "o-12", "twelve"),
+                put("items", "o-12", "an item"),
+                ("get_doc", {"collection": "items", "id": "o-12"}),
+                ("get_doc", {"collection": "orders", "id": "o-12"}),
+                ("list_docs", {"collection": "orders"}),
+            ],
+        ),
+    ]
+    plans = infer_guards(tools, recorded, ["put_doc", "get_doc", "list_docs"]).plans
+    assert plans["put_doc"]["rules"][0]["effect"] == ["put", "collection+id"]
+    state: dict[str, Any] = {}
+    for collection, key, body in [("books", "b-9", "Nine"), ("books", "b-1", "One"), ("maps", "b-9", "A map")]:
+        run_guard(plans["put_doc"], "put_doc", state, {"collection": collection, "id": key, "body": body})
+    listed = run_guard(plans["list_docs"], "list_docs", state, {"collection": "books"})
+    assert listed is not None
+    shown = json.loads(listed[0]) if isinstance(listed[0], str) else listed[0]
+    # The names under the namespace, not the joined keys: each as its second part.
+    assert shown == [{"id": "b-9", "body": "Nine"}, {"id": "b-1", "body": "One"}]
+    assert run_guard(plans["get_doc"], "get_doc", state, {"collection": "maps", "id": "b-9"}) == ("A map", False)
