@@ -1,4 +1,5 @@
-"""Twins of the fixture servers (`tests/fixture_servers`: a key-value store, a to-do list), built with no
+"""Twins of the fixture servers (`tests/fixture_servers`: a key-value store, a to-do list, notes
+named by a folder and a name together), built with no
 model from recorded sessions and checked against the real server on sessions whose keys, values and
 titles the recorded ones never showed: what was stored is read back, listings list it in the server's
 order, counts count it, and a made-up id is the next one. A twin that memorised its recordings fails."""
@@ -16,6 +17,7 @@ from tests.fixture_servers.sessions import POOLS
 LEARNED = {
     "kv": ["set_value", "get_value", "list_keys", "delete_prefix"],
     "todo": ["add_todo", "get_todo", "rename_todo", "complete_todo", "delete_todo", "list_todos"],
+    "folder": ["write_note", "read_note", "delete_note", "list_notes", "list_folders"],
 }
 
 

@@ -20,11 +20,12 @@ from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, run_check
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.targets import Target, parse_target, recording, serving
 from sim_mcp.authoring.twins.upstream import Upstream
-from tests.fixture_servers.sessions import Call, kv_sessions, todo_sessions
+from tests.fixture_servers.sessions import Call, folder_sessions, kv_sessions, todo_sessions
 
 FIXTURES = {
     "kv": ("tests.fixture_servers.kv_store", kv_sessions),
     "todo": ("tests.fixture_servers.todo_store", todo_sessions),
+    "folder": ("tests.fixture_servers.folder_store", folder_sessions),
 }
 
 

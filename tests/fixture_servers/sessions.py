@@ -84,3 +84,37 @@ def todo_sessions(pool: str, seed: int, sessions: int, calls: int) -> list[list[
                 session.append(("list_todos", {}))
         out.append(session)
     return out
+
+
+def folder_sessions(pool: str, seed: int, sessions: int, calls: int) -> list[list[Call]]:
+    """Notes named by a folder and a name together: the same names in several folders, reads of a note
+    written, of one never written in a folder that exists, and of a folder that does not."""
+    names = POOLS[pool]
+    out: list[list[Call]] = []
+    for number in range(sessions):
+        rng = random.Random(f"folder-{pool}-{seed}-{number}")
+        notes: list[tuple[str, str]] = []
+        session: list[Call] = []
+        for _ in range(calls):
+            roll = rng.random()
+            folder, name = rng.choice(names["spaces"]), rng.choice(names["names"])
+            if roll < 0.35 or not notes:
+                session.append(("write_note", {"folder": folder, "name": name, "text": rng.choice(names["words"])}))
+                if (folder, name) not in notes:
+                    notes.append((folder, name))
+                continue
+            known = rng.choice(notes)
+            if rng.random() < 0.2:
+                # A note never written: in a folder that exists, or in one that does not.
+                known = (known[0], name + "x") if rng.random() < 0.6 else (folder + "x", name)
+            if roll < 0.55:
+                session.append(("read_note", {"folder": known[0], "name": known[1]}))
+            elif roll < 0.68:
+                session.append(("list_notes", {"folder": known[0]}))
+            elif roll < 0.78:
+                session.append(("delete_note", {"folder": known[0], "name": known[1]}))
+                notes = [note for note in notes if note != known]
+            else:
+                session.append(("list_folders", {}))
+        out.append(session)
+    return out

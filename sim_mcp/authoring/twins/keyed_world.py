@@ -16,6 +16,11 @@ working folder resolves it (`name` is `{tmp}/name`; `.`, `..`, doubled and trail
 world (`_twin.keys`) maps each stored key to the tool that stored it, its other arguments, the record an
 answer showed for it (`rec`), when it was first stored (`n`) and its row's number (`at`); the root is in
 it from the start, and `_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
+A key may be named by two string arguments together, a namespace and a name in it (a project and a file): a
+plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
+`first+second`, which every placeholder, condition and effect names as it names one argument; storing under
+it stores the namespace too (listed by `all`, missing or present as one argument's key). Pairs are tried
+only where one argument explains too little (`infer_guards`).
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
 given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root,
@@ -23,8 +28,10 @@ negation or absolute value, or the sum, difference, product, quotient, remainder
 JavaScript computes it on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a
 double exactly), written whatever its length where it stands whole in the text; a value stored under the key
 an argument names (`["stored", name, field]`: get after set); how many stored keys a predicate picks
-(`["count", pred]`: all, or those starting with an argument) and those keys joined by a separator, in the
-order they were stored or sorted (`["list", pred, order, sep]`); those records written as text, a line (or
+(`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
+argument names, `["in", name]`) and those keys joined by a separator, in the order they were stored or
+sorted (`["list", pred, order, sep]`; a joined key as its second part: a project's files, not its project);
+those records written as text, a line (or
 block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
 a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
 a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`); the next
@@ -48,7 +55,8 @@ does not know, all learned: `expression.py`); `["expr_name", name, config]` is t
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
-**Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
+**Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a
+joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
 name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
@@ -97,6 +105,8 @@ __all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys"
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
+# Joins the two parts of a key named by two arguments (`library.TWIN_PAIR`, which says why this one).
+PAIR = "\x1f"
 # A text shorter than this is not written as a placeholder when templates are drawn from an answer (" "
 # or "a" would be found everywhere; a number is, where it stands whole); the template drawn from another
 # call still renders it exactly.
@@ -172,14 +182,24 @@ def run_guard(
     return answer
 
 
-def view(args: dict[str, Any]) -> dict[str, Any]:
-    """The arguments a guard reads: as given, and a list of one string also as that item (`paths/0`)."""
+def view(args: dict[str, Any], pairs: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
+    """The arguments a guard reads: as given, a list of one string also as that item (`paths/0`), and two
+    string arguments a plan joins as one key (`first+second`: `library.twin_paired`)."""
     items = {
         f"{name}/0": value[0]
         for name, value in args.items()
         if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str)
     }
+    items |= {
+        _pair_name(first, second): args[first] + PAIR + args[second]
+        for first, second in pairs
+        if isinstance(args.get(first), str) and isinstance(args.get(second), str)
+    }
     return {**args, **items} if items else args
+
+
+def _pair_name(first: str, second: str) -> str:
+    return f"{first}+{second}"
 
 
 # --- inference ------------------------------------------------------------------------------------------
@@ -208,14 +228,31 @@ class _Learner:
         sessions: list[list[RecordedCall]],
         root: str | None,
         prefixes: tuple[str, ...] = (),
+        pairs: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.tools = tools
         self.sessions = sessions
         self.root = root
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
+        self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
         self.read: dict[str, Expressions] = {}
+
+    def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
+        """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
+        properties = tool.input_schema.get("properties") or {}
+        return [[first, second] for first, second in self.pairs if first in properties and second in properties]
+
+    def names(self, tool: ToolSpec) -> list[str]:
+        """The string arguments a template may write or read a key by: one, or a pair joined (`first+second`)."""
+        return _strings(tool) + [_pair_name(first, second) for first, second in self.tool_pairs(tool)]
+
+    def preds(self, tool: ToolSpec) -> list[list[Any]]:
+        """`_preds`, and the names joined under the namespace an argument names (`["in", name]`): a tool
+        that takes only the namespace (a project) lists what is stored in it (its files)."""
+        spaces = sorted({first for first, _ in self.pairs} & set(_strings(tool)))
+        return _preds(tool) + [["in", name] for name in spaces]
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success."""
@@ -253,6 +290,8 @@ class _Learner:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
                     plans[name]["counters"] = self.prefixes
+                if self.tool_pairs(tool.spec):
+                    plans[name]["pairs"] = self.tool_pairs(tool.spec)
                 answered[name] = count
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
@@ -261,12 +300,12 @@ class _Learner:
     def templates(self, tool: _Tool, worlds: dict[int, dict[str, Any]]) -> dict[str, tuple[Any, bool]]:
         """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error."""
         calls = [call for call in tool.calls if call.rpc_error is None]
-        names, numbers = _strings(tool.spec), _numbers(tool.spec)
+        names, numbers = self.names(tool.spec), _numbers(tool.spec)
         payload = {
             "root": self.root,
             "names": names,
             "numbers": numbers,
-            "preds": _preds(tool.spec),
+            "preds": self.preds(tool.spec),
             "separators": _SEPARATORS,
             "cases": [
                 {
@@ -323,8 +362,8 @@ class _Learner:
             return [[] for _ in calls]
         payload = {
             "root": self.root,
-            "names": _strings(tool.spec),
-            "preds": _preds(tool.spec),
+            "names": self.names(tool.spec),
+            "preds": self.preds(tool.spec),
             "cases": [
                 {"args": call.arguments, "world": worlds[id(call)] if listed else {"keys": {}}}
                 for call, listed in zip(calls, listing, strict=True)
@@ -377,7 +416,9 @@ class _Learner:
         every = {name for template, _ in found.values() for name in _keys_named(template, tool.spec)}
         # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
         single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
-        named = sorted({name for name in every if "/*" not in name} | single)
+        # A pair whose two arguments the answers name is asked about as one key (a file of a project stored or not).
+        joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every}
+        named = sorted({name for name in every if "/*" not in name} | single | joined)
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
@@ -465,22 +506,47 @@ class _Learner:
 
 
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
-    """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session."""
+    """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session.
+    Keys joined from two arguments are tried only where one argument explains too little: a tool that takes
+    both is left with recorded calls its rules do not answer; and kept only where they answer more."""
     root = _root(sessions)
-    sessions = [[replace(call, arguments=view(call.arguments)) for call in session] for session in sessions]
+    found = _infer(tools, sessions, left, root, ())
+    pairs = _pair_candidates(tools, sessions, left)
+    calls = Counter(call.tool for session in sessions for call in session)
+    unexplained = [
+        tool.name
+        for tool in tools
+        if tool.name in left
+        and any(a in _strings(tool) and b in _strings(tool) for a, b in pairs)
+        and found.answered.get(tool.name, 0) < calls[tool.name]
+    ]
+    if not unexplained:
+        return found
+    joined = _infer(tools, sessions, left, root, pairs)
+    return joined if sum(joined.answered.values()) > sum(found.answered.values()) else found
+
+
+def _infer(
+    tools: list[ToolSpec],
+    sessions: list[list[RecordedCall]],
+    left: list[str],
+    root: str | None,
+    pairs: tuple[tuple[str, str], ...],
+) -> GuardInference:
+    sessions = [[replace(call, arguments=view(call.arguments, pairs)) for call in session] for session in sessions]
     known = {
         tool.name: _Tool(tool, [c for s in sessions for c in s if c.tool == tool.name])
         for tool in tools
         if tool.name in left
     }
-    learner = _Learner(known, sessions, root, _counted_prefixes(sessions))
+    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
     for tool in known.values():
         if not tool.calls or _reads_only(tool.spec) or all(c.is_error for c in tool.calls):
             continue
-        tool.effects = _effects(tool, learner.templates(tool, worlds))
+        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
@@ -497,6 +563,38 @@ def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left
         if not changed:
             break
     return GuardInference(best.plans, root, best.answered)
+
+
+def _pair_candidates(
+    tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]
+) -> tuple[tuple[str, str], ...]:
+    """The pairs of arguments that may name a key together (a namespace, then a name in it): two required
+    string arguments of one tool, whose recorded values are one line each (a name, not a text stored under
+    it); none where a recorded value holds the separator (a joined key could then collide)."""
+    values: dict[str, list[str]] = {}
+    for session in sessions:
+        for call in session:
+            for name, value in call.arguments.items():
+                if isinstance(value, str):
+                    if PAIR in value:
+                        return ()
+                    values.setdefault(f"{call.tool}/{name}", []).append(value)
+    found: set[tuple[str, str]] = set()
+    for tool in tools:
+        if tool.name not in left:
+            continue
+        required = set(tool.input_schema.get("required") or [])
+        names = [
+            name
+            for name in _strings(tool)
+            if name in required
+            and values.get(f"{tool.name}/{name}")
+            and not any("\n" in value for value in values[f"{tool.name}/{name}"])
+        ]
+        # In the order the schema declares them: a namespace before the names in it, as a path reads
+        # (`projectName`, `fileName`; `collection`, `id`).
+        found.update(itertools.combinations(names, 2))
+    return tuple(sorted(found))
 
 
 def _root(sessions: list[list[RecordedCall]]) -> str | None:
@@ -833,19 +931,24 @@ def _integers(tool: ToolSpec) -> list[str]:
     return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "integer"]
 
 
-def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] | None]:
+def _effects(
+    tool: _Tool, found: dict[str, tuple[Any, bool]], pairs: list[list[str]] | None = None
+) -> list[list[Any] | None]:
     """The effects a tool's successes may have, likeliest first: keep the record an answer shows under one
-    of its fields that names a key or was made up; store, move or drop a key its answers name; drop the
-    keys a predicate picks; nothing."""
+    of its fields that names a key or was made up; store, move or drop a key its answers name (a key
+    joined from two arguments its answers both name first: tried only where one argument explained too
+    little); drop the keys a predicate picks; nothing."""
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
     named = sorted(name for name in every if "/*" not in name)
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
     each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
     options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
     options += [["put_each", array, item or None] for array, item in each]
+    options += [[kind, name] for name in joined for kind in ("put", "put_new")]
     options += [["put", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
-    drops: list[list[Any] | None] = [["drop", name] for name in named]
+    drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
     drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
     # Where the recordings cannot tell storing from dropping (a deleted key never read again), a tool named

@@ -69,9 +69,49 @@ def twin_parent(root, key):
 
 def twin_stored(keys):
     # The keys calls stored, in the order they were first stored (`n`: JSON objects cross into Starlark
-    # with their keys sorted, so the order is kept in the entries).
-    pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if entry["by"] != "_root"])
+    # with their keys sorted, so the order is kept in the entries). A key joined from two arguments is
+    # listed under its namespace (`twin_inside`), not among these.
+    pairs = sorted([
+        [entry.get("n", 0), k] for k, entry in keys.items() if entry["by"] != "_root" and TWIN_PAIR not in k
+    ])
     return [pair[1] for pair in pairs]
+
+# The separator of a key joined from two string arguments, a namespace and a name in it (a project and a
+# file, a collection and an id): ASCII's unit separator, a control character no recorded value holds (the
+# learner joins no two arguments where one does). So a joined key equals no one-argument key, is no path
+# (no `/` is added: a joined key has no parent), and two pairs give one key only when both parts agree.
+TWIN_PAIR = "\x1f"
+
+def twin_paired(args, pairs):
+    # The arguments and, for each pair [first, second] the plan joins, both values joined as one argument
+    # (`first+second`), which every placeholder, condition and effect may name as it names one argument.
+    if not pairs:
+        return args
+    viewed = dict(args)
+    for pair in pairs:
+        first, second = args.get(pair[0]), args.get(pair[1])
+        if type(first) == "string" and type(second) == "string":
+            viewed[pair[0] + "+" + pair[1]] = first + TWIN_PAIR + second
+    return viewed
+
+def twin_label(key):
+    # What a listing shows of a stored key: a joined key's second part (a file of its project), else the key.
+    return key.split(TWIN_PAIR, 1)[1] if TWIN_PAIR in key else key
+
+def twin_inside(root, keys, value):
+    # The joined keys whose first part (the namespace) is the key `value` names, in the order they were stored.
+    space = twin_key(root, value)
+    if space == None:
+        return None
+    pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if k.startswith(space + TWIN_PAIR)])
+    return [pair[1] for pair in pairs]
+
+def twin_dropped(keys, key):
+    # What dropping a key drops: the key, the keys under it as a path, and the keys joined under it as a namespace.
+    return [
+        k for k, entry in keys.items()
+        if entry["by"] != "_root" and (k == key or k.startswith(key + "/") or k.startswith(key + TWIN_PAIR))
+    ]
 
 def twin_matching(pred, keys, args):
     # The stored keys a predicate picks: all of them, or those starting with an argument's text.
@@ -93,8 +133,10 @@ def twin_ordered(found, order):
 def twin_fields(key, entry):
     # What a listing may show of one stored record: its key (and, for a key under another, its last part),
     # the arguments stored with it, the record an answer showed for it.
-    fields = {"$key": key}
-    if "/" in key.strip("/"):
+    fields = {"$key": twin_label(key)}
+    if TWIN_PAIR in key:
+        fields["$in"] = key.split(TWIN_PAIR, 1)[0]
+    elif "/" in key.strip("/"):
         fields["$name"] = key.rstrip("/").rsplit("/", 1)[1]
     fields.update(entry.get("args", {}))
     if type(entry.get("rec")) == "dict":
@@ -118,7 +160,10 @@ def twin_containing(pred, keys, args, found):
 
 def twin_picked(pred, root, keys, args):
     # The stored keys a listing shows: those a predicate picks, or (["under", name]) the keys right under
-    # the key an argument names, as a folder's entries or a request's tasks.
+    # the key an argument names, as a folder's entries or a request's tasks, or (["in", name]) the keys
+    # joined under the namespace an argument names, as a project's files.
+    if pred[0] == "in":
+        return twin_inside(root, keys, args.get(pred[1]))
     if pred[0] != "under":
         return twin_matching(pred, keys, args)
     parent = twin_key(root, args.get(pred[1]))
@@ -270,10 +315,12 @@ def twin_part(part, root, keys, args, twin):
         entry = twin_entry(root, keys, args, part[1])
         return None if entry == None else twin_text(entry.get("args", {}).get(part[2]))
     if kind == "count" or kind == "list":
-        found = twin_matching(part[1], keys, args)
+        found = twin_picked(part[1], root, keys, args)
         if found == None:
             return None
-        return str(len(found)) if kind == "count" else part[3].join(twin_ordered(found, part[2]))
+        if kind == "count":
+            return str(len(found))
+        return part[3].join([twin_label(k) for k in twin_ordered(found, part[2])])
     if kind == "lines":
         return twin_lines(part, root, keys, args)
     if kind == "fresh":
@@ -505,7 +552,7 @@ def twin_apply_each(effect, tool, root, keys, args, twin):
         if key == None:
             continue
         if effect[0] == "drop_each":
-            for k in [k for k in twin_stored(keys) if k == key or k.startswith(key + "/")]:
+            for k in twin_dropped(keys, key):
                 keys.pop(k)
             continue
         stored = {f: v for f, v in item.items() if f != effect[2]} if type(item) == "dict" else {}
@@ -527,16 +574,25 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     if effect == None:
         return
     kind = effect[0]
-    if kind == "put" or kind == "keep":
-        value = args.get(effect[1]) if kind == "put" else (answer.get(effect[1]) if type(answer) == "dict" else None)
+    if kind == "put" or kind == "keep" or kind == "put_new":
+        value = args.get(effect[1]) if kind != "keep" else (answer.get(effect[1]) if type(answer) == "dict" else None)
         key = twin_key(root, value)
         if key == None:
+            return
+        if kind == "put_new" and key in keys:
+            # A create that keeps what is stored (a file written only where none is, `INSERT OR IGNORE`),
+            # answering as if it stored: an update is what replaces it.
             return
         entry = {"by": tool, "args": {name: v for name, v in args.items() if name != effect[1]}}
         if kind == "keep":
             entry["rec"] = answer
             if type(value) == "int" and value > twin.get("fresh", 0):
                 twin["fresh"] = value
+        space = key.split(TWIN_PAIR, 1)[0]
+        if space != key and space not in keys:
+            # A name stored in a namespace makes the namespace (a file its project's folder), left when
+            # its names are dropped.
+            twin_store(keys, space, {"by": tool, "args": {}}, twin)
         twin_store(keys, key, entry, twin)
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
@@ -549,7 +605,7 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         key = twin_key(root, args.get(effect[1]))
         if key == None:
             return
-        for k in [k for k in twin_stored(keys) if k == key or k.startswith(key + "/")]:
+        for k in twin_dropped(keys, key):
             keys.pop(k)
     elif kind == "drop_matching":
         for k in twin_matching(effect[1], keys, args) or []:
@@ -797,7 +853,7 @@ def twin_guard(plan, tool, state, args):
     root = plan["root"]
     twin = state.setdefault("_twin", {})
     keys = twin.setdefault("keys", {})
-    args = twin_view(args)
+    args = twin_paired(twin_view(args), plan.get("pairs"))
     for rule in plan["rules"]:
         if not all([twin_holds(atom, root, keys, args) == True for atom in rule["when"]]):
             continue
@@ -1011,12 +1067,13 @@ def twin_bridge_pieces(state, args):
                 seen[text] = True
                 pieces.append([text, part])
         for pred in args["preds"]:
-            found = twin_matching(pred, keys, call)
+            found = twin_picked(pred, root, keys, call)
             if not found:
                 continue
             for order in ("added", "sorted"):
                 for sep in args["separators"]:
-                    pieces.append([sep.join(twin_ordered(found, order)), ["list", pred, order, sep]])
+                    labels = [twin_label(k) for k in twin_ordered(found, order)]
+                    pieces.append([sep.join(labels), ["list", pred, order, sep]])
         records = {}
         for name in args["names"] + args["numbers"]:
             entry = twin_entry(root, keys, call, name)
