@@ -34,23 +34,22 @@ block) each from a template of the record's fields (`["lines", pred, order, line
 a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
 a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`, or
 `["fresh", "stored"]` one past the largest made-up id stored now; only for a tool whose effect keeps what it
-made up); the next
-id counted under a prefix (`["next", "task-"]`: one past the largest seen under it, `_twin.counters`); a
-length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size", array, field]`,
-`["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number may be such a
-number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,
+made up); the next id counted under a prefix (`["next", "task-"]`: one past the largest seen under it,
+`_twin.counters`); a length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size",
+array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number
+may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,
 "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its place as
 `["index"]`, the second template where the key an item names is stored). A JSON field may be a field stored
-under the key an argument names, any JSON value, or the server's default where the record has none (`{"$stored":
-[name, field], "else": default}`, the default the tool's answers show most for records without it), and an
-integer field named as the number argument whose value it shows is that argument (`"id": 1`). A JSON value may also be the
-record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored
-record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may be
-the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an
-order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order":
-order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's length;
-one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past the
-newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). Each
+under the key an argument names, any JSON value, or the server's default where the record has none
+(`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without
+it), and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A
+JSON value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
+{...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON
+list of objects may be the stored records a predicate picks (every one, or the one an argument names, `["is",
+name]`), in an order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred,
+"order": order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's
+length; one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past
+the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). Each
 recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -80,9 +79,9 @@ nothing is stored or the call lacks a required argument (a recorded listing or f
 answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
 least ("Task deleted successfully"); a tool that only reads stores nothing. An error for arguments the
 twin's served schema refuses (a required one missing, a value outside an enum) is answered by that schema
-before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template writes nothing for a
-call (a number or key it reads is missing there, a listing of no records) hands the call on to the next rule,
-as the twin does: only the calls it writes an answer for bear on it.
+before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
+writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
+call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
 """
 
 from __future__ import annotations
@@ -219,6 +218,8 @@ class _Tool:
     effects: list[list[Any] | None] = field(default_factory=list)
     # Arguments whose values name keys the world holds though no answer writes them (`_keyed`).
     keyed: list[str] = field(default_factory=list)
+    # Its recorded errors that the twin's served schema answers (by place among `calls`), once found.
+    invalid: frozenset[int] | None = None
 
 
 @dataclass
@@ -409,8 +410,10 @@ class _Learner:
         refused = frozenset(i for i, c in enumerate(usable) if c.rpc_error is not None)
         # Errors for arguments the twin's schema refuses (a required one missing, a value outside an enum): the
         # twin answers them so before any rule runs, so no rule need meet them, and a success may cover them.
-        schema = _served_schema(tool.spec, usable)
-        invalid = frozenset(i for i, c in enumerate(usable) if c.is_error and refuses(schema, c.arguments)) - refused
+        if tool.invalid is None:
+            schema = _served_schema(tool.spec, usable)
+            tool.invalid = frozenset(i for i, c in enumerate(usable) if c.is_error and refuses(schema, c.arguments))
+        invalid = tool.invalid - refused
         holding = [(atom, frozenset(i for i in everyone if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
         holding = [(atom, hit) for atom, hit in holding if hit]
         conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in holding]
@@ -437,7 +440,7 @@ class _Learner:
         rules: list[dict[str, Any]] = []
         covered = 0
         while remaining:
-            best: tuple[tuple[int, int, int, int, int], dict[str, Any], frozenset[int]] | None = None
+            best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], frozenset[int]] | None = None
             for key, (template, error) in found.items():
                 fit = fits[key] & remaining
                 if not fit:
@@ -472,7 +475,10 @@ class _Learner:
                     # declined, not answered), then one that asks about the world.
                     asks = any(atom[0] in _WORLD_ATOMS for atom in when)
                     coarse = any(atom[0] in ("empty", "nonempty") for atom in when)
-                    score = (len(hits), -len(when), -int(coarse), -len(hit), int(asks))
+                    # A record's field asked about only where it answers more: a status that recorded calls
+                    # happen to share is no reason to decline a record of another.
+                    lifecycle = any(atom[0] == "stored_is" for atom in when)
+                    score = (len(hits), -len(when), -int(coarse), -int(lifecycle), -len(hit), int(asks))
                     if best is None or score > best[0]:
                         rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                         if not error:
