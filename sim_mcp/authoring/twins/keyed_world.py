@@ -459,7 +459,7 @@ class _Learner:
                     bare = any(a[0] in _BARE for a in when)
                     if (
                         not error
-                        and not _placeholders(template)
+                        and not _placeholders(_unmade(template))
                         and not bare
                         and not _acknowledges(template, when, hits)
                     ):
@@ -734,6 +734,7 @@ def _acknowledges(template: Any, when: list[list[Any]], hits: frozenset[int]) ->
     """A constant success that only acknowledges a call on the record its key names ("Task deleted
     successfully"): a line of text, under the condition that the key is stored, on two calls at least
     (a record's content would differ between them)."""
+    template = _unmade(template)
     one_line = isinstance(template, str) and not may_list(template)
     return one_line and any(atom[0] == "present" for atom in when) and len(hits) >= _SUPPORT
 
@@ -971,6 +972,21 @@ def _unordered_in(template: Any) -> list[str]:
 
     walk(template, "")
     return found
+
+
+def _unmade(template: Any) -> Any:
+    """`template` with the values a server makes up written as their recorded text: a success whose only
+    placeholders are those (a listing with its records' creation times) is as constant as any other."""
+    if isinstance(template, dict) and "$parts" in template:
+        parts = [part[2] if part[0] == "made_up" and part[1] == "date" else part for part in template["$parts"]]
+        if all(isinstance(part, str) for part in parts):
+            return "".join(parts)
+        return {"$parts": parts}
+    if isinstance(template, dict):
+        return {name: _unmade(item) for name, item in template.items()}
+    if isinstance(template, list):
+        return [_unmade(item) for item in template]
+    return template
 
 
 def _placeholders(template: Any) -> bool:
