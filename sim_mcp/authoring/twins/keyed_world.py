@@ -819,6 +819,7 @@ def _shown_defaults(
     """By field name, the value a tool's record answers show most often for a stored record without that
     field (an argument of the storing tool, or a field another call stored): the server's default."""
     seen: dict[str, Counter[str]] = {}
+    stored = {name for found in entries for entry in found.values() for name in entry["fields"]}
     for call, found in zip(calls, entries, strict=True):
         if call.is_error or not isinstance(call.value, dict):
             continue
@@ -828,9 +829,7 @@ def _shown_defaults(
             for field_name, value in call.value.items():
                 if field_name in entry["fields"] or field_name == name or isinstance(value, dict):
                     continue
-                if field_name in properties or any(
-                    field_name in other["fields"] for e in entries for other in e.values()
-                ):
+                if field_name in properties or field_name in stored:
                     seen.setdefault(field_name, Counter())[json.dumps(value, sort_keys=True)] += 1
     return {name: json.loads(count.most_common(1)[0][0]) for name, count in seen.items()}
 
