@@ -215,3 +215,36 @@ def test_the_id_a_text_announces_is_its_one_number_no_argument_gave(text: str) -
     state = {}
     run_guard(plan | {"rules": [{**plan["rules"][0], "answer": "12 of 13"}]}, "make", state, {})
     assert state["_twin"]["keys"] == {}
+
+
+def test_a_listing_whose_only_placeholders_are_made_up_times_is_no_rule_of_its_own() -> None:
+    """A recorded listing with its records' creation times is as constant as any other: it is never answered
+    as one where something is stored (the times alone would have let it through as built)."""
+    key = {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}
+    save = ToolSpec(name="save", input_schema=key)
+    has = ToolSpec.model_validate({"name": "has", "input_schema": key, "annotations": {"readOnlyHint": True}})
+    recent = ToolSpec.model_validate(
+        {
+            "name": "recent",
+            "input_schema": {"type": "object", "properties": {"limit": {"type": "integer"}}},
+            "annotations": {"readOnlyHint": True},
+        }
+    )
+    listing = json.dumps([{"name": "alpha", "created_at": _CLOCK}])
+
+    def call(session: str, seq: int, tool: str, args: dict[str, Any], text: str) -> RecordedCall:
+        return RecordedCall(session, seq, tool, args, {"content": [{"type": "text", "text": text}]}, False)
+
+    sessions = [
+        [
+            call(f"s{n}", 1, "has", {"key": other}, "Stored: no"),
+            call(f"s{n}", 2, "save", {"key": name}, f"Saved {name}"),
+            call(f"s{n}", 3, "has", {"key": name}, "Stored: yes"),
+            call(f"s{n}", 4, "recent", {"limit": 5}, listing),
+        ]
+        for n, (name, other) in enumerate([("north", "west"), ("south", "up"), ("east", "down")])
+    ]
+    plans = infer_guards([save, has, recent], sessions, ["save", "has", "recent"]).plans
+    assert plans["save"]["rules"][0]["effect"] == ["put", "key"]
+    assert sorted(rule["answer"] for rule in plans["has"]["rules"]) == ["Stored: no", "Stored: yes"]
+    assert "recent" not in plans
