@@ -77,7 +77,8 @@ none of them wrongly, first (ties: fewer atoms, then the condition true of fewer
 next, among the calls left. A success is built from the call or the world, or is a constant only where
 nothing is stored or the call lacks a required argument (a recorded listing or file content is never
 answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
-least ("Task deleted successfully"); a tool that only reads stores nothing. An error for arguments the
+least ("Task deleted successfully"); a made-up time alone builds nothing (a recorded listing with its
+records' creation times is a constant); a tool that only reads stores nothing. An error for arguments the
 twin's served schema refuses (a required one missing, a value outside an enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
