@@ -25,7 +25,7 @@ from sim_mcp.authoring.programs.transitions import Recording
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
 from sim_mcp.authoring.twins.infer import infer_plans
-from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, unordered
+from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, refuses, unordered
 from sim_mcp.authoring.twins.library import program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.engine.backends import Backend
@@ -137,7 +137,7 @@ async def build_twin(
     )
     _write(report.programs, text)
     _write(replay_path(spec_path), _replay_text(spec_path, plans, text, sessions, initial))
-    answered_calls = _answered(plans, sessions, initial)
+    answered_calls = _answered(plans, sessions, initial, {tool.name: tool.input_schema for tool in tools})
     for tool in environment.tools:
         count = sum(call.tool == tool.name for call in calls)
         if tool.name in plans and plans[tool.name]["family"] == "guard":
@@ -200,6 +200,12 @@ def _as_served(tools: list[ToolSpec], calls: list[RecordedCall]) -> tuple[list[T
     return served, relaxed
 
 
+def _served_schemas(tools: list[ToolSpec], sessions: list[list[RecordedCall]]) -> dict[str, dict[str, Any]]:
+    """By tool, the input schema the twin serves (`_as_served`)."""
+    served, _ = _as_served(tools, [call for session in sessions for call in session])
+    return {tool.name: tool.input_schema for tool in served}
+
+
 def replay_path(spec_path: Path) -> Path:
     """The twin's own cassette, beside its spec: `spec.yaml` -> `spec.cassette`."""
     return spec_path.with_name(spec_path.stem + REPLAY_SUFFIX)
@@ -221,10 +227,11 @@ def _replay_text(
     program = compile_program(text, "<twin programs>", list(plans))
     entries: list[CassetteEntry] = []
     seen: dict[str, tuple[set[str], set[str], CassetteEntry]] = {}  # call key -> worlds, answers, an entry
+    schemas = {tool.name: tool.input_schema for tool in served.tools}
     for session in sessions:
-        for before, _, call, result in _replay(program, plans, session, initial):
+        for before, _, call, result in _replay(program, plans, session, initial, schemas):
             if result is not None:
-                continue  # the twin's program answers it
+                continue  # the twin's program (or its schema) answers it
             entry = CassetteEntry(
                 key=situation_key(served.version, call.tool, call.arguments, before),
                 environment=served.name,
@@ -273,15 +280,19 @@ def _verified(
 
 
 def _answered(
-    plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]
+    plans: dict[str, dict[str, Any]],
+    sessions: list[list[RecordedCall]],
+    initial: dict[str, Any],
+    schemas: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, int]:
-    """By tool, how many recorded calls its program answers (rather than declines) in the replay."""
+    """By tool, how many recorded calls its program (or its served schema) answers rather than declines in
+    the replay."""
     if not plans:
         return {}
     program = compile_program(program_text(plans), "<twin programs>", list(plans))
     counts: dict[str, int] = {}
     for session in sessions:
-        for _, _, call, result in _replay(program, plans, session, initial):
+        for _, _, call, result in _replay(program, plans, session, initial, schemas):
             if result is not None:
                 counts[call.tool] = counts.get(call.tool, 0) + 1
     return counts
@@ -295,8 +306,9 @@ def _starlark_misses(
 ) -> dict[str, str]:
     program = compile_program(program_text(plans), "<twin programs>", list(plans))
     misses: dict[str, str] = {}
+    schemas = _served_schemas(list(environment.tools), sessions)
     for session in sessions:
-        for _, _, call, result in _replay(program, plans, session, initial):
+        for _, _, call, result in _replay(program, plans, session, initial, schemas):
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
@@ -309,15 +321,23 @@ def _starlark_misses(
 
 
 def _replay(
-    program: Any, plans: dict[str, Any], session: list[RecordedCall], initial: dict[str, Any]
+    program: Any,
+    plans: dict[str, Any],
+    session: list[RecordedCall],
+    initial: dict[str, Any],
+    schemas: dict[str, dict[str, Any]] | None = None,
 ) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
     """Each call of `session` with the state before and after it, and the program's answer (None: no plan,
-    or its program declined the call)."""
+    or its program declined the call; an error where the tool's served schema, of `schemas`, refuses its
+    arguments, as the twin does before its program runs)."""
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
     for sequence, call in enumerate(session):
         if call.tool not in plans:
             steps.append((state, state, call, None))
+            continue
+        if schemas is not None and call.tool in schemas and refuses(schemas[call.tool], call.arguments):
+            steps.append((state, state, call, (f"invalid arguments for {call.tool}", True)))
             continue
         context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
         try:

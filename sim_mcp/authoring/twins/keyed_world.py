@@ -9,13 +9,18 @@ learner searches a small language of operations on that world, pruned by the rec
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
 the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
-**Keys.** A string argument whose value the answers name is a key, and so is an integer one. When a tool
+**Keys.** A string argument whose value the answers name is a key, and so is an integer one; so is an
+argument whose value names a key another tool stored before most of the calls that give it, though no
+answer writes it (a delete's `id` answered "Task deleted successfully", `_keyed`). When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
 folder, or an absolute path), a string key is read as a path relative to that root, as a server with a
 working folder resolves it (`name` is `{tmp}/name`; `.`, `..`, doubled and trailing `/` folded). The
 world (`_twin.keys`) maps each stored key to the tool that stored it, its other arguments, the record an
 answer showed for it (`rec`), when it was first stored (`n`) and its row's number (`at`); the root is in
-it from the start, and `_twin.fresh` is the largest integer id seen, so that the next made-up id is one more.
+it from the start, and `_twin.fresh` is the largest integer id made up so far, so that the next made-up id is
+one more; an entry under an id the server made up is marked `made`, so that the next id may also be one past
+the largest of those stored now (a server that numbers a record max(id) + 1: deleting the newest frees its
+id). An id a call gave (an agent's mistaken `id: 99`) moves neither.
 A key may be named by two string arguments together, a namespace and a name in it (a project and a file): a
 plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
 `first+second`, which every placeholder, condition and effect names as it names one argument; storing under
@@ -34,32 +39,40 @@ sorted (`["list", pred, order, sep]`; a joined key as its second part: a project
 those records written as text, a line (or
 block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
 a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
-a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`); the next
-id counted under a prefix (`["next", "task-"]`: one past the largest seen under it, `_twin.counters`); a
-length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size", array, field]`,
-`["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number may be such a
-number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,
+a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`, or
+`["fresh", "stored"]` one past the largest made-up id stored now; only for a tool whose effect keeps what it
+made up); the next id counted under a prefix (`["next", "task-"]`: one past the largest seen under it,
+`_twin.counters`); a length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size",
+array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number
+may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,
 "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its place as
-`["index"]`, the second template where the key an item names is stored). A JSON value may also be the
-record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every stored
-record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may be
-the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an
-order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order":
-order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's length;
-one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past the
-newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`). A string argument
-that reads as an arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value
-written in a number dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server
-does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at;
-`["arith", op, names, "python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). Each
-recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
-there, longest first, written as placeholders); a template belongs to every call it renders exactly.
+`["index"]`, the second template where the key an item names is stored). A JSON field may be a field stored
+under the key an argument names, any JSON value, or the server's default where the record has none
+(`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without
+it), and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A
+JSON value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
+{...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON
+list of objects may be the stored records a predicate picks (every one, or the one an argument names, `["is",
+name]`), in an order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred,
+"order": order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's
+length; one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past
+the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
+A string argument that reads as an arithmetic expression in most of its calls is evaluated (`["expr", name,
+config]`, its value written in a number dialect, Python's or JavaScript's, with `^` read as a power or not and the
+names the server does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name
+it stopped at; `["arith", op, names, "python"]` the call's numbers as Python computes and writes them (`2.0 + 3`
+is `5.0`). Each recorded answer, in the world its session had reached, gives templates (the texts those
+placeholders write there, longest first, written as placeholders); a template belongs to every call it renders
+exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a
 joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
-name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`); keep
+the call's arguments under the id a text answer announces (`keep_id`: "Task created successfully with ID:
+3", its one whole number no argument gave); give a stored record's fields anew (`merge`: an update, which
+stores nothing under a missing key). Which effect
 each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
 rules of all tools answer most recorded calls, until none changes.
 
@@ -67,7 +80,9 @@ rules of all tools answer most recorded calls, until none changes.
 given; a required argument absent (a server that does not check its input answers such a call too); an
 argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
-root; for a tool whose answers name no key, nothing stored or something stored; an expression argument's
+root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
+(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
+tool whose answers name no key, nothing stored or something stored; an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error).
 
@@ -76,9 +91,13 @@ session had reached: the rule (template, condition) that answers most of the cal
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
 next, among the calls left. A success is built from the call or the world, or is a constant only where
 nothing is stored or the call lacks a required argument (a recorded listing or file content is never
-answered as a constant); a tool that only reads stores nothing. A rule whose template writes nothing for a
-call (a number or key it reads is missing there, a listing of no records) hands the call on to the next rule,
-as the twin does: only the calls it writes an answer for bear on it.
+answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
+least ("Task deleted successfully"); a made-up time alone builds nothing (a recorded listing with its
+records' creation times is a constant); a tool that only reads stores nothing. An error for arguments the
+twin's served schema refuses (a required one missing, a value outside an enum) is answered by that schema
+before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
+writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
+call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
 """
 
 from __future__ import annotations
@@ -91,6 +110,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import jsonschema
+
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.library import TwinLibrary
@@ -101,7 +122,17 @@ from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.state.values import strings_in
 
-__all__ = ["ROOT_BY", "GuardInference", "as_set", "infer_guards", "initial_keys", "run_guard", "unordered", "view"]
+__all__ = [
+    "ROOT_BY",
+    "GuardInference",
+    "as_set",
+    "infer_guards",
+    "initial_keys",
+    "refuses",
+    "run_guard",
+    "unordered",
+    "view",
+]
 
 # Who "stored" the root: it is in the world from the start.
 ROOT_BY = "_root"
@@ -149,6 +180,9 @@ _LEAF_NUMBERS = frozenset(
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
 _ROW_FIT = (9, 10)
+# A whole number in a text, as `library.twin_made_number` reads one: not part of a word, a counted id or a
+# decimal.
+_ANNOUNCED = re.compile(r"(?<![0-9A-Za-z._-])([0-9]{1,9})(?![0-9A-Za-z_]|\.[0-9])")
 # An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`.
 _COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_])([0-9]{1,9})(?![0-9A-Za-z])")
 
@@ -212,6 +246,10 @@ class _Tool:
     spec: ToolSpec
     calls: list[RecordedCall]
     effects: list[list[Any] | None] = field(default_factory=list)
+    # Arguments whose values name keys the world holds though no answer writes them (`_keyed`).
+    keyed: list[str] = field(default_factory=list)
+    # Its recorded errors that the twin's served schema answers (by place among `calls`), once found.
+    invalid: frozenset[int] | None = None
 
 
 @dataclass
@@ -284,7 +322,7 @@ class _Learner:
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            found = self.templates(tool, worlds)
+            found = self.templates(tool, worlds, effects.get(name))
             rules, count = self.cover(tool, worlds, found, effects.get(name), stores)
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
@@ -297,11 +335,15 @@ class _Learner:
         self.cache[key] = outcome
         return outcome
 
-    def templates(self, tool: _Tool, worlds: dict[int, dict[str, Any]]) -> dict[str, tuple[Any, bool]]:
-        """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error."""
+    def templates(
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None = None
+    ) -> dict[str, tuple[Any, bool]]:
+        """Candidate templates of a tool's answers (by their JSON text), each with whether it is an error.
+        The next made-up id is one only for a tool whose `effect` keeps a record under the id it makes up."""
         calls = [call for call in tool.calls if call.rpc_error is None]
         names, numbers = self.names(tool.spec), _numbers(tool.spec)
         payload = {
+            "fresh": effect is not None and effect[0] in ("keep", "keep_id"),
             "root": self.root,
             "names": names,
             "numbers": numbers,
@@ -323,6 +365,7 @@ class _Learner:
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         rows = self.rows(tool, calls, worlds)
         evaluated = self.expressions(tool).pieces
+        shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
         for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
             # An expression's value after the call's other pieces: a text both write is read as theirs.
             pieces = _usable(more["pieces"] + drawn["pieces"] + evaluated.get(id(call), [])) + listed
@@ -335,7 +378,7 @@ class _Learner:
                     name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
                     for name, per_item in more["items"].items()
                 }
-                whole["defaults"] = _defaults(more["entries"], self.tools)
+                whole["defaults"] = _defaults(more["entries"], self.tools, shown)
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
             for reading in picked[1:]:
@@ -418,14 +461,21 @@ class _Learner:
         single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
         # A pair whose two arguments the answers name is asked about as one key (a file of a project stored or not).
         joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every}
-        named = sorted({name for name in every if "/*" not in name} | single | joined)
+        named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
+        atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = frozenset(range(len(usable)))
         # Calls the server refused with a JSON-RPC error: no template renders them; an error may meet them (an
         # error agrees with an error), a success never.
         refused = frozenset(i for i, c in enumerate(usable) if c.rpc_error is not None)
+        # Errors for arguments the twin's schema refuses (a required one missing, a value outside an enum): the
+        # twin answers them so before any rule runs, so no rule need meet them, and a success may cover them.
+        if tool.invalid is None:
+            schema = _served_schema(tool.spec, usable)
+            tool.invalid = frozenset(i for i, c in enumerate(usable) if c.is_error and refuses(schema, c.arguments))
+        invalid = tool.invalid - refused
         holding = [(atom, frozenset(i for i in everyone if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
         holding = [(atom, hit) for atom, hit in holding if hit]
         conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in holding]
@@ -448,11 +498,11 @@ class _Learner:
             key: frozenset(i for i in everyone if table[i]["renders"][t] is not None)
             for t, (key, _) in enumerate(entries)
         }
-        remaining = everyone - refused
+        remaining = everyone - refused - invalid
         rules: list[dict[str, Any]] = []
         covered = 0
         while remaining:
-            best: tuple[tuple[int, int, int, int, int], dict[str, Any], frozenset[int]] | None = None
+            best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], frozenset[int]] | None = None
             for key, (template, error) in found.items():
                 fit = fits[key] & remaining
                 if not fit:
@@ -468,11 +518,18 @@ class _Learner:
                         continue
                     if len(hits) < _SUPPORT and when[0][0] == "always":
                         continue
-                    if not error and not _placeholders(template) and not any(a[0] in _BARE for a in when):
+                    bare = any(a[0] in _BARE for a in when)
+                    if (
+                        not error
+                        and not _placeholders(_unmade(template))
+                        and not bare
+                        and not _acknowledges(template, when, hits)
+                    ):
                         # A guard never answers a success it cannot build from the call or the world: a recorded
                         # constant success (a listing, a file's bytes) depends on more than it knows, unless
                         # nothing is stored at all, nothing under the key the call names (a "not found" that a
-                        # server answers as a success), or the call lacks what the answer would be built from.
+                        # server answers as a success), or the call lacks what the answer would be built from;
+                        # or it only acknowledges what the call did to the record its key names.
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
                     # world (whether anything is stored: recordings often show one side only), then the
@@ -480,7 +537,10 @@ class _Learner:
                     # declined, not answered), then one that asks about the world.
                     asks = any(atom[0] in _WORLD_ATOMS for atom in when)
                     coarse = any(atom[0] in ("empty", "nonempty") for atom in when)
-                    score = (len(hits), -len(when), -int(coarse), -len(hit), int(asks))
+                    # A record's field asked about only where it answers more: a status that recorded calls
+                    # happen to share is no reason to decline a record of another.
+                    lifecycle = any(atom[0] == "stored_is" for atom in when)
+                    score = (len(hits), -len(when), -int(coarse), -int(lifecycle), -len(hit), int(asks))
                     if best is None or score > best[0]:
                         rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                         if not error:
@@ -491,7 +551,7 @@ class _Learner:
             rules.append(best[1])
             covered += len(best[2])
             remaining = remaining - best[2]
-        return rules, covered
+        return rules, covered + len(invalid) if rules else 0
 
     def bounded(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], bounds: list[list[Any]]
@@ -551,6 +611,22 @@ def _infer(
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
     best = learner.evaluate(choice)
+    # Arguments whose values name keys that the effects chosen so far store, though no answer writes them (a
+    # delete's `id` answered "Task deleted successfully"): keys too, asked about, dropped or stored under.
+    # Found in the worlds where nothing is dropped: which tool drops what is for the ascent to find.
+    storing = {
+        name: e if e is not None and e[0] in ("keep", "keep_id", "put", "put_new", "put_each") else None
+        for name, e in choice.items()
+    }
+    worlds = learner.worlds(storing)
+    keyed = {name: _keyed(tool, worlds, learner.root) for name, tool in known.items()}
+    if any(keyed.values()):
+        for name, tool in known.items():
+            tool.keyed = keyed[name]
+            if tool.keyed and tool.effects:
+                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+        learner.cache.clear()
+        best = learner.evaluate(choice)
     for _ in range(_EFFECT_ROUNDS):
         changed = False
         for name, tool in known.items():
@@ -595,6 +671,60 @@ def _pair_candidates(
         # (`projectName`, `fileName`; `collection`, `id`).
         found.update(itertools.combinations(names, 2))
     return tuple(sorted(found))
+
+
+def _served_schema(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]:
+    """The input schema the twin serves (`build._as_served`): an argument the captured schema requires but
+    that a recorded success left out is not required."""
+    required = tool.input_schema.get("required")
+    if not isinstance(required, list):
+        return tool.input_schema
+    left_out = {name for c in calls if not c.is_error for name in required if name not in c.arguments}
+    return (
+        {**tool.input_schema, "required": [name for name in required if name not in left_out]}
+        if left_out
+        else tool.input_schema
+    )
+
+
+def refuses(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
+    """Whether a served input schema refuses a call's arguments (as given: without `view`'s items), as the
+    twin does before its rules run."""
+    given = {name: value for name, value in arguments.items() if "/" not in name}
+    try:
+        validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
+        return not validator.is_valid(given)
+    except (jsonschema.exceptions.SchemaError, ValueError, TypeError):
+        return False  # a schema the engine cannot use refuses nothing here
+
+
+def _types(schema: Any) -> set[str]:
+    """The JSON types a property's schema names: one (`"integer"`) or a list of them (`["string", "null"]`)."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, str):
+        return {kind}
+    return {item for item in kind if isinstance(item, str)} if isinstance(kind, list) else set()
+
+
+def _keyed(tool: _Tool, worlds: dict[int, dict[str, Any]], root: str | None) -> list[str]:
+    """The integer arguments (and string ones, where keys are not paths under a root) whose value names a
+    stored key in the world before most of the tool's calls that give one (a number that names a record
+    now and then by chance, a `limit` of 5, is no key), two calls at least."""
+    found = []
+    for name, schema in (tool.spec.input_schema.get("properties") or {}).items():
+        kinds = _types(schema) | {
+            kind for option in schema.get("anyOf", []) if isinstance(option, dict) for kind in _types(option)
+        }
+        if "integer" not in kinds and ("string" not in kinds or root is not None):
+            continue
+        given = [(c, c.arguments[name]) for c in tool.calls if type(c.arguments.get(name)) in (int, str)]
+        held = sum(
+            (entry := worlds[id(c)]["keys"].get(str(value))) is not None and entry["by"] != ROOT_BY
+            for c, value in given
+        )
+        if held >= 2 and 2 * held >= len(given):
+            found.append(name)
+    return found
 
 
 def _root(sessions: list[list[RecordedCall]]) -> str | None:
@@ -704,8 +834,12 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if isinstance(value, dict):
         defaults = whole.get("defaults", {}) if whole is not None else {}
         drawn = {
-            name: defaults[name] | {"else": item}
-            if name in defaults and not isinstance(item, dict | list)
+            name: same
+            if (same := _same_named(name, item, pieces)) is not None
+            else _stored_field(defaults[name])
+            if name in defaults and "$shown" in defaults[name] and _same(item, defaults[name]["$shown"])
+            else defaults[name] | {"else": item}
+            if name in defaults and "$shown" not in defaults[name] and not isinstance(item, dict | list)
             else {"$fresh": True}
             if whole is not None
             and type(item) is int
@@ -721,6 +855,31 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
         return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
+
+
+def _acknowledges(template: Any, when: list[list[Any]], hits: frozenset[int]) -> bool:
+    """A constant success that only acknowledges a call on the record its key names ("Task deleted
+    successfully"): a line of text, under the condition that the key is stored, on two calls at least
+    (a record's content would differ between them)."""
+    template = _unmade(template)
+    one_line = isinstance(template, str) and not may_list(template)
+    return one_line and any(atom[0] == "present" for atom in when) and len(hits) >= _SUPPORT
+
+
+def _same_named(name: str, item: Any, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
+    """A JSON integer field named as the number argument whose value it shows (`"id": 1` of a call with
+    `id: 1`): that argument, even where it is 1 (a constant 1 would not be named so)."""
+    if type(item) is not int:
+        return None
+    return {"$number": ["num", name]} if (str(item), ["num", name]) in pieces else None
+
+
+def _stored_field(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"$stored": spec["$stored"], "else": spec["else"]}
+
+
+def _same(first: Any, second: Any) -> bool:
+    return json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
 
 
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
@@ -757,10 +916,14 @@ def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any
     return None
 
 
-def _defaults(entries: dict[str, Any], tools: dict[str, _Tool]) -> dict[str, dict[str, Any]]:
+def _defaults(
+    entries: dict[str, Any], tools: dict[str, _Tool], shown: dict[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
     """By field name: the stored field an answer's field of that name shows (`{"$stored": [key argument,
-    field]}`), for each argument of the storing tool that this entry was stored without; what the answer
-    shows there is the server's default."""
+    field]}`), for each argument of the storing tool that this entry was stored without (what the answer
+    shows there is the server's default); and for each field it was stored with, any JSON value (a list of
+    tags, a field an update gave), with the default `shown` (`_shown_defaults`) for records without it
+    and the value stored (`$shown`: the answer shows that field only where it shows this value)."""
     found: dict[str, dict[str, Any]] = {}
     for name, entry in entries.items():
         tool = tools.get(entry["by"])
@@ -768,7 +931,34 @@ def _defaults(entries: dict[str, Any], tools: dict[str, _Tool]) -> dict[str, dic
         for field_name in properties:
             if field_name not in entry["fields"] and field_name != name:
                 found.setdefault(field_name, {"$stored": [name, field_name]})
+        if shown is None:
+            continue
+        for field_name, value in entry.get("args", {}).items():
+            if field_name != name and "/" not in field_name:
+                spec = {"$stored": [name, field_name], "else": shown.get(field_name), "$shown": value}
+                found.setdefault(field_name, spec)
     return found
+
+
+def _shown_defaults(
+    calls: list[RecordedCall], entries: list[dict[str, Any]], tools: dict[str, _Tool]
+) -> dict[str, Any]:
+    """By field name, the value a tool's record answers show most often for a stored record without that
+    field (an argument of the storing tool, or a field another call stored): the server's default."""
+    seen: dict[str, Counter[str]] = {}
+    stored = {name for found in entries for entry in found.values() for name in entry["fields"]}
+    for call, found in zip(calls, entries, strict=True):
+        if call.is_error or not isinstance(call.value, dict):
+            continue
+        for name, entry in found.items():
+            tool = tools.get(entry["by"])
+            properties = tool.spec.input_schema.get("properties") or {} if tool is not None else {}
+            for field_name, value in call.value.items():
+                if field_name in entry["fields"] or field_name == name or isinstance(value, dict):
+                    continue
+                if field_name in properties or field_name in stored:
+                    seen.setdefault(field_name, Counter())[json.dumps(value, sort_keys=True)] += 1
+    return {name: json.loads(count.most_common(1)[0][0]) for name, count in seen.items()}
 
 
 def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str, Any]) -> dict[str, Any] | None:
@@ -910,6 +1100,21 @@ def _unordered_in(template: Any) -> list[str]:
     return found
 
 
+def _unmade(template: Any) -> Any:
+    """`template` with the values a server makes up written as their recorded text: a success whose only
+    placeholders are those (a listing with its records' creation times) is as constant as any other."""
+    if isinstance(template, dict) and "$parts" in template:
+        parts = [part[2] if part[0] == "made_up" and part[1] == "date" else part for part in template["$parts"]]
+        if all(isinstance(part, str) for part in parts):
+            return "".join(parts)
+        return {"$parts": parts}
+    if isinstance(template, dict):
+        return {name: _unmade(item) for name, item in template.items()}
+    if isinstance(template, list):
+        return [_unmade(item) for item in template]
+    return template
+
+
 def _placeholders(template: Any) -> bool:
     text = json.dumps(template)
     return "$parts" in text or any(f'"{marker}"' in text for marker in _WHOLE)
@@ -940,13 +1145,16 @@ def _effects(
     little); drop the keys a predicate picks; nothing."""
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
     joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
-    named = sorted(name for name in every if "/*" not in name)
+    named = sorted({name for name in every if "/*" not in name} | set(tool.keyed))
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
     each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
     options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
+    if _announces_ids(tool):
+        options.append(["keep_id"])
     options += [["put_each", array, item or None] for array, item in each]
     options += [[kind, name] for name in joined for kind in ("put", "put_new")]
     options += [["put", name] for name in named]
+    options += [["merge", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
@@ -956,6 +1164,22 @@ def _effects(
     if read_intent(tool.spec.name).action is Action.DELETE:
         return [*drops, *options, None]
     return [*options, *drops, None]
+
+
+def _announces_ids(tool: _Tool) -> bool:
+    """Whether a tool's text successes announce ids it made up ("Task created successfully with ID: 3"):
+    each shows at most one whole number that no argument gave (`library.twin_made_number`), and they show
+    more than one such number."""
+    shown: set[int] = set()
+    for call in tool.calls:
+        if not _succeeded(call) or not isinstance(call.value, str):
+            continue
+        given = {value for value in call.arguments.values() if type(value) is int}
+        found = {int(text) for text in _ANNOUNCED.findall(call.value)} - given
+        if len(found) > 1:
+            return False
+        shown |= found
+    return len(shown) > 1
 
 
 def _record_keys(tool: _Tool) -> list[str]:
@@ -1003,6 +1227,22 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
             yield ["parent_present", name, by]
         if root is not None:
             yield ["outside", name]
+
+
+def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:
+    """What a stored record's field may be asked for (`["stored_is", key, field, value]`): each value of an
+    enumerated argument of a tool that stores (a status, a priority), and its absence (None), so that a
+    record's lifecycle can tell answers apart ("completed_at" shown once its status is "completed")."""
+    found: list[list[Any]] = []
+    for name in stores:
+        tool = tools.get(name)
+        for field_name, schema in (tool.spec.input_schema.get("properties") or {}).items() if tool else []:
+            options = [schema, *schema.get("anyOf", [])] if isinstance(schema, dict) else []
+            values = [v for option in options if isinstance(option, dict) for v in option.get("enum", [])]
+            for value in [None, *values]:
+                if [field_name, value] not in found and isinstance(value, str | None):
+                    found.append([field_name, value])
+    return found
 
 
 def _longer(name: str, group: list[RecordedCall], others: list[RecordedCall]) -> list[Any] | None:

@@ -285,6 +285,9 @@ def twin_holds(atom, root, keys, args):
         return key not in keys
     if kind == "present":
         return key in keys and (atom[2] == None or keys[key]["by"] == atom[2])
+    if kind == "stored_is":
+        # ["stored_is", name, field, value]: the record under the key holds that value (None: not given).
+        return key in keys and keys[key].get("args", {}).get(atom[2]) == atom[3]
     parent = twin_parent(root, key)
     if kind == "parent_missing":
         return parent != None and parent not in keys
@@ -324,7 +327,7 @@ def twin_part(part, root, keys, args, twin):
     if kind == "lines":
         return twin_lines(part, root, keys, args)
     if kind == "fresh":
-        return str(twin.get("fresh", 0) + 1)
+        return str(twin_fresh(part[1] if len(part) > 1 else None, keys, twin))
     if kind == "made_up":
         return twin_made_up(part, keys, args, twin)
     if kind == "next":
@@ -447,6 +450,39 @@ def twin_made_up(part, keys, args, twin):
         text = text[:-1] + "7"
     return text
 
+def twin_fresh(kind, keys, twin):
+    # The next id a server makes up: one past the largest it made up so far (a counter that never goes
+    # back), or ("stored") one past the largest made-up id stored now (a server that numbers a new record
+    # max(id) + 1 over the records it holds: deleting the newest frees its id). An id a call gave (an
+    # agent's mistaken `id: 99`) moves neither.
+    if kind == "stored":
+        made = [int(k) for k, entry in keys.items() if entry.get("made") and k.isdigit()]
+        return max(made + [0]) + 1
+    return twin.get("fresh", 0) + 1
+
+def twin_made_number(answer, args):
+    # The id a text answer announces ("Task created successfully with ID: 3"): its one whole number that
+    # no argument of the call gave, or None where it shows none or several.
+    if type(answer) != "string":
+        return None
+    given = [v for v in args.values() if type(v) == "int"]
+    found = []
+    digits = ""
+    for at in range(len(answer) + 1):
+        char = answer[at] if at < len(answer) else " "
+        if char.isdigit():
+            digits += char
+            continue
+        start = at - len(digits)
+        decimal = char == "." and at + 1 < len(answer) and answer[at + 1].isdigit()
+        whole = digits and len(digits) < 10 and not char.isalpha() and char != "_" and not decimal
+        if whole and start > 0 and (answer[start - 1].isalpha() or answer[start - 1] in "._-"):
+            whole = False
+        if whole and int(digits) not in given and int(digits) not in found:
+            found.append(int(digits))
+        digits = ""
+    return found[0] if len(found) == 1 else None
+
 def twin_plain(rendered):
     return rendered["$text"] if type(rendered) == "dict" and "$text" in rendered else rendered
 
@@ -478,7 +514,7 @@ def twin_render(template, root, keys, args, twin = {}):
         found = twin_row_keys(template["$count"], root, keys, args)
         return len(found) if found else None
     if type(template) == "dict" and "$fresh" in template:
-        return twin.get("fresh", 0) + 1
+        return twin_fresh(template["$fresh"], keys, twin)
     if type(template) == "dict" and "$each" in template:
         return twin_render_each(template, root, keys, args, twin)
     if type(template) == "dict" and "$stored" in template:
@@ -561,6 +597,8 @@ def twin_apply_each(effect, tool, root, keys, args, twin):
 def twin_store(keys, key, entry, twin):
     # An entry stored under a key: when it was first stored (`n`, kept when stored again) and its row
     # number (`at`, one past the highest among the other keys, as a table that replaces a row numbers it).
+    if key in keys and keys[key].get("made"):
+        entry["made"] = True  # the id stays one the server made up, whatever is stored under it again
     if key in keys and "n" in keys[key]:
         entry["n"] = keys[key]["n"]
     else:
@@ -586,6 +624,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         entry = {"by": tool, "args": {name: v for name, v in args.items() if name != effect[1]}}
         if kind == "keep":
             entry["rec"] = answer
+            if type(value) == "int" and value not in args.values():
+                entry["made"] = True
             if type(value) == "int" and value > twin.get("fresh", 0):
                 twin["fresh"] = value
         space = key.split(TWIN_PAIR, 1)[0]
@@ -594,6 +634,26 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             # its names are dropped.
             twin_store(keys, space, {"by": tool, "args": {}}, twin)
         twin_store(keys, key, entry, twin)
+    elif kind == "keep_id":
+        # The call's arguments kept under the id its text answer announces (made up by the server).
+        value = twin_made_number(answer, args)
+        if value == None:
+            return
+        if value > twin.get("fresh", 0):
+            twin["fresh"] = value
+        stored = {name: v for name, v in args.items() if "/" not in name}
+        twin_store(keys, str(value), {"by": tool, "args": stored, "made": True}, twin)
+    elif kind == "merge":
+        # A stored record's fields given anew (an update): its other fields, and when it was stored, stay;
+        # a key nothing stored stays missing (a server's "not found").
+        key = twin_key(root, args.get(effect[1]))
+        if key == None or key not in keys or keys[key]["by"] == "_root":
+            return
+        entry = dict(keys[key])
+        merged = dict(entry.get("args", {}))
+        merged.update({name: v for name, v in args.items() if name != effect[1] and "/" not in name})
+        entry["args"] = merged
+        keys[key] = entry
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
         target = twin_resolve(root, args.get(effect[2]))
@@ -1054,6 +1114,8 @@ def twin_bridge_pieces(state, args):
         searches = twin_contains_preds([n for n in args["names"] if type(call.get(n)) == "string"], keys)
         for pred in args["preds"] + searches:
             numbers.append(["count", pred])
+        # The next made-up id, as a counter and as one past the largest stored (`twin_fresh`).
+        numbers += [["fresh"], ["fresh", "stored"]]
         # After the plainer readings: a text two of them write is taken as the first (the 4 of 2 + 2 is a sum).
         for first in given:
             numbers += [["root", first], ["negation", first], ["absolute", first]]
@@ -1151,10 +1213,11 @@ def twin_bridge_items(state, args):
                 # Its place first: of the numbers an item shows, the likeliest to be meant.
                 items[name].append({"pieces": [[str(index), ["index"]]] + found, "present": present})
         entries = {}
-        for name in args["names"]:
+        for name in args["names"] + args["numbers"]:
             entry = twin_entry(args["root"], twin["keys"], call, name)
             if entry != None:
-                entries[name] = {"by": entry["by"], "fields": sorted(entry.get("args", {}).keys())}
+                stored = entry.get("args", {})
+                entries[name] = {"by": entry["by"], "fields": sorted(stored.keys()), "args": stored}
         out.append({"pieces": pieces, "items": items, "entries": entries})
     return out
 
