@@ -33,7 +33,7 @@ from sim_mcp.engine.cache import situation_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key
 from sim_mcp.engine.contract import Outcome
 from sim_mcp.errors import ConfigError
-from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
+from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_handed_on, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Environment, ToolSpec
@@ -316,22 +316,35 @@ def _replay(
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
     for sequence, call in enumerate(session):
-        if call.tool not in plans:
-            steps.append((state, state, call, None))
-            continue
         context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
+        if call.tool not in plans:
+            after = _shown(program, state, call, context)
+            steps.append((state, after, call, None))
+            state = after
+            continue
         try:
             outcome = run_tool(program, call.tool, state, call.arguments, context, Limits(), handing_on=True)
         except RulesError as e:
             steps.append((state, state, call, (f"twin: {e}", True)))
             continue
         if outcome.declined is not None:  # handed on: the replay of the recordings answers it when served
-            steps.append((state, state, call, None))
+            after = _shown(program, state, call, context)
+            steps.append((state, after, call, None))
+            state = after
             continue
         after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
         steps.append((state, after, call, (outcome.result, outcome.is_error)))
         state = after
     return steps
+
+
+def _shown(program: Any, state: Any, call: RecordedCall, context: CallContext) -> Any:
+    """The state after a handed-on call, as the served twin has it: its recorded success shown to the
+    program's `sim_mcp_handed_on` (the ids it made up counted), as the simulator does with the backend's."""
+    if call.is_error or call.rpc_error is not None:
+        return state
+    patch = run_handed_on(program, state, call.tool, call.arguments, call.value, context, Limits())
+    return apply_patch(state, patch) if patch else state
 
 
 async def _ask_model(

@@ -28,7 +28,8 @@ order they were stored or sorted (`["list", pred, order, sep]`); those records w
 block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
 a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
 a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`); the next
-id counted under a prefix (`["next", "task-"]`: one past the largest seen under it, `_twin.counters`); a
+id counted under a prefix (`["next", "task-"]`: one past the largest seen under it, `_twin.counters`, in the
+twin's answers and in those of the calls it handed on, `sim_mcp_handed_on`); a
 length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size", array, field]`,
 `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number may be such a
 number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,

@@ -11,6 +11,7 @@ from typing import Any
 
 from sim_mcp.rules import CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
+from sim_mcp.rules.program import HANDED_ON
 
 __all__ = ["LIBRARY", "SECTION", "TwinLibrary", "program_text", "starlark_literal"]
 
@@ -1187,7 +1188,8 @@ class TwinLibrary:
 
 
 def program_text(plans: dict[str, dict[str, Any]]) -> str:
-    """The library and one function per tool of `plans`, each calling it with its plan."""
+    """The library and one function per tool of `plans`, each calling it with its plan; and, where the plans
+    count ids under prefixes, `sim_mcp_handed_on`, which counts those a handed-on call's answer shows."""
     parts = [SECTION, LIBRARY.strip(), ""]
     for tool, plan in sorted(plans.items()):
         literal = starlark_literal(plan)
@@ -1195,6 +1197,16 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
             f"# --- compiled: {tool} ---",
             f"def {function_name(tool)}(state, args):",
             f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
+            "",
+        ]
+    prefixes = sorted({prefix for plan in plans.values() for prefix in plan.get("counters") or []})
+    if prefixes:
+        # A call handed on (to the replay, the model) may make up ids under these prefixes too: the twin's
+        # next id must be past them (`twin_next`), so the answer's ids are counted as its own answers' are.
+        parts += [
+            "# --- ids a handed-on call's answer shows ---",
+            f"def {HANDED_ON}(state, call):",
+            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}))',
             "",
         ]
     return "\n".join(parts) + "\n"
