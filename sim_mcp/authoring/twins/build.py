@@ -26,7 +26,7 @@ from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
 from sim_mcp.authoring.twins.infer import infer_plans
 from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, unordered
-from sim_mcp.authoring.twins.library import program_text
+from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
@@ -262,14 +262,37 @@ def _verified(
     when all kept plans replay every session."""
     plans = dict(plans)
     reasons = dict(reasons)
+    library = TwinLibrary()
     while plans:
         misses = _starlark_misses(environment, plans, sessions, initial)
         if not misses:
             break
-        for tool, miss in misses.items():
-            reasons[tool] = f"its program ({plans[tool]['family']}) in the rules runtime missed {miss}"
+        for tool, (miss, state, arguments) in misses.items():
+            plan = plans[tool]
+            rule = _answering_rule(library, plan, tool, state, arguments) if plan["family"] == "guard" else None
+            if rule is not None and len(plan["rules"]) > 1:
+                # Only the guard's rule that answered the call wrongly goes: its other rules each stand on the
+                # calls they answer, which the next round checks again in the world the twin then reaches (a
+                # call that rule answered falls to a later rule, or is handed on).
+                plans[tool] = {**plan, "rules": [kept for at, kept in enumerate(plan["rules"]) if at != rule]}
+                reasons[tool] = f"a rule of its program in the rules runtime missed {miss}, and was left out"
+                continue
+            reasons[tool] = f"its program ({plan['family']}) in the rules runtime missed {miss}"
             del plans[tool]
     return plans, reasons
+
+
+def _answering_rule(
+    library: TwinLibrary, plan: dict[str, Any], tool: str, state: Any, arguments: dict[str, Any]
+) -> int | None:
+    """Which rule of a guard plan answers a call in `state` (the first that holds and writes an answer)."""
+    for at in range(len(plan["rules"])):
+        answer, _ = library.guard(
+            {**plan, "rules": plan["rules"][: at + 1]}, tool, json.loads(json.dumps(state)), arguments
+        )
+        if answer is not None:
+            return at
+    return None
 
 
 def _answered(
@@ -292,11 +315,13 @@ def _starlark_misses(
     plans: dict[str, dict[str, Any]],
     sessions: list[list[RecordedCall]],
     initial: dict[str, Any],
-) -> dict[str, str]:
+) -> dict[str, tuple[str, Any, dict[str, Any]]]:
     program = compile_program(program_text(plans), "<twin programs>", list(plans))
-    misses: dict[str, str] = {}
+    """By tool, the first recorded call its program answers wrongly: where and how, the state before it, and
+    its arguments."""
+    misses: dict[str, tuple[str, Any, dict[str, Any]]] = {}
     for session in sessions:
-        for _, _, call, result in _replay(program, plans, session, initial):
+        for before, _, call, result in _replay(program, plans, session, initial):
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
@@ -304,7 +329,7 @@ def _starlark_misses(
             expected, value = as_set(call.value, listed), as_set(value, listed)
             verdict = compare_answers(Answer(expected, call.is_error), Answer(value, is_error))
             if not verdict.agree:
-                misses[call.tool] = f"{call.where}: {verdict.kind}: {verdict.detail}"
+                misses[call.tool] = (f"{call.where}: {verdict.kind}: {verdict.detail}", before, call.arguments)
     return misses
 
 
