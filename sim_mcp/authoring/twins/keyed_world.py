@@ -48,8 +48,12 @@ there, longest first, written as placeholders); a template belongs to every call
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
-name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`). Which effect
-each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`);
+keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
+its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
+`keep` as `["and", keep, keep_children]`); change some fields of a stored record, the call's other arguments
+replacing them, the tool that changed it last its storer (`merge`: `present` then tells a task marked done
+from one approved). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
 rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
@@ -823,9 +827,21 @@ def _effects(tool: _Tool, found: dict[str, tuple[Any, bool]]) -> list[list[Any] 
     named = sorted(name for name in every if "/*" not in name)
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
     each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
-    options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
+    kept = _record_keys(tool)
+    children = _children(tool)
+    # A record whose answer lists records nested in it (a request's tasks, each with an id made up): kept with
+    # each child under its id, its parent's key beside its fields; or the children alone, under the key an
+    # argument names (tasks added to a request).
+    options: list[list[Any] | None] = [
+        ["and", ["keep", field], ["keep_children", listed, key, field]] for field in kept for listed, key in children
+    ]
+    options += [["keep", field] for field in kept]
+    parents = [name for name in _strings(tool.spec) if "/" not in name]
+    options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
     options += [["put", name] for name in named]
+    # A stored record some of whose fields the call changes (a task marked done, renamed).
+    options += [["merge", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in named]
     drops += [["drop_each", array, item or None] for array, item in each]
@@ -855,6 +871,28 @@ def _record_keys(tool: _Tool) -> list[str]:
         if given or made_up:
             found.append(name)
     return found
+
+
+def _children(tool: _Tool) -> list[tuple[str, str]]:
+    """Lists of records nested in the objects a tool answers, as (field of the list, field of each record's
+    id): in every success that has it, a list of objects each with an id the server made up (counted under a
+    prefix, never given by the call)."""
+    answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
+    found: dict[tuple[str, str], bool] = {}
+    for value, args in answers:
+        if not isinstance(value, dict):
+            continue
+        given = set(strings_in(args))
+        for listed, items in value.items():
+            if not isinstance(items, list) or not items or not all(isinstance(item, dict) for item in items):
+                continue
+            for key in set.intersection(*(set(item) for item in items)):
+                made_up = all(
+                    isinstance(item[key], str) and _COUNTED.fullmatch(item[key]) and item[key] not in given
+                    for item in items
+                )
+                found[(listed, key)] = found.get((listed, key), True) and made_up
+    return sorted(pair for pair, made_up in found.items() if made_up)
 
 
 def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]) -> Iterator[list[Any]]:

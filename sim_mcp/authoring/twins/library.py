@@ -550,6 +550,46 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             keys.pop(k)
     elif kind in ("put_each", "drop_each"):
         twin_apply_each(effect, tool, root, keys, args, twin)
+    elif kind == "and":
+        for each in effect[1:]:
+            twin_apply(each, tool, root, keys, args, answer, twin)
+    elif kind == "keep_children":
+        twin_keep_children(effect, tool, root, keys, args, answer, twin)
+    elif kind == "merge":
+        twin_merge(effect, tool, root, keys, args, twin)
+
+def twin_keep_children(effect, tool, root, keys, args, answer, twin):
+    # Records nested in a record: each object of the answer's list `effect[1]` kept under its made-up id
+    # (its field `effect[2]`), its other fields as what is stored, and beside them the key of its parent
+    # (`effect[3]`: the answer's field of that name, else the argument), under that name. A child is read,
+    # changed and listed as any stored record; its parent's key is one of its fields.
+    listed = answer.get(effect[1]) if type(answer) == "dict" else None
+    if type(listed) != "list":
+        return
+    parent = answer.get(effect[3]) if effect[3] in answer else args.get(effect[3])
+    for item in listed:
+        key = twin_key(root, item.get(effect[2])) if type(item) == "dict" else None
+        if key == None:
+            continue
+        stored = {name: v for name, v in item.items() if name != effect[2]}
+        if parent != None:
+            stored[effect[3]] = parent
+        twin_store(keys, key, {"by": tool, "args": stored, "rec": item}, twin)
+
+def twin_merge(effect, tool, root, keys, args, twin):
+    # A stored record changed by a call: the call's other arguments replace those fields, the rest stay; the
+    # tool that changed it last is who stored it (`present` asks about that: done, then approved).
+    key = twin_key(root, args.get(effect[1]))
+    if key == None or key not in keys:
+        return
+    stored = dict(keys[key].get("args", {}))
+    for name, value in args.items():
+        if name != effect[1] and "/" not in name:
+            stored[name] = value
+    entry = {"by": tool, "args": stored}
+    if "rec" in keys[key]:
+        entry["rec"] = keys[key]["rec"]
+    twin_store(keys, key, entry, twin)
 
 # The numbers a placeholder may compute from the call's number arguments, as JavaScript computes them on
 # doubles (`a / b`, `a % b`, `a ** b`, `Math.sqrt(a)`, `-a`, `Math.abs(a)`), written as `String(x)` writes them.
