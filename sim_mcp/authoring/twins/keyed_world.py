@@ -53,8 +53,8 @@ keep the records nested in it (a list of objects each with an id the server made
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); change some fields of a stored record, the call's other arguments
 replacing them, the tool that changed it last its storer (`merge`: `present` then tells a task marked done
-from one approved). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
-rules of all tools answer most recorded calls, until none changes.
+from one approved). Which effect each tool has is found by coordinate ascent over the tools: each in turn
+takes the effect under which the rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
