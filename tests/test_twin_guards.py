@@ -177,10 +177,13 @@ async def served_twin_answers(folder: Path) -> None:
         assert many.is_error  # two items: no rule of the recordings holds, and none was recorded
 
 
-def test_a_guard_a_recorded_session_contradicts_is_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_guards_rule_a_recorded_session_contradicts_is_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # put_note's success and its refusal happen in calls alike in every condition a guard knows, so it gets no
     # rule and the twin never stores "alpha"; get_note's rule ("missing -> the error"), learned in the world
-    # the recordings show, would then answer the recorded read of "alpha" wrongly in the replay: dropped.
+    # the recordings show, would then answer the recorded read of "alpha" wrongly in the replay: that rule is
+    # dropped, and only it (its rule "present -> the stored text" no recorded call contradicts).
     sessions: list[list[tuple[str, dict[str, Any], str, bool]]] = [
         [
             ("list_roots", {}, ROOTS, False),
@@ -196,9 +199,12 @@ def test_a_guard_a_recorded_session_contradicts_is_dropped(tmp_path: Path, capsy
     folder = write_recordings(tmp_path / "notes", sessions)
     report, _ = compile_twin(folder, capsys)
     assert report["tools"]["put_note"]["status"] == "llm"
-    assert report["tools"]["get_note"]["status"] == "llm"
-    assert "its program (guard) in the rules runtime missed" in report["tools"]["get_note"]["reason"]
-    assert "twin_guard" not in (folder / "spec.rules.star").read_text().split("# --- compiled")[-1]
+    get_note = report["tools"]["get_note"]
+    assert get_note["status"] == "guarded"
+    assert "a rule of its program in the rules runtime missed" in get_note["reason"]
+    assert [rule["when"] for rule in get_note["plan"]["rules"]] == [[["present", "path", None]]]
+    program = (folder / "spec.rules.star").read_text().split("# --- compiled")
+    assert not any("ENOENT" in function for function in program[1:])  # the error rule is in no function
 
 
 def test_run_guard_declines_rather_than_guessing() -> None:

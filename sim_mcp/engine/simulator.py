@@ -26,7 +26,18 @@ from sim_mcp.engine.faults import NO_FAULT, FaultDecision, active, combined_faul
 from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
 from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
-from sim_mcp.rules import CallContext, Limits, Program, RulesCatalog, RulesChecks, RulesError, RulesVerdict, run_tool
+from sim_mcp.rules import (
+    CallContext,
+    Limits,
+    Program,
+    RulesCatalog,
+    RulesChecks,
+    RulesError,
+    RulesVerdict,
+    run_handed_on,
+    run_tool,
+)
+from sim_mcp.rules.program import HANDED_ON
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem
@@ -214,6 +225,7 @@ class Simulator:
             answered = await self._answer(request, tool)
             if declined is not None:
                 answered = _handed_on(answered, program, tool, declined)
+            answered = self._shown_to_rules(request, tool, answered)
             by_rules = False
         latency_ms = (time.perf_counter() - started) * 1000
         kind, outcome, new_world = _settle(answered, fault, request.state)
@@ -358,6 +370,29 @@ class Simulator:
         if isinstance(checked, Applied):
             return _Answer(candidate, checked.state, TokenUsage(), [])
         return _Answer(None, request.state, TokenUsage(), [f"the rules program's answer is unusable: {checked.reason}"])
+
+    def _shown_to_rules(self, request: SimulationRequest, tool: Tool, answered: _Answer) -> _Answer:
+        """The backend's success for a call no rules function answered, shown to the environment's program when
+        it asks for that (`sim_mcp_handed_on`), with what that changes in the state: a twin's next made-up id
+        must not repeat one the backend's answer showed."""
+        outcome = answered.outcome
+        if outcome is None or outcome.is_error or not self.engine.run_rules:
+            return answered
+        program = next(iter(self._compiled(tool.environment)[1].values()), None)
+        if program is None or not program.has(HANDED_ON):
+            return answered
+        context = CallContext.of(program.clock, seed=request.seed, sequence=request.sequence, tool=tool.name)
+        try:
+            patch = run_handed_on(
+                program, answered.state, tool.name, request.arguments, outcome.result, context, Limits.of(self.engine)
+            )
+        except RulesError as e:
+            logger.warning("%s: the rules program's sim_mcp_handed_on failed: %s", tool.name, e)
+            return answered
+        if not patch:
+            return answered
+        shown = outcome.model_copy(update={"state_patch": [*(outcome.state_patch or []), *patch]})
+        return replace(answered, outcome=shown, state=apply_patch(answered.state, patch))
 
     async def commit_events(self, record: SessionRecord, events: Sequence[Event]) -> SessionRecord:
         """Append events that are no tool calls (the conversation with the simulated user) to a session, as

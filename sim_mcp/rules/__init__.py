@@ -12,7 +12,7 @@ from sim_mcp.rules.catalog import RulesCatalog, RulesChecks, RulesVerdict, compi
 from sim_mcp.rules.examples import example_problem
 from sim_mcp.rules.helpers import CallContext
 from sim_mcp.rules.program import Program, compile_program, function_name
-from sim_mcp.rules.runtime import Limits, RuleOutcome, run_tool
+from sim_mcp.rules.runtime import Limits, RuleOutcome, run_handed_on, run_tool
 from sim_mcp.rules.single import clock_of, tool_program
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "compile_rules",
     "example_problem",
     "function_name",
+    "run_handed_on",
     "run_tool",
     "tool_program",
 ]

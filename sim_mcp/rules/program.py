@@ -26,6 +26,11 @@ from sim_mcp.rules.helpers import (
 )
 
 ENTRY = "sim_mcp_call"
+# A program may define this function, `sim_mcp_handed_on(state, call)`: run after a call that the program
+# did not answer (its tool's function declined it, or the tool has none) was answered by the backend, with
+# `call` = {"tool", "arguments", "result"} of that success, so that the program's state sees what the answer
+# showed (an id the server made up, which the program's own next id must not repeat). Called as a tool.
+HANDED_ON = "sim_mcp_handed_on"
 _DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
 _LOCATION = re.compile(r"-->\s*(?P<file>[^\n]*?):(?P<line>\d+):\d+")
 _MESSAGE = re.compile(r"^error:\s*(?P<message>.+)$", re.MULTILINE)
@@ -90,6 +95,8 @@ def compile_program(text: str, source: str, tools: Iterable[str]) -> Program:
     """Parse and evaluate `text` (a program for the tools named `tools`); raises `RulesError` with the line."""
     defined = {match.group(1): text.count("\n", 0, match.start()) + 1 for match in _DEF.finditer(text)}
     functions = {tool: defined[function_name(tool)] for tool in tools if function_name(tool) in defined}
+    if HANDED_ON in defined:
+        functions[HANDED_ON] = defined[HANDED_ON]
     clock = _clock(text, source)
     slot = ContextSlot()
     module = starlark.Module()

@@ -9,7 +9,9 @@ A function may also decline a call (`return decline("why")`): it does not answer
 answering does (the simulator hands it to its backend: replay, then the model or the offline engine).
 Whatever the function changed before declining is dropped. Only a caller that has a next way to hand
 the call to asks for that (`handing_on=True`); to any other (a model's program for one call, a check
-against recordings) a declined call is a `RulesError`, never a silent empty answer.
+against recordings) a declined call is a `RulesError`, never a silent empty answer. A program that defines
+`sim_mcp_handed_on` (`program.HANDED_ON`) is shown the backend's success for such a call (`run_handed_on`),
+so that what it keeps in the state (the ids a server made up) does not miss what the backend answered.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import starlark
 
 from sim_mcp.errors import RulesError
 from sim_mcp.rules.helpers import CallContext
-from sim_mcp.rules.program import ENTRY, Program, located_error
+from sim_mcp.rules.program import ENTRY, HANDED_ON, Program, located_error
 from sim_mcp.state.patch import diff_patch
 from sim_mcp.state.values import json_bytes, pointer
 
@@ -117,6 +119,24 @@ def run_tool(
         finally:
             program.slot.current = None
     return _outcome(program, tool, state, answer, limits, handing_on)
+
+
+def run_handed_on(
+    program: Program,
+    state: Any,
+    tool: str,
+    arguments: dict[str, Any],
+    result: Any,
+    context: CallContext,
+    limits: Limits,
+) -> list[dict[str, Any]]:
+    """The patch `sim_mcp_handed_on` makes to `state` after the backend answered a call of `tool` that the
+    program did not (`result`, a success); none where the program has no such function."""
+    if not program.has(HANDED_ON):
+        return []
+    call = {"tool": tool, "arguments": arguments, "result": result}
+    outcome = run_tool(program, HANDED_ON, state, call, context, limits)
+    return [] if outcome.is_error else outcome.state_patch
 
 
 def _outcome(program: Program, tool: str, state: Any, answer: Any, limits: Limits, handing_on: bool) -> RuleOutcome:

@@ -26,14 +26,14 @@ from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
 from sim_mcp.authoring.twins.infer import infer_plans
 from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, refuses, unordered
-from sim_mcp.authoring.twins.library import program_text
+from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key
 from sim_mcp.engine.contract import Outcome
 from sim_mcp.errors import ConfigError
-from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_tool
+from sim_mcp.rules import CallContext, Limits, RulesError, compile_program, run_handed_on, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Environment, ToolSpec
@@ -269,14 +269,37 @@ def _verified(
     when all kept plans replay every session."""
     plans = dict(plans)
     reasons = dict(reasons)
+    library = TwinLibrary()
     while plans:
         misses = _starlark_misses(environment, plans, sessions, initial)
         if not misses:
             break
-        for tool, miss in misses.items():
-            reasons[tool] = f"its program ({plans[tool]['family']}) in the rules runtime missed {miss}"
+        for tool, (miss, state, arguments) in misses.items():
+            plan = plans[tool]
+            rule = _answering_rule(library, plan, tool, state, arguments) if plan["family"] == "guard" else None
+            if rule is not None and len(plan["rules"]) > 1:
+                # Only the guard's rule that answered the call wrongly goes: its other rules each stand on the
+                # calls they answer, which the next round checks again in the world the twin then reaches (a
+                # call that rule answered falls to a later rule, or is handed on).
+                plans[tool] = {**plan, "rules": [kept for at, kept in enumerate(plan["rules"]) if at != rule]}
+                reasons[tool] = f"a rule of its program in the rules runtime missed {miss}, and was left out"
+                continue
+            reasons[tool] = f"its program ({plan['family']}) in the rules runtime missed {miss}"
             del plans[tool]
     return plans, reasons
+
+
+def _answering_rule(
+    library: TwinLibrary, plan: dict[str, Any], tool: str, state: Any, arguments: dict[str, Any]
+) -> int | None:
+    """Which rule of a guard plan answers a call in `state` (the first that holds and writes an answer)."""
+    for at in range(len(plan["rules"])):
+        answer, _ = library.guard(
+            {**plan, "rules": plan["rules"][: at + 1]}, tool, json.loads(json.dumps(state)), arguments
+        )
+        if answer is not None:
+            return at
+    return None
 
 
 def _answered(
@@ -303,12 +326,14 @@ def _starlark_misses(
     plans: dict[str, dict[str, Any]],
     sessions: list[list[RecordedCall]],
     initial: dict[str, Any],
-) -> dict[str, str]:
+) -> dict[str, tuple[str, Any, dict[str, Any]]]:
     program = compile_program(program_text(plans), "<twin programs>", list(plans))
-    misses: dict[str, str] = {}
+    """By tool, the first recorded call its program answers wrongly: where and how, the state before it, and
+    its arguments."""
+    misses: dict[str, tuple[str, Any, dict[str, Any]]] = {}
     schemas = _served_schemas(list(environment.tools), sessions)
     for session in sessions:
-        for _, _, call, result in _replay(program, plans, session, initial, schemas):
+        for before, _, call, result in _replay(program, plans, session, initial, schemas):
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
@@ -316,7 +341,7 @@ def _starlark_misses(
             expected, value = as_set(call.value, listed), as_set(value, listed)
             verdict = compare_answers(Answer(expected, call.is_error), Answer(value, is_error))
             if not verdict.agree:
-                misses[call.tool] = f"{call.where}: {verdict.kind}: {verdict.detail}"
+                misses[call.tool] = (f"{call.where}: {verdict.kind}: {verdict.detail}", before, call.arguments)
     return misses
 
 
@@ -333,25 +358,38 @@ def _replay(
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
     for sequence, call in enumerate(session):
+        context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
         if call.tool not in plans:
-            steps.append((state, state, call, None))
+            after = _shown(program, state, call, context)
+            steps.append((state, after, call, None))
+            state = after
             continue
         if schemas is not None and call.tool in schemas and refuses(schemas[call.tool], call.arguments):
             steps.append((state, state, call, (f"invalid arguments for {call.tool}", True)))
             continue
-        context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
         try:
             outcome = run_tool(program, call.tool, state, call.arguments, context, Limits(), handing_on=True)
         except RulesError as e:
             steps.append((state, state, call, (f"twin: {e}", True)))
             continue
         if outcome.declined is not None:  # handed on: the replay of the recordings answers it when served
-            steps.append((state, state, call, None))
+            after = _shown(program, state, call, context)
+            steps.append((state, after, call, None))
+            state = after
             continue
         after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
         steps.append((state, after, call, (outcome.result, outcome.is_error)))
         state = after
     return steps
+
+
+def _shown(program: Any, state: Any, call: RecordedCall, context: CallContext) -> Any:
+    """The state after a handed-on call, as the served twin has it: its recorded success shown to the
+    program's `sim_mcp_handed_on` (the ids it made up counted), as the simulator does with the backend's."""
+    if call.is_error or call.rpc_error is not None:
+        return state
+    patch = run_handed_on(program, state, call.tool, call.arguments, call.value, context, Limits())
+    return apply_patch(state, patch) if patch else state
 
 
 async def _ask_model(

@@ -27,54 +27,55 @@ plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as
 it stores the namespace too (listed by `all`, missing or present as one argument's key). Pairs are tried
 only where one argument explains too little (`infer_guards`).
 
-**Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as
-given (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root,
-negation or absolute value, or the sum, difference, product, quotient, remainder or power of two), as
-JavaScript computes it on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a
-double exactly), written whatever its length where it stands whole in the text; a value stored under the key
-an argument names (`["stored", name, field]`: get after set); how many stored keys a predicate picks
-(`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
-argument names, `["in", name]`) and those keys joined by a separator, in the order they were stored or
-sorted (`["list", pred, order, sep]`; a joined key as its second part: a project's files, not its project);
-those records written as text, a line (or
-block) each from a template of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`:
-a markdown table, a bullet list), a predicate also picking the records with an argument inside their key or
-a field (`contains`) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`, or
-`["fresh", "stored"]` one past the largest made-up id stored now; only for a tool whose effect keeps what it
-made up); the next id counted under a prefix (`["next", "task-"]`: one past the largest seen under it,
-`_twin.counters`); a length from the call (`["size", name]`, `["total_size", array, field]`, `["mean_size",
-array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A JSON number
-may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument (`{"$each": array,
-"item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its place as
-`["index"]`, the second template where the key an item names is stored). A JSON field may be a field stored
-under the key an argument names, any JSON value, or the server's default where the record has none
-(`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without
-it), and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A
-JSON value may also be the record stored under a key with some fields given anew (`{"$record": name, "set":
-{...}}`), every stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON
-list of objects may be the stored records a predicate picks (every one, or the one an argument names, `["is",
-name]`), in an order (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred,
-"order": order, "item": {name: spec}}`: a field, with the value shown where the record has none; a field's
-length; one value, made-up ones compared by form); `$at`, a record's number as a server numbers rows (one past
-the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
-A string argument that reads as an arithmetic expression in most of its calls is evaluated (`["expr", name,
-config]`, its value written in a number dialect, Python's or JavaScript's, with `^` read as a power or not and the
-names the server does not know, all learned: `expression.py`); `["expr_name", name, config]` is the unknown name
-it stopped at; `["arith", op, names, "python"]` the call's numbers as Python computes and writes them (`2.0 + 3`
-is `5.0`). Each recorded answer, in the world its session had reached, gives templates (the texts those
-placeholders write there, longest first, written as placeholders); a template belongs to every call it renders
-exactly.
+**Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as given
+(`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root, negation or
+absolute value, or the sum, difference, product, quotient, remainder or power of two), as JavaScript computes it
+on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a double exactly), written
+whatever its length where it stands whole in the text; a value stored under the key an argument names (`["stored",
+name, field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those starting
+with an argument, or those joined under the namespace an argument names, `["in", name]`) and those keys joined by
+a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
+part: a project's files, not its project); those records written as text, a line (or block) each from a template
+of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
+a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
+newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
+id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
+"task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
+it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `["total_size", array, field]`,
+`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A
+JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
+(`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
+place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
+stored under the key an argument names, any JSON value, or the server's default where the record has none
+(`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without it),
+and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A JSON value
+may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every
+stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may
+be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
+(also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
+{name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
+compared by form); `$at`, a record's number as a server numbers rows (one past the newest other), is a field too;
+and a number beside it how many records it lists (`{"$count": pred}`). A string argument that reads as an
+arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value written in a number
+dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server does not know, all
+learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at; `["arith", op, names,
+"python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). Each recorded answer, in
+the world its session had reached, gives templates (the texts those placeholders write there, longest first,
+written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a
 joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
-name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`); keep
-the call's arguments under the id a text answer announces (`keep_id`: "Task created successfully with ID:
-3", its one whole number no argument gave); give a stored record's fields anew (`merge`: an update, which
-stores nothing under a missing key). Which effect
-each tool has is found by coordinate ascent over the tools: each in turn takes the effect under which the
-rules of all tools answer most recorded calls, until none changes.
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`);
+keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
+its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
+`keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
+(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave); give a stored
+record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
+(`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
+one approved). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
+the effect under which the rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
@@ -1148,12 +1149,23 @@ def _effects(
     named = sorted({name for name in every if "/*" not in name} | set(tool.keyed))
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
     each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
-    options: list[list[Any] | None] = [["keep", field] for field in _record_keys(tool)]
+    kept = _record_keys(tool)
+    children = _children(tool)
+    # A record whose answer lists records nested in it (a request's tasks, each with an id made up): kept with
+    # each child under its id, its parent's key beside its fields; or the children alone, under the key an
+    # argument names (tasks added to a request).
+    options: list[list[Any] | None] = [
+        ["and", ["keep", field], ["keep_children", listed, key, field]] for field in kept for listed, key in children
+    ]
+    options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
+    parents = [name for name in _strings(tool.spec) if "/" not in name]
+    options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
     options += [[kind, name] for name in joined for kind in ("put", "put_new")]
     options += [["put", name] for name in named]
+    # A stored record some of whose fields the call changes (a task marked done, renamed).
     options += [["merge", name] for name in named]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
@@ -1200,6 +1212,28 @@ def _record_keys(tool: _Tool) -> list[str]:
         if given or made_up:
             found.append(name)
     return found
+
+
+def _children(tool: _Tool) -> list[tuple[str, str]]:
+    """Lists of records nested in the objects a tool answers, as (field of the list, field of each record's
+    id): in every success that has it, a list of objects each with an id the server made up (counted under a
+    prefix, never given by the call)."""
+    answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
+    found: dict[tuple[str, str], bool] = {}
+    for value, args in answers:
+        if not isinstance(value, dict):
+            continue
+        given = set(strings_in(args))
+        for listed, items in value.items():
+            if not isinstance(items, list) or not items or not all(isinstance(item, dict) for item in items):
+                continue
+            for key in set.intersection(*(set(item) for item in items)):
+                made_up = all(
+                    isinstance(item[key], str) and _COUNTED.fullmatch(item[key]) and item[key] not in given
+                    for item in items
+                )
+                found[(listed, key)] = found.get((listed, key), True) and made_up
+    return sorted(pair for pair, made_up in found.items() if made_up)
 
 
 def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]) -> Iterator[list[Any]]:

@@ -12,6 +12,7 @@ from typing import Any
 from sim_mcp.authoring.twins import expression
 from sim_mcp.rules import CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
+from sim_mcp.rules.program import HANDED_ON
 
 __all__ = ["LIBRARY", "SECTION", "TwinLibrary", "program_text", "starlark_literal"]
 
@@ -644,16 +645,7 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         stored = {name: v for name, v in args.items() if "/" not in name}
         twin_store(keys, str(value), {"by": tool, "args": stored, "made": True}, twin)
     elif kind == "merge":
-        # A stored record's fields given anew (an update): its other fields, and when it was stored, stay;
-        # a key nothing stored stays missing (a server's "not found").
-        key = twin_key(root, args.get(effect[1]))
-        if key == None or key not in keys or keys[key]["by"] == "_root":
-            return
-        entry = dict(keys[key])
-        merged = dict(entry.get("args", {}))
-        merged.update({name: v for name, v in args.items() if name != effect[1] and "/" not in name})
-        entry["args"] = merged
-        keys[key] = entry
+        twin_merge(effect, tool, root, keys, args)
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
         target = twin_resolve(root, args.get(effect[2]))
@@ -672,6 +664,46 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             keys.pop(k)
     elif kind in ("put_each", "drop_each"):
         twin_apply_each(effect, tool, root, keys, args, twin)
+    elif kind == "and":
+        for each in effect[1:]:
+            twin_apply(each, tool, root, keys, args, answer, twin)
+    elif kind == "keep_children":
+        twin_keep_children(effect, tool, root, keys, args, answer, twin)
+
+def twin_keep_children(effect, tool, root, keys, args, answer, twin):
+    # Records nested in a record: each object of the answer's list `effect[1]` kept under its made-up id
+    # (its field `effect[2]`), its other fields as what is stored, and beside them the key of its parent
+    # (`effect[3]`: the answer's field of that name, else the argument), under that name. A child is read,
+    # changed and listed as any stored record; its parent's key is one of its fields.
+    listed = answer.get(effect[1]) if type(answer) == "dict" else None
+    if type(listed) != "list":
+        return
+    parent = answer.get(effect[3]) if effect[3] in answer else args.get(effect[3])
+    for item in listed:
+        key = twin_key(root, item.get(effect[2])) if type(item) == "dict" else None
+        if key == None:
+            continue
+        stored = {name: v for name, v in item.items() if name != effect[2]}
+        if parent != None:
+            stored[effect[3]] = parent
+        twin_store(keys, key, {"by": tool, "args": stored, "rec": item}, twin)
+
+def twin_merge(effect, tool, root, keys, args):
+    # A stored record changed by a call (an update): the call's other arguments replace those fields, the
+    # rest stay, and so do when it was stored, its row and whether its id was made up; the tool that changed
+    # it last is who stored it (`present` asks about that: done, then approved). A key nothing stored stays
+    # missing (a server's "not found").
+    key = twin_key(root, args.get(effect[1]))
+    if key == None or key not in keys or keys[key]["by"] == "_root":
+        return
+    entry = dict(keys[key])
+    stored = dict(entry.get("args", {}))
+    for name, value in args.items():
+        if name != effect[1] and "/" not in name:
+            stored[name] = value
+    entry["args"] = stored
+    entry["by"] = tool
+    keys[key] = entry
 
 # The numbers a placeholder may compute from the call's number arguments, as JavaScript computes them on
 # doubles (`a / b`, `a % b`, `a ** b`, `Math.sqrt(a)`, `-a`, `Math.abs(a)`), written as `String(x)` writes them.
@@ -1317,7 +1349,8 @@ class TwinLibrary:
 
 
 def program_text(plans: dict[str, dict[str, Any]]) -> str:
-    """The library and one function per tool of `plans`, each calling it with its plan."""
+    """The library and one function per tool of `plans`, each calling it with its plan; and, where the plans
+    count ids under prefixes, `sim_mcp_handed_on`, which counts those a handed-on call's answer shows."""
     parts = [SECTION, LIBRARY.strip(), ""]
     for tool, plan in sorted(plans.items()):
         literal = starlark_literal(plan)
@@ -1325,6 +1358,16 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
             f"# --- compiled: {tool} ---",
             f"def {function_name(tool)}(state, args):",
             f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
+            "",
+        ]
+    prefixes = sorted({prefix for plan in plans.values() for prefix in plan.get("counters") or []})
+    if prefixes:
+        # A call handed on (to the replay, the model) may make up ids under these prefixes too: the twin's
+        # next id must be past them (`twin_next`), so the answer's ids are counted as its own answers' are.
+        parts += [
+            "# --- ids a handed-on call's answer shows ---",
+            f"def {HANDED_ON}(state, call):",
+            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}))',
             "",
         ]
     return "\n".join(parts) + "\n"
