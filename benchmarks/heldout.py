@@ -126,7 +126,12 @@ def measure(name: str, folder: Path, args: argparse.Namespace) -> dict[str, Any]
     for part in ("spec.yaml", RECORDINGS_NAME):
         shutil.copy(trained / part, twin / part)
     launch = [sys.executable, "-c", _LAUNCH, "compile", str(twin / "spec.yaml"), "--from", str(twin)]
-    subprocess.run([*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*launch, "--report", str(report_file)], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    if not report_file.is_file():
+        # A compile that stops is a figure too: the server's row says so and the others are still measured.
+        return {"compile_failed": done.stderr.decode(errors="replace").strip().splitlines()[-1:]}
     build = json.loads(report_file.read_text())
     training = read_calls(trained / RECORDINGS_NAME).calls
     fixed = fixed_answers((call.tool, Answer(call.value, call.is_error)) for call in training)
@@ -202,6 +207,9 @@ def main() -> int:
         f"{args.calls} calls each, model-free"
     )
     for name, result in figures.items():
+        if "compile_failed" in result:
+            print(f"\n{name}: compile stopped: {' '.join(result['compile_failed'])}")
+            continue
         for label in ("as recorded", "renamed"):
             print_figures(f"{name}, {label}", result[label], result["built"])
     return 0

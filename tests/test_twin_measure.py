@@ -228,3 +228,13 @@ def test_a_twin_served_once_gives_each_checked_session_a_world_of_its_own(tmp_pa
     assert [step.a.value for run in runs[1].sessions for step in run.steps] == [
         step.a.value for run in runs[0].sessions for step in run.steps
     ]
+
+
+@pytest.mark.parametrize("text", ["Infinity", "-Infinity", "NaN", '{"result": NaN}'])
+def test_a_text_python_alone_reads_as_json_stays_text(text: str) -> None:
+    # A calculator's "Infinity" (9 / 0) is text, not a JSON number: read as Python's float it would reach
+    # the twin's Starlark, whose JSON has no such value, and stop compile.
+    from sim_mcp.state.compare import answer_value
+
+    assert answer_value({"content": [{"type": "text", "text": text}]}) == text
+    assert answer_value({"content": [{"type": "text", "text": "[1, 2.5]"}]}) == [1, 2.5]

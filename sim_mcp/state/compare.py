@@ -116,7 +116,13 @@ def answer_value(result: dict[str, Any] | None, rpc_error: dict[str, Any] | None
     ]
     text = "\n".join(texts)
     try:
-        parsed: Any = json.loads(text)
+        # `NaN` and `Infinity` are no JSON (RFC 8259), though Python reads them: a server's text "Infinity"
+        # (a calculator's 9 / 0) stays that text, which every JSON reader downstream can carry.
+        parsed: Any = json.loads(text, parse_constant=_not_json)
     except ValueError:
         parsed = text
     return parsed if not others else {"text": parsed, "other_content": others}
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is no JSON value")
