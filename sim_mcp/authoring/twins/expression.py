@@ -41,13 +41,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
-if TYPE_CHECKING:
-    from sim_mcp.authoring.twins.library import TwinLibrary
+
+class TwinLibrary(Protocol):
+    """What the learner's reading needs of `library.TwinLibrary` (which holds this module's Starlark), named
+    here so that the two modules do not import each other."""
+
+    def call(self, function: str, payload: dict[str, Any]) -> Any: ...
+
 
 __all__ = ["BRIDGE", "DIALECTS", "EXPRESSION", "Expressions", "read_expressions"]
 
