@@ -25,9 +25,10 @@ from sim_mcp.authoring.programs.transitions import Recording
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
 from sim_mcp.authoring.twins.infer import infer_plans
-from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, refuses, unordered
+from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, unordered
 from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
+from sim_mcp.authoring.twins.served import refuses, served_schema
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key
@@ -38,6 +39,7 @@ from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.formats import read_spec_file
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.specs.registry import with_rules_file
+from sim_mcp.specs.schema import CompiledSchema, compile_schema
 from sim_mcp.specs.writer import environment_yaml
 from sim_mcp.state.patch import apply_patch
 
@@ -137,7 +139,9 @@ async def build_twin(
     )
     _write(report.programs, text)
     _write(replay_path(spec_path), _replay_text(spec_path, plans, text, sessions, initial))
-    answered_calls = _answered(plans, sessions, initial, {tool.name: tool.input_schema for tool in tools})
+    answered_calls = _answered(
+        plans, sessions, initial, {tool.name: compile_schema(tool.input_schema) for tool in tools}
+    )
     for tool in environment.tools:
         count = sum(call.tool == tool.name for call in calls)
         if tool.name in plans and plans[tool.name]["family"] == "guard":
@@ -172,38 +176,22 @@ async def build_twin(
 
 
 def _as_served(tools: list[ToolSpec], calls: list[RecordedCall]) -> tuple[list[ToolSpec], dict[str, list[str]]]:
-    """The tools as the server serves them: an argument its schema requires but that recorded calls left out
-    and the server answered successfully is not required of the twin either, so the twin answers such a call
-    as the server did, rather than refusing it at the schema. (tools, the arguments relaxed by tool)."""
+    """The tools as the server serves them (`served.served_schema`): (tools, the arguments relaxed by tool)."""
     served: list[ToolSpec] = []
     relaxed: dict[str, list[str]] = {}
     for tool in tools:
-        required = tool.input_schema.get("required")
-        if not isinstance(required, list):
-            served.append(tool)
-            continue
-        left_out = sorted(
-            {
-                name
-                for call in calls
-                if call.tool == tool.name and not call.is_error
-                for name in required
-                if isinstance(name, str) and name not in call.arguments
-            }
-        )
-        if not left_out:
-            served.append(tool)
-            continue
-        relaxed[tool.name] = left_out
-        schema = {**tool.input_schema, "required": [name for name in required if name not in left_out]}
-        served.append(tool.model_copy(update={"input_schema": schema}))
+        schema, left_out = served_schema(tool, calls)
+        if left_out:
+            relaxed[tool.name] = left_out
+            tool = tool.model_copy(update={"input_schema": schema})
+        served.append(tool)
     return served, relaxed
 
 
-def _served_schemas(tools: list[ToolSpec], sessions: list[list[RecordedCall]]) -> dict[str, dict[str, Any]]:
-    """By tool, the input schema the twin serves (`_as_served`)."""
-    served, _ = _as_served(tools, [call for session in sessions for call in session])
-    return {tool.name: tool.input_schema for tool in served}
+def _served_schemas(tools: list[ToolSpec], sessions: list[list[RecordedCall]]) -> dict[str, CompiledSchema]:
+    """By tool, the input schema the twin serves, ready to check a call's arguments."""
+    calls = [call for session in sessions for call in session]
+    return {tool.name: compile_schema(served_schema(tool, calls)[0]) for tool in tools}
 
 
 def replay_path(spec_path: Path) -> Path:
@@ -227,7 +215,7 @@ def _replay_text(
     program = compile_program(text, "<twin programs>", list(plans))
     entries: list[CassetteEntry] = []
     seen: dict[str, tuple[set[str], set[str], CassetteEntry]] = {}  # call key -> worlds, answers, an entry
-    schemas = {tool.name: tool.input_schema for tool in served.tools}
+    schemas = {tool.name: compile_schema(tool.input_schema) for tool in served.tools}
     for session in sessions:
         for before, _, call, result in _replay(program, plans, session, initial, schemas):
             if result is not None:
@@ -306,7 +294,7 @@ def _answered(
     plans: dict[str, dict[str, Any]],
     sessions: list[list[RecordedCall]],
     initial: dict[str, Any],
-    schemas: dict[str, dict[str, Any]] | None = None,
+    schemas: dict[str, CompiledSchema] | None = None,
 ) -> dict[str, int]:
     """By tool, how many recorded calls its program (or its served schema) answers rather than declines in
     the replay."""
@@ -350,7 +338,7 @@ def _replay(
     plans: dict[str, Any],
     session: list[RecordedCall],
     initial: dict[str, Any],
-    schemas: dict[str, dict[str, Any]] | None = None,
+    schemas: dict[str, CompiledSchema] | None = None,
 ) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
     """Each call of `session` with the state before and after it, and the program's answer (None: no plan,
     or its program declined the call; an error where the tool's served schema, of `schemas`, refuses its

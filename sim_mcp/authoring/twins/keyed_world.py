@@ -111,16 +111,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import jsonschema
-
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.authoring.twins.served import refuses, served_schema
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
+from sim_mcp.specs.schema import compile_schema
 from sim_mcp.state.values import strings_in
 
 __all__ = [
@@ -474,7 +474,7 @@ class _Learner:
         # Errors for arguments the twin's schema refuses (a required one missing, a value outside an enum): the
         # twin answers them so before any rule runs, so no rule need meet them, and a success may cover them.
         if tool.invalid is None:
-            schema = _served_schema(tool.spec, usable)
+            schema = compile_schema(served_schema(tool.spec, usable)[0])
             tool.invalid = frozenset(i for i, c in enumerate(usable) if c.is_error and refuses(schema, c.arguments))
         invalid = tool.invalid - refused
         holding = [(atom, frozenset(i for i in everyone if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
@@ -672,31 +672,6 @@ def _pair_candidates(
         # (`projectName`, `fileName`; `collection`, `id`).
         found.update(itertools.combinations(names, 2))
     return tuple(sorted(found))
-
-
-def _served_schema(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]:
-    """The input schema the twin serves (`build._as_served`): an argument the captured schema requires but
-    that a recorded success left out is not required."""
-    required = tool.input_schema.get("required")
-    if not isinstance(required, list):
-        return tool.input_schema
-    left_out = {name for c in calls if not c.is_error for name in required if name not in c.arguments}
-    return (
-        {**tool.input_schema, "required": [name for name in required if name not in left_out]}
-        if left_out
-        else tool.input_schema
-    )
-
-
-def refuses(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
-    """Whether a served input schema refuses a call's arguments (as given: without `view`'s items), as the
-    twin does before its rules run."""
-    given = {name: value for name, value in arguments.items() if "/" not in name}
-    try:
-        validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
-        return not validator.is_valid(given)
-    except (jsonschema.exceptions.SchemaError, ValueError, TypeError):
-        return False  # a schema the engine cannot use refuses nothing here
 
 
 def _types(schema: Any) -> set[str]:
