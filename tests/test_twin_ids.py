@@ -248,3 +248,19 @@ def test_a_listing_whose_only_placeholders_are_made_up_times_is_no_rule_of_its_o
     assert plans["save"]["rules"][0]["effect"] == ["put", "key"]
     assert sorted(rule["answer"] for rule in plans["has"]["rules"]) == ["Stored: no", "Stored: yes"]
     assert "recent" not in plans
+
+
+def test_a_property_schema_that_is_no_object_is_read_as_naming_no_type() -> None:
+    # JSON Schema allows `true` for "anything": the search for arguments that name stored keys reads it as
+    # naming no type, so it neither stops the learner nor changes what the other arguments teach it.
+    loose = [
+        tool.model_copy(
+            update={
+                "input_schema": {**tool.input_schema, "properties": {**tool.input_schema["properties"], "note": True}}
+            }
+        )
+        for tool in TOOLS
+    ]
+    sessions = recorded(0, 24, NAMES)
+    names = [tool.name for tool in TOOLS]
+    assert infer_guards(loose, sessions, names).plans == infer_guards(TOOLS, sessions, names).plans

@@ -675,11 +675,20 @@ def _pair_candidates(
 
 
 def _types(schema: Any) -> set[str]:
-    """The JSON types a property's schema names: one (`"integer"`) or a list of them (`["string", "null"]`)."""
-    kind = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(kind, str):
-        return {kind}
-    return {item for item in kind if isinstance(item, str)} if isinstance(kind, list) else set()
+    """The JSON types a property's schema names: one (`"integer"`), a list of them (`["string", "null"]`), or
+    those of its `anyOf` options; none for a schema that is no object (`true`)."""
+    if not isinstance(schema, dict):
+        return set()
+    kind = schema.get("type")
+    kinds = (
+        {kind}
+        if isinstance(kind, str)
+        else {item for item in kind if isinstance(item, str)}
+        if isinstance(kind, list)
+        else set()
+    )
+    options = schema.get("anyOf")
+    return kinds.union(*(_types(option) for option in options)) if isinstance(options, list) else kinds
 
 
 def _keyed(tool: _Tool, worlds: dict[int, dict[str, Any]], root: str | None) -> list[str]:
@@ -688,9 +697,7 @@ def _keyed(tool: _Tool, worlds: dict[int, dict[str, Any]], root: str | None) -> 
     now and then by chance, a `limit` of 5, is no key), two calls at least."""
     found = []
     for name, schema in (tool.spec.input_schema.get("properties") or {}).items():
-        kinds = _types(schema) | {
-            kind for option in schema.get("anyOf", []) if isinstance(option, dict) for kind in _types(option)
-        }
+        kinds = _types(schema)
         if "integer" not in kinds and ("string" not in kinds or root is not None):
             continue
         given = [(c, c.arguments[name]) for c in tool.calls if type(c.arguments.get(name)) in (int, str)]
