@@ -27,6 +27,7 @@ from sim_mcp.engine.guards import missing_record
 from sim_mcp.engine.hooks import AfterCommit, CallKind, Commit
 from sim_mcp.errors import BackendError, SessionLimitExceeded, SpecError
 from sim_mcp.rules import (
+    HANDED_ON,
     CallContext,
     Limits,
     Program,
@@ -37,7 +38,6 @@ from sim_mcp.rules import (
     run_handed_on,
     run_tool,
 )
-from sim_mcp.rules.program import HANDED_ON
 from sim_mcp.specs.model import Environment
 from sim_mcp.specs.registry import Catalog, Tool
 from sim_mcp.specs.schema import value_problem

@@ -11,11 +11,12 @@ from sim_mcp.errors import RulesError
 from sim_mcp.rules.catalog import RulesCatalog, RulesChecks, RulesVerdict, compile_environment, compile_rules
 from sim_mcp.rules.examples import example_problem
 from sim_mcp.rules.helpers import CallContext
-from sim_mcp.rules.program import Program, compile_program, function_name
+from sim_mcp.rules.program import HANDED_ON, Program, compile_program, function_name
 from sim_mcp.rules.runtime import Limits, RuleOutcome, run_handed_on, run_tool
 from sim_mcp.rules.single import clock_of, tool_program
 
 __all__ = [
+    "HANDED_ON",
     "CallContext",
     "Limits",
     "Program",
