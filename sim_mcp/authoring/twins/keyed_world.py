@@ -67,7 +67,10 @@ written as placeholders); a template belongs to every call it renders exactly.
 joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
-name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`);
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`: one
+that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
+`task-c7e7c630` or a UUID, `_minted`; the twin keeps it under the id it made up itself, which twin-check and
+compile's replay send in place of the server's, `rename.IdMap`);
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
@@ -93,9 +96,10 @@ none of them wrongly, first (ties: fewer atoms, then the condition true of fewer
 next, among the calls left. A success is built from the call or the world, or is a constant only where
 nothing is stored or the call lacks a required argument (a recorded listing or file content is never
 answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
-least ("Task deleted successfully"); a made-up time alone builds nothing (a recorded listing with its
-records' creation times is a constant); a tool that only reads stores nothing. An error for arguments the
-twin's served schema refuses (a required one missing, a value outside an enum) is answered by that schema
+least ("Task deleted successfully"), or a JSON object of such lines and flags (`{"success": true}`); a
+made-up time alone builds nothing (a recorded listing with its records' creation times is a constant); a
+tool that only reads stores nothing. An error for arguments the twin's served schema refuses (a required one
+missing, a value outside an enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
