@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from sim_mcp.authoring.twins.infer import infer_plans
 from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, unordered
 from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
+from sim_mcp.authoring.twins.rename import IdMap
 from sim_mcp.authoring.twins.served import refuses, served_schema
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
@@ -342,10 +343,14 @@ def _replay(
 ) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
     """Each call of `session` with the state before and after it, and the program's answer (None: no plan,
     or its program declined the call; an error where the tool's served schema, of `schemas`, refuses its
-    arguments, as the twin does before its program runs)."""
+    arguments, as the twin does before its program runs). An id the twin made up in place of the one
+    recorded (a random `task-c7e7c630`, kept under its own) stands for it in the later calls that name it,
+    as twin-check sends them (`rename.IdMap`): each call is returned with the arguments the twin got."""
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
-    for sequence, call in enumerate(session):
+    made_up = IdMap()
+    for sequence, recorded in enumerate(session):
+        call = replace(recorded, arguments=made_up(recorded.arguments))
         context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=sequence, tool=call.tool)
         if call.tool not in plans:
             after = _shown(program, state, call, context)
@@ -366,6 +371,8 @@ def _replay(
             state = after
             continue
         after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
+        if not outcome.is_error:
+            made_up.learn(call.value, outcome.result)
         steps.append((state, after, call, (outcome.result, outcome.is_error)))
         state = after
     return steps

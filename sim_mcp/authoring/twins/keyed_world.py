@@ -67,7 +67,10 @@ written as placeholders); a template belongs to every call it renders exactly.
 joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
 key and the keys under it to another (`move`); drop a key (`drop`) or every key a predicate picks
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
-name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`);
+name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`: one
+that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
+`task-c7e7c630` or a UUID, `_minted`; the twin keeps it under the id it made up itself, which twin-check and
+compile's replay send in place of the server's, `rename.IdMap`);
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
@@ -93,9 +96,10 @@ none of them wrongly, first (ties: fewer atoms, then the condition true of fewer
 next, among the calls left. A success is built from the call or the world, or is a constant only where
 nothing is stored or the call lacks a required argument (a recorded listing or file content is never
 answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
-least ("Task deleted successfully"); a made-up time alone builds nothing (a recorded listing with its
-records' creation times is a constant); a tool that only reads stores nothing. An error for arguments the
-twin's served schema refuses (a required one missing, a value outside an enum) is answered by that schema
+least ("Task deleted successfully"), or a JSON object of such lines and flags (`{"success": true}`); a
+made-up time alone builds nothing (a recorded listing with its records' creation times is a constant); a
+tool that only reads stores nothing. An error for arguments the twin's served schema refuses (a required one
+missing, a value outside an enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
@@ -184,6 +188,10 @@ _ROW_FIT = (9, 10)
 # A whole number in a text, as `library.twin_made_number` reads one: not part of a word, a counted id or a
 # decimal.
 _ANNOUNCED = re.compile(r"(?<![0-9A-Za-z._-])([0-9]{1,9})(?![0-9A-Za-z_]|\.[0-9])")
+# An id a server makes up at random: a UUID or eight hex digits or more (all digits, by chance, for a short
+# one: `HEX_FORM` reads such a token as a number inside a text, but a key field that holds ids of this form
+# in every other answer is one), after an optional prefix of letters (`task-c7e7c630`).
+_MINTED = re.compile(rf"(?:[A-Za-z][A-Za-z_]*[-_:])?(?:{UUID_FORM}|[0-9a-f]{{8,}})", re.IGNORECASE)
 # An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`.
 _COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_])([0-9]{1,9})(?![0-9A-Za-z])")
 
@@ -843,10 +851,26 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
 def _acknowledges(template: Any, when: list[list[Any]], hits: frozenset[int]) -> bool:
     """A constant success that only acknowledges a call on the record its key names ("Task deleted
     successfully"): a line of text, under the condition that the key is stored, on two calls at least
-    (a record's content would differ between them)."""
+    (a record's content would differ between them); or a JSON object of such lines and flags
+    (`{"success": true}`, `_flags`)."""
     template = _unmade(template)
     one_line = isinstance(template, str) and not may_list(template)
-    return one_line and any(atom[0] == "present" for atom in when) and len(hits) >= _SUPPORT
+    return (one_line or _flags(template)) and any(atom[0] == "present" for atom in when) and len(hits) >= _SUPPORT
+
+
+def _flags(template: Any) -> bool:
+    """A JSON object that only says how a call went: its leaves booleans, nulls and one-line texts, also in
+    an object inside it (`{"success": true, "boundaries": {"story_completed": false}}`); no number or list,
+    which could count or list what is stored."""
+    if not isinstance(template, dict) or not template:
+        return False
+    return all(
+        item is None
+        or isinstance(item, bool)
+        or (isinstance(item, str) and not may_list(item))
+        or (isinstance(item, dict) and _flags(item))
+        for item in template.values()
+    )
 
 
 def _same_named(name: str, item: Any, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
@@ -1178,8 +1202,8 @@ def _announces_ids(tool: _Tool) -> bool:
 
 def _record_keys(tool: _Tool) -> list[str]:
     """Fields of the objects a tool answers that may key them: in every success, a string or integer that
-    is one of the call's arguments, or none of them (an id the server made up: an integer, or one counted
-    under a prefix)."""
+    is one of the call's arguments, or none of them (an id the server made up: an integer, one counted
+    under a prefix, or a random one, `_minted`)."""
     answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
     if not answers or not all(isinstance(value, dict) and value for value, _ in answers):
         return []
@@ -1191,9 +1215,18 @@ def _record_keys(tool: _Tool) -> list[str]:
         made_up = all(type(v) is int and v not in args.values() for v, args in values) or all(
             isinstance(v, str) and _COUNTED.fullmatch(v) and v not in args.values() for v, args in values
         )
-        if given or made_up:
+        if given or made_up or _minted(values):
             found.append(name)
     return found
+
+
+def _minted(values: list[tuple[Any, dict[str, Any]]]) -> bool:
+    """Whether a field's values are ids a server makes up at random (`task-c7e7c630`, a UUID): each a string
+    no argument gave, a token of random digits (`_MINTED`: hex, whose short form may happen to hold no letter,
+    or a UUID) after an optional prefix, and no two alike, on two answers at least (one value could be a
+    name that merely reads as hex)."""
+    texts = [v for v, args in values if isinstance(v, str) and v not in strings_in(args)]
+    return len(texts) == len(values) >= 2 and len(set(texts)) == len(texts) and all(map(_MINTED.fullmatch, texts))
 
 
 def _children(tool: _Tool) -> list[tuple[str, str]]:
