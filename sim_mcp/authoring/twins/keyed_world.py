@@ -113,6 +113,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
+from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -159,7 +160,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
-        *("expr", "arith"),
+        *("expr", "arith", "measure", "linear"),
     }
 )
 # What a listing of keys may be joined with.
@@ -177,6 +178,7 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
+    | {"measure"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -277,6 +279,7 @@ class _Learner:
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
         self.read: dict[str, Expressions] = {}
+        self.computed: dict[str, Functions] = {}
 
     def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
         """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
@@ -366,10 +369,13 @@ class _Learner:
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         rows = self.rows(tool, calls, worlds)
         evaluated = self.expressions(tool).pieces
+        computed = self.functions(tool).pieces
         shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
         for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
             # An expression's value after the call's other pieces: a text both write is read as theirs.
-            pieces = _usable(more["pieces"] + drawn["pieces"] + evaluated.get(id(call), [])) + listed
+            # A function's value after those: a text an argument or a number already writes is read as theirs.
+            mine = more["pieces"] + drawn["pieces"] + evaluated.get(id(call), []) + computed.get(id(call), [])
+            pieces = _usable(mine) + listed
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"], "rows": picked}
             if not call.is_error:
@@ -396,6 +402,15 @@ class _Learner:
         if name not in self.read:
             self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
         return self.read[name]
+
+    def functions(self, tool: _Tool) -> Functions:
+        """What functions of the tool's arguments its answers show (`functions.read_functions`), read once:
+        the world has no part in it."""
+        name = tool.spec.name
+        if name not in self.computed:
+            calls = [call for call in tool.calls if call.rpc_error is None]
+            self.computed[name] = read_functions(self.library, tool.spec, calls)
+        return self.computed[name]
 
     def rows(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> list[list[Any]]:
         """For each call, the JSON listings of stored records its answer may be (`_rows`): (predicate, order,
@@ -464,6 +479,7 @@ class _Learner:
         joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every}
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
+        atoms += self.functions(tool).atoms
         atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
@@ -773,6 +789,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     fields, and a number that is the next made-up id, written as those."""
     if whole is not None and isinstance(value, list) and (each := _each(value, whole.get("items", {}))) is not None:
         return each
+    if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
+        return line
     if type(value) is int and (number := _number_leaf(value, pieces)) is not None:
         return number
     if whole is not None and isinstance(value, list) and value:
@@ -985,6 +1003,14 @@ def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, A
     text = str(value)
     for written, part in pieces:
         if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+            return {"$number": part}
+    return None
+
+
+def _line_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
+    """A JSON number as the number a line converts (`functions`: a whole one or not)."""
+    for written, part in pieces:
+        if part[0] == "linear" and float(written) == value:
             return {"$number": part}
     return None
 
