@@ -193,3 +193,33 @@ def test_a_unit_converted_by_a_line_fitted_per_unit_pair() -> None:
         assert run_guard(plan, "convert", {}, arguments) == (json.loads(convert_server(arguments)[0]), False)
     # A pair never recorded has no line: the call is handed on, not answered by another pair's.
     assert run_guard(plan, "convert", {}, {"value": 1, "from": "ft", "to": "m"}) is None
+
+
+DISTANCE = tool("diff", {"text1": {"type": "string"}, "text2": {"type": "string"}}, ["text1", "text2"])
+
+
+def distance_server(arguments: dict[str, Any]) -> tuple[str, bool]:
+    first, second = arguments["text1"], arguments["text2"]
+    row = list(range(len(second) + 1))
+    for i, a in enumerate(first):
+        row = _next_row(row, i, a, second)
+    return json.dumps({"distance": row[-1], "text1Length": len(first), "text2Length": len(second)}), False
+
+
+def _next_row(row: list[int], i: int, a: str, second: str) -> list[int]:
+    out = [i + 1]
+    for j, b in enumerate(second):
+        out.append(min(row[j + 1] + 1, out[j] + 1, row[j] + (a != b)))
+    return out
+
+
+def test_the_edit_distance_of_two_texts() -> None:
+    pairs = [("kitten", "sitting"), ("ship on friday", "write the migration first"), ("naïve café", "naive cafe")]
+    calls = [{"text1": a, "text2": b} for a, b in pairs]
+    inference = infer_guards([DISTANCE], recorded(distance_server, "diff", calls), ["diff"])
+    assert inference.answered["diff"] == len(calls)
+    arguments = {"text1": "cache for ten minutes", "text2": "keep the old endpoint"}
+    assert run_guard(inference.plans["diff"], "diff", {}, arguments) == (
+        json.loads(distance_server(arguments)[0]),
+        False,
+    )

@@ -22,6 +22,8 @@ Placeholders:
 - `["measure", function, name]`: a number of string argument `name` (`TWIN_FN_MEASURE`): its length in code
   points (`chars`), UTF-16 units (`utf16`, JavaScript's length), UTF-8 bytes (`bytes`), its words (`words`,
   runs of non-space) and lines (`lines`, one more than its newlines);
+- `["distance", first, second]`: the Levenshtein distance of two string arguments (code points; their lengths'
+  product at most `TWIN_FN_CELLS`);
 - `["radix", name, base, to]`: argument `name` (digits, or a whole number) read in `base` and written in `to`,
   lower case; each base an integer argument's name or a number (2, 8, 10, 16).
 
@@ -59,6 +61,8 @@ TWIN_FN_DIGESTS = ("md5", "sha1", "sha256", "sha384", "sha512", "crc32")
 # The bases a number is tried in beside the call's integer arguments.
 TWIN_FN_BASES = (10, 16, 2, 8)
 TWIN_FN_LIMIT = 100000
+# The most cells of a distance's table (the product of the two lengths).
+TWIN_FN_CELLS = 40000
 TWIN_FN_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 TWIN_FN_ENTITIES = [["&amp;", "&"], ["&lt;", "<"], ["&gt;", ">"], ["&quot;", '"'], ["&#39;", "'"], ["&#x27;", "'"]]
 
@@ -88,6 +92,8 @@ def twin_fn_of(part, args):
         return twin_fn_linear(part, args)
     if kind == "radix":
         return twin_fn_radix(args.get(part[1]), twin_fn_base(part[2], args), twin_fn_base(part[3], args))
+    if kind == "distance":
+        return twin_fn_distance(args.get(part[1]), args.get(part[2]))
     if kind == "hmac":
         key, text = args.get(part[2]), args.get(part[3])
         if not twin_fn_text_ok(key) or not twin_fn_text_ok(text) or part[1] not in TWIN_FN_DIGESTS[:5]:
@@ -134,6 +140,20 @@ def twin_fn_linear(part, args):
 def twin_fn_floor(y):
     whole = int(y)
     return whole - 1 if y < whole else whole
+
+def twin_fn_distance(first, second):
+    # The Levenshtein distance of two texts (insertions, deletions, substitutions of code points), two rows
+    # at a time; bounded, as it takes the product of their lengths.
+    if type(first) != "string" or type(second) != "string" or len(first) * len(second) > TWIN_FN_CELLS:
+        return None
+    a, b = list(first.codepoints()), list(second.codepoints())
+    row = list(range(len(b) + 1))
+    for i in range(len(a)):
+        next = [i + 1]
+        for j in range(len(b)):
+            next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (0 if a[i] == b[j] else 1)))
+        row = next
+    return {"value": row[len(b)]}
 
 def twin_fn_text_ok(text):
     return type(text) == "string" and len(text) <= TWIN_FN_LIMIT
@@ -264,7 +284,11 @@ def twin_bridge_functions(state, args):
         for name in args["texts"]:
             if twin_fn_text_ok(call.get(name)):
                 parts += [["fn", f, name] for f in TWIN_FN_TEXT] + [["measure", f, name] for f in TWIN_FN_MEASURE]
-                parts += [["hmac", a, key, name] for a in TWIN_FN_DIGESTS[:5] for key in args["texts"] if key != name]
+                for other in args["texts"]:
+                    if other != name:
+                        parts += [["hmac", a, other, name] for a in TWIN_FN_DIGESTS[:5]]
+                        if name < other:
+                            parts.append(["distance", name, other])
         # The call's own bases first: a value they write is read as theirs, not as a fixed base's.
         bases = [n for n in args["numbers"] if twin_fn_base(n, call) != None] + list(TWIN_FN_BASES)
         for name in args["values"]:
@@ -343,7 +367,9 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
             result.pieces[id(call)] = pieces
     for at, piece in _linear(library, properties, calls).items():
         result.pieces.setdefault(at, []).append(piece)
-    if result.pieces or failures:
+    # An enumerated argument's value is asked only where a function's value or failure is shown: a length
+    # alone (a small number) is too often shown by chance to widen a tool's conditions for it.
+    if failures or any(part[0] != "measure" for pieces in result.pieces.values() for _, part in pieces):
         result.atoms = list(failures.values()) + _choices(properties)
     return result
 

@@ -59,7 +59,13 @@ and a number beside it how many records it lists (`{"$count": pred}`). A string 
 arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value written in a number
 dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server does not know, all
 learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at; `["arith", op, names,
-"python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). Each recorded answer, in
+"python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). A function of a string
+argument (`["fn", f, name]`: a digest, base64, a URL's or HTML's escapes, upper case; `["hmac", algorithm, key,
+name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, bytes, words, lines), the edit
+distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
+name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
+selector, table, digits]`: a unit pair) are searched as well, each kept for a call only where its answer shows
+the value (`functions.py`). Each recorded answer, in
 the world its session had reached, gives templates (the texts those placeholders write there, longest first,
 written as placeholders); a template belongs to every call it renders exactly.
 
@@ -85,7 +91,9 @@ root; the record under a key holding a value of an enumerated argument of a stor
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
 tool whose answers name no key, nothing stored or something stored; an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
-unknown name, a syntax error).
+unknown name, a syntax error); for a tool whose answers show a function's value, the function failing on
+the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
+value]`, None where it is not given: the algorithm a digest is asked by).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -160,7 +168,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
-        *("expr", "arith", "measure", "linear"),
+        *("expr", "arith", "measure", "linear", "distance"),
     }
 )
 # What a listing of keys may be joined with.
@@ -178,7 +186,7 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure"}
+    | {"measure", "distance"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
