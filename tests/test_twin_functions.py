@@ -168,20 +168,28 @@ def test_a_number_written_in_the_base_an_argument_names() -> None:
 
 CONVERT = tool(
     "convert",
-    {"value": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}},
+    {"value": {"type": "number"}, "from": {"type": "string"}, "to": {"type": "string"}, "category": {"type": "string"}},
     ["value", "from", "to"],
 )
 LINES = {("C", "F"): (1.8, 32.0), ("l", "gal"): (0.264172052, 0.0), ("kg", "lb"): (2.20462262, 0.0)}
 
 
+CATEGORIES = {"C": "temperature", "l": "volume", "kg": "weight"}
+
+
 def convert_server(arguments: dict[str, Any]) -> tuple[str, bool]:
     a, b = LINES[(arguments["from"], arguments["to"])]
     result = round(a * arguments["value"] + b, 6)
-    return json.dumps({"value": arguments["value"], "result": int(result) if result.is_integer() else result}), False
+    written = int(result) if result.is_integer() else result
+    return json.dumps(
+        {"value": arguments["value"], "result": written, "category": CATEGORIES[arguments["from"]]}
+    ), False
 
 
 def test_a_unit_converted_by_a_line_fitted_per_unit_pair() -> None:
+    # The category is given in some calls, and told by the unit pair in the others.
     calls = [{"value": v, "from": f, "to": t} for (f, t) in LINES for v in (1.5, 3, 100)]
+    calls[0]["category"], calls[4]["category"] = "temperature", "volume"
     inference = infer_guards([CONVERT], recorded(convert_server, "convert", calls), ["convert"])
     assert inference.answered["convert"] == len(calls)
     plan = inference.plans["convert"]

@@ -24,6 +24,8 @@ Placeholders:
   runs of non-space) and lines (`lines`, one more than its newlines);
 - `["distance", first, second]`: the Levenshtein distance of two string arguments (code points; their lengths'
   product at most `TWIN_FN_CELLS`);
+- `["lookup", selector, table]`: the text a line's selector shows beside it where no argument gives it (a
+  conversion's category), read from two recorded answers of those values at least;
 - `["radix", name, base, to]`: argument `name` (digits, or a whole number) read in `base` and written in `to`,
   lower case; each base an integer argument's name or a number (2, 8, 10, 16).
 
@@ -90,6 +92,9 @@ def twin_fn_of(part, args):
     kind = part[0]
     if kind == "linear":
         return twin_fn_linear(part, args)
+    if kind == "lookup":
+        chosen = twin_fn_chosen(part[1], args)
+        return None if chosen == None or chosen not in part[2] else {"value": part[2][chosen]}
     if kind == "radix":
         return twin_fn_radix(args.get(part[1]), twin_fn_base(part[2], args), twin_fn_base(part[3], args))
     if kind == "distance":
@@ -112,17 +117,10 @@ def twin_fn_linear(part, args):
     # ["linear", name, selector, table, digits]: a*x + b of number argument `name`, (a, b) the table's under
     # the values of the selector's arguments joined by TWIN_PAIR, rounded to `digits` decimals (None: not).
     x = args.get(part[1])
-    if type(x) not in ("int", "float"):
+    chosen = twin_fn_chosen(part[2], args)
+    if type(x) not in ("int", "float") or chosen == None or chosen not in part[3]:
         return None
-    chosen = []
-    for name in part[2]:
-        value = args.get(name)
-        if type(value) != "string":
-            return None
-        chosen.append(value)
-    line = part[3].get(TWIN_PAIR.join(chosen))
-    if line == None:
-        return None
+    line = part[3][chosen]
     y = line[0] * x + line[1]
     if not twin_finite(y):
         return None
@@ -136,6 +134,16 @@ def twin_fn_linear(part, args):
     if abs(y) < 9007199254740992 and y == twin_fn_floor(y):
         return {"value": int(y)}
     return {"value": y}
+
+def twin_fn_chosen(selector, args):
+    # The values of a selector's arguments joined, as a table's key; None where one is not a text given.
+    chosen = []
+    for name in selector:
+        value = args.get(name)
+        if type(value) != "string":
+            return None
+        chosen.append(value)
+    return TWIN_PAIR.join(chosen)
 
 def twin_fn_floor(y):
     whole = int(y)
@@ -365,8 +373,8 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
                 pieces.append([value if isinstance(value, str) else str(value), part])
         if pieces:
             result.pieces[id(call)] = pieces
-    for at, piece in _linear(library, properties, calls).items():
-        result.pieces.setdefault(at, []).append(piece)
+    for at, lined in _linear(library, properties, calls).items():
+        result.pieces.setdefault(at, []).extend(lined)
     # An enumerated argument's value is asked only where a function's value or failure is shown: a length
     # alone (a small number) is too often shown by chance to widen a tool's conditions for it.
     if failures or any(part[0] != "measure" for pieces in result.pieces.values() for _, part in pieces):
@@ -374,12 +382,12 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
     return result
 
 
-def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[RecordedCall]) -> dict[int, list[Any]]:
+def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[RecordedCall]) -> dict[int, list[list[Any]]]:
     """A number argument converted by a line per value of one or two string arguments (a unit pair, `from`
     and `to`): `["linear", name, selector, table, digits]`, each line fitted from two recorded successes
     and kept where every success of its values shows it (`_fit`). The selector and number whose lines
-    answer the most successes are kept (ties: two arguments, as a unit pair names a conversion). Per call
-    (by id), the piece it writes there."""
+    answer the most successes are kept (ties: two arguments, as a unit pair names a conversion); beside it,
+    the text its selector tells (`_lookup`). Per call (by id), the pieces its answer shows."""
     numbers = [name for name, schema in properties.items() if _types(schema) & {"number", "integer"}]
     texts = [name for name, schema in properties.items() if "string" in _types(schema)]
     successes = [call for call in calls if not call.is_error]
@@ -404,15 +412,44 @@ def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[Record
             best = (*score, ["linear", name, selector, table, digits])
     if best is None:
         return {}
-    part = best[2]
+    line = best[2]
+    parts = [line, ["lookup", line[2], _lookup(successes, line[2])]]
     rendered: list[list[list[Any]]] = library.call(
-        "twin_bridge_parts", {"parts": [part], "cases": [call.arguments for call in calls]}
+        "twin_bridge_parts", {"parts": parts, "cases": [call.arguments for call in calls]}
     )
-    return {
-        id(call): [text, part]
-        for call, [[value, text]] in zip(calls, rendered, strict=True)
-        if value is not None and not call.is_error and value in _numbers_in(call.value)
-    }
+    found: dict[int, list[list[Any]]] = {}
+    for call, values in zip(calls, rendered, strict=True):
+        answer = _shown(call.value)
+        for part, (value, text) in zip(parts, values, strict=True):
+            if value is None or call.is_error:
+                continue
+            if value in _numbers_in(call.value) if part[0] == "linear" else _shows(answer, value):
+                found.setdefault(id(call), []).append([text, part])
+    return found
+
+
+def _lookup(successes: list[RecordedCall], selector: list[str]) -> dict[str, str]:
+    """The text each value of a line's selector shows beside its line where no argument gives it (a
+    conversion's category, from its unit pair): one text of the answers of two of its calls or more, the
+    same in all, that some of them were not given; only where it is the one such text."""
+    groups: dict[str, list[RecordedCall]] = {}
+    for call in successes:
+        chosen = [call.arguments.get(name) for name in selector]
+        if _choices_of(chosen):
+            groups.setdefault(_PAIR.join(str(value) for value in chosen), []).append(call)
+    table: dict[str, str] = {}
+    for key, group in groups.items():
+        if len(group) < 2:
+            continue
+        common = set.intersection(*(set(_shown(call.value)[0]) for call in group))
+        unsaid = [
+            text
+            for text in sorted(common)
+            if len(text) >= _SHORTEST_TEXT and any(text not in call.arguments.values() for call in group)
+        ]
+        if len(unsaid) == 1:
+            table[key] = unsaid[0]
+    return table
 
 
 def _choices_of(values: list[Any]) -> bool:

@@ -64,9 +64,9 @@ argument (`["fn", f, name]`: a digest, base64, a URL's or HTML's escapes, upper 
 name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, bytes, words, lines), the edit
 distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
-selector, table, digits]`: a unit pair) are searched as well, each kept for a call only where its answer shows
-the value (`functions.py`). Each recorded answer, in
-the world its session had reached, gives templates (the texts those placeholders write there, longest first,
+selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
+category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write there, longest first,
 written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a

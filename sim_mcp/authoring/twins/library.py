@@ -309,7 +309,7 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
-    if kind in ("fn", "measure", "radix", "hmac", "linear", "distance"):
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "distance", "lookup"):
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
