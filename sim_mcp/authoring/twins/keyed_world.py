@@ -66,8 +66,8 @@ distance of two (`["distance", first, second]`), a value read in one base and wr
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
 selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
 category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
-Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write there, longest first,
-written as placeholders); a template belongs to every call it renders exactly.
+Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
+there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a
 joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
