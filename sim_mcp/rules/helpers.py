@@ -8,19 +8,31 @@ call being run through a `ContextSlot`.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import hmac
 import random
 import re
 import string
+import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 # The clock of a program that does not set `CLOCK`: the one the generic offline engine uses.
 DEFAULT_CLOCK = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 # Each call moves the session's clock this far, plus a seeded part of one more step.
 CLOCK_STEP = timedelta(minutes=1)
 _CODE_ALPHABET = string.ascii_uppercase + string.digits
+# The longest text the text helpers (digest, base64, URL) take: they are bounded, as every helper is, and a
+# tool's argument past this is not one a twin computes on (it declines the call).
+TEXT_LIMIT = 1 << 20
+_DIGESTS = ("md5", "sha1", "sha256", "sha384", "sha512")
+# The characters JavaScript's encodeURIComponent leaves as they are, beside letters and digits.
+_URI_COMPONENT_SAFE = "-_.!~*'()"
+_BASE64_LOOSE = re.compile(r"[^A-Za-z0-9+/_-]")
 
 PRELUDE = '''
 def error(message):
@@ -145,6 +157,12 @@ def python_helpers(slot: ContextSlot) -> dict[str, Callable[..., object]]:
         "random_code": random_code,
         "random_int": random_int,
         "to_seconds": to_seconds,
+        "digest": digest,
+        "hmac_digest": hmac_digest,
+        "base64_encode": base64_encode,
+        "base64_decode": base64_decode,
+        "url_encode": url_encode,
+        "url_decode": url_decode,
     }
 
 
@@ -182,6 +200,99 @@ def to_seconds(moment: str) -> float:
         return parse_clock(moment).timestamp()
     except (TypeError, ValueError) as e:
         raise ValueError(f"to_seconds(moment): expected an ISO 8601 date-time, got {moment!r}") from e
+
+
+def _bounded(name: str, *texts: object) -> None:
+    for text in texts:
+        if not isinstance(text, str) or len(text) > TEXT_LIMIT:
+            raise ValueError(f"{name}: expected a text of at most {TEXT_LIMIT} characters")
+
+
+def digest(text: str, algorithm: str) -> str:
+    """The hex digest of `text` (as UTF-8) by `algorithm`: md5, sha1, sha256, sha384, sha512, or crc32
+    (eight hex digits)."""
+    _bounded("digest(text, algorithm)", text)
+    if algorithm == "crc32":
+        return f"{zlib.crc32(text.encode()):08x}"
+    if algorithm not in _DIGESTS:
+        raise ValueError(f"digest(text, algorithm): expected one of {', '.join(_DIGESTS)}, crc32; got {algorithm!r}")
+    return hashlib.new(algorithm, text.encode()).hexdigest()
+
+
+def hmac_digest(key: str, text: str, algorithm: str) -> str:
+    """The hex HMAC of `text` under `key` (both as UTF-8) by `algorithm` (md5, sha1, sha256, sha384, sha512)."""
+    _bounded("hmac_digest(key, text, algorithm)", key, text)
+    if algorithm not in _DIGESTS:
+        raise ValueError(f"hmac_digest(key, text, algorithm): expected one of {', '.join(_DIGESTS)}; got {algorithm!r}")
+    return hmac.new(key.encode(), text.encode(), algorithm).hexdigest()
+
+
+def base64_encode(text: str, variant: str = "standard") -> str:
+    """`text` (as UTF-8) in base64: `standard` (+/ and = padding), `url` (-_ and no padding, base64url as
+    JavaScript's Buffer writes it), `url_padded` (-_ with padding, Python's urlsafe_b64encode)."""
+    _bounded("base64_encode(text, variant)", text)
+    if variant == "standard":
+        return base64.b64encode(text.encode()).decode()
+    encoded = base64.urlsafe_b64encode(text.encode()).decode()
+    if variant == "url_padded":
+        return encoded
+    if variant == "url":
+        return encoded.rstrip("=")
+    raise ValueError(f"base64_encode(text, variant): expected standard, url or url_padded; got {variant!r}")
+
+
+def base64_decode(text: str, variant: str = "strict") -> str | None:
+    """The text `text` encodes in base64, or None where it is no such text. `strict`: the standard or the
+    URL-safe alphabet, padded or not, and UTF-8 inside (Python's b64decode then decode()); `loose`: as
+    JavaScript's Buffer reads it, every character outside both alphabets skipped, the rest read up to the
+    first `=`, a last lone character dropped, bytes that are not UTF-8 read as U+FFFD."""
+    _bounded("base64_decode(text, variant)", text)
+    if variant == "loose":
+        kept = _BASE64_LOOSE.sub("", text.split("=", 1)[0]).replace("-", "+").replace("_", "/")
+        kept = kept[: len(kept) - (len(kept) % 4 == 1)]
+        data = base64.b64decode(kept + "=" * (-len(kept) % 4))
+        return data.decode("utf-8", errors="replace")
+    if variant != "strict":
+        raise ValueError(f"base64_decode(text, variant): expected strict or loose; got {variant!r}")
+    body = text.strip().replace("-", "+").replace("_", "/")
+    if not body or not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", body) or len(body.rstrip("=")) % 4 == 1:
+        return None
+    try:
+        return base64.b64decode(body.rstrip("=") + "=" * (-len(body.rstrip("=")) % 4), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def url_encode(text: str, style: str = "component") -> str:
+    """`text` percent-encoded as UTF-8: `component` as JavaScript's encodeURIComponent, `python` as
+    urllib's quote(text, safe=""), `form` as quote_plus (a space as `+`)."""
+    _bounded("url_encode(text, style)", text)
+    if style == "component":
+        return quote(text, safe=_URI_COMPONENT_SAFE)
+    if style == "python":
+        return quote(text, safe="")
+    if style == "form":
+        return quote_plus(text, safe="")
+    raise ValueError(f"url_encode(text, style): expected component, python or form; got {style!r}")
+
+
+def url_decode(text: str, style: str = "component") -> str | None:
+    """`text` percent-decoded: `component` as JavaScript's decodeURIComponent (None where a `%` is not
+    followed by two hex digits or the bytes are not UTF-8: it throws there), `python` as urllib's unquote
+    (lenient), `form` as unquote_plus (a `+` as a space)."""
+    _bounded("url_decode(text, style)", text)
+    if style == "component":
+        if re.search(r"%(?![0-9A-Fa-f]{2})", text):
+            return None
+        try:
+            return unquote(text, errors="strict")
+        except UnicodeDecodeError:
+            return None
+    if style == "python":
+        return unquote(text)
+    if style == "form":
+        return unquote_plus(text)
+    raise ValueError(f"url_decode(text, style): expected component, python or form; got {style!r}")
 
 
 def parse_clock(text: str) -> datetime:

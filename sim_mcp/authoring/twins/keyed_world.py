@@ -59,9 +59,15 @@ and a number beside it how many records it lists (`{"$count": pred}`). A string 
 arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value written in a number
 dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server does not know, all
 learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at; `["arith", op, names,
-"python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). Each recorded answer, in
-the world its session had reached, gives templates (the texts those placeholders write there, longest first,
-written as placeholders); a template belongs to every call it renders exactly.
+"python"]` the call's numbers as Python computes and writes them (`2.0 + 3` is `5.0`). A function of a string
+argument (`["fn", f, name]`: a digest, base64, a URL's or HTML's escapes, upper case; `["hmac", algorithm, key,
+name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, bytes, words, lines), the edit
+distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
+name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
+selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
+category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
+there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
 **Effects** of a success: none; store the call's other arguments under a key argument (`put`; for a
 joined key also `put_new`, storing only where nothing is: a write that keeps a file already there); move a
@@ -88,7 +94,9 @@ root; the record under a key holding a value of an enumerated argument of a stor
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
 tool whose answers name no key, nothing stored or something stored; an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
-unknown name, a syntax error).
+unknown name, a syntax error); for a tool whose answers show a function's value, the function failing on
+the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
+value]`, None where it is not given: the algorithm a digest is asked by).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -117,6 +125,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
+from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -163,7 +172,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
-        *("expr", "arith"),
+        *("expr", "arith", "measure", "linear", "distance"),
     }
 )
 # What a listing of keys may be joined with.
@@ -181,6 +190,7 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
+    | {"measure", "distance"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -285,6 +295,7 @@ class _Learner:
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
         self.read: dict[str, Expressions] = {}
+        self.computed: dict[str, Functions] = {}
 
     def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
         """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
@@ -374,10 +385,13 @@ class _Learner:
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         rows = self.rows(tool, calls, worlds)
         evaluated = self.expressions(tool).pieces
+        computed = self.functions(tool).pieces
         shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
         for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
             # An expression's value after the call's other pieces: a text both write is read as theirs.
-            pieces = _usable(more["pieces"] + drawn["pieces"] + evaluated.get(id(call), [])) + listed
+            # A function's value after those: a text an argument or a number already writes is read as theirs.
+            mine = more["pieces"] + drawn["pieces"] + evaluated.get(id(call), []) + computed.get(id(call), [])
+            pieces = _usable(mine) + listed
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"], "rows": picked}
             if not call.is_error:
@@ -404,6 +418,15 @@ class _Learner:
         if name not in self.read:
             self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
         return self.read[name]
+
+    def functions(self, tool: _Tool) -> Functions:
+        """What functions of the tool's arguments its answers show (`functions.read_functions`), read once:
+        the world has no part in it."""
+        name = tool.spec.name
+        if name not in self.computed:
+            calls = [call for call in tool.calls if call.rpc_error is None]
+            self.computed[name] = read_functions(self.library, tool.spec, calls)
+        return self.computed[name]
 
     def rows(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> list[list[Any]]:
         """For each call, the JSON listings of stored records its answer may be (`_rows`): (predicate, order,
@@ -472,6 +495,7 @@ class _Learner:
         joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every}
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
+        atoms += self.functions(tool).atoms
         atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
@@ -781,6 +805,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     fields, and a number that is the next made-up id, written as those."""
     if whole is not None and isinstance(value, list) and (each := _each(value, whole.get("items", {}))) is not None:
         return each
+    if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
+        return line
     if type(value) is int and (number := _number_leaf(value, pieces)) is not None:
         return number
     if whole is not None and isinstance(value, list) and value:
@@ -1009,6 +1035,14 @@ def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, A
     text = str(value)
     for written, part in pieces:
         if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+            return {"$number": part}
+    return None
+
+
+def _line_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
+    """A JSON number as the number a line converts (`functions`: a whole one or not)."""
+    for written, part in pieces:
+        if part[0] == "linear" and float(written) == value:
             return {"$number": part}
     return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import expression
+from sim_mcp.authoring.twins import expression, functions
 from sim_mcp.rules import CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.rules.program import HANDED_ON
@@ -277,6 +277,10 @@ def twin_holds(atom, root, keys, args):
         return len(twin_stored(keys)) > 0
     if kind == "expr_fails":
         return twin_expr_fails(atom, args)
+    if kind == "fn_fails":
+        return twin_fn_fails(atom, args)
+    if kind == "is":
+        return args.get(atom[1]) == atom[2]
     key = twin_key(root, args.get(atom[1]))
     if key == None:
         return None
@@ -305,6 +309,8 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "distance", "lookup"):
+        return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
     if kind in TWIN_ARITHMETIC:
@@ -574,6 +580,8 @@ def twin_number_of(part, root, keys, args, twin):
         return twin_size(part, args)
     if part[0] in ("stored_size", "order"):
         return twin_stored_number(part, root, keys, args)
+    if part[0] == "linear":
+        return twin_fn_number(part, args)
     text = twin_part(part, root, keys, args, twin)
     return None if text == None or not text.isdigit() else int(text)
 
@@ -1090,6 +1098,8 @@ def twin_array_index(value):
 """
 # Expressions in a string argument, a section of their own.
 LIBRARY += expression.EXPRESSION
+# Functions of a string and of a number, a section of their own.
+LIBRARY += functions.FUNCTIONS
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -1319,6 +1329,7 @@ _BRIDGE_TOOLS = (
     "twin_bridge_rows",
     "twin_bridge_guard",
     *expression.BRIDGE_TOOLS,
+    *functions.BRIDGE_TOOLS,
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
@@ -1329,7 +1340,9 @@ class TwinLibrary:
     are evaluated here by the very Starlark the twin ships, never by a Python copy of it."""
 
     def __init__(self) -> None:
-        self._program = compile_program(LIBRARY + BRIDGE + expression.BRIDGE, "<twin library>", _BRIDGE_TOOLS)
+        self._program = compile_program(
+            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE, "<twin library>", _BRIDGE_TOOLS
+        )
 
     def call(self, function: str, payload: dict[str, Any]) -> Any:
         context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool=function)
