@@ -150,18 +150,22 @@ _EFFECT_ROUNDS = 3
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
 # Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
-# nothing under the key the call names); a required argument absent.
-_BARE = frozenset({"empty", "missing", "absent"})
-_WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
+# nothing under the key the call names, nothing a listing's predicate picks); a required argument absent.
+_BARE = frozenset({"empty", "missing", "absent", "none"})
+_WORLD_ATOMS = frozenset(
+    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none"}
+)
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
 _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
-        *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
+        *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
         *("expr", "arith"),
     }
 )
+# What may join a text appended to a stored one (`append`): a line, a space, nothing.
+_JOINERS = ("\n", " ", "")
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
@@ -177,6 +181,7 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
+    | {"writes"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -382,6 +387,9 @@ class _Learner:
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            if (revisions := _revisions_first(pieces)) is not None:
+                other = _template_of(call.value, revisions, whole if not call.is_error else None)
+                found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
                 # order or last stored, all records or the one named) is for the covering to tell.
@@ -465,6 +473,7 @@ class _Learner:
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
+        atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = frozenset(range(len(usable)))
@@ -865,6 +874,19 @@ def _same(first: Any, second: Any) -> bool:
     return json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
 
 
+def _revisions_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]] | None:
+    """The pieces with a record's revision (`writes`) before every other number of the same text, where one
+    comes before it (a count of 3 notes and a third revision): a text is written as the first piece that
+    writes it, so the template is drawn again this way and the covering tells which holds; else None."""
+    revisions = {text for text, part in pieces if part[0] == "writes"}
+    first: dict[str, str] = {}
+    for text, part in pieces:
+        first.setdefault(text, part[0])
+    if all(first[text] == "writes" for text in revisions):
+        return None
+    return sorted(pieces, key=lambda piece: (-len(piece[0]), piece[1][0] != "writes"))
+
+
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
@@ -1107,7 +1129,7 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
     """The arguments a template reads as keys: the strings and integers it writes (a number of another kind
     is a quantity, never a key), and those whose stored value or record it shows."""
     text = json.dumps(template)
-    named = re.findall(r'\["(?:key|arg|stored)", "([^"]+)"', text)
+    named = re.findall(r'\["(?:key|arg|stored|writes)", "([^"]+)"', text)
     named += [name for name in re.findall(r'\["num", "([^"]+)"', text) if name in _integers(tool)]
     named += re.findall(r'"\$record": "([^"]+)"', text)
     named += re.findall(r'"\$(?:rows|count)": \["is", "([^"]+)"\]', text)  # the record one argument names
@@ -1149,6 +1171,10 @@ def _effects(
     options += [["put", name] for name in named]
     # A stored record some of whose fields the call changes (a task marked done, renamed).
     options += [["merge", name] for name in named]
+    # A stored text the call adds to (a document appended to), with what joins them: only a later read tells
+    # this from a merge, which is likelier where none does.
+    texts = [name for name in _strings(tool.spec) if name not in named and "/" not in name]
+    options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
@@ -1243,6 +1269,31 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
             yield ["parent_present", name, by]
         if root is not None:
             yield ["outside", name]
+
+
+def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:
+    """The predicates the tool's listings and counts pick records by (`["none", pred]`: where a search finds
+    nothing, a server answers its constant "no results", which the listing itself cannot write)."""
+    found: dict[str, list[Any]] = {}
+
+    def walk(template: Any) -> None:
+        if isinstance(template, list):
+            if len(template) > 1 and template[0] in ("count", "list", "lines") and isinstance(template[1], list):
+                found.setdefault(json.dumps(template[1], sort_keys=True), template[1])
+            for item in template:
+                walk(item)
+        elif isinstance(template, dict):
+            for marker in ("$rows", "$count"):
+                if isinstance(template.get(marker), list):
+                    found.setdefault(json.dumps(template[marker], sort_keys=True), template[marker])
+            for item in template.values():
+                walk(item)
+
+    for template in templates:
+        walk(template)
+    # Not every record (that is `empty`, asked only where answers name no key) nor the one a key names
+    # (`missing`).
+    return [found[text] for text in sorted(found) if found[text][0] not in ("all", "is")]
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:
