@@ -1172,8 +1172,9 @@ def _effects(
     # A stored record some of whose fields the call changes (a task marked done, renamed).
     options += [["merge", name] for name in named]
     # A stored text the call adds to (a document appended to), with what joins them: only a later read tells
-    # this from a merge, which is likelier where none does.
-    texts = [name for name in _strings(tool.spec) if name not in named and "/" not in name]
+    # this from a merge, which is likelier where none does. The text is one the call must give.
+    required = set(tool.spec.input_schema.get("required") or [])
+    texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
