@@ -42,7 +42,11 @@ newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "store
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `["total_size", array, field]`,
-`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A
+`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
+document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
+stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
+where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
+string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
@@ -74,7 +78,9 @@ its id, the parent's key (a field of the answer, or an argument) beside its fiel
 (`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
-one approved). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
+one approved); or so, with a text argument the call must give added to the end of the text stored in that field
+(`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
+after an empty text). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
 the effect under which the rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
@@ -83,7 +89,8 @@ argument longer than a bound (far past every length recorded without that answer
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
-tool whose answers name no key, nothing stored or something stored; an expression argument's
+tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
+tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error).
 
@@ -91,9 +98,10 @@ unknown name, a syntax error).
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
 next, among the calls left. A success is built from the call or the world, or is a constant only where
-nothing is stored or the call lacks a required argument (a recorded listing or file content is never
-answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
-least ("Task deleted successfully"); a made-up time alone builds nothing (a recorded listing with its
+nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the
+call lacks a required argument (a recorded listing or file content is never answered as a constant), or
+where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
+successfully"); a made-up time alone builds nothing (a recorded listing with its
 records' creation times is a constant); a tool that only reads stores nothing. An error for arguments the
 twin's served schema refuses (a required one missing, a value outside an enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
