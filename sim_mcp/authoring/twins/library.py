@@ -1210,12 +1210,13 @@ def twin_bridge_pieces(state, args):
                 pieces.append([text, part])
         # The revision of the record a key names, as a read shows it and as this call makes it: kept where an
         # earlier number writes the same text (a count of 3 notes, a document's third revision), since only
-        # another call tells them apart (`keyed_world` draws the template both ways).
+        # another call tells them apart (`keyed_world` draws the template both ways). From 2 on: a first
+        # revision's 1 is as often a constant, or a count, and a later write's template renders it too.
         for name in args["names"] + args["numbers"]:
             for part in (["writes", name], ["writes", name, "next"]):
-                text = twin_part(part, root, keys, call, case["world"])
-                if text != None:
-                    pieces.append([text, part])
+                number = twin_writes(part, root, keys, call)
+                if number != None and number >= 2:
+                    pieces.append([str(number), part])
         for pred in args["preds"]:
             found = twin_picked(pred, root, keys, call)
             if not found:
