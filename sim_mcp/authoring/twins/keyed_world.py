@@ -42,7 +42,11 @@ newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "store
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `["total_size", array, field]`,
-`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`). A
+`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
+document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
+stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
+where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
+string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
@@ -83,7 +87,9 @@ its id, the parent's key (a field of the answer, or an argument) beside its fiel
 (`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
-one approved). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
+one approved); or so, with a text argument the call must give added to the end of the text stored in that field
+(`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
+after an empty text). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
 the effect under which the rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
@@ -92,7 +98,8 @@ argument longer than a bound (far past every length recorded without that answer
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
-tool whose answers name no key, nothing stored or something stored; an expression argument's
+tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
+tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error); for a tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
@@ -102,12 +109,13 @@ value]`, None where it is not given: the algorithm a digest is asked by).
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
 next, among the calls left. A success is built from the call or the world, or is a constant only where
-nothing is stored or the call lacks a required argument (a recorded listing or file content is never
-answered as a constant), or where it is one line that acknowledges a call on a stored key, on two calls at
-least ("Task deleted successfully"), or a JSON object of such lines and flags (`{"success": true}`); a
-made-up time alone builds nothing (a recorded listing with its records' creation times is a constant); a
-tool that only reads stores nothing. An error for arguments the twin's served schema refuses (a required one
-missing, a value outside an enum) is answered by that schema
+nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the
+call lacks a required argument (a recorded listing or file content is never answered as a constant), or
+where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
+successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
+nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
+nothing. An error for arguments the twin's served schema refuses (a required one missing, a value outside an
+enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
@@ -163,18 +171,22 @@ _EFFECT_ROUNDS = 3
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
 # Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
-# nothing under the key the call names); a required argument absent.
-_BARE = frozenset({"empty", "missing", "absent"})
-_WORLD_ATOMS = frozenset({"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty"})
+# nothing under the key the call names, nothing a listing's predicate picks); a required argument absent.
+_BARE = frozenset({"empty", "missing", "absent", "none"})
+_WORLD_ATOMS = frozenset(
+    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none"}
+)
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
 _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
-        *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
+        *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
         *("expr", "arith", "measure", "linear", "distance"),
     }
 )
+# What may join a text appended to a stored one (`append`): a line, a space, nothing.
+_JOINERS = ("\n", " ", "")
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
@@ -190,7 +202,7 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure", "distance"}
+    | {"measure", "distance", "writes"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -404,6 +416,9 @@ class _Learner:
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            if (revisions := _revisions_first(pieces)) is not None:
+                other = _template_of(call.value, revisions, whole if not call.is_error else None)
+                found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
                 # order or last stored, all records or the one named) is for the covering to tell.
@@ -497,6 +512,7 @@ class _Learner:
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
         atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
+        atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = frozenset(range(len(usable)))
@@ -915,6 +931,19 @@ def _same(first: Any, second: Any) -> bool:
     return json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
 
 
+def _revisions_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]] | None:
+    """The pieces with a record's revision (`writes`) before every other number of the same text, where one
+    comes before it (a count of 3 notes and a third revision): a text is written as the first piece that
+    writes it, so the template is drawn again this way and the covering tells which holds; else None."""
+    revisions = {text for text, part in pieces if part[0] == "writes"}
+    first: dict[str, str] = {}
+    for text, part in pieces:
+        first.setdefault(text, part[0])
+    if all(first[text] == "writes" for text in revisions):
+        return None
+    return sorted(pieces, key=lambda piece: (-len(piece[0]), piece[1][0] != "writes"))
+
+
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
@@ -1165,7 +1194,7 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
     """The arguments a template reads as keys: the strings and integers it writes (a number of another kind
     is a quantity, never a key), and those whose stored value or record it shows."""
     text = json.dumps(template)
-    named = re.findall(r'\["(?:key|arg|stored)", "([^"]+)"', text)
+    named = re.findall(r'\["(?:key|arg|stored|writes)", "([^"]+)"', text)
     named += [name for name in re.findall(r'\["num", "([^"]+)"', text) if name in _integers(tool)]
     named += re.findall(r'"\$record": "([^"]+)"', text)
     named += re.findall(r'"\$(?:rows|count)": \["is", "([^"]+)"\]', text)  # the record one argument names
@@ -1207,6 +1236,11 @@ def _effects(
     options += [["put", name] for name in named]
     # A stored record some of whose fields the call changes (a task marked done, renamed).
     options += [["merge", name] for name in named]
+    # A stored text the call adds to (a document appended to), with what joins them: only a later read tells
+    # this from a merge, which is likelier where none does. The text is one the call must give.
+    required = set(tool.spec.input_schema.get("required") or [])
+    texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
+    options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
@@ -1310,6 +1344,31 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
             yield ["parent_present", name, by]
         if root is not None:
             yield ["outside", name]
+
+
+def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:
+    """The predicates the tool's listings and counts pick records by (`["none", pred]`: where a search finds
+    nothing, a server answers its constant "no results", which the listing itself cannot write)."""
+    found: dict[str, list[Any]] = {}
+
+    def walk(template: Any) -> None:
+        if isinstance(template, list):
+            if len(template) > 1 and template[0] in ("count", "list", "lines") and isinstance(template[1], list):
+                found.setdefault(json.dumps(template[1], sort_keys=True), template[1])
+            for item in template:
+                walk(item)
+        elif isinstance(template, dict):
+            for marker in ("$rows", "$count"):
+                if isinstance(template.get(marker), list):
+                    found.setdefault(json.dumps(template[marker], sort_keys=True), template[marker])
+            for item in template.values():
+                walk(item)
+
+    for template in templates:
+        walk(template)
+    # Not every record (that is `empty`, asked only where answers name no key) nor the one a key names
+    # (`missing`).
+    return [found[text] for text in sorted(found) if found[text][0] not in ("all", "is")]
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:

@@ -281,6 +281,10 @@ def twin_holds(atom, root, keys, args):
         return twin_fn_fails(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
+    if kind == "none":
+        # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
+        found = twin_picked(atom[1], root, keys, args)
+        return None if found == None else len(found) == 0
     key = twin_key(root, args.get(atom[1]))
     if key == None:
         return None
@@ -323,7 +327,10 @@ def twin_part(part, root, keys, args, twin):
         return twin_resolve(root, value) if kind == "key" else value
     if kind == "stored":
         entry = twin_entry(root, keys, args, part[1])
-        return None if entry == None else twin_text(entry.get("args", {}).get(part[2]))
+        text = None if entry == None else twin_text(entry.get("args", {}).get(part[2]))
+        # ["stored", name, field, "json"]: as a JSON string writes it, inside its quotes (a text answer that
+        # is JSON shows a stored document so).
+        return twin_json_text(text) if len(part) > 3 and text != None else text
     if kind == "count" or kind == "list":
         found = twin_picked(part[1], root, keys, args)
         if found == None:
@@ -347,7 +354,23 @@ def twin_part(part, root, keys, args, twin):
     if kind in ("stored_size", "order"):
         number = twin_stored_number(part, root, keys, args)
         return None if number == None else str(number)
+    if kind == "writes":
+        number = twin_writes(part, root, keys, args)
+        return None if number == None else str(number)
     return None
+
+def twin_writes(part, root, keys, args):
+    # ["writes", name]: the writes the record under the key an argument names has had (`w`: each success
+    # whose effect stores, changes or moves it counts one; one for an entry stored before they were counted),
+    # a document's revision as a read shows it; ["writes", name, "next"]: the revision this call makes of it,
+    # one past those, 1 where nothing is stored yet (a document's first write).
+    entry = twin_entry(root, keys, args, part[1])
+    if len(part) > 2:
+        return 1 if entry == None else entry.get("w", 1) + 1
+    return None if entry == None else entry.get("w", 1)
+
+def twin_json_text(text):
+    return json.encode(text)[1:-1]
 
 def twin_stored_number(part, root, keys, args):
     # Of the entry under the key an argument names: the length of a stored value, or its place among the
@@ -582,6 +605,8 @@ def twin_number_of(part, root, keys, args, twin):
         return twin_stored_number(part, root, keys, args)
     if part[0] == "linear":
         return twin_fn_number(part, args)
+    if part[0] == "writes":
+        return twin_writes(part, root, keys, args)
     text = twin_part(part, root, keys, args, twin)
     return None if text == None or not text.isdigit() else int(text)
 
@@ -608,6 +633,8 @@ def twin_store(keys, key, entry, twin):
     # number (`at`, one past the highest among the other keys, as a table that replaces a row numbers it).
     if key in keys and keys[key].get("made"):
         entry["made"] = True  # the id stays one the server made up, whatever is stored under it again
+    # Its writes, counted on (`twin_writes`): a document written again is its next revision.
+    entry["w"] = keys[key].get("w", 1) + 1 if key in keys else 1
     if key in keys and "n" in keys[key]:
         entry["n"] = keys[key]["n"]
     else:
@@ -654,6 +681,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         twin_store(keys, str(value), {"by": tool, "args": stored, "made": True}, twin)
     elif kind == "merge":
         twin_merge(effect, tool, root, keys, args)
+    elif kind == "append":
+        twin_append(effect, tool, root, keys, args)
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
         target = twin_resolve(root, args.get(effect[2]))
@@ -661,6 +690,9 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             return
         for key in [k for k in keys if k == source or k.startswith(source + "/")]:
             keys[target + key[len(source):]] = keys.pop(key)
+        if target in keys and source != target:
+            # A rename is a write of what it moved (a document's next revision), not of what lies under it.
+            keys[target] = dict(keys[target], w = keys[target].get("w", 1) + 1)
     elif kind == "drop":
         key = twin_key(root, args.get(effect[1]))
         if key == None:
@@ -711,7 +743,21 @@ def twin_merge(effect, tool, root, keys, args):
             stored[name] = value
     entry["args"] = stored
     entry["by"] = tool
+    entry["w"] = entry.get("w", 1) + 1
     keys[key] = entry
+
+def twin_append(effect, tool, root, keys, args):
+    # ["append", name, field, joiner]: a stored text added to (a document appended to): the call's `field`
+    # after the text stored in that field, `joiner` between them (none after an empty text); the call's other
+    # arguments replace theirs, as a merge's do. A key nothing stored stays missing.
+    key = twin_key(root, args.get(effect[1]))
+    if key == None or key not in keys or keys[key]["by"] == "_root":
+        return
+    before = keys[key].get("args", {}).get(effect[2])
+    twin_merge(effect, tool, root, keys, args)
+    added = args.get(effect[2])
+    if type(before) == "string" and type(added) == "string":
+        keys[key]["args"][effect[2]] = before + effect[3] + added if before else added
 
 # The numbers a placeholder may compute from the call's number arguments, as JavaScript computes them on
 # doubles (`a / b`, `a % b`, `a ** b`, `Math.sqrt(a)`, `-a`, `Math.abs(a)`), written as `String(x)` writes them.
@@ -1142,6 +1188,8 @@ def twin_bridge_pieces(state, args):
                 text = twin_text(value)
                 if text != None and type(value) == "string":
                     pieces.append([text, ["stored", name, field]])
+                    if twin_json_text(text) != text:
+                        pieces.append([twin_json_text(text), ["stored", name, field, "json"]])
         numbers = []
         given = [n for n in args["numbers"] if type(call.get(n)) in ("int", "float")]
         for name in given:
@@ -1170,6 +1218,15 @@ def twin_bridge_pieces(state, args):
             if text != None and text not in seen:
                 seen[text] = True
                 pieces.append([text, part])
+        # The revision of the record a key names, as a read shows it and as this call makes it: kept where an
+        # earlier number writes the same text (a count of 3 notes, a document's third revision), since only
+        # another call tells them apart (`keyed_world` draws the template both ways). From 2 on: a first
+        # revision's 1 is as often a constant, or a count, and a later write's template renders it too.
+        for name in args["names"] + args["numbers"]:
+            for part in (["writes", name], ["writes", name, "next"]):
+                number = twin_writes(part, root, keys, call)
+                if number != None and number >= 2:
+                    pieces.append([str(number), part])
         for pred in args["preds"]:
             found = twin_picked(pred, root, keys, call)
             if not found:
