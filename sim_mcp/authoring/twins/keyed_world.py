@@ -113,6 +113,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
+from sim_mcp.authoring.twins.filtered import filtered_listings
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -387,7 +388,29 @@ class _Learner:
                 # order or last stored, all records or the one named) is for the covering to tell.
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
+        for template in self.filtered(tool, calls, worlds, rows):
+            found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         return found
+
+    def filtered(
+        self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]], rows: list[list[Any]]
+    ) -> list[dict[str, Any]]:
+        """The JSON listings of stored records filtered, sorted and cut by the call's arguments
+        (`filtered.filtered_listings`), their objects built as the tool's recorded listings build them (the
+        item most of them follow)."""
+        items = Counter(json.dumps(item, sort_keys=True) for picked in rows for _, _, _, item in picked)
+        if not items:
+            return []
+        template = {"$rows": ["all"], "order": "added", "item": json.loads(items.most_common(1)[0][0])}
+        enums: dict[str, list[str]] = {}
+        for name, value in _stored_choices(self.tools, sorted(self.tools)):
+            if value is not None:
+                enums.setdefault(name, []).append(value)
+        properties = tool.spec.input_schema.get("properties") or {}
+        kinds = {name: _types(schema) for name, schema in properties.items()}
+        return filtered_listings(
+            self.library, self.root, tool.spec, calls, [worlds[id(call)] for call in calls], template, enums, kinds
+        )
 
     def expressions(self, tool: _Tool) -> Expressions:
         """What the tool's expression arguments give (`expression.read_expressions`), read once: the world
@@ -1309,11 +1332,17 @@ def _lined(value: Any, records: list[dict[str, Any]]) -> list[list[dict[str, Any
         if len(objects) != len(records) or any(set(item) != set(objects[0]) for item in objects):
             continue
         if any(
-            all(item[name] == record["$key"] for item, record in zip(objects, records, strict=True))
+            all(_shows_key(item[name], record["$key"]) for item, record in zip(objects, records, strict=True))
             for name in objects[0]
         ):
             found.append(objects)
     return found
+
+
+def _shows_key(value: Any, key: Any) -> bool:
+    """Whether a listed object's field shows a record's key: as it is, or a key of digits as its number (an id
+    a text announced, `keep_id`, listed as `"id": 3`)."""
+    return bool(value == key or (type(value) is int and isinstance(key, str) and str(value) == key))
 
 
 def _row_item(shown: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, list[Any]] | None:
@@ -1338,6 +1367,9 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
     readings: list[tuple[int, list[Any]]] = []
     for known in (name, "$key"):
         readings += _field_reading(known, values)
+    if all(type(shown) is int for _, shown, _ in values):
+        # A key that is an id the server announced in a text (`keep_id`) is shown as the number it is.
+        readings.append((sum(str(shown) == record.get("$key") for _, shown, record in values), ["number", "$key"]))
     if all(type(shown) is int for _, shown, _ in values):
         for known in others:
             fits = sum(isinstance(rec.get(known), str) and len(rec[known]) == shown for _, shown, rec in values)
