@@ -97,7 +97,7 @@ def filtered_listings(
     if not where:
         return []
     base = {**template, "where": where} | ({"limit": limit} if limit else {})
-    return [base] + [{**base, "sort": sort} for sort in sorts]
+    return [{**base, "sort": sort} for sort in sorts] + [base]
 
 
 def _stored_fields(item: dict[str, list[Any]], worlds: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -292,6 +292,9 @@ def _search(name: str, texts: list[str], kept: list[_Kept]) -> list[Any] | None:
         value = row.get(field)
         return isinstance(value, str) and text.lower() in value.lower()
 
+    rows = [row for call in kept for row in call.answered + call.left_out]
+    # A field that holds text in some record (not an id or a list of tags), and none the calls rule out.
+    texts = [f for f in texts if any(isinstance(row.get(f), str) for row in rows)]
     fields = [f for f in texts if not any(holds(row, f, call.args[name]) for call in calls for row in call.left_out)]
     if not fields or not any(call.left_out for call in calls):
         return None
@@ -307,6 +310,8 @@ def _sorts(
     schema's default where not given, in the direction another argument names; an enumerated field by its
     values, by their order in the enum, or by the reverse."""
     named = {_normal(f): f for f, spec in item.items() if spec[0] != "const"}
+    # A time the server made up when it stored the record (`created_at`) sorts as the records were stored.
+    named |= {_normal(f): "$stored" for f, spec in item.items() if spec[0] == "const" and _made_time(spec[1])}
     by = way = None
     for name, schema in optional.items():
         values = [v for v in _enum(schema) if isinstance(v, str)]
@@ -321,11 +326,17 @@ def _sorts(
     if by is None:
         return
     sort: dict[str, Any] = {"by": by} | ({"dir": way} if way else {})
-    yield sort
+    # An enumerated field by its enum's order (or the reverse) first: where the recordings cannot tell, a
+    # priority sorts as its values rank, seldom as their texts do.
     ranked = {f: values for f, values in enums.items() if f in by[2].values()}
     if ranked:
         yield {**sort, "rank": {f: [json.dumps(v) for v in values] for f, values in ranked.items()}}
         yield {**sort, "rank": {f: [json.dumps(v) for v in reversed(values)] for f, values in ranked.items()}}
+    yield sort
+
+
+def _made_time(value: Any) -> bool:
+    return isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", value) is not None
 
 
 def _normal(name: str) -> str:

@@ -54,8 +54,15 @@ stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": tru
 be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
-compared by form); `$at`, a record's number as a server numbers rows (one past the newest other), is a field too;
-and a number beside it how many records it lists (`{"$count": pred}`). A string argument that reads as an
+compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
+past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
+Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
+equality with a default where it is not given and values that keep every record (a status `active` unless
+asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
+list field (tags), each chosen alone and pruned by the recorded examples; sorted by the field an argument's
+value names (`"sort"`, nulls last, an enumerated field by its enum's order or the reverse), descending where
+another says so, and cut at a limit (`"limit"`, its schema's default where not given); the empty listing is
+then this template's too. A string argument that reads as an
 arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value written in a number
 dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server does not know, all
 learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at; `["arith", op, names,

@@ -348,7 +348,8 @@ def twin_sorted(rows, sort, args):
     if field == None:
         return rows
     rank = sort.get("rank", {}).get(field)
-    keys = [twin_sort_key(row.get(field), rank) for row in rows]
+    # "$stored": a time the server made up as it stored each record, so the order they were stored in.
+    keys = [[0, "int", i] if field == "$stored" else twin_sort_key(rows[i].get(field), rank) for i in range(len(rows))]
     way = sort.get("dir")
     given = None if way == None else args.get(way[0])
     descending = way != None and (way[1] if given == None else given) == way[2]
