@@ -58,8 +58,15 @@ stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": tru
 be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
-compared by form); `$at`, a record's number as a server numbers rows (one past the newest other), is a field too;
-and a number beside it how many records it lists (`{"$count": pred}`). A string argument that reads as an
+compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
+past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
+Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
+equality with a default where it is not given and values that keep every record (a status `active` unless
+asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
+list field (tags), each chosen alone and pruned by the recorded examples; sorted by the field an argument's
+value names (`"sort"`, nulls last, an enumerated field by its enum's order or the reverse), descending where
+another says so, and cut at a limit (`"limit"`, its schema's default where not given); the empty listing is
+then this template's too. A string argument that reads as an
 arithmetic expression in most of its calls is evaluated (`["expr", name, config]`, its value written in a number
 dialect, Python's or JavaScript's, with `^` read as a power or not and the names the server does not know, all
 learned: `expression.py`); `["expr_name", name, config]` is the unknown name it stopped at; `["arith", op, names,
@@ -133,6 +140,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
+from sim_mcp.authoring.twins.filtered import filtered_listings
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
@@ -424,7 +432,29 @@ class _Learner:
                 # order or last stored, all records or the one named) is for the covering to tell.
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
+        for template in self.filtered(tool, calls, worlds, rows):
+            found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         return found
+
+    def filtered(
+        self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]], rows: list[list[Any]]
+    ) -> list[dict[str, Any]]:
+        """The JSON listings of stored records filtered, sorted and cut by the call's arguments
+        (`filtered.filtered_listings`), their objects built as the tool's recorded listings build them (the
+        item most of them follow)."""
+        items = Counter(json.dumps(item, sort_keys=True) for picked in rows for _, _, _, item in picked)
+        if not items:
+            return []
+        template = {"$rows": ["all"], "order": "added", "item": json.loads(items.most_common(1)[0][0])}
+        enums: dict[str, list[str]] = {}
+        for name, value in _stored_choices(self.tools, sorted(self.tools)):
+            if value is not None:
+                enums.setdefault(name, []).append(value)
+        properties = tool.spec.input_schema.get("properties") or {}
+        kinds = {name: _types(schema) for name, schema in properties.items()}
+        return filtered_listings(
+            self.library, self.root, tool.spec, calls, [worlds[id(call)] for call in calls], template, enums, kinds
+        )
 
     def expressions(self, tool: _Tool) -> Expressions:
         """What the tool's expression arguments give (`expression.read_expressions`), read once: the world
@@ -1435,11 +1465,17 @@ def _lined(value: Any, records: list[dict[str, Any]]) -> list[list[dict[str, Any
         if len(objects) != len(records) or any(set(item) != set(objects[0]) for item in objects):
             continue
         if any(
-            all(item[name] == record["$key"] for item, record in zip(objects, records, strict=True))
+            all(_shows_key(item[name], record["$key"]) for item, record in zip(objects, records, strict=True))
             for name in objects[0]
         ):
             found.append(objects)
     return found
+
+
+def _shows_key(value: Any, key: Any) -> bool:
+    """Whether a listed object's field shows a record's key: as it is, or a key of digits as its number (an id
+    a text announced, `keep_id`, listed as `"id": 3`)."""
+    return bool(value == key or (type(value) is int and isinstance(key, str) and str(value) == key))
 
 
 def _row_item(shown: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, list[Any]] | None:
@@ -1464,6 +1500,9 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
     readings: list[tuple[int, list[Any]]] = []
     for known in (name, "$key"):
         readings += _field_reading(known, values)
+    if all(type(shown) is int for _, shown, _ in values):
+        # A key that is an id the server announced in a text (`keep_id`) is shown as the number it is.
+        readings.append((sum(str(shown) == record.get("$key") for _, shown, record in values), ["number", "$key"]))
     if all(type(shown) is int for _, shown, _ in values):
         for known in others:
             fits = sum(isinstance(rec.get(known), str) and len(rec[known]) == shown for _, shown, rec in values)

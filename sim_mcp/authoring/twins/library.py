@@ -234,17 +234,23 @@ def twin_row_fields(k, entry):
 
 def twin_row_value(spec, fields):
     # ["field", name, absent]: a field's value (`absent` where the record has none: a server's default);
-    # ["size", name]: its length; ["const", value].
+    # ["size", name]: its length; ["number", name]: its digits as a number; ["const", value].
     if spec[0] == "field":
         return fields[spec[1]] if spec[1] in fields else spec[2]
     if spec[0] == "size":
         value = fields.get(spec[1])
         return len(value) if type(value) == "string" else None
+    if spec[0] == "number":
+        # ["number", name]: the field's digits as a JSON number (a key a server announced as an id, `"id": 3`).
+        value = fields.get(spec[1])
+        return int(value) if type(value) == "string" and value.isdigit() else None
     return spec[1]
 
 def twin_rows(template, root, keys, args):
     # {"$rows": pred, "order": order, "item": {name: spec}}: a JSON list of the records a predicate picks,
     # each an object built from its fields. No record, no listing: the empty answer is a rule of its own.
+    if "where" in template:
+        return twin_filtered_rows(template, root, keys, args)
     found = twin_row_keys(template["$rows"], root, keys, args)
     if not found:
         return None
@@ -253,6 +259,104 @@ def twin_rows(template, root, keys, args):
         fields = twin_row_fields(k, keys[k])
         rows.append({name: twin_row_value(spec, fields) for name, spec in template["item"].items()})
     return rows
+
+def twin_shown_rows(template, root, keys, args):
+    # Each record the predicate picks, in its order, as [key, the object the listing shows for it].
+    found = twin_row_keys(template["$rows"], root, keys, args)
+    if found == None:
+        return None
+    rows = []
+    for k in twin_row_order(found, keys, template["order"]):
+        fields = twin_row_fields(k, keys[k])
+        rows.append([k, {name: twin_row_value(spec, fields) for name, spec in template["item"].items()}])
+    return rows
+
+def twin_filtered_rows(template, root, keys, args):
+    # {"$rows": pred, "order": order, "item": {...}, "where": [filter], "sort": sort, "limit": [name, default]}:
+    # the records as the listing shows them, those every filter keeps (`twin_kept`), sorted (`twin_sorted`),
+    # the first `limit` of them. Where the filters keep none the listing is empty: it is the filters, not an
+    # empty world, that say so, so the empty answer is this rule's too.
+    shown = twin_shown_rows(template, root, keys, args)
+    if shown == None:
+        return None
+    rows = [row for _, row in shown if twin_kept(template["where"], row, args)]
+    rows = twin_sorted(rows, template.get("sort"), args)
+    limit = template.get("limit")
+    if limit != None:
+        count = args.get(limit[0])
+        # Not given (or given as null or 0, which a server reads as not given): the schema's default.
+        count = count if type(count) == "int" and count > 0 else limit[1]
+        if type(count) == "int" and count >= 0:
+            rows = rows[:count]
+    return rows
+
+def twin_kept(where, row, args):
+    # Whether every filter keeps the row. ["eq", name, field, default, every]: the field equal to the argument,
+    # or to `default` where it is not given (a status `active` unless asked; no filter for a null default), a
+    # value in `every` keeping every row (status `all`); ["has", name, fields]: the argument's text in one of
+    # those fields, ignoring case (a keyword); ["overlaps", name, field] / ["covers", name, field]: some / every
+    # item of an array argument among the items of the row's list field (tags).
+    for rule in where:
+        value = args.get(rule[1])
+        kind = rule[0]
+        if kind == "eq":
+            if value == None:
+                value = rule[3]
+            if value == None or value in rule[4]:
+                continue
+            if row.get(rule[2]) != value:
+                return False
+        elif value == None:
+            continue
+        elif kind == "has":
+            if type(value) != "string":
+                return False
+            text = value.lower()
+            if not any([type(row.get(f)) == "string" and text in row.get(f).lower() for f in rule[2]]):
+                return False
+        elif kind in ("overlaps", "covers"):
+            if type(value) != "list" or not value:
+                continue
+            held = row.get(rule[2])
+            if type(held) != "list":
+                return False
+            inside = [item in held for item in value]
+            if not (any(inside) if kind == "overlaps" else all(inside)):
+                return False
+    return True
+
+def twin_sort_key(value, rank):
+    # Nulls after every value; a value ranked by its place in `rank` (JSON texts: an enum's order), else by
+    # itself, values of one type compared with each other.
+    if value == None:
+        return [1]
+    if rank != None:
+        code = json.encode(value)
+        return [0, "int", rank.index(code) if code in rank else len(rank)]
+    return [0, type(value), value]
+
+def twin_sorted(rows, sort, args):
+    # {"by": [name, default, {value: field}], "dir": [name, default, descending], "rank": {field: [json]}}: the
+    # rows sorted by the field the argument `name` (or the default) names, nulls last, descending where the
+    # direction argument says so; rows that tie keep their order both ways, as a stable sort keeps them.
+    if sort == None:
+        return rows
+    by = sort["by"]
+    chosen = args.get(by[0]) if by[0] != None else None
+    chosen = by[1] if chosen == None else chosen
+    field = by[2].get(chosen) if type(chosen) == "string" else None
+    if field == None:
+        return rows
+    rank = sort.get("rank", {}).get(field)
+    # "$stored": a time the server made up as it stored each record, so the order they were stored in.
+    keys = [[0, "int", i] if field == "$stored" else twin_sort_key(rows[i].get(field), rank) for i in range(len(rows))]
+    way = sort.get("dir")
+    given = None if way == None else args.get(way[0])
+    descending = way != None and (way[1] if given == None else given) == way[2]
+    if descending:
+        pairs = sorted([[keys[i], -i] for i in range(len(rows))])
+        return [rows[-pair[1]] for pair in reversed(pairs)]
+    return [rows[pair[1]] for pair in sorted([[keys[i], i] for i in range(len(rows))])]
 
 def twin_text(value):
     if type(value) == "string":
@@ -1373,6 +1477,15 @@ def twin_bridge_rows(state, args):
         out.append(found)
     return out
 
+def twin_bridge_shown(state, args):
+    # For each case, every stored record as a listing of `template` shows it: [key, object], in stored order.
+    root = args["root"]
+    return [twin_shown_rows(args["template"], root, c["world"]["keys"], c["args"]) or [] for c in args["cases"]]
+
+def twin_bridge_kept(state, args):
+    # For each case, whether the filters `where` keep each of its rows (`twin_kept`).
+    return [[twin_kept(args["where"], row, c["args"]) for row in c["rows"]] for c in args["cases"]]
+
 def twin_bridge_guard(state, args):
     world = args["state"]
     answer = twin_guard(args["plan"], args["tool"], world, args["args"])
@@ -1384,6 +1497,8 @@ _BRIDGE_TOOLS = (
     "twin_bridge_items",
     "twin_bridge_table",
     "twin_bridge_rows",
+    "twin_bridge_shown",
+    "twin_bridge_kept",
     "twin_bridge_guard",
     *expression.BRIDGE_TOOLS,
     *functions.BRIDGE_TOOLS,

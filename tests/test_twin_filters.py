@@ -1,0 +1,159 @@
+"""Twins of servers that list stored records filtered by several arguments at once (each with a default where
+it is not given), sorted by the field an argument names with nulls last, and cut at a limit."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
+from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.specs.model import ToolSpec
+
+_NULLABLE_TEXT = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+_PRIORITY = {"anyOf": [{"enum": ["low", "high"], "type": "string"}, {"type": "null"}], "default": None}
+_TAGS = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": None}
+
+TOOLS = [
+    ToolSpec(
+        name="add",
+        input_schema={
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "notes": _NULLABLE_TEXT, "due": _NULLABLE_TEXT}
+            | {"priority": _PRIORITY, "tags": _TAGS},
+            "required": ["title"],
+        },
+    ),
+    ToolSpec(
+        name="update",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer"},
+                "title": _NULLABLE_TEXT,
+                "priority": _PRIORITY,
+                "status": {"anyOf": [{"enum": ["open", "closed"], "type": "string"}, {"type": "null"}]},
+            },
+            "required": ["id"],
+        },
+    ),
+    ToolSpec(
+        name="find",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "status": {"anyOf": [{"enum": ["open", "closed", "all"], "type": "string"}, {"type": "null"}]},
+                "priority": _PRIORITY,
+                "keyword": _NULLABLE_TEXT,
+                "tags": _TAGS,
+                "sort": {"enum": ["due", "id"], "type": "string", "default": "due"},
+                "order": {"enum": ["asc", "desc"], "type": "string", "default": "asc"},
+                "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 10},
+            },
+        },
+    ),
+]
+
+
+class Tasks:
+    """The server: tasks numbered one past the largest, open when made; `find` lists the open ones unless
+    asked (`all`: every one), of a priority, with a keyword in the title or notes, with one of some tags,
+    sorted by due date (nulls last) or id, at most `limit` (10)."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        if tool == "add":
+            number = max([row["id"] for row in self.rows] + [0]) + 1
+            fields = ("notes", "due", "priority", "tags")
+            self.rows.append({"id": number, "title": arguments["title"]} | {f: arguments.get(f) for f in fields})
+            self.rows[-1]["status"] = "open"
+            return f"Task created with ID: {number}"
+        if tool == "update":
+            row = next((row for row in self.rows if row["id"] == arguments["id"]), None)
+            if row is None:
+                return "Task not found"
+            row.update({name: value for name, value in arguments.items() if name != "id"})
+            return f"Task {arguments['id']} updated"
+        return self.find(arguments)
+
+    def find(self, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        status = arguments.get("status") or "open"
+        rows = [row for row in self.rows if status == "all" or row["status"] == status]
+        if arguments.get("priority"):
+            rows = [row for row in rows if row["priority"] == arguments["priority"]]
+        if arguments.get("tags"):
+            rows = [row for row in rows if row["tags"] and any(tag in row["tags"] for tag in arguments["tags"])]
+        if arguments.get("keyword"):
+            word = arguments["keyword"].lower()
+            rows = [row for row in rows if word in row["title"].lower() or word in (row["notes"] or "").lower()]
+        descending = arguments.get("order") == "desc"
+        if arguments.get("sort", "due") == "due":
+            rows.sort(key=lambda row: (0, row["due"]) if row["due"] else (1, ""), reverse=descending)
+        else:
+            rows.sort(key=lambda row: row["id"], reverse=descending)
+        return [dict(row) for row in rows[: arguments.get("limit") or 10]]
+
+
+_TITLES = ["Book venue", "Send invites", "Draft outline", "Review draft"]
+_NOTES = [None, "Find a room", "Email everyone", "List the sections"]
+_DUES = [None, None, "2027-02-01", "2027-01-15", "2027-06-30"]
+_TAG_SETS = [None, ["home"], ["work"], ["work", "urgent"]]
+_WORDS = ["draft", "room", "send", "zzz", "EMAIL"]
+
+
+def _step(rng: random.Random, made: int) -> tuple[str, dict[str, Any]]:
+    roll = rng.random()
+    if roll < 0.4 or not made:
+        arguments = {"title": rng.choice(_TITLES), "notes": rng.choice(_NOTES), "due": rng.choice(_DUES)}
+        arguments |= {"priority": rng.choice([None, "low", "high"]), "tags": rng.choice(_TAG_SETS)}
+        return "add", {name: value for name, value in arguments.items() if value is not None}
+    if roll < 0.55:
+        changes = rng.choice([{"status": "closed"}, {"status": "open"}, {"title": "Send invites (revised)"}])
+        return "update", {"id": rng.randint(1, made + 1), **changes, **rng.choice([{}, {"priority": "high"}])}
+    filters = {
+        "status": rng.choice([None, None, "open", "closed", "all"]),
+        "priority": rng.choice([None, None, "low", "high"]),
+        "keyword": rng.choice([None, None, None, *_WORDS]),
+        "tags": rng.choice([None, None, None, ["work"], ["home", "urgent"]]),
+        "sort": rng.choice([None, None, "due", "id"]),
+        "order": rng.choice([None, None, "desc"]),
+        "limit": rng.choice([None, None, None, 2]),
+    }
+    return "find", {name: value for name, value in filters.items() if value is not None}
+
+
+def _session(number: int, seed: str, calls: int) -> list[RecordedCall]:
+    rng, server, recorded = random.Random(f"{seed}/{number}"), Tasks(), []
+    for seq in range(1, calls + 1):
+        tool, arguments = _step(rng, len(server.rows))
+        value = server.call(tool, arguments)
+        text = value if isinstance(value, str) else json.dumps(value)
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        recorded.append(RecordedCall(f"s{number}", seq, tool, arguments, result, False))
+    return recorded
+
+
+def test_a_listing_filtered_by_several_arguments_with_defaults_is_sorted_and_cut() -> None:
+    sessions = [_session(number, "train", 14) for number in range(14)]
+    finds = sum(call.tool == "find" for session in sessions for call in session)
+    inference = infer_guards(TOOLS, sessions, ["add", "update", "find"])
+    assert inference.answered["find"] == finds  # every recorded listing, the empty ones too
+    [listing] = [rule["answer"] for rule in inference.plans["find"]["rules"] if "where" in rule["answer"]]
+    filters = {(rule[0], rule[1]) for rule in listing["where"]}
+    assert filters == {("eq", "status"), ("eq", "priority"), ("has", "keyword"), ("overlaps", "tags")}
+    assert listing["limit"] == ["limit", 10]
+    assert listing["sort"]["by"][0] == "sort"
+    # Sessions never recorded: other titles, other orders of filters; the twin lists what the server lists.
+    for number in range(6):
+        server, state, rng = Tasks(), dict[str, Any](), random.Random(f"check/{number}")
+        for _ in range(16):
+            tool, arguments = _step(rng, len(server.rows))
+            expected = server.call(tool, arguments)
+            answer = run_guard(inference.plans[tool], tool, state, arguments)
+            assert answer is not None, (tool, arguments)
+            verdict = compare_answers(Answer(expected, False), Answer(answer[0], answer[1]))
+            assert verdict.agree, (tool, arguments, verdict, answer[0], expected)
