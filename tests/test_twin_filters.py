@@ -157,3 +157,37 @@ def test_a_listing_filtered_by_several_arguments_with_defaults_is_sorted_and_cut
             assert answer is not None, (tool, arguments)
             verdict = compare_answers(Answer(expected, False), Answer(answer[0], answer[1]))
             assert verdict.agree, (tool, arguments, verdict, answer[0], expected)
+
+
+NOTE_TOOLS = [
+    ToolSpec(
+        name="add_note",
+        input_schema={"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+    ),
+    ToolSpec(name="list_notes", input_schema={"type": "object", "properties": {}}),
+]
+
+
+def test_records_kept_under_ids_shown_as_numbers_are_listed_in_their_order() -> None:
+    def session(number: int, titles: list[str]) -> list[RecordedCall]:
+        calls: list[RecordedCall] = []
+        notes: list[dict[str, Any]] = []
+        for title in titles:
+            notes.append({"id": len(notes) + 1, "title": title})
+            for tool, arguments, value in (("add_note", {"title": title}, notes[-1]), ("list_notes", {}, notes[::-1])):
+                result = {"content": [{"type": "text", "text": json.dumps(value)}], "isError": False}
+                calls.append(RecordedCall(f"s{number}", len(calls) + 1, tool, arguments, result, False))
+        return calls
+
+    sessions = [session(0, ["milk", "eggs", "flour"]), session(1, ["tea", "rice"])]
+    inference = infer_guards(NOTE_TOOLS, sessions, ["add_note", "list_notes"])
+    listing = inference.plans["list_notes"]["rules"][0]["answer"]
+    # The key "2" is shown as the number 2: the rows line up, newest first, as an order and not as a set.
+    assert listing["order"] == "reverse"
+    state: dict[str, Any] = {}
+    for title in ("x1", "y2"):
+        run_guard(inference.plans["add_note"], "add_note", state, {"title": title})
+    assert run_guard(inference.plans["list_notes"], "list_notes", state, {}) == (
+        [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}],
+        False,
+    )

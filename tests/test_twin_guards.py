@@ -451,7 +451,9 @@ def notes_session(number: int, titles: list[str]) -> list[RecordedCall]:
     for title in titles:
         notes.append({"id": len(notes) + 1, "title": title})
         calls.append(answered(len(calls) + 1, "add_note", {"title": title}, notes[-1]))
-        calls.append(answered(len(calls) + 1, "list_notes", {}, {"notes": notes[::-1]}))
+        # By title, last first: an order neither storing nor keys explain (newest first is `reverse`).
+        listed = sorted(notes, key=lambda note: note["title"], reverse=True)
+        calls.append(answered(len(calls) + 1, "list_notes", {}, {"notes": listed}))
     return calls
 
 
@@ -466,9 +468,9 @@ def test_a_listing_in_an_order_nothing_explains_is_marked_to_be_compared_as_a_se
         run_guard(inference.plans["add_note"], "add_note", state, {"title": title})
     answer = run_guard(plan, "list_notes", state, {})
     assert answer is not None
-    # As stored (newest last), which as a set is what the server lists (newest first).
-    newest_first = {"notes": [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}]}
-    assert as_set(answer[0], ["/notes"]) == as_set(newest_first, ["/notes"])
+    # As stored, which as a set is what the server lists (by title, last first).
+    by_title = {"notes": [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}]}
+    assert as_set(answer[0], ["/notes"]) == as_set(by_title, ["/notes"])
 
 
 # A version-control server's answers: a template of arguments never seen, and a hash it makes up.
