@@ -168,7 +168,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order"),
-        *("expr", "arith", "measure", "linear", "distance"),
+        *("expr", "arith", "measure", "linear", "distance", "radix"),
     }
 )
 # What a listing of keys may be joined with.
