@@ -286,24 +286,34 @@ def twin_fn_radix(value, base, to):
 # The learner's entry point: every function of every recorded call's arguments, as pieces and failures.
 BRIDGE = """
 def twin_bridge_functions(state, args):
+    # Per case, every function of its arguments that its answer may show (`hints`: the lengths of the hex
+    # runs it holds, the numbers it shows, whether it holds `\\u` escapes): a function whose value could not
+    # be shown there is not computed, so a server none of whose answers shows one pays little for them.
     out = []
-    for call in args["cases"]:
+    for case in args["cases"]:
+        call, hints = case["args"], case["hints"]
         parts = []
         for name in args["texts"]:
-            if twin_fn_text_ok(call.get(name)):
-                parts += [["fn", f, name] for f in TWIN_FN_TEXT] + [["measure", f, name] for f in TWIN_FN_MEASURE]
-                for other in args["texts"]:
-                    if other != name:
-                        parts += [["hmac", a, other, name] for a in TWIN_FN_DIGESTS[:5]]
-                        if name < other:
-                            parts.append(["distance", name, other])
+            text = call.get(name)
+            if not twin_fn_text_ok(text):
+                continue
+            parts += [["fn", f, name] for f in TWIN_FN_TEXT if twin_fn_may_show(f, text, hints)]
+            parts += [["measure", f, name] for f in TWIN_FN_MEASURE if twin_fn_may_measure(f, text, hints)]
+            for other in args["texts"]:
+                if other == name or type(call.get(other)) != "string":
+                    continue
+                parts += [["hmac", a, other, name] for a in TWIN_FN_DIGESTS[:5] if twin_fn_may_show(a, text, hints)]
+                if name < other and twin_fn_may_differ(text, call[other], hints):
+                    parts.append(["distance", name, other])
         # The call's own bases first: a value they write is read as theirs, not as a fixed base's.
         bases = [n for n in args["numbers"] if twin_fn_base(n, call) != None] + list(TWIN_FN_BASES)
         for name in args["values"]:
-            if type(call.get(name)) not in ("string", "int"):
+            value = call.get(name)
+            if type(value) not in ("string", "int") or (type(value) == "string" and not value.isalnum()):
                 continue
             for base in bases:
-                parts += [["radix", name, base, to] for to in bases if to != base]
+                # A value written again in the base an argument names is the value as the server reads it.
+                parts += [["radix", name, base, to] for to in bases if to != base or type(base) == "string"]
         found = []
         for part in parts:
             result = twin_fn_of(part, call)
@@ -315,6 +325,41 @@ def twin_bridge_functions(state, args):
                 found.append([None, part])
         out.append(found)
     return out
+
+# The length of each digest's hex text.
+TWIN_FN_HEX = {"md5": 32, "sha1": 40, "sha256": 64, "sha384": 96, "sha512": 128, "crc32": 8}
+
+def twin_fn_may_show(name, text, hints):
+    # Whether the function's value may be shown and differ from the text itself (which the argument's own
+    # piece writes): checked on the text and the answer cheaply, before the function is run.
+    if name in TWIN_FN_HEX:
+        return TWIN_FN_HEX[name] in hints["hex"]
+    if name == "unicode":
+        return hints["escaped"]
+    if name == "ununicode":
+        return "\\\\u" in text
+    if name in ("url", "url_python", "url_form"):
+        return hints["percent"] and not text.isalnum()
+    if name in ("unurl", "unurl_form"):
+        return "%" in text or "+" in text
+    if name in ("html", "html_x27"):
+        return any([c in text for c in ("&", "<", ">", '"', "'")])
+    if name == "unhtml":
+        return "&" in text
+    if name == "trim":
+        return text != text.strip()
+    return True
+
+def twin_fn_may_measure(name, text, hints):
+    # A length in UTF-16 units or bytes is at least the length in code points, and at most four times it.
+    if name in ("utf16", "bytes"):
+        return any([n >= len(text) and n <= 4 * len(text) for n in hints["numbers"]])
+    return True
+
+def twin_fn_may_differ(first, second, hints):
+    # An edit distance lies between the difference of the lengths and the longer length.
+    low, high = abs(len(first) - len(second)), max(len(first), len(second))
+    return len(first) * len(second) <= TWIN_FN_CELLS and any([n >= low and n <= high for n in hints["numbers"]])
 """
 BRIDGE += """
 def twin_bridge_parts(state, args):
@@ -323,6 +368,11 @@ def twin_bridge_parts(state, args):
 """
 BRIDGE_TOOLS = ("twin_bridge_functions", "twin_bridge_parts")
 
+# The functions whose value, shown in an answer, tells that the tool computes it: a text (a number, a length
+# or a distance, is too often shown by chance).
+_TELLING = frozenset({"fn", "hmac", "radix"})
+# A run of hex digits standing alone, as a digest is written.
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{8,128}(?![0-9A-Za-z])")
 # A number a measure writes stands whole in a text: not part of a longer number.
 _WHOLE_NUMBER = re.compile(r"(?<![0-9.])([0-9]+)(?![0-9]|\.[0-9])")
 # A measure below this is not taken from a text or a JSON number: a 0 or 1 is as often a constant.
@@ -355,12 +405,13 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
     values = [name for name, schema in properties.items() if _types(schema) & {"string", "integer", "number"}]
     if not texts and not values:
         return Functions()
+    cases = [{"args": call.arguments, "hints": _hints(call.value)} for call in calls]
     found: list[list[list[Any]]] = library.call(
-        "twin_bridge_functions",
-        {"texts": texts, "numbers": numbers, "values": values, "cases": [call.arguments for call in calls]},
+        "twin_bridge_functions", {"texts": texts, "numbers": numbers, "values": values, "cases": cases}
     )
     result = Functions()
     failures: dict[str, list[Any]] = {}
+    telling = False
     for call, computed in zip(calls, found, strict=True):
         shown = _shown(call.value)
         pieces = []
@@ -369,15 +420,19 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
                 if call.is_error:
                     atom = ["fn_fails", part]
                     failures.setdefault(json.dumps(atom, sort_keys=True), atom)
-            elif _shows(shown, value):
+            elif _shows(shown, value) or (part[0] == "radix" and _stands_whole(shown[0], value)):
                 pieces.append([value if isinstance(value, str) else str(value), part])
+                telling = telling or (part[0] in _TELLING and not _same_as_given(value, part, call.arguments))
         if pieces:
             result.pieces[id(call)] = pieces
     for at, lined in _linear(library, properties, calls).items():
         result.pieces.setdefault(at, []).extend(lined)
-    # An enumerated argument's value is asked only where a function's value or failure is shown: a length
-    # alone (a small number) is too often shown by chance to widen a tool's conditions for it.
-    if failures or any(part[0] != "measure" for pieces in result.pieces.values() for _, part in pieces):
+        telling = True
+    # A function's failures and an enumerated argument's value are asked only where a function's value is
+    # shown: a length or a distance (a small number) is too often shown by chance, a function's value that is its
+    # argument as given (a lower-case name) tells nothing, and a decode fails on most texts a tool that
+    # decodes nothing was given, to widen a tool's conditions for them.
+    if telling:
         result.atoms = list(failures.values()) + _choices(properties)
     return result
 
@@ -501,6 +556,24 @@ def _rounded(y: float, digits: int | None) -> float:
     return float(math.floor(y * scale + 0.5)) / scale
 
 
+def _hints(value: Any) -> dict[str, Any]:
+    """What an answer may show of a function (`twin_bridge_functions`): the lengths of its hex runs (a digest),
+    the numbers it shows (a length, a distance), whether it holds `\\u` escapes, a `%` or a `+` (a URL's)."""
+    texts, numbers = _shown(value)
+    hexes = {len(run) for text in texts for run in _HEX_RUN.findall(text)}
+    shown = numbers | {int(found) for text in texts for found in _WHOLE_NUMBER.findall(text) if len(found) < 10}
+    escaped, percent = any("\\u" in text for text in texts), any("%" in text or "+" in text for text in texts)
+    return {"hex": sorted(hexes), "numbers": sorted(shown), "escaped": escaped, "percent": percent}
+
+
+def _same_as_given(value: Any, part: list[Any], arguments: dict[str, Any]) -> bool:
+    """Whether a function's value is its argument as given (the lower case of a lower-case text, a decimal
+    read in base 10): it tells nothing of the call, though it writes an argument whose own piece does not
+    (one that is a string or a number)."""
+    name = part[1] if part[0] == "radix" else part[2] if part[0] in ("fn", "measure") else None
+    return name is not None and isinstance(value, str) and value == str(arguments.get(name))
+
+
 def _types(schema: Any) -> set[str]:
     options = [schema, *schema.get("anyOf", [])] if isinstance(schema, dict) else []
     found: set[str] = set()
@@ -542,6 +615,12 @@ def _shows(shown: tuple[list[str], set[int]], value: Any) -> bool:
     if not isinstance(value, int) or value < _SMALLEST_MEASURE:
         return False
     return value in numbers or any(str(value) in _WHOLE_NUMBER.findall(text) for text in texts)
+
+
+def _stands_whole(texts: list[str], value: str) -> bool:
+    """Whether a number's digits stand whole in a text, however short (the `ff` of 255 in base 16)."""
+    whole = re.compile(rf"(?<![0-9A-Za-z.]){re.escape(value)}(?![0-9A-Za-z]|\.[0-9])")
+    return any(whole.search(text) for text in texts)
 
 
 def _choices(properties: dict[str, Any]) -> list[list[Any]]:

@@ -190,7 +190,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
-        *("expr", "arith", "measure", "linear", "distance"),
+        *("expr", "arith", "measure", "linear", "distance", "radix"),
     }
 )
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
