@@ -380,7 +380,9 @@ def twin_expr_binary(op, left, right, dialect):
     if kind == "int":
         return {"value": left // right if op == "//" else left % right}
     if op == "%":
-        return {"value": left % right}
+        found = left % right
+        # Python's float remainder takes the divisor's sign, a zero one too (`0.0 % -1` is -0.0).
+        return {"value": (-0.0 if twin_negative(right) else 0.0) if found == 0 else found}
     return {"value": twin_expr_floor_divide(left, right)}
 
 def twin_expr_float(value):
@@ -414,7 +416,8 @@ def twin_expr_floor_divide(left, right):
     else:
         found = top // bottom
     if found == 0:
-        return 0.0 if (left < 0) == (right < 0) or left == 0 else -0.0
+        # A zero quotient takes the sign of the operands' signs combined, a -0.0 dividend's too (`-0.0 // 1`).
+        return -0.0 if twin_negative(left) != twin_negative(right) else 0.0
     return float(found)
 
 def twin_expr_power(left, right):
