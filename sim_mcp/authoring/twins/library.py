@@ -10,9 +10,8 @@ import json
 from typing import Any
 
 from sim_mcp.authoring.twins import expression, functions
-from sim_mcp.rules import CallContext, Limits, compile_program, function_name, run_tool
+from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
-from sim_mcp.rules.program import HANDED_ON
 
 __all__ = ["LIBRARY", "SECTION", "TwinLibrary", "program_text", "starlark_literal"]
 
