@@ -18,7 +18,7 @@ import anyio
 import jsonschema
 import pytest
 
-from benchmarks.agent_sessions import GENERATORS, CalculatorAgent, KeyValueAgent, TaskAgent
+from benchmarks.agent_sessions import GENERATORS, CalculatorAgent, KeyValueAgent, TaskAgent, TodoTxtAgent
 from benchmarks.heldout import HELD_OUT
 from benchmarks.twin_agents import TASKS, Scores, episode, kendall_tau_b
 from sim_mcp.authoring.twins.targets import parse_target
@@ -673,7 +673,7 @@ def test_the_todo_txt_agent_names_the_ids_its_adds_answered_and_lists_after_a_re
     after = [calls[n + 1][0] for n, (tool, _) in enumerate(calls[:-1]) if tool == "reload_todos"]
     assert after
     assert set(after) == {"list_todos"}
-    agent = GENERATORS["todotxt"](random.Random(0))
+    agent = TodoTxtAgent(random.Random(0))
     agent.observe({"todos": [{"id": "1", "completed": False}, {"id": "2", "completed": True}]})
     agent.last = ("list_todos", {})
     agent.observe({"todos": [{"id": "1", "completed": False}, {"id": "2", "completed": True}]})
