@@ -1,9 +1,9 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out" and "Twins held out, second set", both dev now, and the third set, held out): scripted
-agents that use each server as intended (keys that were set, ids read from earlier answers, values chained
-from one call to the next), with about 15% mistakes (a key never set, an id that does not exist, a step out
-of order, an argument left out). The second and third sets' agents are written from each package's own
-documentation and tool list.
+"Twins held out", "Twins held out, second set" and the third set, dev now, and the fourth set, held
+out): scripted agents that use each server as intended (keys that were set, ids read from earlier
+answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
+does not exist, a step out of order, an argument left out). The second, third and fourth sets' agents
+are written from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
 arguments), `observe(value)` feeds it the reference's answer (`answer_value`: JSON text read as JSON).
@@ -991,6 +991,283 @@ class ComputeAgent:
         self.answer = value
 
 
+# --- the fourth held-out set (BENCHMARKS.md, "Fourth set"), from each package's documented tool list ---
+
+_NAMESPACES = ("default", *_PROJECTS[:4])
+_TODO_LETTERS = ("A", "B", "C")
+_CONTEXTS = ("phone", "computer", "office", "errands")
+_TODO_PROJECTS = ("work", "home", "garden", "taxes")
+
+
+class MemoryAgent:
+    """agent-memory-mcp-server: memories stored under a key in a namespace (the default one unless named),
+    with tags; store them, read them back by the key and namespace they were stored under, search keys and
+    values, list (all, or one namespace), delete, and look at the namespaces and the counts. Mistakes: a key
+    never stored, a key looked up in a namespace it was not stored in, a store without its value."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.stored: dict[tuple[str, str], str] = {}  # (namespace, key) -> value
+
+    def _scope(self, namespace: str) -> dict[str, Any]:
+        # An agent names the default namespace now and then, and mostly leaves it to its default.
+        return {} if namespace == "default" and self.rng.random() < 0.7 else {"namespace": namespace}
+
+    def _known(self) -> tuple[str, str]:
+        if self.stored and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.stored))
+        if self.stored and self.rng.random() < 0.5:
+            namespace, key = self.rng.choice(sorted(self.stored))
+            others = [name for name in _NAMESPACES if name != namespace]
+            return self.rng.choice(others), key  # the right key in a namespace it was not stored in
+        return self.rng.choice(_NAMESPACES), f"{self.rng.choice(_TOPICS)}-{self.rng.choice(_ASPECTS)}-old"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.stored or roll < 0.3:
+            return self._store()
+        if roll < 0.52:
+            namespace, key = self._known()
+            return "memory_retrieve", {"key": key, **self._scope(namespace)}
+        if roll < 0.64:
+            namespace, key = self.rng.choice(sorted(self.stored))
+            query = self.rng.choice((key.split("-")[0], self.stored[(namespace, key)].split()[-1]))
+            arguments: dict[str, Any] = {"query": query}
+            if self.rng.random() < 0.3:
+                arguments["namespace"] = namespace
+            if self.rng.random() < 0.2:
+                arguments["limit"] = self.rng.choice((3, 5))
+            return "memory_search", arguments
+        if roll < 0.75:
+            arguments = {}
+            if self.rng.random() < 0.4:
+                arguments["namespace"] = self.rng.choice(sorted({namespace for namespace, _ in self.stored}))
+            if self.rng.random() < 0.2:
+                arguments["limit"] = self.rng.choice((5, 10))
+            return "memory_list", arguments
+        if roll < 0.85:
+            namespace, key = self._known()
+            self.stored.pop((namespace, key), None)
+            return "memory_delete", {"key": key, **self._scope(namespace)}
+        if roll < 0.93:
+            return "memory_namespaces", {}
+        return "memory_stats", {}
+
+    def _store(self) -> tuple[str, dict[str, Any]]:
+        known = sorted({namespace for namespace, _ in self.stored})
+        namespace = self.rng.choice(known) if known and self.rng.random() < 0.6 else self.rng.choice(_NAMESPACES)
+        key, value = f"{self.rng.choice(_TOPICS)}-{self.rng.choice(_ASPECTS)}", self.rng.choice(_WORDS)
+        arguments: dict[str, Any] = {"key": key, "value": value, **self._scope(namespace)}
+        if self.rng.random() < 0.4:
+            arguments["tags"] = self.rng.sample(_TAGS, self.rng.randint(1, 2))
+        if self.rng.random() < MISTAKE / 3:
+            arguments.pop("value")  # a store without its value
+        else:
+            self.stored[(namespace, key)] = value  # a second store under the key replaces the value
+        return "memory_store", arguments
+
+    def observe(self, value: Any) -> None:
+        return None
+
+
+class TodoTxtAgent:
+    """todo-txt-mcp: a todo.txt list; add todos (a priority letter, projects, contexts), read one back by the
+    id the add answered, complete, update and delete them, list (with the completed ones or not), search
+    the text, filter by priority, project or context, and look at the statistics. Ids are read from the
+    answers (an add's, a listing's); after a reload from the file the agent lists again, as the ids are
+    the file's then. Mistakes: an id never made or already deleted, a priority that is not a letter, a
+    filter by a project or context no todo has."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.ids: list[str] = []
+        self.gone: list[str] = []
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+        self.used: dict[str, set[str]] = {"projects": set(), "contexts": set(), "priority": set()}
+
+    def _id(self) -> str:
+        if self.ids and self.rng.random() >= MISTAKE:
+            return self.rng.choice(self.ids)
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else "99"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        if self.last[0] == "reload_todos":
+            return "list_todos", {}
+        roll = self.rng.random()
+        if not self.ids or roll < 0.28:
+            return "add_todo", self._added()
+        if roll < 0.38:
+            return "get_todo", {"todo_id": self._id()}
+        if roll < 0.5:
+            return "complete_todo", {"todo_id": self._id()}
+        if roll < 0.58:
+            return "update_todo", self._update()
+        if roll < 0.65:
+            return "delete_todo", {"todo_id": self._id()}
+        if roll < 0.74:
+            return "list_todos", {"include_completed": True} if self.rng.random() < 0.3 else {}
+        if roll < 0.92:
+            return self._filter()
+        if roll < 0.97:
+            return "get_statistics", {}
+        return "reload_todos", {}
+
+    def _added(self) -> dict[str, Any]:
+        title, _ = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"text": title}
+        if self.rng.random() < 0.5:
+            arguments["priority"] = self.rng.choice(_TODO_LETTERS)
+        if self.rng.random() < 0.5:
+            arguments["projects"] = self.rng.sample(_TODO_PROJECTS, self.rng.randint(1, 2))
+        if self.rng.random() < 0.4:
+            arguments["contexts"] = [self.rng.choice(_CONTEXTS)]
+        if self.rng.random() < MISTAKE / 3:
+            arguments["priority"] = "high"  # not a letter
+        for field in ("projects", "contexts"):
+            self.used[field].update(arguments.get(field, []))
+        if isinstance(arguments.get("priority"), str):
+            self.used["priority"].add(arguments["priority"])
+        return arguments
+
+    def _update(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"todo_id": self._id()}
+        change = self.rng.random()
+        if change < 0.4:
+            arguments["priority"] = self.rng.choice(_TODO_LETTERS)
+        elif change < 0.7:
+            arguments["text"] = self.rng.choice(_TASKS)[0] + " today"
+        elif change < 0.85:
+            arguments["projects"] = [self.rng.choice(_TODO_PROJECTS)]
+        else:
+            arguments["contexts"] = [self.rng.choice(_CONTEXTS)]
+        return arguments
+
+    def _filter(self) -> tuple[str, dict[str, Any]]:
+        which = self.rng.choice(("search", "priority", "projects", "contexts"))
+        done = {"include_completed": True} if self.rng.random() < 0.25 else {}
+        if which == "search":
+            return "search_todos", {"query": self.rng.choice(_TASKS)[0].split()[-1].lower(), **done}
+        pool = {"priority": _TODO_LETTERS, "projects": _TODO_PROJECTS, "contexts": _CONTEXTS}[which]
+        used = sorted(self.used[which])
+        value = self.rng.choice(used) if used and self.rng.random() >= MISTAKE else self.rng.choice(pool)
+        tool = {"priority": "filter_by_priority", "projects": "filter_by_project", "contexts": "filter_by_context"}
+        return tool[which], {{"projects": "project", "contexts": "context"}.get(which, which): value, **done}
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        if not isinstance(value, dict) or "error" in value:
+            return
+        made = value.get("todo")
+        if tool == "add_todo" and isinstance(made, dict) and isinstance(made.get("id"), str):
+            self.ids.append(made["id"])
+        elif tool in ("complete_todo", "delete_todo") and value.get("success") is True:
+            gone = arguments.get("todo_id")
+            self.ids = [todo for todo in self.ids if todo != gone]
+            self.gone.append(str(gone))
+        elif tool == "list_todos" and isinstance(value.get("todos"), list):
+            # A listing is the agent's new view of the ids (after a reload they are the file's line numbers).
+            self.ids = [str(t["id"]) for t in value["todos"] if isinstance(t, dict) and not t.get("completed")]
+
+
+# The unit converter's quantities: each tool with a few of the units its schema lists.
+_QUANTITIES: dict[str, tuple[str, ...]] = {
+    "convert_temperature": ("celsius", "fahrenheit", "kelvin"),
+    "convert_angle": ("degrees", "radians", "turns", "gons", "arcmin"),
+    "convert_length": ("meter", "kilometer", "mile", "foot", "inch", "yard", "nautical mile", "centimeter"),
+    "convert_energy": ("joule", "kilojoule", "kilowatt hour", "calorie", "kilocalorie", "Btu"),
+    "convert_force": ("newtons", "kilonewtons", "pounds force", "kilograms force", "dynes"),
+    "convert_pressure": ("pascal", "kilopascal", "bar", "atmosphere", "psi", "millimeters of mercury"),
+    "convert_power": ("watt", "kilowatt", "horsepower", "Btu per hour", "megawatt"),
+    "convert_speed": ("kilometers per hour", "miles per hour", "meters per second", "knots", "feet per second"),
+    "convert_area": ("square meter", "square foot", "acre", "hectare", "square kilometer", "square mile"),
+    "convert_mass": ("kilogram", "gram", "pound", "ounce", "stone", "tonne"),
+    "convert_volume": ("liter", "milliliter", "gallon (US)", "cup", "cubic meter", "fluid ounce (US)"),
+    "convert_computer_data": ("bytes", "kilobytes", "megabytes", "gigabytes", "terabytes", "bits"),
+    "convert_density": ("kilograms per cubic meter", "grams per cubic centimeter", "pounds per cubic foot"),
+    "convert_time": ("seconds", "minutes", "hours", "days", "weeks", "years", "milliseconds"),
+}
+# What an agent types for a unit where the tool wants its spelled-out name.
+_ABBREVIATIONS = ("km", "lb", "C", "mph", "GB", "hr", "sq ft", "l")
+
+
+class UnitsAgent:
+    """iflow-mcp-unit-converter-mcp: one tool per quantity (temperature, length, mass, ...), a batch of
+    conversions of several quantities, and the list of units (all, or one quantity's). The agent spreads
+    its calls over the quantities and units with varied numbers (whole, decimal, large, negative where a
+    quantity allows it), sometimes converting the previous answer further (back, or into a third unit) or
+    looking the units up first. Mistakes: an abbreviation for a unit, a unit of another quantity, a batch
+    request of an unknown conversion type."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+        self.answer: Any = None
+
+    def _value(self, tool: str) -> float:
+        roll = self.rng.random()
+        if tool == "convert_temperature" and roll < 0.3:
+            return self.rng.choice((-40, -10, 0, 37, 100, 451))
+        if roll < 0.45:
+            return self.rng.randint(1, 500)
+        if roll < 0.85:
+            return round(self.rng.uniform(0.1, 100), self.rng.choice((1, 2, 3)))
+        return self.rng.choice((1e3, 2.5e6, 0.001, 12345.678))
+
+    def _one(self, tool: str, mistake: bool) -> dict[str, Any]:
+        source, target = self.rng.sample(_QUANTITIES[tool], 2)
+        if mistake:
+            other = self.rng.choice([name for name in _QUANTITIES if name != tool])
+            slip = self.rng.choice((self.rng.choice(_ABBREVIATIONS), self.rng.choice(_QUANTITIES[other])))
+            source, target = (slip, target) if self.rng.random() < 0.5 else (source, slip)
+        return {"value": self._value(tool), "from_unit": source, "to_unit": target}
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        chained = self._chained() if self.rng.random() < 0.25 else None
+        self.last = chained or self._call()
+        return self.last
+
+    def _call(self) -> tuple[str, dict[str, Any]]:
+        roll, mistake = self.rng.random(), self.rng.random() < MISTAKE
+        if roll < 0.78:
+            tool = self.rng.choice(sorted(_QUANTITIES))
+            return tool, self._one(tool, mistake)
+        if roll < 0.9:
+            requests = []
+            for number in range(self.rng.randint(2, 4)):
+                tool = self.rng.choice(sorted(_QUANTITIES))
+                kind = tool.removeprefix("convert_")
+                request: dict[str, Any] = {**self._one(tool, False), "conversion_type": kind}
+                if self.rng.random() < 0.5:
+                    request["request_id"] = f"{kind}-{number + 1}"
+                requests.append(request)
+            if mistake:
+                requests[-1]["conversion_type"] = "currency"  # a quantity the converter does not have
+            return "convert_batch", {"requests": requests}
+        if self.rng.random() < 0.3:
+            return "list_supported_units", {}
+        return "list_supported_units", {"unit_type": self.rng.choice(sorted(_QUANTITIES)).removeprefix("convert_")}
+
+    def _chained(self) -> tuple[str, dict[str, Any]] | None:
+        tool, arguments = self.last
+        answer = self.answer if isinstance(self.answer, dict) else {}
+        converted = answer.get("converted_value")
+        if tool in _QUANTITIES and isinstance(converted, int | float) and abs(converted) < 1e12:
+            onward = [unit for unit in _QUANTITIES[tool] if unit != arguments["to_unit"]]
+            target = arguments["from_unit"] if self.rng.random() < 0.5 else self.rng.choice(onward)
+            return tool, {"value": converted, "from_unit": arguments["to_unit"], "to_unit": target}
+        if tool == "list_supported_units" and arguments.get("unit_type"):
+            quantity = f"convert_{arguments['unit_type']}"
+            return quantity, self._one(quantity, False)  # looked the units up, now converts
+        return None
+
+    def observe(self, value: Any) -> None:
+        self.answer = value
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -1014,8 +1291,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first and second sets (dev), then
-# the third (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first, second and third sets (dev),
+# then the fourth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -1026,4 +1303,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "notes": NotesAgent,
     "ohno": OhnoAgent,
     "calcmcp": ComputeAgent,
+    "mem": MemoryAgent,
+    "todotxt": TodoTxtAgent,
+    "units": UnitsAgent,
 }

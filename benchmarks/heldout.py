@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held
-out, second set" and the third set), on sessions an agent would run (`agent_sessions`): record `--train`
+out, second set", the third and the fourth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile
 the twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the
 training ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and
@@ -7,11 +7,15 @@ with the values the agent chose renamed (`--rename`). The figures: agreement on 
 answered successfully (the headline), on all calls, with the same error text, the share of the real
 server's errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the third set, declared before any run of it; `DEV_SERVERS`, the first and
-second sets, were looked at while measuring and are dev now (still measured by name). Install them into
-/tmp first:
+`HELD_OUT` (the default) is the fourth set, declared before any run of it; `DEV_SERVERS`, the first,
+second and third sets, were looked at while measuring and are dev now (still measured by name). Install
+them into /tmp first:
 
-    # held out, the third set: notes, ohno, calcmcp
+    # held out, the fourth set: mem, todotxt, units
+    python3 -m venv /tmp/ho4-mem && /tmp/ho4-mem/bin/pip install agent-memory-mcp-server==0.1.1 'mcp<2'
+    python3 -m venv /tmp/ho4-todo && /tmp/ho4-todo/bin/pip install todo-txt-mcp==1.0.2 'mcp<2'
+    python3 -m venv /tmp/ho4-units && /tmp/ho4-units/bin/pip install iflow-mcp-unit-converter-mcp==0.1.2
+    # dev, the third set: notes, ohno, calcmcp
     python3 -m venv /tmp/ho3-notes && /tmp/ho3-notes/bin/pip install agent-toolkit-mcp-server==0.4.0 'mcp<2'
     npm install --prefix /tmp/ho3-ohno @stevestomp/ohno-mcp@0.20.0
     npm install --prefix /tmp/ho3-calc @coo-quack/calc-mcp@2.1.1
@@ -28,10 +32,12 @@ second sets, were looked at while measuring and are dev now (still measured by n
 
 mcp-todo 0.0.4 asks for `mcp>=1.0.0` and uses the decorators `Server.list_tools()` and `call_tool()`,
 which mcp 2 removed: with mcp 2 it exits before answering `initialize`, hence `'mcp<2'`. The same for
-agent-toolkit-mcp-server 0.4.0, which imports `mcp.server.fastmcp` (gone in mcp 2).
+agent-toolkit-mcp-server 0.4.0, agent-memory-mcp-server 0.1.1 and todo-txt-mcp 1.0.2, which import
+`mcp.server.fastmcp` (gone in mcp 2). The unit converter runs on fastmcp 2, which pins mcp 1 itself.
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers ohno --keep /tmp/ho3-run
+    python -m benchmarks.heldout --servers units --keep /tmp/ho4-run
+    python -m benchmarks.heldout --servers notes,ohno,calcmcp  # the third set, dev now
     python -m benchmarks.heldout --servers bank,todo,calc     # the second set, dev now
     python -m benchmarks.heldout --servers keeper,taskmanager,calculator   # the first set, dev
 """
@@ -65,7 +71,11 @@ KEEPER_PROFILE = Path("/tmp/ho-keeper/kv-profile.json")
 # The first set, dev from "Twins held out, second set" on, then the second set, dev from the third on: a
 # memory bank of projects' files (under MEMORY_BANK_ROOT, made on the first write), tasks with a lifecycle
 # (mcp-todo keeps its config and tasks.jsonl under HOME: ~/.config/todo, ~/.local/share/todo), an
-# expression calculator (no state).
+# expression calculator (no state). Then the third set, dev from the fourth on: notes under a name and a
+# project (agent-toolkit keeps notes as markdown files and its SQLite index under AGENT_TOOLKIT_HOME,
+# default ~/.agent-toolkit; HOME too, so nothing else of the user's is read), tasks with a lifecycle
+# (ohno's SQLite file at OHNO_DB_PATH, made on start; without it ohno looks for .ohno/tasks.db upwards
+# from its working folder), 21 computing tools (no state).
 DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "keeper": (
         ["/tmp/ho-keeper/node_modules/.bin/mcp-memory-keeper"],
@@ -76,18 +86,25 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "bank": (["/tmp/ho2-bank/node_modules/.bin/mcp-server-memory-bank"], {"MEMORY_BANK_ROOT": "{tmp}/banks"}),
     "todo": (["/tmp/ho2-todo/bin/mcp-todo"], {"HOME": "{tmp}"}),
     "calc": (["/tmp/ho2-calc/bin/mcp-server-calculator"], {}),
-}
-# The third set, held out: notes under a name and a project (agent-toolkit keeps notes as markdown files
-# and its SQLite index under AGENT_TOOLKIT_HOME, default ~/.agent-toolkit; HOME too, so nothing else of
-# the user's is read), tasks with a lifecycle (ohno's SQLite file at OHNO_DB_PATH, made on start; without
-# it ohno looks for .ohno/tasks.db upwards from its working folder), 21 computing tools (no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
     "notes": (
         ["/tmp/ho3-notes/bin/agent-toolkit-mcp-server"],
         {"AGENT_TOOLKIT_HOME": "{tmp}/toolkit", "HOME": "{tmp}"},
     ),
     "ohno": (["/tmp/ho3-ohno/node_modules/.bin/ohno-mcp"], {"OHNO_DB_PATH": "{tmp}/.ohno/tasks.db"}),
     "calcmcp": (["/tmp/ho3-calc/node_modules/.bin/calc-mcp"], {}),
+}
+# The fourth set, held out: memories under a key in a namespace (a SQLite file at MEMORY_DB_PATH), a
+# todo.txt list with a lifecycle, a unit converter (no state). todo-txt-mcp reads its settings from
+# TODO_MCP_* (pydantic-settings) but, started with no argument, stops unless a todo.sh config is found
+# under HOME (~/.todo/config, ~/.todo.cfg) or in /etc: so the todo.txt file is also its argument (a path
+# ending in .txt), HOME the session's folder; done.txt and the .backups folder land beside todo.txt.
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "mem": (["/tmp/ho4-mem/bin/agent-memory-server"], {"MEMORY_DB_PATH": "{tmp}/memory.db", "HOME": "{tmp}"}),
+    "todotxt": (
+        ["/tmp/ho4-todo/bin/todo-txt-mcp", "{tmp}/todo.txt"],
+        {"TODO_MCP_TODO_FILE_PATH": "{tmp}/todo.txt", "HOME": "{tmp}"},
+    ),
+    "units": (["/tmp/ho4-units/bin/unit-converter-mcp"], {}),
 }
 
 
@@ -167,8 +184,8 @@ def main() -> int:
     parser.add_argument(
         "--servers",
         default=",".join(HELD_OUT),
-        help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first "
-        f"and second sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first, "
+        f"second and third sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

@@ -6,7 +6,16 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the third set, BENCHMARKS.md "Third set", the default):
+Tasks per server (the fourth set, BENCHMARKS.md "Fourth set", the default):
+- mem (memories under a key in a namespace): store a memory in a namespace; forget one memory of three
+  (the other two kept); move a memory to another namespace (the old one gone).
+- todotxt (a todo.txt list): complete one todo of three (a completed todo is archived to done.txt at
+  once, so done reads as gone from the list with done.txt made, where a delete makes none); add a todo
+  with its priority, project and context; raise one todo's priority to A (the others not).
+- units (a unit converter, no state): kilometres in miles; a temperature in Fahrenheit; two parcels'
+  weight in pounds from one batch, each the agent's answer against the right call made through that
+  server's own tools.
+The third set, dev now ("Third set"):
 - notes (agent-toolkit's markdown notes under a name and a project): write a note in a project registered
   first; append a line to a note; rename a note (the old name gone).
 - ohno (tasks with a lifecycle): take a task through in progress and review to done; block a task with its
@@ -32,7 +41,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho3-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho4-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho3-base --servers notes,ohno,calcmcp
     python -m benchmarks.twin_agents --twins /tmp/ho2-base --servers bank,todo,calc
     python -m benchmarks.twin_agents --twins /tmp/ho-base --servers keeper,taskmanager,calculator
 """
@@ -1246,6 +1256,322 @@ def _days_between(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], str
     return "date", {"action": "diff", "date": start, "date2": g["end"]}, field
 
 
+# --- mem: memories under a key in a namespace (held out, the fourth set) ----------------------------
+
+
+async def _memory(side: Side, namespace: str, key: str) -> str | None:
+    """The value memory_retrieve gives for `key` in `namespace`, None when it finds none."""
+    value, error = await side.call("memory_retrieve", {"key": key, "namespace": namespace})
+    found = value.get("value") if not error and isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def _mem_draw(rng: random.Random) -> dict[str, Any]:
+    spaces = rng.sample(_WORDS, 2)
+    return {
+        "namespace": f"{spaces[0]}-project",
+        "other": f"{spaces[1]}-project",
+        "keys": [f"{word}-{_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "value": f"{rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock",
+    }
+
+
+async def _mem_stored(side: Side, g: dict[str, Any]) -> None:
+    for key in g["keys"]:
+        await side.call("memory_store", {"key": key, "value": f"{g['value']} ({key})", "namespace": g["namespace"]})
+
+
+def _mem_store() -> Task:
+    async def store(side: Side, g: dict[str, Any], namespace: str | None, value: str) -> None:
+        if namespace is None:
+            await side.call("memory_list", {"namespace": g["namespace"]})  # looks, never stores
+            return
+        arguments = {"key": g["keys"][0], "value": value, **({"namespace": namespace} if namespace else {})}
+        await side.call("memory_store", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _memory(side, g["namespace"], g["keys"][0]) == g["value"])
+
+    return _fixture_task(
+        "store a memory in a namespace",
+        _mem_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: store(side, g, g["namespace"], g["value"]),
+            "sloppy": lambda side, g, rng: store(side, g, g["namespace"] if rng.random() < 0.5 else "", g["value"]),
+            "partial": lambda side, g, rng: store(side, g, None, ""),
+            "wrong": lambda side, g, rng: store(side, g, g["namespace"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _mem_forget() -> Task:
+    async def forget(side: Side, g: dict[str, Any], indexes: list[int], namespace: str | None) -> None:
+        if namespace is None:
+            await side.call("memory_search", {"query": g["keys"][1], "namespace": g["namespace"]})
+        for index in indexes if namespace is not None else []:
+            await side.call(
+                "memory_delete", {"key": g["keys"][index], **({"namespace": namespace} if namespace else {})}
+            )
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        kept = [await _memory(side, g["namespace"], key) is not None for key in g["keys"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "forget one memory of three",
+        _mem_draw,
+        _mem_stored,
+        {
+            "perfect": lambda side, g, rng: forget(side, g, [1], g["namespace"]),
+            "sloppy": lambda side, g, rng: forget(side, g, [1], g["namespace"] if rng.random() < 0.5 else ""),
+            "partial": lambda side, g, rng: forget(side, g, [], None),
+            "wrong": lambda side, g, rng: forget(side, g, [0, 1, 2], g["namespace"]),
+        },
+        reward,
+    )
+
+
+def _mem_move() -> Task:
+    async def move(side: Side, g: dict[str, Any], copy: bool, delete: bool) -> None:
+        key = g["keys"][0]
+        value = await _memory(side, g["namespace"], key)  # the agent reads the value it is to move
+        if copy and value is not None:
+            await side.call("memory_store", {"key": key, "value": value, "namespace": g["other"]})
+        if delete:
+            await side.call("memory_delete", {"key": key, "namespace": g["namespace"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        key = g["keys"][0]
+        moved = await _memory(side, g["other"], key) == f"{g['value']} ({key})"
+        return (float(moved) + float(moved and await _memory(side, g["namespace"], key) is None)) / 2
+
+    return _fixture_task(
+        "move a memory to another namespace",
+        _mem_draw,
+        _mem_stored,
+        {
+            "perfect": lambda side, g, rng: move(side, g, True, True),
+            "sloppy": lambda side, g, rng: move(side, g, True, rng.random() < 0.5),  # forgets the delete
+            "partial": lambda side, g, rng: move(side, g, False, False),
+            "wrong": lambda side, g, rng: move(side, g, False, True),
+        },
+        reward,
+    )
+
+
+# --- todotxt: a todo.txt list (held out, the fourth set) --------------------------------------------
+
+
+async def _todo_txt(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("add_todo", {"text": title, "priority": "C"})
+        made = value.get("todo") if isinstance(value, dict) else None
+        ids.append(made.get("id") if isinstance(made, dict) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _todo_txt_id(side: Side, g: dict[str, Any], index: int) -> str | None:
+    ids = g.get(f"ids@{id(side)}", [])
+    return ids[index] if index < len(ids) else None
+
+
+async def _todo_txt_listed(side: Side, **filters: Any) -> list[dict[str, Any]]:
+    """The todos a listing gives (list_todos, or a filter's tool named by `tool`), by their text."""
+    tool = filters.pop("tool", "list_todos")
+    value, error = await side.call(tool, filters)
+    todos = value.get("todos") if not error and isinstance(value, dict) else None
+    return [todo for todo in todos or [] if isinstance(todo, dict)]
+
+
+def _todo_txt_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "project": f"{rng.choice(_WORDS)}-plan",
+        "context": rng.choice(("phone", "office", "errands")),
+        "priority": rng.choice("AB"),
+    }
+
+
+async def _todo_txt_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's todo it takes, the rest of its arguments."""
+    for tool, index, rest in steps:
+        todo = _todo_txt_id(side, g, index)
+        if todo is not None:
+            await side.call(tool, {"todo_id": todo, **rest})
+
+
+def _todo_txt_complete() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        # A completed todo is archived to done.txt at once (auto_archive), so no listing shows it: done is
+        # the todo gone from the list with done.txt made (get_statistics' file_stats), which a delete leaves
+        # unmade. The others still open count only with the first done (idle scores 0).
+        listed = {todo.get("text") for todo in await _todo_txt_listed(side, include_completed=True)}
+        value, error = await side.call("get_statistics", {})
+        files = value.get("file_stats") if not error and isinstance(value, dict) else None
+        archived = isinstance(files, dict) and (files.get("done_file") or {}).get("exists") is True
+        done = g["titles"][0] not in listed and archived
+        return float(done) * (1.0 + sum(title in listed for title in g["titles"][1:])) / 3
+
+    return _fixture_task(
+        "complete one todo of three",
+        _todo_txt_draw,
+        _todo_txt,
+        {
+            "perfect": lambda side, g, rng: _todo_txt_act(side, g, [("complete_todo", 0, {})]),
+            "sloppy": lambda side, g, rng: _todo_txt_act(
+                side, g, [("complete_todo", 0 if rng.random() < 0.5 else 1, {})]
+            ),
+            "partial": lambda side, g, rng: _todo_txt_act(side, g, [("get_todo", 0, {})]),
+            "wrong": lambda side, g, rng: _todo_txt_act(side, g, [("delete_todo", 0, {})]),
+        },
+        reward,
+    )
+
+
+def _todo_txt_add() -> Task:
+    async def add(side: Side, g: dict[str, Any], fields: tuple[str, ...], priority: str) -> None:
+        arguments: dict[str, Any] = {"text": g["titles"][0]}
+        if "priority" in fields:
+            arguments["priority"] = priority
+        if "project" in fields:
+            arguments["projects"] = [g["project"]]
+        if "context" in fields:
+            arguments["contexts"] = [g["context"]]
+        await side.call("add_todo", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _todo_txt_listed(side, tool="filter_by_project", project=g["project"])
+        mine = [todo for todo in listed if todo.get("text") == g["titles"][0]]
+        if not mine:
+            return 0.0
+        return (
+            1.0 + float(mine[0].get("priority") == g["priority"]) + float(g["context"] in mine[0].get("contexts", []))
+        ) / 3
+
+    every = ("priority", "project", "context")
+    return _fixture_task(
+        "add a todo with its priority, project and context",
+        _todo_txt_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: add(side, g, every, g["priority"]),
+            "sloppy": lambda side, g, rng: add(side, g, every if rng.random() < 0.5 else every[:2], g["priority"]),
+            "partial": lambda side, g, rng: add(side, g, every[1:2], g["priority"]),
+            "wrong": lambda side, g, rng: add(side, g, every, "Z"),
+        },
+        reward,
+    )
+
+
+def _todo_txt_reprioritise() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _todo_txt_listed(side, tool="filter_by_priority", priority="A")
+        texts = {todo.get("text") for todo in listed}
+        return (
+            float(g["titles"][1] in texts) * (1.0 + sum(t not in texts for t in (g["titles"][0], g["titles"][2]))) / 3
+        )
+
+    raise_ = ("update_todo", 1, {"priority": "A"})
+    return _fixture_task(
+        "raise one todo's priority to A",
+        _todo_txt_draw,
+        _todo_txt,
+        {
+            "perfect": lambda side, g, rng: _todo_txt_act(side, g, [raise_]),
+            "sloppy": lambda side, g, rng: _todo_txt_act(
+                side, g, [raise_ if rng.random() < 0.5 else ("update_todo", 2, {"priority": "A"})]
+            ),
+            "partial": lambda side, g, rng: _todo_txt_act(side, g, [("update_todo", 1, {"priority": "B"})]),
+            "wrong": lambda side, g, rng: _todo_txt_act(
+                side, g, [("update_todo", n, {"priority": "A"}) for n in range(3)]
+            ),
+        },
+        reward,
+    )
+
+
+# --- units: a unit converter, one tool per quantity, no state (held out, the fourth set) ----------------
+
+
+def _converted(value: Any) -> float | None:
+    number = value.get("converted_value") if isinstance(value, dict) else None
+    return float(number) if isinstance(number, int | float) and not isinstance(number, bool) else None
+
+
+def _batch_total(value: Any) -> float | None:
+    """The sum of a batch's converted values (None when one of them failed)."""
+    results = value.get("batch_results") if isinstance(value, dict) else None
+    numbers = [_converted(result) for result in results or []]
+    return sum(n for n in numbers if n is not None) if numbers and None not in numbers else None
+
+
+def _units_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """`steps(given, how)`: the call each agent makes (tool, arguments, how its answer is read as a number);
+    the reward reads the agent's answer against the perfect call made through that server's own tools."""
+
+    async def run(side: Side, g: dict[str, Any], how: str) -> float | None:
+        tool, arguments, read = steps(g, how)
+        value, error = await side.call(tool, arguments)
+        return None if error else read(value)
+
+    async def play(side: Side, g: dict[str, Any], rng: random.Random, how: str) -> float | None:
+        return await run(side, g, "perfect" if how == "sloppy" and rng.random() >= 0.5 else how)
+
+    async def idle(side: Side, g: dict[str, Any], rng: random.Random) -> float | None:
+        return None
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return _same(answer, await run(side, g, "perfect"))
+
+    def agent(skill: str) -> Agent:
+        return lambda side, g, rng: play(side, g, rng, skill)
+
+    agents: dict[str, Agent] = {skill: agent(skill) for skill in SKILLS[:4]}
+    return Task(name, _units_draw, _nothing, {**agents, "idle": idle}, reward)
+
+
+def _units_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "a": rng.randint(2, 90),
+        "b": round(rng.uniform(1, 50), 1),
+        "celsius": rng.choice((-12, 0, 21, 37, 100)) + rng.randint(0, 9) / 2,
+    }
+
+
+def _length(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    source = {"sloppy": "meter"}.get(how, "kilometer")
+    target = {"partial": "kilometer", "wrong": "foot"}.get(how, "mile")  # partial: the distance as given
+    return "convert_length", {"value": g["a"], "from_unit": source, "to_unit": target}, _converted
+
+
+def _temperature(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    source = {"sloppy": "kelvin", "wrong": "fahrenheit"}.get(how, "celsius")
+    target = {"partial": "kelvin", "wrong": "celsius"}.get(how, "fahrenheit")
+    return "convert_temperature", {"value": g["celsius"], "from_unit": source, "to_unit": target}, _converted
+
+
+def _parcels(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    """Two parcels' weights (kilograms) in pounds, in one batch, added up."""
+    parcels = [g["a"], g["b"]][: 1 if how == "partial" else 2]
+    units = ("gram" if how == "sloppy" else "kilogram", "ounce" if how == "wrong" else "pound")
+    requests = [
+        {
+            "value": weight,
+            "from_unit": units[0],
+            "to_unit": units[1],
+            "conversion_type": "mass",
+            "request_id": f"parcel-{n}",
+        }
+        for n, weight in enumerate(parcels, 1)
+    ]
+    return "convert_batch", {"requests": requests}, _batch_total
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -1265,6 +1591,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_compute_task, "(a + b) * c", _sum_times_math),
         partial(_compute_task, "a kilometres in miles", _km_to_miles),
         partial(_compute_task, "the days between two dates", _days_between),
+    ],
+    "mem": [_mem_store, _mem_forget, _mem_move],
+    "todotxt": [_todo_txt_complete, _todo_txt_add, _todo_txt_reprioritise],
+    "units": [
+        partial(_units_task, "a kilometres in miles", _length),
+        partial(_units_task, "a temperature in Fahrenheit", _temperature),
+        partial(_units_task, "two parcels' weight in pounds, in one batch", _parcels),
     ],
 }
 
