@@ -577,6 +577,8 @@ class _Learner:
             key: frozenset(i for i in everyone if table[i]["renders"][t] is not None)
             for t, (key, _) in enumerate(entries)
         }
+        # Whether each template builds its answer from the call or the world (asked of every condition below).
+        built = {key: _placeholders(_unmade(template)) for key, (template, _) in entries}
         remaining = everyone - refused - invalid
         rules: list[dict[str, Any]] = []
         covered = 0
@@ -598,12 +600,7 @@ class _Learner:
                     if len(hits) < _SUPPORT and when[0][0] == "always":
                         continue
                     bare = any(a[0] in _BARE for a in when)
-                    if (
-                        not error
-                        and not _placeholders(_unmade(template))
-                        and not bare
-                        and not _acknowledges(template, when, hits)
-                    ):
+                    if not error and not built[key] and not bare and not _acknowledges(template, when, hits):
                         # A guard never answers a success it cannot build from the call or the world: a recorded
                         # constant success (a listing, a file's bytes) depends on more than it knows, unless
                         # nothing is stored at all, nothing under the key the call names (a "not found" that a
