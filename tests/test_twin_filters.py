@@ -7,10 +7,10 @@ import json
 import random
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
+from tests.twin_learning import assert_guard_agrees
 
 _NULLABLE_TEXT = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
 _PRIORITY = {"anyOf": [{"enum": ["low", "high"], "type": "string"}, {"type": "null"}], "default": None}
@@ -153,10 +153,7 @@ def test_a_listing_filtered_by_several_arguments_with_defaults_is_sorted_and_cut
         for _ in range(16):
             tool, arguments = _step(rng, len(server.rows))
             expected = server.call(tool, arguments)
-            answer = run_guard(inference.plans[tool], tool, state, arguments)
-            assert answer is not None, (tool, arguments)
-            verdict = compare_answers(Answer(expected, False), Answer(answer[0], answer[1]))
-            assert verdict.agree, (tool, arguments, verdict, answer[0], expected)
+            assert_guard_agrees(inference.plans, tool, state, arguments, expected)
 
 
 NOTE_TOOLS = [

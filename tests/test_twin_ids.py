@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
-from sim_mcp.cli import main
 from sim_mcp.specs.model import ToolSpec
+from tests.twin_learning import compile_recorded
 
 _ID = {"id": {"type": "integer"}}
 _FIELDS = {
@@ -177,20 +176,7 @@ def test_errors_of_the_input_schema_leave_the_rules_to_the_successes(tmp_path: P
     schema before its rules: compile keeps one rule for every create, the id made up, and checks it."""
     sessions = recorded(1, 24, NAMES)
     assert any(call.is_error for s in sessions for call in s if call.tool == "task_create")
-    spec = {"name": "tasks", "tools": [tool.model_dump(mode="json", exclude_none=True) for tool in TOOLS]}
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    lines = [
-        json.dumps(
-            {"session": c.session, "seq": c.seq, "tool": c.tool, "arguments": c.arguments}
-            | {"result": c.result, "is_error": c.is_error, "latency_ms": 1.0}
-        )
-        for s in sessions
-        for c in s
-    ]
-    (tmp_path / "recordings.jsonl").write_text("\n".join(lines) + "\n")
-    report = tmp_path / "compile.json"
-    main(["compile", str(tmp_path / "spec.yaml"), "--from", str(tmp_path), "--report", str(report)])
-    tools = json.loads(report.read_text())["tools"]
+    tools = compile_recorded(tmp_path, TOOLS, sessions)
     create = tools["task_create"]
     assert create["status"] in ("guarded", "exact"), create
     rules = create["plan"]["rules"]

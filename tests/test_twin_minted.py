@@ -11,14 +11,12 @@ import random
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.rename import IdMap
-from sim_mcp.cli import main
 from sim_mcp.specs.model import ToolSpec
+from tests.twin_learning import compile_recorded
 
 _ID = {"task_id": {"type": "string"}}
 _FIELDS = {"title": {"type": "string"}, "description": {"type": "string"}, "estimate": {"type": "integer"}}
@@ -167,20 +165,7 @@ def test_compile_checks_the_rules_with_the_twins_ids_in_place_of_the_recorded_on
     server made up, which the replay sends as the one the twin made up, so the rules that find the record
     are kept (sent as recorded, every one would find nothing and be left out)."""
     sessions = recorded(1, 24)
-    spec = {"name": "tasks", "tools": [tool.model_dump(mode="json", exclude_none=True) for tool in TOOLS]}
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
-    lines = [
-        json.dumps(
-            {"session": c.session, "seq": c.seq, "tool": c.tool, "arguments": c.arguments}
-            | {"result": c.result, "is_error": c.is_error, "latency_ms": 1.0}
-        )
-        for s in sessions
-        for c in s
-    ]
-    (tmp_path / "recordings.jsonl").write_text("\n".join(lines) + "\n")
-    report = tmp_path / "compile.json"
-    main(["compile", str(tmp_path / "spec.yaml"), "--from", str(tmp_path), "--report", str(report)])
-    tools = json.loads(report.read_text())["tools"]
+    tools = compile_recorded(tmp_path, TOOLS, sessions)
     for name in ("create_task", "get_task", "update_task_status", "archive_task"):
         assert tools[name]["status"] in ("guarded", "exact"), tools[name]
         assert "rules runtime missed" not in tools[name]["reason"], tools[name]

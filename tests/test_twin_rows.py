@@ -7,10 +7,10 @@ import json
 import uuid
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
+from sim_mcp.authoring.twins.keyed_world import infer_guards
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
+from tests.twin_learning import assert_guard_agrees
 
 MEMO_TOOLS = [
     ToolSpec(
@@ -113,7 +113,4 @@ def test_a_json_listing_of_stored_records_is_built_from_their_fields_defaults_an
     ]
     for tool, arguments in script:
         expected = server.call(tool, arguments)
-        answer = run_guard(inference.plans[tool], tool, state, arguments)
-        assert answer is not None, (tool, arguments)
-        verdict = compare_answers(Answer(expected, False), Answer(answer[0], answer[1]))
-        assert verdict.agree, (tool, arguments, verdict, answer[0])
+        assert_guard_agrees(inference.plans, tool, state, arguments, expected)
