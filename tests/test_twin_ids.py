@@ -188,18 +188,15 @@ def test_errors_of_the_input_schema_leave_the_rules_to_the_successes(tmp_path: P
 
 @pytest.mark.parametrize("text", ["Task created successfully with ID: 12", "Created #12 (v2.5)", "12 made"])
 def test_the_id_a_text_announces_is_its_one_number_no_argument_gave(text: str) -> None:
-    plan = {
-        "family": "guard",
-        "root": None,
-        "rules": [{"when": [["always"]], "answer": text, "error": False, "effect": ["keep_id"]}],
-    }
+    rule: dict[str, Any] = {"when": [["always"]], "answer": text, "error": False, "effect": ["keep_id"]}
+    plan: dict[str, Any] = {"family": "guard", "root": None, "rules": [rule]}
     state: dict[str, Any] = {}
     assert run_guard(plan, "make", state, {"name": "x", "count": 5}) == (text, False)
     assert list(state["_twin"]["keys"]) == ["12"]
     assert state["_twin"]["keys"]["12"]["args"] == {"name": "x", "count": 5}
     # Two numbers no argument gave: which is the id cannot be told, so nothing is kept.
     state = {}
-    run_guard(plan | {"rules": [{**plan["rules"][0], "answer": "12 of 13"}]}, "make", state, {})
+    run_guard(plan | {"rules": [{**rule, "answer": "12 of 13"}]}, "make", state, {})
     assert state["_twin"]["keys"] == {}
 
 
