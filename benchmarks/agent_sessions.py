@@ -1,9 +1,9 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set" and the third set, dev now, and the fourth set, held
-out): scripted agents that use each server as intended (keys that were set, ids read from earlier
+"Twins held out", "Twins held out, second set", the third and fourth sets, dev now, and the fifth set,
+held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second, third and fourth sets' agents
-are written from each package's own documentation and tool list.
+does not exist, a step out of order, an argument left out). The second to fifth sets' agents are written
+from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
 arguments), `observe(value)` feeds it the reference's answer (`answer_value`: JSON text read as JSON).
@@ -1268,6 +1268,308 @@ class UnitsAgent:
         self.answer = value
 
 
+# --- the fifth held-out set (BENCHMARKS.md, "Fifth set"), from each package's documented tool list ---
+
+_MEMORY_ID = re.compile(r"with ID: (\d+)")
+_LISTED_ID = re.compile(r"^ID: (\d+) - (.*)$", re.MULTILINE)
+
+
+class TitledMemoryAgent:
+    """iflow-mcp-drdee-memory-mcp: memories stored under a title (`remember`), read back by the title or by
+    the id the store answered (`get_memory`), listed, updated (a new content or title) and deleted by id.
+    Ids are read from the answers (a store's, a listing's). Mistakes: a title or an id never stored or
+    already deleted, a store without its content, a read with neither an id nor a title."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.memories: dict[int, str] = {}  # id -> title
+        self.gone: list[int] = []
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _id(self) -> int:
+        if self.memories and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.memories))
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else 99
+
+    def _title(self) -> str:
+        return f"{self.rng.choice(_TOPICS)}-{self.rng.choice(_ASPECTS)}"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.memories or roll < 0.3:
+            arguments: dict[str, Any] = {"title": self._title(), "content": self.rng.choice(_WORDS)}
+            if self.rng.random() < MISTAKE / 3:
+                arguments.pop("content")  # a store without its content
+            return "remember", arguments
+        if roll < 0.55:
+            if self.rng.random() < 0.05:
+                return "get_memory", {}
+            if self.rng.random() < 0.5:
+                known = self.rng.random() >= MISTAKE
+                title = self.rng.choice(sorted(self.memories.values())) if known else self._title() + "-old"
+                return "get_memory", {"title": title}
+            return "get_memory", {"memory_id": self._id()}
+        if roll < 0.67:
+            return "list_memories", {}
+        if roll < 0.85:
+            arguments = {"memory_id": self._id()}
+            change = self.rng.random()
+            if change < 0.6:
+                arguments["content"] = self.rng.choice(_WORDS)
+            elif change < 0.85:
+                arguments["title"] = self._title()
+            else:
+                arguments.update(title=self._title(), content=self.rng.choice(_WORDS))
+            return "update_memory", arguments
+        return "delete_memory", {"memory_id": self._id()}
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        text = value if isinstance(value, str) else ""
+        if tool == "remember" and (made := _MEMORY_ID.search(text)):
+            self.memories[int(made.group(1))] = arguments["title"]
+        elif tool == "update_memory" and "updated successfully" in text and "title" in arguments:
+            self.memories[arguments["memory_id"]] = arguments["title"]
+        elif tool == "delete_memory" and "deleted successfully" in text:
+            self.memories.pop(arguments["memory_id"], None)
+            self.gone.append(arguments["memory_id"])
+        elif tool == "list_memories" and text.startswith("Stored Memories"):
+            self.memories = {int(number): title for number, title in _LISTED_ID.findall(text)}
+
+
+_ISSUE_PRIORITIES = ("P0", "P1", "P2", "P3")
+_ASSIGNEES = ("claude", "me", "alice")
+_ISSUE_STATUSES = ("todo", "in_progress", "done", "cancelled")
+
+
+class IssueAgent:
+    """runloq: an issue tracker; create issues (a title, a description, a priority P0-P3, an assignee; the
+    project prefix is the tracker's default, TASK), read one back by the id the create answered
+    (`TASK-001`), move it along (`update_issue` to in_progress, a new priority or assignee), comment on it
+    (sometimes with a status), close it (done or cancelled, with a resolution), list issues by status,
+    priority or assignee, search titles, and look at the board and the context. Mistakes: an id never made,
+    a project prefix the tracker was not configured with, a status that is not one of its five."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.open: list[str] = []
+        self.closed: list[str] = []
+        self.titles: list[str] = []
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _id(self, pool: list[str]) -> str:
+        if pool and self.rng.random() >= MISTAKE:
+            return self.rng.choice(pool)
+        return self.rng.choice(self.closed) if self.closed and self.rng.random() < 0.3 else "TASK-099"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.open or roll < 0.25:
+            return "create_issue", self._created()
+        if roll < 0.37:
+            return "get_issue", {"id": self._id(self.open + self.closed)}
+        if roll < 0.5:
+            return "update_issue", self._update()
+        if roll < 0.58:
+            arguments: dict[str, Any] = {"id": self._id(self.open), "message": self.rng.choice(_PROGRESS)}
+            if self.rng.random() < 0.3:
+                arguments["status"] = "in_progress"
+            return "comment_issue", arguments
+        if roll < 0.68:
+            arguments = {"id": self._id(self.open)}
+            if self.rng.random() < 0.6:
+                arguments["resolution"] = self.rng.choice(("Fixed", "Shipped", "Not needed", "Done in review"))
+            if self.rng.random() < 0.2:
+                arguments["status"] = "cancelled"
+            return "close_issue", arguments
+        if roll < 0.82:
+            return "list_issues", self._filter()
+        if roll < 0.9:
+            source = self.rng.choice(self.titles) if self.titles else self.rng.choice(_TASKS)[0]
+            return "search", {"query": source.split()[-1].lower()}
+        return ("board", {}) if self.rng.random() < 0.6 else ("context", {})
+
+    def _created(self) -> dict[str, Any]:
+        title, description = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"title": title}
+        if self.rng.random() < 0.5:
+            arguments["description"] = description
+        if self.rng.random() < 0.6:
+            arguments["priority"] = self.rng.choice(_ISSUE_PRIORITIES)
+        if self.rng.random() < 0.4:
+            arguments["assignee"] = self.rng.choice(_ASSIGNEES)
+        if self.rng.random() < 0.15:
+            arguments["project"] = "TASK"
+        if self.rng.random() < MISTAKE / 3:
+            arguments["project"] = self.rng.choice(("DOCS", "OPS"))  # a prefix the tracker does not have
+        return arguments
+
+    def _update(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"id": self._id(self.open)}
+        change = self.rng.random()
+        if change < 0.4:
+            arguments["status"] = "in_progress" if self.rng.random() >= MISTAKE else "started"
+        elif change < 0.65:
+            arguments["priority"] = self.rng.choice(_ISSUE_PRIORITIES)
+        elif change < 0.8:
+            arguments["assignee"] = self.rng.choice(_ASSIGNEES)
+        else:
+            arguments["title"] = self.rng.choice(_TASKS)[0] + " today"
+        return arguments
+
+    def _filter(self) -> dict[str, Any]:
+        which = self.rng.random()
+        if which < 0.3:
+            return {}
+        if which < 0.6:
+            return {"status": self.rng.choice((*_ISSUE_STATUSES, "todo,in_progress"))}
+        if which < 0.8:
+            return {"priority": self.rng.choice(_ISSUE_PRIORITIES)}
+        return {"assignee": self.rng.choice(_ASSIGNEES)}
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        if not isinstance(value, dict) or "error" in value:
+            return
+        if tool == "create_issue" and isinstance(value.get("id"), str):
+            self.open.append(value["id"])
+            self.titles.append(str(value.get("title", "")))
+        elif tool == "close_issue" or (tool == "update_issue" and arguments.get("status") in ("done", "cancelled")):
+            closed = arguments.get("id")
+            if closed in self.open:
+                self.open.remove(closed)
+                self.closed.append(closed)
+
+
+_FILING = ("single", "married_jointly", "married_separately", "head_of_household")
+_AMOUNTS = (1200, 4500, 18000, 52000, 85000, 120000, 250000, 1234.56, 99.95)
+_FORMULAS = (
+    "{a} * 0.21",
+    "({a} - {b}) / 12",
+    "round({a} / {b}, 2)",
+    "max({a}, {b}) - min({a}, {b})",
+    "sum([{a}, {b}, {c}])",
+    "sqrt({a})",
+    "{a} * (1 + 0.05) ** 3",
+    "ceil({a} / {c})",
+    "abs({b} - {a})",
+    "pow({c}, 2) + {b}",
+)
+
+
+class FinanceAgent:
+    """finance-calc-mcp: ten business calculators; an expression, gross margin, US income tax by filing
+    status, self-employment tax, depreciation (straight line or double declining), payroll costs, a loan's
+    payment and interest, percent change, break-even and currency formatting. The agent spreads its calls
+    over them with amounts of varied size and sometimes formats or compares the previous figure. Mistakes:
+    a filing status the tool does not know, a price below the variable cost, an expression it cannot
+    evaluate, a required amount left out."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.figure: float | None = None
+
+    def _amount(self) -> float:
+        roll = self.rng.random()
+        if roll < 0.6:
+            return self.rng.choice(_AMOUNTS)
+        return round(self.rng.uniform(100, 200000), self.rng.choice((0, 2)))
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        mistake = self.rng.random() < MISTAKE
+        if self.figure is not None and self.rng.random() < 0.15:
+            if self.rng.random() < 0.5:
+                return "currency_format", {"amount": self.figure}
+            return "percent_change", {"old_value": self.figure, "new_value": round(self.figure * 1.1, 2)}
+        tool = self.rng.choice(
+            (
+                "calculate",
+                "calculate",
+                "gross_margin",
+                "us_income_tax_estimate",
+                "self_employment_tax",
+                "depreciation",
+                "payroll_summary",
+                "loan_amortization",
+                "percent_change",
+                "break_even",
+                "currency_format",
+            )
+        )
+        arguments = self._arguments(tool, mistake)
+        if mistake and tool not in ("us_income_tax_estimate", "break_even", "calculate"):
+            arguments.pop(sorted(arguments)[0])  # a required amount left out
+        return tool, arguments
+
+    def _arguments(self, tool: str, mistake: bool) -> dict[str, Any]:
+        amount = self._amount()
+        if tool == "calculate":
+            if mistake:
+                return {
+                    "expression": self.rng.choice(("{a} x 12", "{a} / 0", "log(-{a})", "tax({a})")).format(a=amount)
+                }
+            numbers = {name: self.rng.choice(_AMOUNTS[:7]) for name in ("a", "b")}
+            numbers["c"] = self.rng.choice((3, 4, 12, 36))
+            return {"expression": self.rng.choice(_FORMULAS).format(**numbers)}
+        if tool == "gross_margin":
+            return {"revenue": amount, "cogs": round(amount * self.rng.choice((0.3, 0.55, 0.8)), 2)}
+        if tool == "us_income_tax_estimate":
+            status = self.rng.choice(("joint", "married")) if mistake else self.rng.choice(_FILING)
+            return {"taxable_income": amount, "filing_status": status}
+        if tool == "self_employment_tax":
+            return {"net_self_employment_income": amount}
+        if tool == "depreciation":
+            arguments: dict[str, Any] = {
+                "asset_cost": self.rng.choice((5000, 12000, 30000, 75000)),
+                "useful_life": self.rng.choice((3, 5, 7, 10)),
+            }
+            if self.rng.random() < 0.4:
+                arguments["salvage_value"] = self.rng.choice((0, 500, 1000))
+            if self.rng.random() < 0.5:
+                arguments["method"] = self.rng.choice(("straight_line", "double_declining"))
+            return arguments
+        if tool == "payroll_summary":
+            arguments = {"gross_annual_salary": self.rng.choice((45000, 60000, 85000, 120000, 210000))}
+            if self.rng.random() < 0.3:
+                arguments["state_suta_rate"] = self.rng.choice((1.5, 3.4, 5.0))
+            return arguments
+        if tool == "loan_amortization":
+            return {
+                "principal": self.rng.choice((10000, 25000, 200000, 350000)),
+                "annual_rate_pct": self.rng.choice((3.5, 4.25, 6.5, 7.0)),
+                "term_years": self.rng.choice((5, 15, 30)),
+            }
+        if tool == "percent_change":
+            return {"old_value": amount, "new_value": round(amount * self.rng.choice((0.8, 1.05, 1.25, 2)), 2)}
+        if tool == "break_even":
+            price = self.rng.choice((15, 25, 40, 99))
+            variable = price + 5 if mistake else round(price * self.rng.choice((0.4, 0.6)), 2)
+            return {
+                "fixed_costs": self.rng.choice((5000, 12000, 50000)),
+                "price_per_unit": price,
+                "variable_cost_per_unit": variable,
+            }
+        arguments = {"amount": amount}
+        if self.rng.random() < 0.3:
+            arguments["decimals"] = self.rng.choice((0, 2))
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        text = value if isinstance(value, str) else ""
+        # The figure an agent would carry on with: the first dollar amount or result the answer states.
+        found = re.search(r"(?:raw: |\$)(-?[\d,]+(?:\.\d+)?)", text)
+        number = float(found.group(1).replace(",", "")) if found else math.nan
+        self.figure = number if math.isfinite(number) and 1 <= abs(number) < 1e9 else None
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -1306,4 +1608,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "mem": MemoryAgent,
     "todotxt": TodoTxtAgent,
     "units": UnitsAgent,
+    "memo": TitledMemoryAgent,
+    "runloq": IssueAgent,
+    "fincalc": FinanceAgent,
 }

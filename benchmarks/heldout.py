@@ -1,17 +1,22 @@
-"""Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held
-out, second set", the third and the fourth sets), on sessions an agent would run (`agent_sessions`): record `--train`
-sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile
-the twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the
-training ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and
-with the values the agent chose renamed (`--rename`). The figures: agreement on the calls the real server
-answered successfully (the headline), on all calls, with the same error text, the share of the real
-server's errors, and the two trivial twins (always an error; each tool's most common recorded answer).
+"""Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
+set", the third, fourth and fifth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
+twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
+ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
+the agent chose renamed (`--rename`). The figures: agreement on the calls the real server answered successfully
+(the headline), on all calls, with the same error text, the share of the real server's errors, and the two
+trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the fourth set, declared before any run of it; `DEV_SERVERS`, the first,
-second and third sets, were looked at while measuring and are dev now (still measured by name). Install
-them into /tmp first:
+`HELD_OUT` (the default) is the fifth set, declared before any run of it; `DEV_SERVERS`, the first to
+fourth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+/tmp first:
 
-    # held out, the fourth set: mem, todotxt, units
+    # held out, the fifth set: memo, runloq, fincalc
+    python3 -m venv /tmp/ho5-keys && /tmp/ho5-keys/bin/pip install iflow-mcp-drdee-memory-mcp==0.1.0 \
+        && /tmp/ho5-keys/bin/pip install 'mcp[cli]>=1.30,<2'
+    python3 -m venv /tmp/ho5-life && /tmp/ho5-life/bin/pip install runloq==0.1.1 'mcp<2'
+    python3 -m venv /tmp/ho5-more && /tmp/ho5-more/bin/pip install finance-calc-mcp==0.2.0
+    # dev, the fourth set: mem, todotxt, units
     python3 -m venv /tmp/ho4-mem && /tmp/ho4-mem/bin/pip install agent-memory-mcp-server==0.1.1 'mcp<2'
     python3 -m venv /tmp/ho4-todo && /tmp/ho4-todo/bin/pip install todo-txt-mcp==1.0.2 'mcp<2'
     python3 -m venv /tmp/ho4-units && /tmp/ho4-units/bin/pip install iflow-mcp-unit-converter-mcp==0.1.2
@@ -34,9 +39,14 @@ mcp-todo 0.0.4 asks for `mcp>=1.0.0` and uses the decorators `Server.list_tools(
 which mcp 2 removed: with mcp 2 it exits before answering `initialize`, hence `'mcp<2'`. The same for
 agent-toolkit-mcp-server 0.4.0, agent-memory-mcp-server 0.1.1 and todo-txt-mcp 1.0.2, which import
 `mcp.server.fastmcp` (gone in mcp 2). The unit converter runs on fastmcp 2, which pins mcp 1 itself.
+runloq 0.1.1 asks for `mcp>=1.0` and imports `mcp.server.fastmcp`, hence `'mcp<2'`; finance-calc-mcp
+pins `mcp<2` itself. memory-mcp pins `mcp[cli]==1.6.0`, whose server ends the session on the first request
+it does not know (the recording client's `server/discover`, before `tools/list`), so a later mcp 1 is
+installed over the pin (pip warns of the conflict; the server's own code runs unchanged on it).
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers units --keep /tmp/ho4-run
+    python -m benchmarks.heldout --servers fincalc --keep /tmp/ho5-run
+    python -m benchmarks.heldout --servers mem,todotxt,units  # the fourth set, dev now
     python -m benchmarks.heldout --servers notes,ohno,calcmcp  # the third set, dev now
     python -m benchmarks.heldout --servers bank,todo,calc     # the second set, dev now
     python -m benchmarks.heldout --servers keeper,taskmanager,calculator   # the first set, dev
@@ -76,6 +86,11 @@ KEEPER_PROFILE = Path("/tmp/ho-keeper/kv-profile.json")
 # default ~/.agent-toolkit; HOME too, so nothing else of the user's is read), tasks with a lifecycle
 # (ohno's SQLite file at OHNO_DB_PATH, made on start; without it ohno looks for .ohno/tasks.db upwards
 # from its working folder), 21 computing tools (no state).
+# Then the fourth set, dev from the fifth on: memories under a key in a namespace (a SQLite file at
+# MEMORY_DB_PATH), a todo.txt list with a lifecycle, a unit converter (no state). todo-txt-mcp reads its settings from
+# TODO_MCP_* (pydantic-settings) but, started with no argument, stops unless a todo.sh config is found
+# under HOME (~/.todo/config, ~/.todo.cfg) or in /etc: so the todo.txt file is also its argument (a path
+# ending in .txt), HOME the session's folder; done.txt and the .backups folder land beside todo.txt.
 DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "keeper": (
         ["/tmp/ho-keeper/node_modules/.bin/mcp-memory-keeper"],
@@ -92,19 +107,21 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     ),
     "ohno": (["/tmp/ho3-ohno/node_modules/.bin/ohno-mcp"], {"OHNO_DB_PATH": "{tmp}/.ohno/tasks.db"}),
     "calcmcp": (["/tmp/ho3-calc/node_modules/.bin/calc-mcp"], {}),
-}
-# The fourth set, held out: memories under a key in a namespace (a SQLite file at MEMORY_DB_PATH), a
-# todo.txt list with a lifecycle, a unit converter (no state). todo-txt-mcp reads its settings from
-# TODO_MCP_* (pydantic-settings) but, started with no argument, stops unless a todo.sh config is found
-# under HOME (~/.todo/config, ~/.todo.cfg) or in /etc: so the todo.txt file is also its argument (a path
-# ending in .txt), HOME the session's folder; done.txt and the .backups folder land beside todo.txt.
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
     "mem": (["/tmp/ho4-mem/bin/agent-memory-server"], {"MEMORY_DB_PATH": "{tmp}/memory.db", "HOME": "{tmp}"}),
     "todotxt": (
         ["/tmp/ho4-todo/bin/todo-txt-mcp", "{tmp}/todo.txt"],
         {"TODO_MCP_TODO_FILE_PATH": "{tmp}/todo.txt", "HOME": "{tmp}"},
     ),
     "units": (["/tmp/ho4-units/bin/unit-converter-mcp"], {}),
+}
+# The fifth set, held out: memories stored under a title (memory-mcp keeps memories.db in its working
+# folder, so it is started there), issues with a lifecycle (runloq's SQLite file at TRACKER_DB; it warns on
+# stderr that no config file names project prefixes and keeps its default one, TASK), ten finance
+# calculators (no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "memo": (["/bin/sh", "-c", "cd {tmp} && exec /tmp/ho5-keys/bin/memory-mcp"], {}),
+    "runloq": (["/tmp/ho5-life/bin/runloq-mcp"], {"TRACKER_DB": "{tmp}/tracker.db", "HOME": "{tmp}"}),
+    "fincalc": (["/tmp/ho5-more/bin/finance-calc-mcp"], {}),
 }
 
 
@@ -184,8 +201,8 @@ def main() -> int:
     parser.add_argument(
         "--servers",
         default=",".join(HELD_OUT),
-        help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first, "
-        f"second and third sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
+        f"fourth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

@@ -6,7 +6,15 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the fourth set, BENCHMARKS.md "Fourth set", the default):
+Tasks per server (the fifth set, BENCHMARKS.md "Fifth set", the default):
+- memo (memories under a title, with an id): store a memory under a title; forget one memory of three (the
+  other two still listed); rename a memory (its content read back under the new title, the old one gone).
+- runloq (an issue tracker): take an issue through in progress to done with its resolution; file an issue
+  with its priority and assignee; start one issue of three (the others left to do).
+- fincalc (ten finance calculators, no state): a loan's monthly payment; the income tax of a filing
+  status; the break-even units, each the agent's figure against the right call made through that server's
+  own tools.
+The fourth set, dev now ("Fourth set"):
 - mem (memories under a key in a namespace): store a memory in a namespace; forget one memory of three
   (the other two kept); move a memory to another namespace (the old one gone).
 - todotxt (a todo.txt list): complete one todo of three (a completed todo is archived to done.txt at
@@ -41,7 +49,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho4-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho5-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho4-base --servers mem,todotxt,units
     python -m benchmarks.twin_agents --twins /tmp/ho3-base --servers notes,ohno,calcmcp
     python -m benchmarks.twin_agents --twins /tmp/ho2-base --servers bank,todo,calc
     python -m benchmarks.twin_agents --twins /tmp/ho-base --servers keeper,taskmanager,calculator
@@ -1256,7 +1265,7 @@ def _days_between(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], str
     return "date", {"action": "diff", "date": start, "date2": g["end"]}, field
 
 
-# --- mem: memories under a key in a namespace (held out, the fourth set) ----------------------------
+# --- mem: memories under a key in a namespace (the fourth set, dev now) -----------------------------
 
 
 async def _memory(side: Side, namespace: str, key: str) -> str | None:
@@ -1361,7 +1370,7 @@ def _mem_move() -> Task:
     )
 
 
-# --- todotxt: a todo.txt list (held out, the fourth set) --------------------------------------------
+# --- todotxt: a todo.txt list (the fourth set, dev now) --------------------------------------------
 
 
 async def _todo_txt(side: Side, g: dict[str, Any]) -> None:
@@ -1493,7 +1502,7 @@ def _todo_txt_reprioritise() -> Task:
     )
 
 
-# --- units: a unit converter, one tool per quantity, no state (held out, the fourth set) ----------------
+# --- units: a unit converter, one tool per quantity, no state (the fourth set, dev now) ----------------
 
 
 def _converted(value: Any) -> float | None:
@@ -1572,6 +1581,327 @@ def _parcels(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable
     return "convert_batch", {"requests": requests}, _batch_total
 
 
+# --- memo: memories stored under a title, with an id (held out, the fifth set) ------------------------
+
+_MEMORY_STORED = re.compile(r"with ID: (\d+)")
+_MEMORY_LISTED = re.compile(r"^ID: (\d+) - (.*)$", re.MULTILINE)
+
+
+async def _memo_content(side: Side, title: str) -> str | None:
+    """The content get_memory gives for `title`, None when it finds none."""
+    value, error = await side.call("get_memory", {"title": title})
+    text = value if not error and isinstance(value, str) else ""
+    head = f"Title: {title}\n\nContent: "
+    return text[len(head) :] if text.startswith(head) else None
+
+
+async def _memo_titles(side: Side) -> list[str]:
+    value, error = await side.call("list_memories", {})
+    return [title for _, title in _MEMORY_LISTED.findall(value)] if not error and isinstance(value, str) else []
+
+
+def _memo_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word}-{_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "content": f"{rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock",
+        "new": f"{rng.choice(_WORDS)}-{_name(rng)}-renamed",
+    }
+
+
+async def _memo_stored(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("remember", {"title": title, "content": f"{g['content']} ({title})"})
+        made = _MEMORY_STORED.search(value) if isinstance(value, str) else None
+        ids.append(int(made.group(1)) if made else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _memo_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's memory it takes (by the id its store answered), the rest
+    of its arguments."""
+    ids = g.get(f"ids@{id(side)}", [])
+    for tool, index, rest in steps:
+        if index < len(ids) and ids[index] is not None:
+            await side.call(tool, {"memory_id": ids[index], **rest})
+
+
+def _memo_store() -> Task:
+    async def store(side: Side, g: dict[str, Any], title: str | None, content: str) -> None:
+        if title is None:
+            await side.call("list_memories", {})  # looks, never stores
+            return
+        await side.call("remember", {"title": title, "content": content})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _memo_content(side, g["titles"][0]) == g["content"])
+
+    return _fixture_task(
+        "store a memory under a title",
+        _memo_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: store(side, g, g["titles"][0], g["content"]),
+            "sloppy": lambda side, g, rng: store(
+                side, g, g["titles"][0] if rng.random() < 0.5 else g["titles"][0].upper(), g["content"]
+            ),
+            "partial": lambda side, g, rng: store(side, g, None, ""),
+            "wrong": lambda side, g, rng: store(side, g, g["titles"][0], "TODO"),
+        },
+        reward,
+    )
+
+
+def _memo_forget() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _memo_titles(side)
+        kept = [title in listed for title in g["titles"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "forget one memory of three",
+        _memo_draw,
+        _memo_stored,
+        {
+            "perfect": lambda side, g, rng: _memo_act(side, g, [("delete_memory", 1, {})]),
+            "sloppy": lambda side, g, rng: _memo_act(side, g, [("delete_memory", 1 if rng.random() < 0.5 else 2, {})]),
+            "partial": lambda side, g, rng: _memo_act(side, g, [("get_memory", 1, {})]),
+            "wrong": lambda side, g, rng: _memo_act(side, g, [("delete_memory", n, {}) for n in range(3)]),
+        },
+        reward,
+    )
+
+
+def _memo_rename() -> Task:
+    async def copy(side: Side, g: dict[str, Any]) -> None:
+        content = await _memo_content(side, g["titles"][0])  # the agent reads what it is to keep
+        if content is not None:
+            await side.call("remember", {"title": g["new"], "content": content})  # the old one left behind
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        moved = await _memo_content(side, g["new"]) == f"{g['content']} ({g['titles'][0]})"
+        return (float(moved) + float(moved and g["titles"][0] not in await _memo_titles(side))) / 2
+
+    return _fixture_task(
+        "rename a memory (its content kept)",
+        _memo_draw,
+        _memo_stored,
+        {
+            "perfect": lambda side, g, rng: _memo_act(side, g, [("update_memory", 0, {"title": g["new"]})]),
+            "sloppy": lambda side, g, rng: (
+                _memo_act(side, g, [("update_memory", 0, {"title": g["new"]})]) if rng.random() < 0.5 else copy(side, g)
+            ),
+            "partial": lambda side, g, rng: _memo_act(side, g, [("get_memory", 0, {})]),
+            "wrong": lambda side, g, rng: _memo_act(side, g, [("update_memory", 0, {"content": g["new"]})]),
+        },
+        reward,
+    )
+
+
+# --- runloq: an issue tracker (held out, the fifth set) -------------------------------------------------
+
+
+async def _runloq_issue(side: Side, issue: str | None) -> dict[str, Any]:
+    if issue is None:
+        return {}
+    value, error = await side.call("get_issue", {"id": issue})
+    return value if not error and isinstance(value, dict) and "error" not in value else {}
+
+
+async def _runloq_listed(side: Side) -> list[dict[str, Any]]:
+    """The issues list_issues gives. It answers one text content per issue: one issue reads as that issue,
+    several as their JSON texts one after another (no one JSON value), none as an empty answer."""
+    value, error = await side.call("list_issues", {})
+    if error:
+        return []
+    if isinstance(value, dict):
+        value = value.get("result", [value] if "id" in value else [])
+    if isinstance(value, str):
+        decoder, found, at = json.JSONDecoder(), [], 0
+        while at < len(value):
+            try:
+                item, at = decoder.raw_decode(value, at)
+            except ValueError:
+                break
+            found.append(item)
+            at = len(value) - len(value[at:].lstrip())
+        value = found
+    return [issue for issue in value if isinstance(issue, dict)] if isinstance(value, list) else []
+
+
+def _runloq_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "priority": rng.choice(("P0", "P2", "P3")),
+        "assignee": rng.choice(("me", "alice")),
+        "resolution": f"Shipped in {_name(rng)}",
+    }
+
+
+async def _runloq_filed(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("create_issue", {"title": title})
+        ids.append(value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _runloq_id(side: Side, g: dict[str, Any], index: int) -> str | None:
+    ids = g.get(f"ids@{id(side)}", [])
+    return ids[index] if index < len(ids) else None
+
+
+async def _runloq_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's issue it takes, the rest of its arguments."""
+    for tool, index, rest in steps:
+        issue = _runloq_id(side, g, index)
+        if issue is not None:
+            await side.call(tool, {"id": issue, **rest})
+
+
+def _runloq_close() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        issue = await _runloq_issue(side, _runloq_id(side, g, 0))
+        if issue.get("status") == "in_progress":
+            return 1 / 3  # started, not closed
+        return float(issue.get("status") == "done") * (2 + float(issue.get("resolution") == g["resolution"])) / 3
+
+    start = ("update_issue", 0, {"status": "in_progress"})
+
+    def steps(g: dict[str, Any], resolved: bool) -> list[tuple[str, int, dict[str, Any]]]:
+        return [start, ("close_issue", 0, {"resolution": g["resolution"]} if resolved else {})]
+
+    return _fixture_task(
+        "take an issue to done with its resolution",
+        _runloq_draw,
+        _runloq_filed,
+        {
+            "perfect": lambda side, g, rng: _runloq_act(side, g, steps(g, True)),
+            "sloppy": lambda side, g, rng: _runloq_act(side, g, steps(g, rng.random() < 0.5)),  # no resolution
+            "partial": lambda side, g, rng: _runloq_act(side, g, [start]),
+            "wrong": lambda side, g, rng: _runloq_act(side, g, [("close_issue", 0, {"status": "cancelled"})]),
+        },
+        reward,
+    )
+
+
+def _runloq_file() -> Task:
+    async def file(side: Side, g: dict[str, Any], fields: tuple[str, ...], project: str | None = None) -> None:
+        arguments: dict[str, Any] = {"title": g["titles"][0], "description": g["resolution"]}
+        for name in fields:
+            arguments[name] = g[name]
+        if project is not None:
+            arguments["project"] = project
+        await side.call("create_issue", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        mine = [issue for issue in await _runloq_listed(side) if issue.get("title") == g["titles"][0]]
+        if not mine:
+            return 0.0
+        return (
+            1.0 + float(mine[0].get("priority") == g["priority"]) + float(mine[0].get("assignee") == g["assignee"])
+        ) / 3
+
+    every = ("priority", "assignee")
+    return _fixture_task(
+        "file an issue with its priority and assignee",
+        _runloq_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: file(side, g, every),
+            "sloppy": lambda side, g, rng: file(side, g, every if rng.random() < 0.5 else every[:1]),
+            "partial": lambda side, g, rng: file(side, g, ()),
+            "wrong": lambda side, g, rng: file(side, g, every, project="OPS"),  # a prefix the tracker does not have
+        },
+        reward,
+    )
+
+
+def _runloq_start() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        statuses = [str((await _runloq_issue(side, _runloq_id(side, g, n))).get("status")) for n in range(3)]
+        others = sum(status == "todo" for status in (statuses[0], statuses[2]))
+        return float(statuses[1] == "in_progress") * (1.0 + others) / 3
+
+    def start(index: int) -> tuple[str, int, dict[str, Any]]:
+        return ("update_issue", index, {"status": "in_progress"})
+
+    return _fixture_task(
+        "start one issue of three (the others left to do)",
+        _runloq_draw,
+        _runloq_filed,
+        {
+            "perfect": lambda side, g, rng: _runloq_act(side, g, [start(1)]),
+            "sloppy": lambda side, g, rng: _runloq_act(side, g, [start(1 if rng.random() < 0.5 else 2)]),
+            "partial": lambda side, g, rng: _runloq_act(side, g, [("comment_issue", 1, {"message": "looking at it"})]),
+            "wrong": lambda side, g, rng: _runloq_act(side, g, [start(n) for n in range(3)]),
+        },
+        reward,
+    )
+
+
+# --- fincalc: ten finance calculators, no state (held out, the fifth set) -------------------------------
+
+
+def _figure(label: str) -> Callable[[Any], float | None]:
+    """How an answer is read as a number: the amount on its line `label` (`Monthly Payment: $1,264.14`)."""
+    pattern = re.compile(re.escape(label) + r":\s*\$?(-?[\d,]+(?:\.\d+)?)")
+
+    def read(value: Any) -> float | None:
+        found = pattern.search(value) if isinstance(value, str) else None
+        return float(found.group(1).replace(",", "")) if found else None
+
+    return read
+
+
+def _fincalc_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "principal": rng.choice((15000, 40000, 180000, 320000)) + 500 * rng.randint(0, 9),
+        "rate": rng.choice((3.25, 4.5, 5.75, 6.5, 7.25)),
+        "years": rng.choice((5, 10, 15, 30)),
+        "income": rng.randint(20, 400) * 1000 + rng.randint(0, 99) * 10,
+        "status": rng.choice(("married_jointly", "head_of_household")),
+        "fixed": rng.randint(20, 200) * 100,
+        "price": rng.choice((25, 40, 60, 99)),
+        "variable": rng.choice((8, 12, 15, 20)),
+    }
+
+
+def _loan(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    if how == "partial":  # the principal spread over the months, no interest
+        return "calculate", {"expression": f"{g['principal']} / ({g['years']} * 12)"}, _figure("raw")
+    rate = g["rate"] / 100 if how == "wrong" else g["rate"]  # wrong: the rate as a fraction, not a percent
+    years = g["years"] * 12 if how == "sloppy" else g["years"]  # sloppy: the term in months
+    arguments = {"principal": g["principal"], "annual_rate_pct": rate, "term_years": years}
+    return "loan_amortization", arguments, _figure("Monthly Payment")
+
+
+def _income_tax(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    if how == "partial":  # one flat rate for the whole income
+        return "calculate", {"expression": f"{g['income']} * 0.22"}, _figure("raw")
+    status = "single" if how == "sloppy" else g["status"]
+    income = g["income"] / 1000 if how == "wrong" else g["income"]  # wrong: the income in thousands
+    arguments = {"taxable_income": income, "filing_status": status}
+    return "us_income_tax_estimate", arguments, _figure("Federal Tax")
+
+
+def _break_even(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    if how in ("partial", "wrong"):  # partial: the price alone covers the costs; wrong: the variable cost does
+        per_unit = g["price"] if how == "partial" else g["variable"]
+        return "calculate", {"expression": f"{g['fixed']} / {per_unit}"}, _figure("raw")
+    price, variable = (g["variable"], g["price"]) if how == "sloppy" else (g["price"], g["variable"])  # swapped
+    arguments = {"fixed_costs": g["fixed"], "price_per_unit": price, "variable_cost_per_unit": variable}
+    return "break_even", arguments, _figure("Break-Even Units")
+
+
+def _fincalc_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """The agent's figure against the perfect call made through that server's own tools (as units')."""
+    task = _units_task(name, steps)
+    return Task(name, _fincalc_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -1598,6 +1928,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_units_task, "a kilometres in miles", _length),
         partial(_units_task, "a temperature in Fahrenheit", _temperature),
         partial(_units_task, "two parcels' weight in pounds, in one batch", _parcels),
+    ],
+    "memo": [_memo_store, _memo_forget, _memo_rename],
+    "runloq": [_runloq_close, _runloq_file, _runloq_start],
+    "fincalc": [
+        partial(_fincalc_task, "a loan's monthly payment", _loan),
+        partial(_fincalc_task, "the income tax of a filing status", _income_tax),
+        partial(_fincalc_task, "the break-even units", _break_even),
     ],
 }
 
