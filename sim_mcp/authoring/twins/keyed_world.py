@@ -130,6 +130,7 @@ call on to the next rule, as the twin does: only the calls it writes an answer f
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -407,6 +408,8 @@ class _Learner:
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
+        self.rules: dict[str, tuple[list[dict[str, Any]], int]] = {}  # by tool (`learned`)
+        self.answers: dict[str, Any] = {}  # by case (`each`)
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
 
@@ -455,8 +458,7 @@ class _Learner:
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            found = self.templates(tool, worlds, effects.get(name))
-            rules, count = self.cover(tool, worlds, found, effects.get(name), stores)
+            rules, count = self.learned(tool, worlds, effects.get(name), stores)
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
@@ -467,6 +469,22 @@ class _Learner:
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
         return outcome
+
+    def learned(
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None, stores: list[str]
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The rules of one tool (`templates`, then `cover`), learned once for what they depend on: its
+        effect, which tools store, the keys it names, and the worlds before its calls. The ascent over the
+        effects tries many choices that leave a tool's worlds as they were (a tool's effect that stores
+        nothing any recorded call reads back; a tool whose calls all come first)."""
+        worlds_before = [worlds[id(call)] for call in tool.calls]
+        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before], sort_keys=True)
+        # By digest: the worlds of every call of a tool, for each choice tried, would take much memory.
+        key = hashlib.sha256(text.encode()).hexdigest()
+        if key not in self.rules:
+            found = self.templates(tool, worlds, effect)
+            self.rules[key] = self.cover(tool, worlds, found, effect, stores)
+        return self.rules[key]
 
     def templates(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None = None
@@ -493,8 +511,8 @@ class _Learner:
         }
         extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes}
         found: dict[str, tuple[Any, bool]] = {}
-        every = self.library.call("twin_bridge_pieces", payload)
-        items_all = self.library.call("twin_bridge_items", extra)
+        every = self.each("twin_bridge_pieces", payload)
+        items_all = self.each("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         rows = self.rows(tool, calls, worlds)
         evaluated = self.expressions(tool).pieces
@@ -582,7 +600,7 @@ class _Learner:
                 for call, listed in zip(calls, listing, strict=True)
             ],
         }
-        found: list[list[Any]] = self.library.call("twin_bridge_rows", payload)
+        found: list[list[Any]] = self.each("twin_bridge_rows", payload)
         lined = [
             [(pred, order, lists, records) for pred, order, records in picked for lists in _lined(call.value, records)]
             for call, picked in zip(calls, found, strict=True)
@@ -603,6 +621,26 @@ class _Learner:
             ]
             for candidates in lined
         ]
+
+    def each(self, function: str, payload: dict[str, Any]) -> list[Any]:
+        """`library.call` of a bridge function that answers each of the payload's `cases` on its own (a call's
+        arguments and the world before it), each case asked once over the whole inference: the ascent over
+        the effects asks again for the many calls whose worlds a choice leaves as they were, and identical
+        calls recur across sessions. The answers are kept by digest, and shared: read, never changed."""
+        shared = {name: value for name, value in payload.items() if name != "cases"}
+        prefix = json.dumps([function, shared], sort_keys=True)
+        keys = [
+            hashlib.sha256((prefix + json.dumps(case, sort_keys=True)).encode()).hexdigest()
+            for case in payload["cases"]
+        ]
+        asked: dict[str, Any] = {}
+        for key, case in zip(keys, payload["cases"], strict=True):
+            if key not in self.answers:
+                asked.setdefault(key, case)
+        if asked:
+            found = self.library.call(function, {**shared, "cases": list(asked.values())})
+            self.answers.update(zip(asked, found, strict=True))
+        return [self.answers[key] for key in keys]
 
     def table(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
