@@ -410,6 +410,8 @@ class _Learner:
         self.cache: dict[str, _Outcome] = {}
         self.rules: dict[str, tuple[list[dict[str, Any]], int]] = {}  # by tool (`learned`)
         self.answers: dict[str, Any] = {}  # by case (`each`)
+        # By call and world (`table`): whether each atom holds (by its JSON text), what each template writes.
+        self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
 
@@ -645,14 +647,41 @@ class _Learner:
     def table(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
     ) -> list[dict[str, Any]]:
-        payload = {
-            "root": self.root,
-            "atoms": atoms,
-            "templates": templates,
-            "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in tool.calls],
-        }
-        found: list[dict[str, Any]] = self.library.call("twin_bridge_table", payload)
-        return found
+        """For each of the tool's calls, whether each atom holds there and what each template writes there
+        (`twin_bridge_table`), each atom and template evaluated once per call and world over the whole
+        inference: the ascent over the effects covers a tool again and again, with its calls' worlds, its
+        atoms and its templates mostly as they were. Calls asked the same atoms and templates are asked
+        together."""
+        cases = [{"args": call.arguments, "world": worlds[id(call)]} for call in tool.calls]
+        keys = [hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest() for case in cases]
+        atom_texts = [json.dumps(atom, sort_keys=True) for atom in atoms]
+        template_texts = [json.dumps(template, sort_keys=True) for template in templates]
+        asked: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[str, dict[str, Any]]] = {}
+        for key, case in zip(keys, cases, strict=True):
+            held, rendered = self.tables.setdefault(key, ({}, {}))
+            new_atoms = tuple(a for a, text in enumerate(atom_texts) if text not in held)
+            new_templates = tuple(t for t, text in enumerate(template_texts) if text not in rendered)
+            if new_atoms or new_templates:
+                asked.setdefault((new_atoms, new_templates), {}).setdefault(key, case)
+        for (new_atoms, new_templates), group in asked.items():
+            payload = {
+                "root": self.root,
+                "atoms": [atoms[a] for a in new_atoms],
+                "templates": [templates[t] for t in new_templates],
+                "cases": list(group.values()),
+            }
+            found: list[dict[str, Any]] = self.library.call("twin_bridge_table", payload)
+            for key, row in zip(group, found, strict=True):
+                held, rendered = self.tables[key]
+                held.update(zip((atom_texts[a] for a in new_atoms), row["holds"], strict=True))
+                rendered.update(zip((template_texts[t] for t in new_templates), row["renders"], strict=True))
+        return [
+            {
+                "holds": [self.tables[key][0][text] for text in atom_texts],
+                "renders": [self.tables[key][1][text] for text in template_texts],
+            }
+            for key in keys
+        ]
 
     def cover(
         self,
@@ -1015,6 +1044,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if isinstance(value, str):
         parts: list[Any] = _made_up(value, {text for text, _ in pieces})
         for text, placeholder in pieces:
+            if not any(isinstance(part, str) and text in part for part in parts):
+                continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
             split: list[Any] = []
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
             numeric = placeholder[0] in _NUMBER_PARTS
@@ -1543,13 +1574,15 @@ def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any
     enumerated argument of a tool that stores (a status, a priority), and its absence (None), so that a
     record's lifecycle can tell answers apart ("completed_at" shown once its status is "completed")."""
     found: list[list[Any]] = []
+    seen: set[tuple[str, str | None]] = set()  # those in `found`: an enum may have many values
     for name in stores:
         tool = tools.get(name)
         for field_name, schema in (tool.spec.input_schema.get("properties") or {}).items() if tool else []:
             options = [schema, *schema.get("anyOf", [])] if isinstance(schema, dict) else []
             values = [v for option in options if isinstance(option, dict) for v in option.get("enum", [])]
             for value in [None, *values]:
-                if [field_name, value] not in found and isinstance(value, str | None):
+                if isinstance(value, str | None) and (field_name, value) not in seen:
+                    seen.add((field_name, value))
                     found.append([field_name, value])
     return found
 
