@@ -746,15 +746,14 @@ class _Learner:
         # (`_acknowledging`): read once per template, not per condition tried.
         built = {key: _placeholders(_unmade(template)) for key, (template, _) in entries}
         acknowledging = {key: _acknowledging(template) for key, (template, _) in entries}
-        # What of each condition holds whatever the calls left: tried on each round only where it may answer.
-        options = {
-            key: [
-                option
-                for condition in tried
-                if (option := condition.option(writes[key], fits[key], refused, error, built[key], acknowledging[key]))
-            ]
-            for key, (_, error) in entries
-        }
+
+        # Each condition as each template tries it, worked out once (what holds whatever calls are left): a round
+        # only intersects it with the calls left.
+        def tried_by(key: str, error: bool, conditions: list[_Condition]) -> list[_Option]:
+            standing = (writes[key], fits[key], refused, error, built[key], acknowledging[key])
+            return [option for condition in conditions if (option := condition.option(*standing))]
+
+        options = {key: tried_by(key, error, tried) for key, (_, error) in entries}
         bounds: dict[str, int] = {}
         remaining = everyone & ~refused & ~invalid
         rules: list[dict[str, Any]] = []
@@ -769,11 +768,7 @@ class _Learner:
                 group = [usable[i] for i in _members(fit)]
                 others = [usable[i] for i in _members(everyone & ~fits[key])]
                 longer = [bound for name in named if (bound := _longer(name, group, others)) is not None]
-                past = [
-                    option
-                    for condition in self.bounded(tool, worlds, longer, bounds)
-                    if (option := condition.option(writes[key], fits[key], refused, error, built[key], False))
-                ]
+                past = tried_by(key, error, self.bounded(tool, worlds, longer, bounds))
                 for when, hit, bad, rank, on_two in options[key] + past:
                     hits = hit & remaining & ~refused
                     if not hits or bad & remaining:
@@ -782,7 +777,8 @@ class _Learner:
                     if size < _SUPPORT and on_two:
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
-                    # world, then the narrowest, then one that asks about the world (`_Condition`).
+                    # world, then no record's field, then the narrowest, then one that asks about the world
+                    # (`_Condition`).
                     score = (size, *rank)
                     if best is None or score > best[0]:
                         rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
