@@ -139,6 +139,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.composed import compositions, parse
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings
 from sim_mcp.authoring.twins.functions import Functions, read_functions
@@ -201,11 +202,13 @@ _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 _MADE_UP = re.compile(
     rf"(?<![0-9A-Za-z])(?:(?P<uuid>{UUID_FORM})"
     rf"|(?P<hex>{HEX_FORM})"
-    r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
+    r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    # a day alone, not part of a date-time: the server's clock ("today", `library.twin_made_up`)
+    r"|(?P<today>\d{4}-\d{2}-\d{2}(?![T ]?\d)))(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$arg")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -407,7 +410,11 @@ class _Learner:
         evaluated = self.expressions(tool).pieces
         computed = self.functions(tool).pieces
         shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
-        for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
+        composed = _composed(calls, [worlds[id(call)] for call in calls], self.names(tool.spec), self.root)
+        given = _given_defaults(tool.spec, calls)
+        for call, drawn, more, listed, picked, lines in zip(
+            calls, every, items_all, listings, rows, composed, strict=True
+        ):
             # An expression's value after the call's other pieces: a text both write is read as theirs.
             # A function's value after those: a text an argument or a number already writes is read as theirs.
             mine = more["pieces"] + drawn["pieces"] + evaluated.get(id(call), []) + computed.get(id(call), [])
@@ -422,8 +429,13 @@ class _Learner:
                     for name, per_item in more["items"].items()
                 }
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
+                whole["given"] = {"args": call.arguments, "defaults": given}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            if lines and not call.is_error:
+                # The texts composed from fields as such too: which reading holds is for the covering to tell.
+                other = _template_of(call.value, pieces, {**whole, "composed": lines})
+                found.setdefault(json.dumps(other, sort_keys=True), (other, False))
             if (revisions := _revisions_first(pieces)) is not None:
                 other = _template_of(call.value, revisions, whole if not call.is_error else None)
                 found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
@@ -868,8 +880,11 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, dict):
         for name, record in whole["records"].items():
             if isinstance(record, dict) and set(record) == set(value):
-                changed = {f: _template_of(item, pieces, None) for f, item in value.items() if item != record[f]}
+                composing = {"composed": whole["composed"]} if "composed" in whole else None
+                changed = {f: _composed_or(item, pieces, composing) for f, item in value.items() if item != record[f]}
                 return {"$record": name, "set": changed}
+    if whole is not None and isinstance(value, str) and value in whole.get("composed", {}):
+        return {"$parts": [whole["composed"][value]]}
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
         return lines
     if isinstance(value, str):
@@ -896,6 +911,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         drawn = {
             name: same
             if (same := _same_named(name, item, pieces)) is not None
+            else argument
+            if whole is not None and (argument := _given(name, item, whole.get("given"))) is not None
             else _stored_field(defaults[name])
             if name in defaults and "$shown" in defaults[name] and _same(item, defaults[name]["$shown"])
             else defaults[name] | {"else": item}
@@ -948,6 +965,80 @@ def _same_named(name: str, item: Any, pieces: list[tuple[str, list[Any]]]) -> di
     if type(item) is not int:
         return None
     return {"$number": ["num", name]} if (str(item), ["num", name]) in pieces else None
+
+
+def _composed_or(item: Any, pieces: list[tuple[str, list[Any]]], inner: dict[str, Any] | None) -> Any:
+    """A changed field of a record read back: a text composed from its fields as such, else as drawn."""
+    if inner is not None and isinstance(item, str) and item in inner["composed"]:
+        return {"$parts": [inner["composed"][item]]}
+    return _template_of(item, pieces, None)
+
+
+def _given(name: str, item: Any, given: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A JSON field named as an argument that shows its value as the call gave it (a list of tags, a
+    priority), or where the call gave none the value the tool's answers show most then (the server's
+    default): `{"$arg": name, "else": default}`. Numbers are left to the numbers of the call (`_same_named`)."""
+    if given is None or isinstance(item, dict) or type(item) in (int, float):
+        return None
+    args, defaults = given["args"], given["defaults"]
+    if name in args:
+        return {"$arg": name, "else": defaults.get(name)} if _same(args[name], item) else None
+    if name in defaults and _same(defaults[name], item):
+        return {"$arg": name, "else": item}
+    return None
+
+
+def _given_defaults(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]:
+    """By argument, the value a JSON field of its name shows most often in the tool's successes that did
+    not give it (a null priority, an empty list of tags): the server's default for it."""
+    properties = tool.input_schema.get("properties") or {}
+    seen: dict[str, Counter[str]] = {}
+
+    def walk(value: Any, args: dict[str, Any]) -> None:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if name in properties and name not in args and not isinstance(item, dict):
+                    seen.setdefault(name, Counter())[json.dumps(item, sort_keys=True)] += 1
+                walk(item, args)
+
+    for call in calls:
+        if _succeeded(call):
+            walk(call.value, call.arguments)
+    return {name: json.loads(count.most_common(1)[0][0]) for name, count in seen.items()}
+
+
+def _composed(
+    calls: list[RecordedCall], worlds: list[dict[str, Any]], names: list[str], root: str | None
+) -> list[dict[str, list[Any]]]:
+    """Per call, its answer's texts that a server composes from fields (`composed.py`), each with the
+    placeholder that writes it: from the call's arguments, or from the record stored under the key an
+    argument names. The segments of each source are merged over every call of the tool."""
+    sources: dict[str, list[Any]] = {"args": ["args"], **{name: ["stored", name] for name in names}}
+    texts: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    for index, (call, world) in enumerate(zip(calls, worlds, strict=True)):
+        if not _succeeded(call):
+            continue
+        fields_of = {"args": call.arguments}
+        if root is None:
+            for name in names:
+                value = call.arguments.get(name)
+                entry = world["keys"].get(str(value)) if isinstance(value, str | int) else None
+                if isinstance(entry, dict):
+                    rec = entry.get("rec")
+                    fields_of[name] = {**entry.get("args", {}), **(rec if isinstance(rec, dict) else {})}
+        for text in {text for text in strings_in(call.value) if " " in text}:
+            for source, fields in fields_of.items():
+                if parse(text, fields) is not None:
+                    texts.setdefault(source, []).append((index, text, fields))
+                    break
+    found: list[dict[str, list[Any]]] = [{} for _ in calls]
+    for source, parsed in texts.items():
+        segments = compositions([(text, fields) for _, text, fields in parsed])
+        if segments is None:
+            continue
+        for index, text, _ in parsed:
+            found[index][text] = ["compose", sources[source], [list(segment) for segment in segments]]
+    return found
 
 
 def _stored_field(spec: dict[str, Any]) -> dict[str, Any]:
@@ -1138,15 +1229,16 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
 
 def _made_up(text: str, given: set[str]) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, an ISO 8601
-    time, also with a space for the `T`) that the call did not give: each is written as a placeholder of its form."""
+    time, also with a space for the `T`, a day alone: its clock's today) that the call did not give: each is
+    written as a placeholder of its form."""
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
             continue
-        kind = "uuid" if match.group("uuid") else "hex" if match.group("hex") else "date"
-        parts += [text[last : match.start()], ["made_up", kind, token if kind == "date" else len(token)]]
+        kind = next(kind for kind in ("uuid", "hex", "date", "today") if match.group(kind))
+        parts += [text[last : match.start()], ["made_up", kind, len(token) if kind in ("uuid", "hex") else token]]
         last = match.end()
     return [part for part in [*parts, text[last:]] if part != ""] or [text]
 
@@ -1201,7 +1293,8 @@ def _unmade(template: Any) -> Any:
     """`template` with the values a server makes up written as their recorded text: a success whose only
     placeholders are those (a listing with its records' creation times) is as constant as any other."""
     if isinstance(template, dict) and "$parts" in template:
-        parts = [part[2] if part[0] == "made_up" and part[1] == "date" else part for part in template["$parts"]]
+        dated = ("date", "today")
+        parts = [part[2] if part[0] == "made_up" and part[1] in dated else part for part in template["$parts"]]
         if all(isinstance(part, str) for part in parts):
             return "".join(parts)
         return {"$parts": parts}
@@ -1312,7 +1405,20 @@ def _record_keys(tool: _Tool) -> list[str]:
         )
         if given or made_up or _minted(values):
             found.append(name)
+    # A record nested in every answer under one field (`{"todo": {...}, "message": ...}`): its fields too,
+    # as `todo/id`.
+    for name in sorted(fields):
+        if all(isinstance(value[name], dict) and value[name] for value, _ in answers):
+            inner = _Tool(tool.spec, [replace(c, result=_nested_result(c, name)) for c in tool.calls])
+            found += [f"{name}/{field}" for field in _record_keys(inner) if "/" not in field]
     return found
+
+
+def _nested_result(call: RecordedCall, name: str) -> dict[str, Any] | None:
+    """A recorded call's result as if it answered only the object under `name` (its structured content)."""
+    if call.is_error or call.rpc_error is not None or not isinstance(call.value, dict):
+        return call.result
+    return {"content": [], "structuredContent": call.value[name], "isError": False}
 
 
 def _minted(values: list[tuple[Any, dict[str, Any]]]) -> bool:
@@ -1506,6 +1612,12 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
             readings.append((fits, ["size", known]))
     for known in ("$at", "$n", *others):
         readings += _field_reading(known, values)
+    if all(isinstance(shown, str) for _, shown, _ in values):
+        # A line the server composes from the record's fields (`composed.py`): after a field that shows it
+        # whole, which a record kept as answered holds.
+        parsed = [(shown, record) for _, shown, record in values if parse(shown, record) is not None]
+        if parsed and (segments := compositions(parsed)) is not None:
+            readings.append((len(parsed), ["compose", [list(segment) for segment in segments]]))
     code, count = Counter(code for code, _, _ in values).most_common(1)[0]
     if all(isinstance(shown, str) and _MADE_UP.fullmatch(shown) for _, shown, _ in values):
         count = len(values)
@@ -1532,14 +1644,17 @@ def _counted_rows(value: dict[str, Any], drawn: dict[str, Any]) -> dict[str, Any
     """An object holding a JSON listing of stored records with its number beside it (`"total": 3`, in a
     sibling object too), that number written as how many records the listing's predicate picks."""
     listing = next((item for item in drawn.values() if isinstance(item, dict) and "$rows" in item), None)
+    # Every stored record in order (`$records`) is counted as every stored key is.
+    listing = listing or next((item for item in drawn.values() if isinstance(item, dict) and "$records" in item), None)
     if listing is None:
         return drawn
     name = next(name for name, item in drawn.items() if item is listing)
     count = len(value[name])
+    pred = listing.get("$rows", ["all"])
 
     def counted(item: Any) -> Any:
         if type(item) is int and item == count:
-            return {"$count": listing["$rows"]}
+            return {"$count": pred}
         if isinstance(item, dict) and not any(marker in item for marker in ("$parts", *_WHOLE)):
             return {key: counted(inner) for key, inner in item.items()}
         return item
