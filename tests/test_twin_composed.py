@@ -27,18 +27,21 @@ def _session(number: int, words: list[str], seed: str) -> list[tuple[str, dict[s
     added = 0
     for _ in range(10):
         roll = rng.random()
-        if roll < 0.5 or not added:
+        if roll < 0.45 or not added:
             args: dict[str, Any] = {"text": " ".join(rng.sample(words, rng.choice([1, 2])))}
             if rng.random() < 0.5:
-                args["priority"] = rng.choice("ABC")
+                args["priority"] = rng.choice(["A", "B", "C", "C", "high"])
             if rng.random() < 0.6:
                 args["projects"] = rng.sample(words, rng.choice([1, 2]))
             if rng.random() < 0.4:
                 args["contexts"] = rng.sample(words, 1)
             calls.append(("add_todo", args))
             added += 1
-        elif roll < 0.8:
+        elif roll < 0.65:
             calls.append(("get_todo", {"id": rng.randint(1, added + 1)}))
+        elif roll < 0.8:
+            change = {"priority": rng.choice("ABC")} if rng.random() < 0.6 else {"text": " ".join(rng.sample(words, 2))}
+            calls.append(("update_todo", {"id": rng.randint(1, added), **change}))
         else:
             calls.append(("list_todos", {}))
     return calls
@@ -64,21 +67,43 @@ def test_a_line_composed_from_fields_is_parsed_as_marked_segments_merged_over_ca
     first = {"text": "Review draft", "priority": "A", "projects": ["work"]}
     second = {"text": "Send invites", "projects": ["taxes", "work"], "contexts": ["phone"]}
     assert parse("(A) 2026-12-06 Review draft +work", first) == [
-        ("priority", "(", ")"),
-        ("$today", "", ""),
-        ("text", "", ""),
-        ("projects", "+", ""),
+        ("priority", "(", ")", ""),
+        ("$today", "", "", ""),
+        ("text", "", "", ""),
+        ("projects", "+", "", "any"),
     ]
     # Literal words are no field's: no composition.
     assert parse("Added Review draft +work", first) is None
+    # Projects given unsorted and shown sorted: the server sorts them.
+    third = {"text": "Pay rent", "projects": ["work", "home"]}
     assert compositions(
-        [("(A) 2026-12-06 Review draft +work", first), ("2026-12-06 Send invites +taxes +work @phone", second)]
-    ) == [("priority", "(", ")"), ("$today", "", ""), ("text", "", ""), ("projects", "+", ""), ("contexts", "@", "")]
+        [
+            ("(A) 2026-12-06 Review draft +work", first),
+            ("2026-12-06 Send invites +taxes +work @phone", second),
+            ("2026-12-06 Pay rent +home +work", third),
+        ]
+    ) == [
+        ("priority", "(", ")", ""),
+        ("$today", "", "", ""),
+        ("text", "", "", ""),
+        ("projects", "+", "", "sorted"),
+        ("contexts", "@", "", ""),
+    ]
+    # A word two fields could write is read as the one most texts show it as.
+    fourth = {"text": "work", "projects": ["work"]}
+    texts = [("2026-12-06 work +work", fourth), ("2026-12-06 Send invites +taxes +work @phone", second)]
+    assert compositions([*texts, ("(A) 2026-12-06 Review draft +work", first)]) == [
+        ("priority", "(", ")", ""),
+        ("$today", "", "", ""),
+        ("text", "", "", ""),
+        ("projects", "+", "", ""),
+        ("contexts", "@", "", ""),
+    ]
 
 
 def test_a_twin_answers_its_own_day_and_composes_each_records_line() -> None:
     inference = _learned()
-    assert set(inference.plans) == {"add_todo", "get_todo", "list_todos"}
+    assert set(inference.plans) == {"add_todo", "get_todo", "update_todo", "list_todos"}
     # A session never recorded, with words the recordings never showed, answered on the twin's own day:
     # the answers are the server's on that day, exactly (not merely dates of the same form).
     words = ["amber", "pine", "stone", "cloud", "kite", "river"]
@@ -86,7 +111,11 @@ def test_a_twin_answers_its_own_day_and_composes_each_records_line() -> None:
     script = [
         ("add_todo", {"text": "amber pine", "priority": "B", "projects": ["stone"], "contexts": ["kite"]}),
         ("add_todo", {"text": "cloud"}),
-        ("add_todo", {"text": "river kite", "projects": ["amber", "pine"]}),
+        ("add_todo", {"text": "river kite", "projects": ["pine", "amber"]}),
+        ("add_todo", {"text": "stone", "priority": "low"}),
+        ("update_todo", {"id": 2, "priority": "A"}),
+        ("get_todo", {"id": 2}),
+        ("update_todo", {"id": 3, "text": "kite stone"}),
         *_session(99, words, "check"),
         ("get_todo", {"id": 1}),
         ("get_todo", {"id": 2}),

@@ -1,7 +1,9 @@
 """A todo.txt-like list MCP server (`python -m tests.fixture_servers.dated_todo`): each todo is stamped with the
 day it was added (the server's clock) and answered with a line the server composes from its fields
 (`(A) 2026-12-06 Review draft +work @phone`: the priority in parentheses, the day, the text, each project
-marked `+`, each context `@`, a part left out where the field is absent). Deterministic but for the day."""
+marked `+`, each context `@`, a part left out where the field is absent). Projects are kept sorted; a priority
+that is no single uppercase letter is refused with a success-shaped `{"error": ...}`, as such servers do; an
+update answers the record as it leaves it. Deterministic but for the day."""
 
 from __future__ import annotations
 
@@ -20,6 +22,12 @@ TOOLS = [
         ["text"],
     ),
     tool("get_todo", "One todo by id.", _ID, ["id"]),
+    tool(
+        "update_todo",
+        "Change a todo's text or priority; answers it as changed.",
+        {**_ID, "text": {"type": "string"}, "priority": {"type": "string"}},
+        ["id"],
+    ),
     tool("list_todos", "Every todo, in the order they were added.", {}, []),
 ]
 
@@ -32,6 +40,9 @@ class DatedTodos:
         self.todos: dict[int, dict[str, Any]] = {}
 
     def call(self, name: str, args: dict[str, Any]) -> tuple[str, bool]:
+        priority = args.get("priority")
+        if priority is not None and not (len(priority) == 1 and priority.isupper()):
+            return as_json({"error": "Priority must be a single uppercase letter (A-Z)", "priority": priority}), False
         if name == "add_todo":
             number = len(self.todos) + 1
             todo = {
@@ -39,7 +50,7 @@ class DatedTodos:
                 "text": str(args["text"]),
                 "priority": args.get("priority"),
                 "created": self.today,
-                "projects": list(args.get("projects") or []),
+                "projects": sorted(args.get("projects") or []),
                 "contexts": list(args.get("contexts") or []),
             }
             todo["line"] = _line(todo)
@@ -50,7 +61,11 @@ class DatedTodos:
         found = self.todos.get(args.get("id"))  # type: ignore[arg-type]
         if name == "get_todo" and found is not None:
             return as_json(found), False
-        if name == "get_todo":
+        if name == "update_todo" and found is not None:
+            found.update({field: args[field] for field in ("text", "priority") if field in args})
+            found["line"] = _line(found)
+            return as_json({"success": True, "todo": found}), False
+        if name in ("get_todo", "update_todo"):
             return f"Todo {args.get('id')} not found", True
         return f"Unknown tool {name}", True
 

@@ -19,7 +19,8 @@ template. Whether that template holds is for the covering to tell: it is evaluat
 
 Placeholders: `["compose", source, segments]`, `source` `["args"]` (the call's arguments) or `["stored", name]`
 (the fields of the record under the key argument `name` names: what it was stored with, the record an answer
-showed for it); in a JSON listing's item, `["compose", segments]` over the listed record's fields.
+showed for it, the call's other arguments in their place, as an update leaves it); in a JSON listing's item,
+`["compose", segments]` over the listed record's fields.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["COMPOSED", "Segment", "compositions", "merge", "parse"]
+__all__ = ["COMPOSED", "Segment", "compositions", "merge", "parse", "shown_parses", "undated"]
 
 COMPOSED = """
 def twin_compose_part(part, root, keys, args):
@@ -39,7 +40,10 @@ def twin_compose_part(part, root, keys, args):
     key = twin_key(root, args.get(part[1][1]))
     if key == None or key not in keys:
         return None
-    return twin_composed(part[2], twin_fields(key, keys[key]))
+    # The record as the call leaves it: an update's arguments in place of its fields.
+    fields = twin_fields(key, keys[key])
+    fields.update({k: v for k, v in args.items() if k != part[1][1] and "/" not in k})
+    return twin_composed(part[2], fields)
 
 def twin_composed(segments, fields):
     # Each segment's field between its marks (an array's items each so, a flag as its mark), the clock's
@@ -56,7 +60,8 @@ def twin_composed(segments, fields):
         if value == True:
             out.append(before + after)
         elif type(value) == "list":
-            texts = [twin_compose_text(item) for item in value]
+            # An array the server sorts (tags shown in order whatever order they were given in).
+            texts = [twin_compose_text(item) for item in (sorted(value) if segment[3] == "sorted" else value)]
             if None in texts:
                 return None
             out.append(" ".join([before + text + after for text in texts]))
@@ -75,8 +80,9 @@ def twin_compose_text(value):
     return None
 """
 
-# A segment: the field (or "$today"), the mark before it and the mark after it.
-Segment = tuple[str, str, str]
+# A segment: the field (or "$today"), the mark before it and the mark after it, and for an array its items'
+# order: as given (""), sorted, or either (`"any"`, items given in sorted order: `merge` settles it).
+Segment = tuple[str, str, str, str]
 
 _MARK = re.compile(r"[^\w\s]{0,2}")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -125,24 +131,30 @@ def _candidates(
             continue
         if isinstance(value, list):
             width = len(value)
-            if at + width > len(words):
-                continue
-            marks = _marks(words[at], value[0])
-            if marks is not None and all(
-                _marks(word, item) == marks for word, item in zip(words[at : at + width], value, strict=True)
-            ):
-                yield name, (name, *marks), width
+            orders = [order for order, items in (("", value), ("sorted", sorted(value))) if _listed(words[at:], items)]
+            if orders:
+                marks = _marks(words[at], value[0] if orders[0] == "" else min(value))
+                assert marks is not None
+                yield name, (name, *marks, orders[0] if len(orders) == 1 else "any"), width
             continue
         written = _written(value)
         width = len(written.split(" "))
         if at + width <= len(words) and (marks := _marks(" ".join(words[at : at + width]), written)) is not None:
-            yield name, (name, *marks), width
+            yield name, (name, *marks, ""), width
     if "$today" not in used and _DAY.fullmatch(words[at]):
-        yield "$today", ("$today", "", ""), 1
+        yield "$today", ("$today", "", "", ""), 1
     if len(words[at]) <= _FLAG_MARK:
         for name in order:
             if name not in used and fields[name] is True:
-                yield name, (name, words[at], ""), 1
+                yield name, (name, words[at], "", ""), 1
+
+
+def _listed(words: list[str], items: list[str]) -> bool:
+    """Whether the words start with the items in this order, each between the same marks."""
+    if len(words) < len(items):
+        return False
+    marks = _marks(words[0], items[0])
+    return marks is not None and all(_marks(word, item) == marks for word, item in zip(words, items, strict=False))
 
 
 def _usable(value: Any) -> bool:
@@ -176,29 +188,33 @@ def _marks(chunk: str, value: str) -> tuple[str, str] | None:
 def merge(parses: list[list[Segment]]) -> list[Segment] | None:
     """One order of segments that the parses follow: each field with the marks most parses show it with (a
     parse that shows a field with other marks is left out: a word two fields could write, read as the
-    other), one field before another where more parses put it there, fields first seen earlier first where
-    nothing orders them; None where the order goes round."""
+    other), an array's items sorted where a parse shows them so though they were given otherwise (and none
+    the other way round), one field before another where more parses put it there, fields first seen earlier
+    first where nothing orders them; None where the order goes round."""
     marks: dict[str, Counter[tuple[str, str]]] = {}
+    orders: dict[str, Counter[str]] = {}
     for segments in parses:
-        for name, opening, closing in segments:
+        for name, opening, closing, order in segments:
             marks.setdefault(name, Counter())[(opening, closing)] += 1
+            orders.setdefault(name, Counter())[order] += 1
     chosen = {name: count.most_common(1)[0][0] for name, count in marks.items()}
-    kept = [segments for segments in parses if all(chosen[name] == (b, a) for name, b, a in segments)]
+    sort = {name: "sorted" if count["sorted"] > count[""] else "" for name, count in orders.items()}
+    kept = [segments for segments in parses if all(chosen[name] == (b, a) for name, b, a, _ in segments)]
     first: dict[str, int] = {}
     before: Counter[tuple[str, str]] = Counter()
     for segments in kept:
-        for index, (name, _, _) in enumerate(segments):
+        for index, (name, _, _, _) in enumerate(segments):
             first.setdefault(name, len(first))
-            before.update((name, later) for later, _, _ in segments[index + 1 :])
-    order: list[str] = []
+            before.update((name, later) for later, _, _, _ in segments[index + 1 :])
+    ordered: list[str] = []
     left = sorted(first, key=first.__getitem__)
     while left:
         free = [name for name in left if not any(before[(o, name)] > before[(name, o)] for o in left if o != name)]
         if not free:
             return None
-        order.append(free[0])
+        ordered.append(free[0])
         left.remove(free[0])
-    return [(name, *chosen[name]) for name in order]
+    return [(name, *chosen[name], sort[name]) for name in ordered]
 
 
 def compositions(texts: list[tuple[str, dict[str, Any]]]) -> list[Segment] | None:
@@ -206,3 +222,32 @@ def compositions(texts: list[tuple[str, dict[str, Any]]]) -> list[Segment] | Non
     None where none does."""
     parses = [found for text, fields in texts if (found := parse(text, fields)) is not None]
     return merge(parses) if parses else None
+
+
+def shown_parses(values: list[Any]) -> list[list[Segment]]:
+    """How the records the answers show compose a text of theirs: each JSON object's text fields parsed
+    against its other fields (a record shown with its own line, wherever it is shown: added, read, listed,
+    updated), to be merged with a source's own parses. A day it holds is read as the clock's, which
+    twin-check compares by form."""
+    texts: list[tuple[str, dict[str, Any]]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if isinstance(item, str) and " " in item:
+                    texts.append((item, undated({k: v for k, v in value.items() if k != name})))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for value in values:
+        walk(value)
+    return [found for text, fields in texts if (found := parse(text, fields)) is not None]
+
+
+def undated(fields: dict[str, Any]) -> dict[str, Any]:
+    """A record's fields but the days it holds: a day in its line is read as the clock's (`$today`), so that
+    a line composed at a create (from the call, the day the server's today) and one composed from the stored
+    record read as one composition; twin-check compares days by form."""
+    return {name: value for name, value in fields.items() if not (isinstance(value, str) and _DAY.fullmatch(value))}

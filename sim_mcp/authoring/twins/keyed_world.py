@@ -139,9 +139,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
-from sim_mcp.authoring.twins.composed import compositions, parse
+from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings
+from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
@@ -319,6 +320,9 @@ class _Learner:
         self.cache: dict[str, _Outcome] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
+        self.formed: dict[str, list[list[Any]]] = {}
+        # How the server composes a record's line, read from every record any answer shows (`composed.py`).
+        self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
 
     def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
         """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
@@ -410,7 +414,8 @@ class _Learner:
         evaluated = self.expressions(tool).pieces
         computed = self.functions(tool).pieces
         shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
-        composed = _composed(calls, [worlds[id(call)] for call in calls], self.names(tool.spec), self.root)
+        keys = self.names(tool.spec) + _integers(tool.spec)
+        composed = _composed(calls, [worlds[id(call)] for call in calls], keys, self.root, self.shown)
         given = _given_defaults(tool.spec, calls)
         for call, drawn, more, listed, picked, lines in zip(
             calls, every, items_all, listings, rows, composed, strict=True
@@ -485,6 +490,15 @@ class _Learner:
             self.computed[name] = read_functions(self.library, tool.spec, calls)
         return self.computed[name]
 
+    def forms(self, tool: _Tool) -> list[list[Any]]:
+        """Conditions on an argument's form that tell the shapes of the tool's answers apart
+        (`forms.form_atoms`), read once: the world has no part in them."""
+        name = tool.spec.name
+        if name not in self.formed:
+            calls = [call for call in tool.calls if call.rpc_error is None]
+            self.formed[name] = form_atoms(self.library, tool.spec, calls)
+        return self.formed[name]
+
     def rows(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> list[list[Any]]:
         """For each call, the JSON listings of stored records its answer may be (`_rows`): (predicate, order,
         item template) where the records they pick line up with a list of objects in the answer by key. One
@@ -553,6 +567,7 @@ class _Learner:
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
+        atoms += self.forms(tool)
         atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         entries = list(found.items())
@@ -880,8 +895,10 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, dict):
         for name, record in whole["records"].items():
             if isinstance(record, dict) and set(record) == set(value):
-                composing = {"composed": whole["composed"]} if "composed" in whole else None
-                changed = {f: _composed_or(item, pieces, composing) for f, item in value.items() if item != record[f]}
+                composing = {"composed": whole.get("composed", {}), "given": whole.get("given")}
+                changed = {
+                    f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != record[f]
+                }
                 return {"$record": name, "set": changed}
     if whole is not None and isinstance(value, str) and value in whole.get("composed", {}):
         return {"$parts": [whole["composed"][value]]}
@@ -967,22 +984,32 @@ def _same_named(name: str, item: Any, pieces: list[tuple[str, list[Any]]]) -> di
     return {"$number": ["num", name]} if (str(item), ["num", name]) in pieces else None
 
 
-def _composed_or(item: Any, pieces: list[tuple[str, list[Any]]], inner: dict[str, Any] | None) -> Any:
-    """A changed field of a record read back: a text composed from its fields as such, else as drawn."""
-    if inner is not None and isinstance(item, str) and item in inner["composed"]:
+def _composed_or(item: Any, pieces: list[tuple[str, list[Any]]], inner: dict[str, Any], name: str) -> Any:
+    """A changed field of a record read back: a text composed from its fields as such, an argument of its
+    name as given (`_given`: an update's), else as drawn."""
+    if isinstance(item, str) and item in inner["composed"]:
         return {"$parts": [inner["composed"][item]]}
+    if (argument := _given(name, item, inner["given"])) is not None:
+        return argument
     return _template_of(item, pieces, None)
 
 
 def _given(name: str, item: Any, given: dict[str, Any] | None) -> dict[str, Any] | None:
     """A JSON field named as an argument that shows its value as the call gave it (a list of tags, a
-    priority), or where the call gave none the value the tool's answers show most then (the server's
-    default): `{"$arg": name, "else": default}`. Numbers are left to the numbers of the call (`_same_named`)."""
+    priority; an array's items sorted, `"sorted": true`), or where the call gave none the value the tool's
+    answers show most then (the server's default): `{"$arg": name, "else": default}`. Numbers are left to
+    the numbers of the call (`_same_named`)."""
     if given is None or isinstance(item, dict) or type(item) in (int, float):
         return None
     args, defaults = given["args"], given["defaults"]
+    if name in args and _same(args[name], item):
+        return {"$arg": name, "else": defaults.get(name)}
+    value = args.get(name)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value) and _same(sorted(value), item):
+        # Items the server sorts (tags shown in order whatever order they were given in).
+        return {"$arg": name, "else": defaults.get(name), "sorted": True}
     if name in args:
-        return {"$arg": name, "else": defaults.get(name)} if _same(args[name], item) else None
+        return None
     if name in defaults and _same(defaults[name], item):
         return {"$arg": name, "else": item}
     return None
@@ -1008,37 +1035,60 @@ def _given_defaults(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]
 
 
 def _composed(
-    calls: list[RecordedCall], worlds: list[dict[str, Any]], names: list[str], root: str | None
+    calls: list[RecordedCall],
+    worlds: list[dict[str, Any]],
+    names: list[str],
+    root: str | None,
+    shown: list[list[Segment]],
 ) -> list[dict[str, list[Any]]]:
     """Per call, its answer's texts that a server composes from fields (`composed.py`), each with the
     placeholder that writes it: from the call's arguments, or from the record stored under the key an
-    argument names. The segments of each source are merged over every call of the tool."""
+    argument names. The segments of each source are merged over every call of the tool and every record any
+    answer shows with its line (`shown`)."""
     sources: dict[str, list[Any]] = {"args": ["args"], **{name: ["stored", name] for name in names}}
-    texts: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    texts: dict[str, list[tuple[int, str, list[Segment]]]] = {}
     for index, (call, world) in enumerate(zip(calls, worlds, strict=True)):
         if not _succeeded(call):
             continue
-        fields_of = {"args": call.arguments}
+        fields_of: dict[str, dict[str, Any]] = {}
         if root is None:
             for name in names:
                 value = call.arguments.get(name)
                 entry = world["keys"].get(str(value)) if isinstance(value, str | int) else None
                 if isinstance(entry, dict):
+                    # The record as the call leaves it: an update's arguments in place of its fields.
                     rec = entry.get("rec")
-                    fields_of[name] = {**entry.get("args", {}), **(rec if isinstance(rec, dict) else {})}
-        for text in {text for text in strings_in(call.value) if " " in text}:
+                    given = {k: v for k, v in call.arguments.items() if k != name and "/" not in k}
+                    stored = {**entry.get("args", {}), **(rec if isinstance(rec, dict) else {}), **given}
+                    fields_of[name] = undated(stored)
+        # The record a key names first (as the call leaves it: an update's line), else the call's arguments.
+        fields_of["args"] = call.arguments
+        for leaf, text in _named_texts(call.value):
             for source, fields in fields_of.items():
-                if parse(text, fields) is not None:
-                    texts.setdefault(source, []).append((index, text, fields))
+                # Not the field itself: a stored record's old line is no part of its new one.
+                if (segments := parse(text, {k: v for k, v in fields.items() if k != leaf})) is not None:
+                    texts.setdefault(source, []).append((index, text, segments))
                     break
     found: list[dict[str, list[Any]]] = [{} for _ in calls]
     for source, parsed in texts.items():
-        segments = compositions([(text, fields) for _, text, fields in parsed])
-        if segments is None:
+        merged = merge(shown + [segments for _, _, segments in parsed])
+        if merged is None:
             continue
         for index, text, _ in parsed:
-            found[index][text] = ["compose", sources[source], [list(segment) for segment in segments]]
+            found[index][text] = ["compose", sources[source], [list(segment) for segment in merged]]
     return found
+
+
+def _named_texts(value: Any, name: str = "") -> Iterator[tuple[str, str]]:
+    """Each text of more than one word in a JSON value, with the name of the field that holds it."""
+    if isinstance(value, str) and " " in value:
+        yield name, value
+    elif isinstance(value, dict):
+        for field_name, item in value.items():
+            yield from _named_texts(item, field_name)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _named_texts(item, name)
 
 
 def _stored_field(spec: dict[str, Any]) -> dict[str, Any]:
@@ -1405,11 +1455,12 @@ def _record_keys(tool: _Tool) -> list[str]:
         )
         if given or made_up or _minted(values):
             found.append(name)
-    # A record nested in every answer under one field (`{"todo": {...}, "message": ...}`): its fields too,
-    # as `todo/id`.
-    for name in sorted(fields):
-        if all(isinstance(value[name], dict) and value[name] for value, _ in answers):
-            inner = _Tool(tool.spec, [replace(c, result=_nested_result(c, name)) for c in tool.calls])
+    # A record nested under one field of most answers (`{"todo": {...}, "message": ...}`; a success-shaped
+    # `{"error": ...}` holds none): its fields too, as `todo/id`, from the answers that hold it.
+    for name in sorted({name for value, _ in answers for name in value}):
+        holding = [c for c in tool.calls if _succeeded(c) and isinstance(c.value.get(name), dict) and c.value[name]]
+        if 2 * len(holding) > len(answers):
+            inner = _Tool(tool.spec, [replace(c, result=_nested_result(c, name)) for c in holding])
             found += [f"{name}/{field}" for field in _record_keys(inner) if "/" not in field]
     return found
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import composed, expression, functions
+from sim_mcp.authoring.twins import composed, expression, forms, functions
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -385,6 +385,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "unlike":
+        return twin_unlike(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
     if kind == "none":
@@ -672,7 +674,10 @@ def twin_render(template, root, keys, args, twin = {}):
         # An argument's JSON value as the call gave it (a list of tags, a priority), or the server's default
         # where the call gave none.
         name = template["$arg"]
-        return {"$text": args[name] if name in args else template["else"]}
+        value = args[name] if name in args else template["else"]
+        if template.get("sorted") and type(value) == "list":
+            value = sorted(value)
+        return {"$text": value}
     if type(template) == "dict":
         answer = {}
         for name, item in template.items():
@@ -1274,6 +1279,8 @@ LIBRARY += expression.EXPRESSION
 LIBRARY += functions.FUNCTIONS
 # A text composed from a record's fields, a section of its own.
 LIBRARY += composed.COMPOSED
+# An argument's form as a condition, a section of its own.
+LIBRARY += forms.FORMS
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -1526,6 +1533,7 @@ _BRIDGE_TOOLS = (
     "twin_bridge_guard",
     *expression.BRIDGE_TOOLS,
     *functions.BRIDGE_TOOLS,
+    *forms.BRIDGE_TOOLS,
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
@@ -1537,7 +1545,7 @@ class TwinLibrary:
 
     def __init__(self) -> None:
         self._program = compile_program(
-            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE, "<twin library>", _BRIDGE_TOOLS
+            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE + forms.BRIDGE, "<twin library>", _BRIDGE_TOOLS
         )
 
     def call(self, function: str, payload: dict[str, Any]) -> Any:
