@@ -52,6 +52,8 @@ JSON number may be such a number (`{"$number": part}`), a JSON list one answer p
 place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
 (`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without it),
+a field named as an argument its value as the call gave it, or the server's default where it gave none
+(`{"$arg": name, "else": default}`, also with the items sorted, `"sorted": true`),
 and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A JSON value
 may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every
 stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may
@@ -59,7 +61,8 @@ be the stored records a predicate picks (every one, or the one an argument names
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
 compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
-past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
+past the newest other), is a field too; and a number beside it (or beside every stored record) how many
+records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
 equality with a default where it is not given and values that keep every record (a status `active` unless
 asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
@@ -77,6 +80,13 @@ distance of two (`["distance", first, second]`), a value read in one base and wr
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
 selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
 category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
+line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
+(sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
+where its field is absent; from the call's arguments (a create) or from the record a key names with the
+call's other arguments in their place (a read, an update), its segments merged over the tool's calls and
+every record any answer shows with its line. A day alone in a text that no call gave is the server's clock
+(`["made_up", "today", day]`): the twin writes its own today there.
 Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -86,8 +96,9 @@ key and the keys under it to another (`move`); drop a key (`drop`) or every key 
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
 name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`: one
 that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
-`task-c7e7c630` or a UUID, `_minted`; the twin keeps it under the id it made up itself, which twin-check and
-compile's replay send in place of the server's, `rename.IdMap`);
+`task-c7e7c630` or a UUID, `_minted`; or the record nested under a field of most answers, `["keep",
+"todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
+which twin-check and compile's replay send in place of the server's, `rename.IdMap`);
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
@@ -108,7 +119,9 @@ root; the record under a key holding a value of an enumerated argument of a stor
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
-unknown name, a syntax error); for a tool whose answers show a function's value, the function failing on
+unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
+(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
+tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
 value]`, None where it is not given: the algorithm a digest is asked by).
 
