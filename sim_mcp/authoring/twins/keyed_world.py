@@ -190,7 +190,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
-        *("expr", "arith", "measure", "linear", "distance", "radix"),
+        *("expr", "arith", "measure", "linear", "units", "distance", "radix"),
     }
 )
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
@@ -1098,8 +1098,14 @@ def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, A
 def _line_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
     """A JSON number as the number a line converts (`functions`: a whole one or not)."""
     for written, part in pieces:
-        if part[0] == "linear" and float(written) == value:
+        if part[0] in ("linear", "units") and float(written) == value:
             return {"$number": part}
+    # A server that reads its numbers as doubles writes a whole number it was given as one (`3` as `3.0`); a
+    # 0 or 1 is as often a constant.
+    if type(value) is float and value not in (0.0, 1.0):
+        for written, part in pieces:
+            if part[0] == "num" and re.fullmatch(r"-?[0-9.e+-]+", written) and float(written) == value:
+                return {"$number": part}
     return None
 
 

@@ -1,0 +1,217 @@
+"""Conversions between units learned as one scale (and offset) per unit, shared by every pair of units that
+names it: `["units", name, [from, to], table, digits]` (`UNITS`, a section of `functions.FUNCTIONS`).
+
+A converter keeps one number per unit relative to a base unit (a meter, a joule, a degree Celsius) and
+answers any pair through the base: `base = (x + offset[from]) * scale[from]`, `y = base / scale[to] -
+offset[to]`. A line fitted per pair (`["linear", ...]`) needs that pair recorded twice; the same calls, read
+as equations over the units, give each unit's number from the calls that link it to units already known,
+so a pair never recorded is answered where both its units were seen, and a call naming a unit never seen
+is handed on.
+
+The table holds per unit `[offset, numerator, denominator]`, its scale `numerator / denominator`, and the
+twin computes, as a server does on doubles, `(x + offset) * numerator / denominator` to the base and `base *
+denominator / numerator - offset` from it, so that a scale written as a product (`x * 0.3048`) or a quotient
+(`x / 60`) and an offset added after scaling (`x * 9 / 5 + 32`) give the server's own bits. Each unit's
+numbers are the shortest decimals (or small fractions) that reproduce every recorded call linking it to the
+units fitted before it, exactly, under the rounding the answers show (none, or a number of decimals, halves
+up as `functions.twin_fn_linear` rounds); the base is the unit whose table reproduces the most recorded
+calls. A unit no such number reproduces is left out of the table: its calls are handed on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["UNITS", "UnitCall", "fit_units", "units_reproduced"]
+
+UNITS = """
+# --- a conversion through a base unit, one scale and offset per unit (`units.py`) ---
+
+def twin_fn_units(part, args):
+    # ["units", name, [from, to], table, digits]: number argument `name` in unit `from` written in unit `to`,
+    # through the base: (x + offset) * numerator / denominator, then base * denominator / numerator - offset.
+    x = args.get(part[1])
+    first, second = args.get(part[2][0]), args.get(part[2][1])
+    table = part[3]
+    if type(x) not in ("int", "float") or type(first) != "string" or type(second) != "string":
+        return None
+    if first not in table or second not in table:
+        return None
+    given, wanted = table[first], table[second]
+    base = (x + given[0]) * given[1] / given[2]
+    y = base * wanted[2] / wanted[1] - wanted[0]
+    if not twin_finite(y):
+        return None
+    return twin_fn_rounded(y, part[4])
+
+def twin_fn_rounded(y, digits):
+    # Rounded to `digits` decimals (None: not), halves up; a whole double as the integer it writes.
+    if digits != None:
+        scale = 1
+        for _ in range(digits):
+            scale = scale * 10
+        y = twin_fn_floor(y * scale + 0.5) / scale
+    if abs(y) < 9007199254740992 and y == twin_fn_floor(y):
+        return {"value": int(y)}
+    return {"value": y}
+"""
+
+# The most significant digits a unit's number is written with: past them, a double's own.
+_DIGITS = 17
+# Denominators of a scale written as a fraction (5 / 9) where no short decimal writes it.
+_DENOMINATORS = range(2, 13)
+# The most units tried as the base: those named by most calls first.
+_BASES = 12
+
+Entry = tuple[float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitCall:
+    """A recorded success: number `x` in unit `first`, and the numbers its answer shows (`ys`)."""
+
+    x: float
+    first: str
+    second: str
+    ys: tuple[float, ...]
+
+
+def fit_units(calls: list[UnitCall], digits: int | None) -> dict[str, list[float]]:
+    """The table (unit to `[offset, numerator, denominator]`) that reproduces the most of `calls`, rounded to
+    `digits` decimals (None: not rounded): per base unit, each other unit fitted in turn from the calls that
+    link it to the units fitted before it (`_fit_unit`)."""
+    named: dict[str, int] = {}
+    for call in calls:
+        for unit in (call.first, call.second):
+            named[unit] = named.get(unit, 0) + 1
+    best: tuple[tuple[int, int, int], dict[str, Entry]] = ((0, 0, 0), {})
+    for base in sorted(named, key=lambda unit: (-named[unit], unit))[:_BASES]:
+        table: dict[str, Entry] = {base: (0.0, 1.0, 1.0)}
+        growing = True
+        while growing:
+            growing = False
+            for unit in sorted(named, key=lambda unit: (-named[unit], unit)):
+                if unit in table:
+                    continue
+                links = [c for c in calls if unit in (c.first, c.second) and {c.first, c.second} - {unit} <= set(table)]
+                found = _fit_unit(unit, links, table, digits) if links else None
+                if found is not None:
+                    table[unit] = found
+                    growing = True
+        # Ties: fewer offsets, then fewer digits written: the base the server's own table is relative to
+        # writes its numbers shortest (a meter's 0.3048, not a centimeter's 30.48 and a millimeter's 0.1).
+        reproduced = sum(1 for call in calls if _reproduces(call, table, digits))
+        score = (reproduced, -sum(1 for entry in table.values() if entry[0]), -sum(map(_written, table.values())))
+        if reproduced and score > best[0]:
+            best = (score, table)
+    return {unit: list(entry) for unit, entry in best[1].items()}
+
+
+def units_reproduced(calls: list[UnitCall], table: dict[str, list[float]], digits: int | None) -> int:
+    """How many of `calls` the table reproduces."""
+    entries = {unit: (entry[0], entry[1], entry[2]) for unit, entry in table.items()}
+    return sum(1 for call in calls if _reproduces(call, entries, digits))
+
+
+def convert(x: float, given: Entry, wanted: Entry, digits: int | None) -> float:
+    """As `twin_fn_units` computes, on doubles."""
+    base = (x + given[0]) * given[1] / given[2]
+    return rounded(base * wanted[2] / wanted[1] - wanted[0], digits)
+
+
+def rounded(y: float, digits: int | None) -> float:
+    """As `twin_fn_rounded` rounds: halves up, as JavaScript's Math.round(y * 10^digits) / 10^digits."""
+    if digits is None or not math.isfinite(y):
+        return y
+    scale: int = 10**digits
+    return float(math.floor(y * scale + 0.5)) / scale
+
+
+def _reproduces(call: UnitCall, table: dict[str, Entry], digits: int | None) -> bool:
+    if call.first not in table or call.second not in table:
+        return False
+    try:
+        return convert(call.x, table[call.first], table[call.second], digits) in call.ys
+    except (ZeroDivisionError, OverflowError):
+        return False
+
+
+def _fit_unit(unit: str, links: list[UnitCall], table: dict[str, Entry], digits: int | None) -> Entry | None:
+    """The first entry for `unit`, shortest first, that reproduces every call of `links` (each linking it to a
+    unit of `table`, or to itself): a scale alone, else a scale and an offset."""
+    estimates = list(_estimates(unit, links, table))
+    for entry in _scales(estimates):
+        trial = {**table, unit: entry}
+        if all(_reproduces(call, trial, digits) for call in links):
+            return entry
+    for entry in _affine(estimates):
+        trial = {**table, unit: entry}
+        if all(_reproduces(call, trial, digits) for call in links):
+            return entry
+    return None
+
+
+def _estimates(unit: str, links: list[UnitCall], table: dict[str, Entry]) -> Iterator[tuple[float, float]]:
+    """Points (a number in `unit`, the same in the base) each call linking `unit` to a fitted unit gives."""
+    for call in links:
+        if call.first == call.second:
+            continue
+        for y in call.ys[:4]:
+            try:
+                if call.second == unit:
+                    yield y, _to_base(call.x, table[call.first])
+                else:
+                    yield call.x, _to_base(y, table[call.second])
+            except (ZeroDivisionError, OverflowError):
+                continue
+
+
+def _to_base(x: float, entry: Entry) -> float:
+    return (x + entry[0]) * entry[1] / entry[2]
+
+
+def _scales(estimates: list[tuple[float, float]]) -> Iterator[Entry]:
+    """Entries with no offset whose scale is near one point's ratio, shortest written first: the scale as a
+    multiplier (`x * 0.3048`), or its inverse as a divisor (`x / 60`)."""
+    ratios = [base / x for x, base in estimates if x and base and math.isfinite(base / x)][:4]
+    for significant in range(1, _DIGITS + 1):
+        for ratio in ratios:
+            yield 0.0, _shortened(ratio, significant), 1.0
+            yield 0.0, 1.0, _shortened(1 / ratio, significant)
+
+
+def _affine(estimates: list[tuple[float, float]]) -> Iterator[Entry]:
+    """Entries with an offset, from the line through two points of distinct x: its slope as a small fraction
+    (5 / 9) or a short decimal, the offset (the line's value at 0 over its slope) as a short decimal."""
+    points = sorted({x: base for x, base in estimates}.items())
+    if len(points) < 2:
+        return
+    (x1, b1), (x2, b2) = points[0], points[-1]
+    slope = (b2 - b1) / (x2 - x1)
+    if not slope or not math.isfinite(slope):
+        return
+    offset = b1 / slope - x1
+    fractions = [(float(round(slope * d)), float(d)) for d in _DENOMINATORS if math.gcd(round(slope * d), d) == 1]
+    slopes = [f for f in fractions if _near(f[0] / f[1], slope)]
+    slopes += [(_shortened(slope, significant), 1.0) for significant in range(1, _DIGITS + 1)]
+    for numerator, denominator in slopes:
+        for written in range(1, _DIGITS + 1):
+            yield _shortened(offset, written), numerator, denominator
+
+
+def _written(entry: Entry) -> int:
+    """How many significant digits an entry's numbers are written with."""
+    return sum(
+        len(f"{abs(number):.{_DIGITS - 1}e}".split("e")[0].rstrip("0").replace(".", "")) for number in entry if number
+    )
+
+
+def _near(first: float, second: float) -> bool:
+    return abs(first - second) <= 1e-9 * max(abs(first), abs(second))
+
+
+def _shortened(value: float, significant: int) -> float:
+    """`value` written with `significant` digits, as a decimal constant is."""
+    return float(f"{value:.{significant - 1}e}")
