@@ -60,7 +60,10 @@ def expected(tool: str, value: float, first: str, second: str) -> Any:
 
 def test_pairs_never_recorded_are_converted_through_each_units_number() -> None:
     learned = plans()
+    # One session: a converter stores nothing, so a unit an earlier answer named is converted from as well.
+    state: dict[str, Any] = {}
     for tool, value, first, second in [
+        ("convert_length", 2, "yard", "inch"),
         ("convert_length", 13, "inch", "kilometer"),
         ("convert_length", 0.75, "mile", "yard"),
         ("convert_length", 1234.5, "foot", "mile"),
@@ -68,7 +71,7 @@ def test_pairs_never_recorded_are_converted_through_each_units_number() -> None:
         ("convert_time", 1.5, "days", "seconds"),
     ]:
         arguments = {"value": value, "from_unit": first, "to_unit": second}
-        assert_guard_agrees(learned, tool, {}, arguments, expected(tool, value, first, second))
+        assert_guard_agrees(learned, tool, state, arguments, expected(tool, value, first, second))
 
 
 def test_an_offset_per_unit_converts_temperatures_as_the_server_computes_them() -> None:

@@ -682,6 +682,8 @@ def _infer(
     for tool in known.values():
         if not tool.calls or _reads_only(tool.spec) or all(c.is_error for c in tool.calls):
             continue
+        if _converts(tool, learner.functions(tool)):
+            continue
         tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
@@ -801,6 +803,17 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
         if found:
             return str(found[0]).rstrip("/") or "/"
     return None
+
+
+def _converts(tool: _Tool, functions: Functions) -> bool:
+    """Whether most of a tool's successes show a number converted from the call (a line or a table per unit,
+    `functions`): a converter stores nothing, though its answers name values (a unit) another call may name
+    after it, which would make a store look as good as none, and tell a call from its session's past."""
+    successes = [call for call in tool.calls if _succeeded(call)]
+    converted = sum(
+        any(part[0] in ("linear", "units") for _, part in functions.pieces.get(id(call), [])) for call in successes
+    )
+    return bool(successes) and 2 * converted > len(successes)
 
 
 def _reads_only(tool: ToolSpec) -> bool:
