@@ -75,8 +75,10 @@ argument (`["fn", f, name]`: a digest, base64, a URL's or HTML's escapes, upper 
 name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, bytes, words, lines), the edit
 distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
-selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
-category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+selector, table, digits]`: a unit pair; `["units", name, [from, to], table, digits]`, one number and offset per
+unit through a base unit, shared by every pair, `units.py`; `["lookup", selector, table]`, a text that selector
+tells, a conversion's category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+A JSON number a server writes as a double (`3.0`) may be a number the call gave whole (`3`).
 Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -121,7 +123,8 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing. An error for arguments the twin's served schema refuses (a required one missing, a value outside an
+nothing, nor does one most of whose successes show a number converted from the call (`_converts`). An
+error for arguments the twin's served schema refuses (a required one missing, a value outside an
 enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
