@@ -33,6 +33,8 @@ CONVERSIONS = [
     ("convert_length", 2.5, "kilometer", "meter"),
     ("convert_length", 12, "mile", "meter"),
     ("convert_length", 40, "yard", "foot"),
+    # Two units no call links to the others: a group of their own.
+    ("convert_length", 5, "furlong", "chain"),
     ("convert_time", 90, "minutes", "hours"),
     ("convert_time", 3, "days", "minutes"),
     ("convert_time", 7200, "seconds", "hours"),
@@ -87,8 +89,12 @@ def test_an_offset_per_unit_converts_temperatures_as_the_server_computes_them() 
         )
 
 
-def test_a_unit_never_recorded_is_handed_on() -> None:
+def test_a_unit_never_recorded_and_a_pair_of_two_groups_are_handed_on() -> None:
     learned = plans()
     arguments = {"value": 2, "from_unit": "weeks", "to_unit": "days"}
-    answer = run_guard(learned["convert_time"], "convert_time", {}, arguments)
-    assert answer is None or answer[1], answer
+    assert run_guard(learned["convert_time"], "convert_time", {}, arguments) is None
+    # Within its group, a pair is answered both ways; across groups there is no known ratio.
+    arguments = {"value": 30, "from_unit": "chain", "to_unit": "furlong"}
+    assert_guard_agrees(learned, "convert_length", {}, arguments, expected("convert_length", 30, "chain", "furlong"))
+    arguments = {"value": 1, "from_unit": "furlong", "to_unit": "meter"}
+    assert run_guard(learned["convert_length"], "convert_length", {}, arguments) is None

@@ -8,7 +8,10 @@ from typing import Any
 
 from tests.fixture_servers._stdio import as_json, serve, tool
 
-TO_METERS = {"meter": 1.0, "kilometer": 1000.0, "foot": 0.3048, "inch": 0.0254, "mile": 1609.344, "yard": 0.9144}
+TO_METERS = {
+    **{"meter": 1.0, "kilometer": 1000.0, "foot": 0.3048, "inch": 0.0254, "mile": 1609.344, "yard": 0.9144},
+    **{"furlong": 201.168, "chain": 20.1168},
+}
 TO_SECONDS = {"seconds": 1.0, "minutes": 60.0, "hours": 3600.0, "days": 86400.0, "weeks": 604800.0}
 TEMPERATURES = ["celsius", "fahrenheit", "kelvin"]
 

@@ -8,18 +8,22 @@ as equations over the units, give each unit's number from the calls that link it
 so a pair never recorded is answered where both its units were seen, and a call naming a unit never seen
 is handed on.
 
-The table holds per unit `[offset, numerator, denominator]`, its scale `numerator / denominator`, and the
+The table holds per unit `[offset, numerator, denominator, group]`, its scale `numerator / denominator`, and the
 twin computes, as a server does on doubles, `(x + offset) * numerator / denominator` to the base and `base *
 denominator / numerator - offset` from it, so that a scale written as a product (`x * 0.3048`) or a quotient
 (`x / 60`) and an offset added after scaling (`x * 9 / 5 + 32`) give the server's own bits. Each unit's
 numbers are the shortest decimals (or small fractions) that reproduce every recorded call linking it to the
 units fitted before it, exactly, under the rounding the answers show (none, or a number of decimals, halves
-up as `functions.twin_fn_linear` rounds); the base is the unit whose table reproduces the most recorded
-calls. A unit no such number reproduces is left out of the table: its calls are handed on.
+up as `functions.twin_fn_linear` rounds; where answers are rounded, many short numbers reproduce them, and
+the ratio the call of the largest number shows is tried first); the base is the unit whose table reproduces
+the most recorded calls. A unit no such number reproduces is left out of the table: its calls are handed
+on. Units that no recorded call links to the base's (a foot and a meter, a mile and a yard) are fitted as a
+group of their own, from a base of their own: a pair from two groups is handed on.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,7 +35,8 @@ UNITS = """
 
 def twin_fn_units(part, args):
     # ["units", name, [from, to], table, digits]: number argument `name` in unit `from` written in unit `to`,
-    # through the base: (x + offset) * numerator / denominator, then base * denominator / numerator - offset.
+    # through the base: (x + offset) * numerator / denominator, then base * denominator / numerator - offset;
+    # None where the units are of two groups (no recorded call linked them).
     x = args.get(part[1])
     first, second = args.get(part[2][0]), args.get(part[2][1])
     table = part[3]
@@ -40,6 +45,8 @@ def twin_fn_units(part, args):
     if first not in table or second not in table:
         return None
     given, wanted = table[first], table[second]
+    if given[3] != wanted[3]:
+        return None
     base = (x + given[0]) * given[1] / given[2]
     y = base * wanted[2] / wanted[1] - wanted[0]
     if not twin_finite(y):
@@ -79,9 +86,23 @@ class UnitCall:
 
 
 def fit_units(calls: list[UnitCall], digits: int | None) -> dict[str, list[float]]:
-    """The table (unit to `[offset, numerator, denominator]`) that reproduces the most of `calls`, rounded to
-    `digits` decimals (None: not rounded): per base unit, each other unit fitted in turn from the calls that
-    link it to the units fitted before it (`_fit_unit`)."""
+    """The table (unit to `[offset, numerator, denominator, group]`) that reproduces the most of `calls`,
+    rounded to `digits` decimals (None: not rounded). Units no recorded call links are fitted as groups of
+    their own, each from its own base (`_fit_group`), its number in the entry: a pair of units from two
+    groups has no known ratio, and is handed on."""
+    fitted: dict[str, list[float]] = {}
+    left = calls
+    groups = 0
+    while left and (table := _fit_group(left, digits)):
+        fitted.update({unit: [*entry, float(groups)] for unit, entry in table.items()})
+        groups += 1
+        left = [call for call in left if call.first not in fitted and call.second not in fitted]
+    return fitted
+
+
+def _fit_group(calls: list[UnitCall], digits: int | None) -> dict[str, Entry]:
+    """The units of `calls` linked to one base, from the base whose table reproduces the most of them: each
+    other unit fitted in turn from the calls that link it to the units fitted before it (`_fit_unit`)."""
     named: dict[str, int] = {}
     for call in calls:
         for unit in (call.first, call.second):
@@ -106,13 +127,15 @@ def fit_units(calls: list[UnitCall], digits: int | None) -> dict[str, list[float
         score = (reproduced, -sum(1 for entry in table.values() if entry[0]), -sum(map(_written, table.values())))
         if reproduced and score > best[0]:
             best = (score, table)
-    return {unit: list(entry) for unit, entry in best[1].items()}
+    return best[1]
 
 
 def units_reproduced(calls: list[UnitCall], table: dict[str, list[float]], digits: int | None) -> int:
     """How many of `calls` the table reproduces."""
     entries = {unit: (entry[0], entry[1], entry[2]) for unit, entry in table.items()}
-    return sum(1 for call in calls if _reproduces(call, entries, digits))
+    return sum(
+        1 for call in calls if _reproduces(call, entries, digits) and table[call.first][3] == table[call.second][3]
+    )
 
 
 def convert(x: float, given: Entry, wanted: Entry, digits: int | None) -> float:
@@ -141,12 +164,10 @@ def _reproduces(call: UnitCall, table: dict[str, Entry], digits: int | None) -> 
 def _fit_unit(unit: str, links: list[UnitCall], table: dict[str, Entry], digits: int | None) -> Entry | None:
     """The first entry for `unit`, shortest first, that reproduces every call of `links` (each linking it to a
     unit of `table`, or to itself): a scale alone, else a scale and an offset."""
-    estimates = list(_estimates(unit, links, table))
-    for entry in _scales(estimates):
-        trial = {**table, unit: entry}
-        if all(_reproduces(call, trial, digits) for call in links):
-            return entry
-    for entry in _affine(estimates):
+    # The point of the largest number first: where answers are rounded, many short numbers reproduce the
+    # recorded calls, and the ratio of the largest is the nearest to the server's (it is tried first).
+    estimates = sorted(_estimates(unit, links, table), key=lambda point: -abs(point[0]))
+    for entry in itertools.chain(_scales(estimates, digits is not None), _affine(estimates, digits is not None)):
         trial = {**table, unit: entry}
         if all(_reproduces(call, trial, digits) for call in links):
             return entry
@@ -172,19 +193,23 @@ def _to_base(x: float, entry: Entry) -> float:
     return (x + entry[0]) * entry[1] / entry[2]
 
 
-def _scales(estimates: list[tuple[float, float]]) -> Iterator[Entry]:
+def _scales(estimates: list[tuple[float, float]], rounded: bool) -> Iterator[Entry]:
     """Entries with no offset whose scale is near one point's ratio, shortest written first: the scale as a
-    multiplier (`x * 0.3048`), or its inverse as a divisor (`x / 60`)."""
+    multiplier (`x * 0.3048`), or its inverse as a divisor (`x / 60`); where answers are `rounded`, the
+    ratio of the largest point as it is before them."""
     ratios = [base / x for x, base in estimates if x and base and math.isfinite(base / x)][:4]
+    if rounded and ratios:
+        yield 0.0, ratios[0], 1.0
     for significant in range(1, _DIGITS + 1):
         for ratio in ratios:
             yield 0.0, _shortened(ratio, significant), 1.0
             yield 0.0, 1.0, _shortened(1 / ratio, significant)
 
 
-def _affine(estimates: list[tuple[float, float]]) -> Iterator[Entry]:
+def _affine(estimates: list[tuple[float, float]], rounded: bool) -> Iterator[Entry]:
     """Entries with an offset, from the line through two points of distinct x: its slope as a small fraction
-    (5 / 9) or a short decimal, the offset (the line's value at 0 over its slope) as a short decimal."""
+    (5 / 9) or a short decimal, the offset (the line's value at 0 over its slope) as a short decimal; where
+    answers are `rounded`, the line as it is before them."""
     points = sorted({x: base for x, base in estimates}.items())
     if len(points) < 2:
         return
@@ -193,6 +218,8 @@ def _affine(estimates: list[tuple[float, float]]) -> Iterator[Entry]:
     if not slope or not math.isfinite(slope):
         return
     offset = b1 / slope - x1
+    if rounded:
+        yield offset, slope, 1.0
     fractions = [(float(round(slope * d)), float(d)) for d in _DENOMINATORS if math.gcd(round(slope * d), d) == 1]
     slopes = [f for f in fractions if _near(f[0] / f[1], slope)]
     slopes += [(_shortened(slope, significant), 1.0) for significant in range(1, _DIGITS + 1)]
