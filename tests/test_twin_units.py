@@ -46,11 +46,40 @@ CONVERSIONS = [
 ]
 
 
+# Batches of requests, each converted as its quantity's tool converts it (a table learned from the items).
+BATCHES = [
+    [(3, "meter", "foot", "length"), (90, "minutes", "hours", "time")],
+    [(7, "foot", "inch", "length"), (100, "celsius", "fahrenheit", "temperature")],
+    [
+        (2.5, "kilometer", "meter", "length"),
+        (3, "days", "minutes", "time"),
+        (37, "celsius", "fahrenheit", "temperature"),
+    ],
+    [(300, "kelvin", "celsius", "temperature"), (12, "mile", "meter", "length"), (7200, "seconds", "hours", "time")],
+    [(451, "fahrenheit", "celsius", "temperature"), (0, "kelvin", "celsius", "temperature")],
+]
+
+
+def requests(batch: list[tuple[float, str, str, str]], start: int) -> list[dict[str, Any]]:
+    return [
+        {"value": value, "from_unit": first, "to_unit": second, "conversion_type": kind, "request_id": f"r{start + n}"}
+        for n, (value, first, second, kind) in enumerate(batch)
+    ]
+
+
+def recorded_batch(session: int, seq: int, asked: list[dict[str, Any]]) -> RecordedCall:
+    text, error = unit_converter.convert_batch(asked)
+    result = {"content": [{"type": "text", "text": text}], "isError": error}
+    return RecordedCall(f"s{session}", seq, "convert_batch", {"requests": asked}, result, error)
+
+
 def plans() -> dict[str, Any]:
     sessions = [
         [recorded(number, seq, *conversion) for seq, conversion in enumerate(CONVERSIONS[number::4], start=1)]
         for number in range(4)
     ]
+    for number, batch in enumerate(BATCHES):
+        sessions[number % 4].append(recorded_batch(number % 4, 10 + number, requests(batch, 10 * number)))
     return infer_guards(TOOLS, sessions, NAMES).plans
 
 
@@ -98,3 +127,17 @@ def test_a_unit_never_recorded_and_a_pair_of_two_groups_are_handed_on() -> None:
     assert_guard_agrees(learned, "convert_length", {}, arguments, expected("convert_length", 30, "chain", "furlong"))
     arguments = {"value": 1, "from_unit": "furlong", "to_unit": "meter"}
     assert run_guard(learned["convert_length"], "convert_length", {}, arguments) is None
+
+
+def test_a_batch_converts_each_request_through_a_table_learned_from_the_items() -> None:
+    learned = plans()
+    asked = requests(
+        [
+            (13, "inch", "kilometer", "length"),
+            (45, "hours", "days", "time"),
+            (-40, "kelvin", "fahrenheit", "temperature"),
+        ],
+        90,
+    )
+    expected_batch = json.loads(unit_converter.convert_batch(asked)[0])
+    assert_guard_agrees(learned, "convert_batch", {}, {"requests": asked}, expected_batch)

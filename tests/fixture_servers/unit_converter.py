@@ -4,6 +4,7 @@ with offsets, answered as JSON with the value unrounded, as a server computes it
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.fixture_servers._stdio import as_json, serve, tool
@@ -22,10 +23,17 @@ def _quantity(name: str, units: list[str]) -> Any:
     return tool(f"convert_{name}", f"Convert {name} between units.", properties, ["value", "from_unit", "to_unit"])
 
 
+BATCH = tool(
+    "convert_batch",
+    "Convert several values at once: each request a value, from_unit, to_unit, conversion_type and request_id.",
+    {"requests": {"type": "array", "items": {"type": "object"}}},
+    ["requests"],
+)
 TOOLS = [
     _quantity("length", list(TO_METERS)),
     _quantity("time", list(TO_SECONDS)),
     _quantity("temperature", TEMPERATURES),
+    BATCH,
 ]
 
 
@@ -58,8 +66,23 @@ def convert(name: str, args: dict[str, Any]) -> tuple[str, bool]:
     return as_json(answer | {"converted_unit": second, "conversion_type": quantity}), False
 
 
+def convert_batch(requests: list[dict[str, Any]]) -> tuple[str, bool]:
+    """Each request converted as its quantity's tool converts it, beside its id."""
+    results = []
+    for request in requests:
+        name = f"convert_{request['conversion_type']}"
+        text, error = convert(name, request)
+        answer = {"error": text} if error else json.loads(text)
+        results.append({"request_id": request["request_id"], "success": not error, **answer})
+    return as_json({"results": results, "total": len(results)}), False
+
+
+def handle(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+    return convert_batch(args["requests"]) if name == "convert_batch" else convert(name, args)
+
+
 def main() -> None:
-    serve("unit-converter", TOOLS, convert)
+    serve("unit-converter", TOOLS, handle)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, byte
 distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
 selector, table, digits]`: a unit pair; `["units", name, [from, to], table, digits]`, one number and offset per
-unit through a base unit, shared by every pair, `units.py`; `["lookup", selector, table]`, a text that selector
+unit through a base unit, shared by every pair, `units.py`, also of an array's items; `["lookup", selector, table]`, a text that selector
 tells, a conversion's category) are searched as well, each kept for a call only where its answer shows the
 value (`functions.py`).
 A JSON number a server writes as a double (`3.0`) may be a number the call gave whole (`3`).
@@ -150,6 +150,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.served import refuses, served_schema
+from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
@@ -320,6 +321,7 @@ class _Learner:
         self.cache: dict[str, _Outcome] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
+        self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
 
     def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
         """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
@@ -425,6 +427,13 @@ class _Learner:
                     name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
                     for name, per_item in more["items"].items()
                 }
+                # An item's conversion first: a number its answer shows is read as the item's own.
+                for name, converted in self.conversions(tool).get(id(call), {}).items():
+                    if len(whole["items"].get(name, [])) == len(converted):
+                        whole["items"][name] = [
+                            (_usable(own) + drawn_pieces, present)
+                            for own, (drawn_pieces, present) in zip(converted, whole["items"][name], strict=True)
+                        ]
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
@@ -467,6 +476,13 @@ class _Learner:
         if name not in self.read:
             self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
         return self.read[name]
+
+    def conversions(self, tool: _Tool) -> dict[int, dict[str, list[list[Any]]]]:
+        """The conversions the items of an array argument ask for (`units.item_conversions`), read once."""
+        name = tool.spec.name
+        if name not in self.converted:
+            self.converted[name] = item_conversions(self.library, tool.calls)
+        return self.converted[name]
 
     def functions(self, tool: _Tool) -> Functions:
         """What functions of the tool's arguments its answers show (`functions.read_functions`), read once:

@@ -18,7 +18,8 @@ up as `functions.twin_fn_linear` rounds; where answers are rounded, many short n
 the ratio the call of the largest number shows is tried first); the base is the unit whose table reproduces
 the most recorded calls. A unit no such number reproduces is left out of the table: its calls are handed
 on. Units that no recorded call links to the base's (a foot and a meter, a mile and a yard) are fitted as a
-group of their own, from a base of their own: a pair from two groups is handed on.
+group of their own, from a base of their own: a pair from two groups is handed on. Conversions asked as the
+items of an array argument (a batch) get one table from every recorded item (`item_conversions`).
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["UNITS", "UnitCall", "fit_units", "units_reproduced"]
+from sim_mcp.authoring.twins.expression import TwinLibrary
+from sim_mcp.authoring.twins.recordings import RecordedCall
+
+__all__ = ["UNITS", "UnitCall", "fit_units", "item_conversions", "units_reproduced"]
 
 UNITS = """
 # --- a conversion through a base unit, one scale and offset per unit (`units.py`) ---
@@ -242,3 +247,119 @@ def _near(first: float, second: float) -> bool:
 def _shortened(value: float, significant: int) -> float:
     """`value` written with `significant` digits, as a decimal constant is."""
     return float(f"{value:.{significant - 1}e}")
+
+
+def item_conversions(library: TwinLibrary, calls: list[RecordedCall]) -> dict[int, dict[str, list[list[Any]]]]:
+    """Conversions asked as the items of an array argument (a batch of requests, each a number and two units),
+    answered as a list of as many objects: per call (by id), per array, each item's pieces (`[text, part]`),
+    its number (`["num", "array/*/field"]`) and its conversion (`["units", "array/*/field", [from, to],
+    table, digits]`, one table fitted from every recorded item), as `twin_item` lets an item's fields be read."""
+    successes = [call for call in calls if not call.is_error and call.rpc_error is None]
+    best: tuple[int, list[Any]] | None = None
+    for array, number, selector in _item_fields(successes):
+        found = _through_items(array, number, selector, successes)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    if best is None:
+        return {}
+    part = best[1]
+    array = part[1].split("/*/")[0]
+    viewed = [
+        (call, index, _viewed(array, item))
+        for call in successes
+        for index, item in enumerate(call.arguments.get(array) or [])
+        if isinstance(item, dict)
+    ]
+    rendered: list[list[list[Any]]] = library.call(
+        "twin_bridge_parts", {"parts": [part], "cases": [args for _, _, args in viewed]}
+    )
+    out: dict[int, dict[str, list[list[Any]]]] = {}
+    for (call, index, args), ((value, text),) in zip(viewed, rendered, strict=True):
+        per_item = out.setdefault(id(call), {}).setdefault(array, [[] for _ in call.arguments[array]])
+        x = args[part[1]]
+        per_item[index].append([str(x), ["num", part[1]]])
+        if value is not None and value in _answered(call.value, len(call.arguments[array]), index):
+            per_item[index].append([text, part])
+    return out
+
+
+def _viewed(array: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {f"{array}/*/{field}": value for field, value in item.items()}
+
+
+def _item_fields(successes: list[RecordedCall]) -> list[tuple[str, str, list[str]]]:
+    """Per array argument of object items: each number field and each two text fields (in the order the items
+    give them) as a conversion's number and unit pair."""
+    found: list[tuple[str, str, list[str]]] = []
+    arrays = {
+        name
+        for call in successes
+        for name, value in call.arguments.items()
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
+    }
+    for array in sorted(arrays):
+        fields: dict[str, set[str]] = {}
+        for call in successes:
+            for item in call.arguments.get(array) or []:
+                for field, value in item.items() if isinstance(item, dict) else []:
+                    kind = (
+                        "number"
+                        if isinstance(value, int | float) and not isinstance(value, bool)
+                        else type(value).__name__
+                    )
+                    fields.setdefault(field, set()).add(kind)
+        numbers = [field for field, kinds in fields.items() if kinds == {"number"}]
+        texts = [field for field, kinds in fields.items() if kinds == {"str"}]
+        found += [(array, number, list(pair)) for number in numbers for pair in itertools.combinations(texts, 2)]
+    return found
+
+
+def _through_items(
+    array: str, number: str, selector: list[str], successes: list[RecordedCall]
+) -> tuple[int, list[Any]] | None:
+    """The table (`fit_units`) over every recorded item, under the rounding that reproduces the most items."""
+    items: list[UnitCall] = []
+    for call in successes:
+        given = call.arguments.get(array) or []
+        for index, item in enumerate(given):
+            if not isinstance(item, dict):
+                continue
+            x, first, second = item.get(number), item.get(selector[0]), item.get(selector[1])
+            if isinstance(x, int | float) and isinstance(first, str) and isinstance(second, str):
+                shown = tuple(y for y in _answered(call.value, len(given), index) if y != x or first == second)
+                items.append(UnitCall(float(x), first, second, shown))
+    if len(items) < 2:
+        return None
+    best: tuple[int, list[Any]] | None = None
+    for digits in (None, *range(13)):
+        table = fit_units(items, digits)
+        # Items converted to their own unit tell nothing: any table writes their number back.
+        count = units_reproduced([item for item in items if item.first != item.second], table, digits)
+        if count >= 2 and (best is None or count > best[0]):
+            names = [f"{array}/*/{field}" for field in (number, *selector)]
+            best = (count, ["units", names[0], names[1:], table, digits])
+        if best is not None and best[0] == len(items):
+            break
+    return best
+
+
+def _answered(value: Any, length: int, index: int) -> tuple[float, ...]:
+    """The numbers of item `index` of a list as long as the array in an answer (its JSON numbers, one level)."""
+    for listed in _lists(value):
+        if len(listed) == length and isinstance(listed[index], dict):
+            return tuple(
+                number
+                for number in listed[index].values()
+                if isinstance(number, int | float) and not isinstance(number, bool)
+            )
+    return ()
+
+
+def _lists(value: Any) -> Iterator[list[Any]]:
+    if isinstance(value, list):
+        yield value
+        for item in value:
+            yield from _lists(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _lists(item)
