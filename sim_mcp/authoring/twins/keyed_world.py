@@ -76,9 +76,9 @@ name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, byte
 distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
 selector, table, digits]`: a unit pair; `["units", name, [from, to], table, digits]`, one number and offset per
-unit through a base unit, shared by every pair, `units.py`, also of an array's items; `["lookup", selector, table]`, a text that selector
-tells, a conversion's category) are searched as well, each kept for a call only where its answer shows the
-value (`functions.py`).
+unit through a base unit, shared by every pair, `units.py`, also of an array's items; `["lookup", selector,
+table]`, a text that selector tells, a conversion's category) are searched as well, each kept for a call only
+where its answer shows the value (`functions.py`).
 A JSON number a server writes as a double (`3.0`) may be a number the call gave whole (`3`).
 Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
