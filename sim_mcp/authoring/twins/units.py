@@ -74,6 +74,8 @@ def twin_fn_rounded(y, digits):
 _DIGITS = 17
 # Denominators of a scale written as a fraction (5 / 9) where no short decimal writes it.
 _DENOMINATORS = range(2, 13)
+# The most significant digits of a scale and offset fitted through two points alone.
+_SHORT_LINE = 8
 # The most units tried as the base: those named by most calls first.
 _BASES = 12
 
@@ -223,21 +225,24 @@ def _affine(estimates: list[tuple[float, float]], rounded: bool) -> Iterator[Ent
     if not slope or not math.isfinite(slope):
         return
     offset = b1 / slope - x1
-    if rounded:
+    # Two points fit any line: there, only a line written short (-32 and 5 / 9, -273.15) is evidence of one.
+    tested = len(points) > 2
+    if rounded and tested:
         yield offset, slope, 1.0
     fractions = [(float(round(slope * d)), float(d)) for d in _DENOMINATORS if math.gcd(round(slope * d), d) == 1]
     slopes = [f for f in fractions if _near(f[0] / f[1], slope)]
     slopes += [(_shortened(slope, significant), 1.0) for significant in range(1, _DIGITS + 1)]
     for numerator, denominator in slopes:
         for written in range(1, _DIGITS + 1):
-            yield _shortened(offset, written), numerator, denominator
+            entry = (_shortened(offset, written), numerator, denominator)
+            if tested or _written(entry) <= _SHORT_LINE:
+                yield entry
 
 
 def _written(entry: Entry) -> int:
-    """How many significant digits an entry's numbers are written with."""
-    return sum(
-        len(f"{abs(number):.{_DIGITS - 1}e}".split("e")[0].rstrip("0").replace(".", "")) for number in entry if number
-    )
+    """How many significant digits an entry's numbers are written with, as Python writes a double shortest
+    (`273.15`: 5; `1e-05`: 1)."""
+    return sum(len(repr(abs(number)).split("e")[0].replace(".", "").strip("0")) for number in entry if number)
 
 
 def _near(first: float, second: float) -> bool:
