@@ -11,7 +11,8 @@ is handed on.
 The table holds per unit `[offset, numerator, denominator, group]`, its scale `numerator / denominator`, and the
 twin computes, as a server does on doubles, `(x + offset) * numerator / denominator` to the base and `base *
 denominator / numerator - offset` from it, so that a scale written as a product (`x * 0.3048`) or a quotient
-(`x / 60`) and an offset added after scaling (`x * 9 / 5 + 32`) give the server's own bits. Each unit's
+(`x / 60`) and an offset added after scaling (`x * 9 / 5 + 32`) give the server's own bits. An offset fitted
+through two points alone is kept only where written short: two points fit any line. Each unit's
 numbers are the shortest decimals (or small fractions) that reproduce every recorded call linking it to the
 units fitted before it, exactly, under the rounding the answers show (none, or a number of decimals, halves
 up as `functions.twin_fn_linear` rounds; where answers are rounded, many short numbers reproduce them, and
