@@ -10,43 +10,12 @@ from typing import Any
 from sim_mcp.authoring.twins.keyed_world import _atoms, _effects, _Learner, _strings, _Tool
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
-from tests.test_twin_guards import TASK_TOOLS, task_server
-
-
-def add(name: str, note: str, **more: Any) -> tuple[str, dict[str, Any]]:
-    return "add_task", {"name": name, "note": note, **more}
-
-
-def find(query: str) -> tuple[str, dict[str, Any]]:
-    return "find_tasks", {"query": query}
-
+from tests.test_twin_guards import TASK_TOOLS, add_task, find_tasks, task_server, task_sessions
 
 SESSIONS = [
-    task_server(
-        0,
-        [
-            add("docs-update", "write the guide", tag="writing"),
-            find("docs"),
-            add("docs-review", "read the guide", done=True),
-            find("docs"),
-            find("guide"),
-            find("nothing"),
-        ],
-    ),
-    task_server(
-        1,
-        [
-            add("book-venue", "call the hotel", done=False),
-            add("send-invites", "email the team", tag="events", done=True),
-            find("venue"),
-            find("the"),
-            add("hotel-deposit", "pay the venue"),
-            find("venue"),
-            find("zzz"),
-        ],
-    ),
+    *task_sessions(),
     # The same first call as another session's: one case, asked once.
-    task_server(2, [add("book-venue", "call the hotel", done=False), find("zzz"), find("venue")]),
+    task_server(2, [add_task("book-venue", "call the hotel", done=False), find_tasks("zzz"), find_tasks("venue")]),
 ]
 
 

@@ -588,50 +588,57 @@ def task_server(
     return calls
 
 
-def test_a_listing_of_records_is_learned_as_a_line_per_record_with_values_written_through_a_map() -> None:
-    def add(name: str, note: str, **more: Any) -> tuple[str, dict[str, Any]]:
-        return "add_task", {"name": name, "note": note, **more}
+def add_task(name: str, note: str, **more: Any) -> tuple[str, dict[str, Any]]:
+    return "add_task", {"name": name, "note": note, **more}
 
-    def find(query: str) -> tuple[str, dict[str, Any]]:
-        return "find_tasks", {"query": query}
 
-    sessions = [
+def find_tasks(query: str) -> tuple[str, dict[str, Any]]:
+    return "find_tasks", {"query": query}
+
+
+def task_sessions() -> list[list[RecordedCall]]:
+    """Two recorded sessions of the task server: tasks added, then found by a word of their names or notes."""
+    return [
         task_server(
             0,
             [
-                add("docs-update", "write the guide", tag="writing"),
-                find("docs"),
-                add("docs-review", "read the guide", done=True),
-                find("docs"),
-                find("guide"),
-                find("nothing"),
+                add_task("docs-update", "write the guide", tag="writing"),
+                find_tasks("docs"),
+                add_task("docs-review", "read the guide", done=True),
+                find_tasks("docs"),
+                find_tasks("guide"),
+                find_tasks("nothing"),
             ],
         ),
         task_server(
             1,
             [
-                add("book-venue", "call the hotel", done=False),
-                add("send-invites", "email the team", tag="events", done=True),
-                find("venue"),
-                find("the"),
-                add("hotel-deposit", "pay the venue"),
-                find("venue"),
-                find("zzz"),
+                add_task("book-venue", "call the hotel", done=False),
+                add_task("send-invites", "email the team", tag="events", done=True),
+                find_tasks("venue"),
+                find_tasks("the"),
+                add_task("hotel-deposit", "pay the venue"),
+                find_tasks("venue"),
+                find_tasks("zzz"),
             ],
         ),
     ]
+
+
+def test_a_listing_of_records_is_learned_as_a_line_per_record_with_values_written_through_a_map() -> None:
+    sessions = task_sessions()
     inference = infer_guards(TASK_TOOLS, sessions, ["add_task", "find_tasks"])
     assert inference.answered["find_tasks"] == 8
     plans = inference.plans
     state: dict[str, Any] = {}
     tasks: dict[str, dict[str, Any]] = {}
     steps = [
-        add("plan-trip", "pick the dates", tag="travel"),
-        add("pack-bags", "the trip is long", done=True),
-        add("file-taxes", "before april"),
-        find("trip"),
-        find("APRIL"),
-        find("walrus"),
+        add_task("plan-trip", "pick the dates", tag="travel"),
+        add_task("pack-bags", "the trip is long", done=True),
+        add_task("file-taxes", "before april"),
+        find_tasks("trip"),
+        find_tasks("APRIL"),
+        find_tasks("walrus"),
     ]
     # Names, notes and queries never recorded: each answer is what the server itself would say.
     for call in task_server(9, steps, tasks):
