@@ -17,11 +17,13 @@ import uvicorn
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types import CallToolResult, TextContent
 
+from sim_mcp.client._server import stop_process
 from sim_mcp.config import Settings
 from sim_mcp.server.http import create_app
 from sim_mcp.server.live import KEEP_ALIVE_S, ShutdownAwareServer
-from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, free_port, stop_process
+from tests.servers import BUNDLED_SPECS, READY_TIMEOUT, free_port
 
 ERAS = ["legacy", "auto"]
 NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
@@ -31,8 +33,15 @@ def ticket(n: int) -> dict[str, str]:
     return {"title": f"Issue {n}", "description": f"Something broke ({n}).", "customer_email": f"c{n}@acme.example"}
 
 
+def text_of(result: CallToolResult) -> str:
+    """The text of a result's first block, which these servers always answer as text."""
+    block = result.content[0]
+    assert isinstance(block, TextContent), block
+    return block.text
+
+
 def payload(result: Any) -> Any:
-    return json.loads(result.content[0].text)
+    return json.loads(text_of(result))
 
 
 @contextmanager

@@ -21,6 +21,7 @@ import httpx
 import pytest
 from mcp.client import Client
 
+from sim_mcp.client._server import stop_process
 from tests.helpers_server import RedisServer
 from tests.servers import (
     BUNDLED_SPECS,
@@ -29,7 +30,6 @@ from tests.servers import (
     ServerProcess,
     free_port,
     serve_command,
-    stop_process,
     wait_healthy,
 )
 
@@ -147,7 +147,7 @@ async def test_consecutive_calls_of_one_session_land_on_different_replicas(balan
     session = f"lb-{mode}-{uuid.uuid4().hex[:8]}"
     titles = [f"{session} call {k}" for k in range(12)]
     url = f"{balanced.url}/mcp/tickets?session={session}"
-    async with Client(url, mode="legacy" if mode == "legacy" else "auto") as client:  # type: ignore[arg-type]
+    async with Client(url, mode="legacy" if mode == "legacy" else "auto") as client:
         for title in titles:
             result = await client.call_tool("create_ticket", arguments(title))
             assert not result.is_error, result

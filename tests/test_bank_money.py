@@ -61,7 +61,7 @@ async def test_money_is_conserved_over_any_transfers(catalog: Catalog, sequence:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
         left = Decimal(0)  # what went to external payees
         state = initial
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             for transfer in sequence:
                 arguments = {**transfer, "amount": float(transfer["amount"])}
                 answer = await client.call_tool("create_transfer", arguments)

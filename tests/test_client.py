@@ -187,7 +187,8 @@ def test_local_server_that_cannot_start_says_why() -> None:
 
 def _doc_block(marker: str) -> str:
     text = (REPO / "docs" / "integrations.md").read_text()
-    (block,) = [code for code in re.findall(r"```python\n(.*?)```", text, re.S) if marker in code]
+    blocks: list[str] = [code for code in re.findall(r"```python\n(.*?)```", text, re.S) if marker in code]
+    (block,) = blocks
     return block
 
 

@@ -499,7 +499,7 @@ async def test_auto_mode_falls_back_to_a_patch_when_the_programs_give_no_valid_a
     fake.script(program(UNPARSED), program(FAILING), reply_outcome({"id": "W-1", "balance": 6}, state_patch=patch))
     async with Runtime(settings) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="s"))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             moved = await client.call_tool("deposit", {"wallet_id": "W-1", "amount": 1})
         record = await runtime.sessions.get("s")
         (event,) = await runtime.store.events("s")
@@ -580,7 +580,7 @@ async def test_when_the_programs_and_the_fallback_patch_all_fail_the_state_is_un
     fake.script(program(FAILING), program(UNPARSED), reply_outcome({"id": "W-1", "balance": 6}, state_patch=stray))
     async with Runtime(settings) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="s"))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             failed = await client.call_tool("deposit", {"wallet_id": "W-1", "amount": 1})
         record = await runtime.sessions.get("s")
         (event,) = await runtime.store.events("s")

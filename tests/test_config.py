@@ -64,7 +64,8 @@ def test_flags_and_variables_keep_their_names_and_errors() -> None:
     with pytest.raises(ConfigError, match=r"--rules-max-steps / SIM_MCP_RULES_MAX_STEPS: .*1000"):
         Settings.load(environ={"SIM_MCP_RULES_MAX_STEPS": "10"})
     # A concern validates its own fields as the settings do.
-    assert FaultsConfig(fault_latency_ms="uniform:1:2").fault_latency_ms == Latency.of("uniform:1:2")
+    faults = FaultsConfig.model_validate({"fault_latency_ms": "uniform:1:2"})
+    assert faults.fault_latency_ms == Latency.of("uniform:1:2")
     with pytest.raises(ValueError, match="max_attempts"):
         LlmConfig(max_attempts=0)
 

@@ -56,7 +56,7 @@ async def open_tracker() -> AsyncIterator[Tracker]:
     assert catalog.errors == ()
     async with Runtime(Settings(specs=[TRACKER], watch=False), catalog=catalog) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             yield Tracker(client, runtime)
 
 
@@ -327,7 +327,7 @@ async def test_a_model_filling_the_tank_with_an_empty_patch_is_read_back(tmp_pat
     settings = Settings(specs=[spec], watch=False, backend="openai", model="sim-1", base_url=fake.openai_url)
     async with Runtime(settings) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="car"))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             filled = await client.call_tool("fillFuelTank", {})
             assert not filled.is_error, filled.content
             status = await client.call_tool("getVehicleStatus", {})
@@ -352,7 +352,7 @@ async def test_the_offline_engine_keeps_singleton_state(tmp_path: Path) -> None:
     )
     async with Runtime(Settings(specs=[spec], watch=False)) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="car"))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             await client.call_tool("set_vehicle_mode", {"mode": "drive"})
             read = await client.call_tool("get_vehicle", {})
             assert read.structured_content == {"fuelLevel": 40, "mode": "drive"}
@@ -374,7 +374,7 @@ async def test_a_description_gives_the_intent_a_name_lacks(tmp_path: Path) -> No
     spec.write_text(json.dumps({"name": "desk", "initial_state": state, "tools": tools}))
     async with Runtime(Settings(specs=[spec], watch=False)) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="desk"))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             resolved = await client.call_tool("resolve", {"issue_id": "i1"})
             assert resolved.structured_content is not None
             assert resolved.structured_content["status"] == "closed"

@@ -75,7 +75,7 @@ class SessionKeepsWhatItShows(RuleBasedStateMachine):
         runtime = self.portal.wrap_async_context_manager(Runtime(settings_, catalog=catalog))
         self.runtime = self._stack.enter_context(runtime)
         server = build_mcp_server(ServerContext(self.runtime), SessionRouting(process_session=SESSION))
-        self.client = self._stack.enter_context(self.portal.wrap_async_context_manager(Client(server)))  # type: ignore[arg-type]
+        self.client = self._stack.enter_context(self.portal.wrap_async_context_manager(Client(server)))
 
     def teardown(self) -> None:
         self._stack.close()
@@ -93,7 +93,7 @@ class SessionKeepsWhatItShows(RuleBasedStateMachine):
         arguments = data.draw(_arguments(tool.input_schema, before), label="arguments")
         answer = self.portal.call(self.client.call_tool, tool.name, arguments)
         self.figures["calls"] += 1
-        text = answer.content[0].text if answer.content else ""  # type: ignore[union-attr]
+        text = answer.content[0].text if answer.content else ""
         after = self.world()
         note(f"{tool.name}({json.dumps(arguments)}) -> {text[:300]}")
         assert "could not produce a valid result" not in text, text

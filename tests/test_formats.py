@@ -344,7 +344,7 @@ def test_openapi_non_json_bodies(tmp_path: Path) -> None:
             }
         },
     }
-    note = {"content": {"text/plain": {}}}
+    note: dict[str, Any] = {"content": {"text/plain": {}}}
     paths = {
         "/photos": {"post": {"operationId": "upload", "requestBody": upload}},
         "/notes": {"post": {"operationId": "note", "requestBody": note}},

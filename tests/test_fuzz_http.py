@@ -51,7 +51,7 @@ EXCLUDED_CHECKS = [positive_data_acceptance]
 
 @schema.parametrize()
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None)
-def test_control_api_answers_as_described(case: schemathesis.Case, server: str) -> None:
+def test_control_api_answers_as_described(case: schemathesis.Case[Any], server: str) -> None:
     case.call_and_validate(base_url=server, excluded_checks=EXCLUDED_CHECKS)
 
 

@@ -118,7 +118,7 @@ async def test_any_argument_values_are_validated_without_a_trace(catalog: Catalo
     )
     async with Runtime(Settings(specs=[BUNDLED_SPECS], watch=False), catalog=catalog) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             result = await client.call_tool(tool_name, arguments)
         text = result.content[0].text  # type: ignore[union-attr]
         record = await runtime.store.get(SESSION)
@@ -148,7 +148,7 @@ async def test_a_refused_patch_leaves_the_state_byte_identical(
     async with Runtime(settings, catalog=catalog, backend=backend) as runtime:
         before = runtime.simulator.world_of(await runtime.sessions.create(session_id=SESSION), "tickets")
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session=SESSION))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             answer = await client.call_tool("get_ticket", {"ticket_id": "T-1001"})
         record = await runtime.sessions.get(SESSION)
         after = runtime.simulator.world_of(record, "tickets")

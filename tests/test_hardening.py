@@ -42,7 +42,7 @@ async def test_a_rejected_patch_is_not_shown_to_the_model_again() -> None:
     settings = Settings(specs=[BUNDLED_SPECS], watch=False, max_attempts=1, run_rules=False)
     async with Runtime(settings, backend=backend) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="rejected"))
-        async with Client(server) as client:  # type: ignore[arg-type]
+        async with Client(server) as client:
             first = await client.call_tool("create_ticket", NEW_TICKET)
             await client.call_tool("create_ticket", NEW_TICKET)
         events = await runtime.store.events("rejected")

@@ -245,8 +245,9 @@ def test_every_error_has_a_code() -> None:
     from sim_mcp import errors
 
     classes = [value for value in vars(errors).values() if isinstance(value, type) and issubclass(value, Exception)]
-    assert all(issubclass(cls, errors.SimMcpError) for cls in classes)
-    codes = [cls.code for cls in classes]
+    ours = [cls for cls in classes if issubclass(cls, errors.SimMcpError)]
+    assert ours == classes
+    codes = [cls.code for cls in ours]
     assert len(set(codes)) == len(codes)
     assert errors.SessionNotFound.code == "session_not_found"
     assert errors.RulesError("x.star", "bad").code == "rules_error"

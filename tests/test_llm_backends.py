@@ -571,7 +571,7 @@ def test_static_part_is_identical_across_calls() -> None:
     assert first.system == again.system
     assert first.system != second.system
     assert first.user != second.user
-    compact = {"separators": (",", ":")}
+    compact: dict[str, Any] = {"separators": (",", ":")}
     assert json.dumps(GET.input_schema, **compact) in first.system
     assert json.dumps(TRANSFER.input_schema, **compact) not in first.system
     assert "Other tools (not called now): transfer." in first.system
@@ -950,7 +950,7 @@ def test_auto_mode_answers_reads_with_a_patch_and_changes_with_a_program() -> No
     assert mode_for(make_request(GET), "auto").name == "patch"
     assert mode_for(make_request(TRANSFER), "auto").name == "program"
     # Marked read-only, whatever its name says.
-    marked = TRANSFER.model_copy(update={"annotations": ToolAnnotations(read_only_hint=True)})
+    marked = TRANSFER.model_copy(update={"annotations": ToolAnnotations(readOnlyHint=True)})
     assert mode_for(make_request(marked), "auto").name == "patch"
     # The environment's own setting wins over the flag's.
     own = ENVIRONMENT.model_copy(update={"model_settings": ModelSettings(llm_output="patch")})

@@ -17,7 +17,8 @@ from tests.servers import BUNDLED_SPECS
 
 # (environment, create, create arguments, get, id argument, update, update arguments, end, end arguments, after end)
 # "after end" is either "not_found" or the status the record must then have.
-SCENARIOS = [
+Scenario = tuple[str, str, dict[str, Any], str, str, str | None, dict[str, Any], str | None, dict[str, Any], str | None]
+SCENARIOS: list[Scenario] = [
     (
         "tickets",
         "create_ticket",
@@ -194,7 +195,7 @@ async def test_every_bundled_tool_answers_with_a_schema_valid_result(runtime: Ru
 
 
 async def test_same_seed_state_and_call_give_the_same_outcome() -> None:
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("create_ticket", {"title": "a", "description": "b", "customer_email": "c@d.example"}),
         ("list_tickets", {"status": "open", "limit": 2}),
         ("get_account", {"account_id": "ACC-1001"}),

@@ -74,7 +74,8 @@ def test_a_value_is_measured_within_room_exactly(value: Any, room: int) -> None:
 
 
 def test_a_large_world_is_found_small_or_large_without_encoding_it_whole() -> None:
-    world = {"tickets": {f"T-{n}": {"id": f"T-{n}", "note": "x" * 100} for n in range(10_000)}, "next": 3}
+    tickets = {f"T-{n}": {"id": f"T-{n}", "note": "x" * 100} for n in range(10_000)}
+    world: dict[str, Any] = {"tickets": tickets, "next": 3}
     assert length_within(world, 200) is None
     assert length_within({"next": 3}, 200) == len('{"next":3}')
     assert _matches(world, {"t-77"}) == [("/tickets/T-77", world["tickets"]["T-77"])]

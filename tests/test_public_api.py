@@ -21,7 +21,7 @@ def test_every_public_name_imports(name: str) -> None:
 
 def test_an_unknown_name_is_an_attribute_error_naming_it() -> None:
     with pytest.raises(AttributeError, match="no_such_thing"):
-        _ = sim_mcp.no_such_thing  # type: ignore[attr-defined]
+        _ = sim_mcp.no_such_thing
 
 
 def test_importing_the_package_does_not_load_the_server() -> None:

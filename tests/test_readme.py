@@ -12,7 +12,9 @@ from tests.servers import REPO, running_server
 
 def harness_example() -> str:
     readme = (REPO / "README.md").read_text()
-    (block,) = [code for code in re.findall(r"```python\n(.*?)```", readme, re.S) if "async def episode" in code]
+    found: list[str] = re.findall(r"```python\n(.*?)```", readme, re.S)
+    blocks = [code for code in found if "async def episode" in code]
+    (block,) = blocks
     return block
 
 

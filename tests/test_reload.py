@@ -54,7 +54,7 @@ async def test_added_changed_and_removed_files_reach_clients_of_both_eras(server
             legacy_heard.set()
 
     async with (
-        Client(url, mode="legacy", message_handler=on_message) as legacy,  # type: ignore[arg-type]
+        Client(url, mode="legacy", message_handler=on_message) as legacy,
         Client(url) as modern,
         modern.listen(tools_list_changed=True) as subscription,
     ):

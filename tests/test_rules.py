@@ -444,7 +444,8 @@ def probe(state, args):
 
 def test_helpers_and_the_patch_of_their_changes() -> None:
     program = compile_program(HELPERS, "helpers.star", ["probe"])
-    state = {"items": {"A-006": {"id": "A-006", "n": 1}, "A-007": {"id": "A-007", "n": 1}}, "codes": [], "old": 1}
+    items = {"A-006": {"id": "A-006", "n": 1}, "A-007": {"id": "A-007", "n": 1}}
+    state: dict[str, Any] = {"items": items, "codes": [], "old": 1}
     context = CallContext.of(program.clock, seed=3, sequence=2, tool="probe")
     outcome = run_tool(program, "probe", state, {}, context, Limits())
     result = outcome.result

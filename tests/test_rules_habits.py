@@ -148,8 +148,8 @@ def test_code_beside_a_string_is_still_rewritten_and_the_string_kept() -> None:
 def test_the_profile_is_chosen_by_the_models_name_and_can_be_switched_off() -> None:
     for name in ("Qwen/Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-coder:1.5b", "qwen2.5-coder-7b-instruct-q4_k_m.gguf"):
         assert profile_for(name).name == "qwen2.5-coder"
-    for name in ("gpt-4.1", "claude-sonnet-4-5", "local", None):
-        assert profile_for(name) is DEFAULT_PROFILE
+    for other in ("gpt-4.1", "claude-sonnet-4-5", "local", None):
+        assert profile_for(other) is DEFAULT_PROFILE
     assert profile_for("Qwen2.5-Coder-1.5B", "none") is DEFAULT_PROFILE
     assert profile_for("local", "qwen2.5-coder") is QWEN
     with pytest.raises(ConfigError, match=r"unknown model profile 'qwen'.*expected one of auto, none, qwen2.5-coder"):

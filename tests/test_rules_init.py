@@ -159,11 +159,16 @@ async def _answers(specs: Path, *, run_rules: bool) -> list[Any]:
             made = await runtime.simulator.call(session, create, arguments, scope=env)
             answers.append((create, made.is_error, _normal(made.result)))
             made_id = made.result.get("id")
-            steps = ((get, {}), (update, changes), (end, end_arguments), (get, {}))
-            for tool, more in steps:
-                if tool is not None:
-                    answer = await runtime.simulator.call(session, tool, {id_name: made_id, **more}, scope=env)
-                    answers.append((tool, answer.is_error, _normal(answer.result)))
+            steps: tuple[tuple[str | None, dict[str, Any]], ...] = (
+                (get, {}),
+                (update, changes),
+                (end, end_arguments),
+                (get, {}),
+            )
+            for step, more in steps:
+                if step is not None:
+                    answer = await runtime.simulator.call(session, step, {id_name: made_id, **more}, scope=env)
+                    answers.append((step, answer.is_error, _normal(answer.result)))
             record = await runtime.store.get(session)
             answers.append(_normal(record.worlds if record is not None else None))
         for env in sorted(runtime.catalog.environments):

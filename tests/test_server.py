@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import anyio
 import pytest
@@ -16,10 +14,8 @@ from sim_mcp.config import Settings
 from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
+from tests.helpers_server import ERAS, NEW_TICKET, text_of
 from tests.servers import BUNDLED_SPECS, ServerProcess, stdio_parameters
-
-ERAS = ["legacy", "auto"]
-NEW_TICKET = {"title": "Printer on fire", "description": "Smoke from tray 2.", "customer_email": "ops@acme.example"}
 
 
 @asynccontextmanager
@@ -27,12 +23,8 @@ async def in_memory_client(mode: str) -> AsyncIterator[Client]:
     settings = Settings(specs=[BUNDLED_SPECS])
     async with Runtime(settings) as runtime:
         server = build_mcp_server(ServerContext(runtime), SessionRouting(process_session="memory"))
-        async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
+        async with Client(server, mode=mode) as client:
             yield client
-
-
-def payload(result: Any) -> Any:
-    return json.loads(result.content[0].text)
 
 
 async def crud_round_trip(client: Client) -> str:
@@ -66,7 +58,7 @@ async def crud_round_trip(client: Client) -> str:
     assert twice.structured_content == closed.structured_content
     reopened = await client.call_tool("update_ticket", {"ticket_id": ticket_id, "status": "open"})
     assert reopened.is_error
-    assert "is closed" in reopened.content[0].text
+    assert "is closed" in text_of(reopened)
     return str(ticket_id)
 
 
@@ -86,12 +78,12 @@ async def test_in_memory_client_lists_and_calls(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_stdio_subprocess(mode: str) -> None:
-    async with Client(stdio_parameters(), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(stdio_parameters(), mode=mode) as client:
         assert len((await client.list_tools()).tools) >= 15
         await crud_round_trip(client)
         missing = await client.call_tool("get_ticket", {"ticket_id": "T-9999"})
         assert missing.is_error
-        assert missing.content[0].text == "Ticket T-9999 not found."
+        assert text_of(missing) == "Ticket T-9999 not found."
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -99,8 +91,8 @@ async def test_http_sessions_are_isolated(http_server: ServerProcess, mode: str)
     """Two sessions at once: what one creates, the other can't see; each sees its own records."""
     first, second = f"a-{uuid.uuid4().hex}", f"b-{uuid.uuid4().hex}"
     async with (
-        Client(f"{http_server.url}/mcp?session={first}", mode=mode) as alice,  # type: ignore[arg-type]
-        Client(f"{http_server.url}/mcp?session={second}", mode=mode) as bob,  # type: ignore[arg-type]
+        Client(f"{http_server.url}/mcp?session={first}", mode=mode) as alice,
+        Client(f"{http_server.url}/mcp?session={second}", mode=mode) as bob,
     ):
         ids: dict[str, str] = {}
 
@@ -120,12 +112,12 @@ async def test_http_sessions_are_isolated(http_server: ServerProcess, mode: str)
         assert extra.structured_content is not None
         seen_by_bob = await bob.call_tool("get_ticket", {"ticket_id": extra.structured_content["id"]})
         assert seen_by_bob.is_error
-        assert "not found" in seen_by_bob.content[0].text
+        assert "not found" in text_of(seen_by_bob)
 
 
 async def test_same_session_name_is_shared_across_connections_and_eras(http_server: ServerProcess) -> None:
     name = f"shared-{uuid.uuid4().hex}"
-    async with Client(f"{http_server.url}/mcp?session={name}", mode="legacy") as writer:  # type: ignore[arg-type]
+    async with Client(f"{http_server.url}/mcp?session={name}", mode="legacy") as writer:
         created = await writer.call_tool("create_ticket", NEW_TICKET)
         assert created.structured_content is not None
     async with Client(f"{http_server.url}/mcp?session={name}") as reader:
@@ -136,8 +128,8 @@ async def test_same_session_name_is_shared_across_connections_and_eras(http_serv
 
 async def test_legacy_clients_without_a_name_get_a_session_each(http_server: ServerProcess) -> None:
     async with (
-        Client(f"{http_server.url}/mcp", mode="legacy") as first,  # type: ignore[arg-type]
-        Client(f"{http_server.url}/mcp", mode="legacy") as second,  # type: ignore[arg-type]
+        Client(f"{http_server.url}/mcp", mode="legacy") as first,
+        Client(f"{http_server.url}/mcp", mode="legacy") as second,
     ):
         created = await first.call_tool("create_ticket", NEW_TICKET)
         assert created.structured_content is not None
@@ -148,20 +140,20 @@ async def test_legacy_clients_without_a_name_get_a_session_each(http_server: Ser
 @pytest.mark.parametrize("mode", ERAS)
 async def test_bad_arguments_name_the_path_and_leave_state_alone(http_server: ServerProcess, mode: str) -> None:
     url = f"{http_server.url}/mcp?session=bad-args-{mode}-{uuid.uuid4().hex}"
-    async with Client(url, mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(url, mode=mode) as client:
         before = await client.call_tool("list_tickets", {})
         wrong_type = await client.call_tool("get_ticket", {"ticket_id": 42})
         assert wrong_type.is_error
-        assert "arguments.ticket_id: expected string, got an integer" in wrong_type.content[0].text
+        assert "arguments.ticket_id: expected string, got an integer" in text_of(wrong_type)
         missing = await client.call_tool("create_ticket", {"title": "no description"})
         assert missing.is_error
-        assert "'description' is required" in missing.content[0].text
+        assert "'description' is required" in text_of(missing)
         enum = await client.call_tool("update_ticket", {"ticket_id": "T-1001", "priority": "whenever"})
         assert enum.is_error
-        assert "arguments.priority" in enum.content[0].text
+        assert "arguments.priority" in text_of(enum)
         unknown = await client.call_tool("launch_rocket", {})
         assert unknown.is_error
-        assert "unknown tool 'launch_rocket'" in unknown.content[0].text
+        assert "unknown tool 'launch_rocket'" in text_of(unknown)
         after = await client.call_tool("list_tickets", {})
         assert after.structured_content == before.structured_content
 
@@ -173,4 +165,4 @@ async def test_environment_path_serves_one_environment(http_server: ServerProces
         assert "get_ticket" not in names
         other_env = await client.call_tool("get_ticket", {"ticket_id": "T-1001"})
         assert other_env.is_error
-        assert "unknown tool 'get_ticket' in environment 'shop'" in other_env.content[0].text
+        assert "unknown tool 'get_ticket' in environment 'shop'" in text_of(other_env)

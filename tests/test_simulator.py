@@ -17,6 +17,7 @@ from sim_mcp.runtime import Runtime
 from sim_mcp.server.context import ServerContext
 from sim_mcp.server.mcp import SessionRouting, build_mcp_server
 from sim_mcp.testing import scripted
+from tests.helpers_server import text_of
 
 SPEC = """
 name: notes
@@ -94,7 +95,7 @@ async def test_a_failing_subscriber_does_not_undo_the_commit_or_stop_the_others(
         runtime.hooks.subscribe(recorder)
         result = await client.call_tool("set_title", {"title": "x"})
         assert not result.is_error
-        assert result.content[0].text == "ok"
+        assert text_of(result) == "ok"
         assert len(await runtime.store.events("s1")) == 1
     assert len(after) == 1
     assert not isinstance(after[0], Lifecycle)

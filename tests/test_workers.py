@@ -77,7 +77,7 @@ async def test_one_session_across_two_workers_applies_every_call_once(two_worker
         http = create_mcp_http_client()
         http.event_hooks["response"].append(note_worker)
         transport = streamable_http_client(url, http_client=http)
-        async with http, Client(transport, mode="legacy" if mode == "legacy" else "auto") as mcp:  # type: ignore[arg-type]
+        async with http, Client(transport, mode="legacy" if mode == "legacy" else "auto") as mcp:
             await mcp.list_tools()
             done.append(n)
             if len(done) == clients:
@@ -92,7 +92,8 @@ async def test_one_session_across_two_workers_applies_every_call_once(two_worker
                 titles.append(title)
             await go.wait()
 
-    ready, go, connected = anyio.Event(), anyio.Event(), []
+    connected: list[int] = []
+    ready, go = anyio.Event(), anyio.Event()
     async with anyio.create_task_group() as tasks:
         for n in range(clients):
             tasks.start_soon(client, n, ready, go, connected)
