@@ -108,7 +108,7 @@ def test_a_twin_answers_its_own_day_and_composes_each_records_line() -> None:
     # the answers are the server's on that day, exactly (not merely dates of the same form).
     words = ["amber", "pine", "stone", "cloud", "kite", "river"]
     server, state = DatedTodos(TWIN_DAY), dict[str, Any]()
-    script = [
+    script: list[tuple[str, dict[str, Any]]] = [
         ("add_todo", {"text": "amber pine", "priority": "B", "projects": ["stone"], "contexts": ["kite"]}),
         ("add_todo", {"text": "cloud"}),
         ("add_todo", {"text": "river kite", "projects": ["pine", "amber"]}),

@@ -108,8 +108,9 @@ _WORDS = ["draft", "room", "send", "zzz", "EMAIL"]
 def _step(rng: random.Random, made: int) -> tuple[str, dict[str, Any]]:
     roll = rng.random()
     if roll < 0.4 or not made:
-        arguments = {"title": rng.choice(_TITLES), "notes": rng.choice(_NOTES), "due": rng.choice(_DUES)}
-        arguments |= {"priority": rng.choice([None, "low", "high"]), "tags": rng.choice(_TAG_SETS)}
+        arguments: dict[str, Any] = {"title": rng.choice(_TITLES), "notes": rng.choice(_NOTES)}
+        arguments |= {"due": rng.choice(_DUES), "priority": rng.choice([None, "low", "high"])}
+        arguments |= {"tags": rng.choice(_TAG_SETS)}
         return "add", {name: value for name, value in arguments.items() if value is not None}
     if roll < 0.55:
         changes = rng.choice([{"status": "closed"}, {"status": "open"}, {"title": "Send invites (revised)"}])

@@ -147,7 +147,7 @@ def base_server(arguments: dict[str, Any]) -> tuple[str, bool]:
 
 
 def test_a_number_written_in_the_base_an_argument_names() -> None:
-    calls = [
+    calls: list[dict[str, Any]] = [
         {"value": 1000000, "from": 10, "to": 2}, {"value": "ff", "from": 16, "to": 8},
         {"value": 1000000, "from": 10, "to": 36}, {"value": "777", "from": 8, "to": 16},
         {"value": "12z", "from": 10, "to": 2}, {"value": "g", "from": 16, "to": 10},

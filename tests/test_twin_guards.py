@@ -23,7 +23,7 @@ from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.cli import main
 from sim_mcp.rules import CallContext, Limits, run_tool, tool_program
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
-from sim_mcp.specs.model import ToolSpec
+from sim_mcp.specs.model import ToolAnnotations, ToolSpec
 from tests.test_rules import client_on, last_event, text_of
 
 NOTES = {
@@ -559,7 +559,7 @@ TASK_TOOLS = [
     ToolSpec(
         name="find_tasks",
         input_schema={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
-        annotations={"readOnlyHint": True},
+        annotations=ToolAnnotations(readOnlyHint=True),
     ),
 ]
 
@@ -659,7 +659,7 @@ FOLDER_TOOLS = [
     ToolSpec(
         name="list_folder",
         input_schema={"type": "object", "properties": {"folder": {"type": "string"}}, "required": ["folder"]},
-        annotations={"readOnlyHint": True},
+        annotations=ToolAnnotations(readOnlyHint=True),
     ),
 ]
 

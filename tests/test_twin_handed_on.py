@@ -49,7 +49,7 @@ def planned(request: int, first_task: int, goal: str, titles: list[str]) -> dict
 
 def sessions() -> list[list[tuple[str, dict[str, Any], Any]]]:
     """Each session plans, adds a task (ids under the same prefix), and plans again."""
-    found = []
+    found: list[list[tuple[str, dict[str, Any], Any]]] = []
     goals = [("paint", "sand"), ("cook", "serve"), ("fly", "land"), ("read", "write")]
     for number, (first, second) in enumerate(goals):
         titles = [f"{first} walls", f"{first} doors"]

@@ -47,7 +47,7 @@ CONVERSIONS = [
 
 
 # Batches of requests, each converted as its quantity's tool converts it (a table learned from the items).
-BATCHES = [
+BATCHES: list[list[tuple[float, str, str, str]]] = [
     [(3, "meter", "foot", "length"), (90, "minutes", "hours", "time")],
     [(7, "foot", "inch", "length"), (100, "celsius", "fahrenheit", "temperature")],
     [
