@@ -1640,7 +1640,7 @@ class NamespacedEntryAgent:
         if roll < 0.79:
             return "list_namespaces", {}
         if roll < 0.85:
-            arguments = {"from_id": self._id(), "to_id": self._id()}
+            arguments = {"from_id": self._id(), "to_id": self.rng.choice(sorted(self.entries))}
             if self.rng.random() < 0.5:
                 arguments["rel"] = self.rng.choice(_RELATIONS)
             return "relate", arguments
@@ -1685,7 +1685,8 @@ class NamespacedEntryAgent:
         return arguments
 
     def _replace(self) -> dict[str, Any]:
-        entry = self._id()
+        holding = sorted(number for number, entry in self.entries.items() if entry["data"])
+        entry = self.rng.choice(holding) if holding and self.rng.random() >= MISTAKE else self._id()
         data = self.entries.get(entry, {}).get("data", "")
         words = data.split()
         # A word of what it stored, or (a mistake) one the data does not hold.
@@ -1710,6 +1711,9 @@ class NamespacedEntryAgent:
         elif tool == "delete" and (deleted := _DELETED_ENTRY.search(text)):
             self.entries.pop(int(deleted.group(1)), None)
             self.gone.append(int(deleted.group(1)))
+
+
+_FORCED = ("finish_task", "cancel_task", "reset_task")  # the moves that take `force`
 
 
 class MarkdownTaskAgent:
@@ -1739,11 +1743,11 @@ class MarkdownTaskAgent:
 
     def _choose(self) -> tuple[str, dict[str, Any]]:
         if self.retry is not None:  # refused a move of a task with subtasks: again, with force
-            tool, arguments = self.retry
-            self.retry = None
-            return tool, {**arguments, "force": True}
+            refused, self.retry = self.retry, None
+            return refused[0], {**refused[1], "force": True}
         roll = self.rng.random()
-        if not self.status or roll < 0.25:
+        still_open = [task for task, status in self.status.items() if status not in ("done", "cancelled")]
+        if not still_open or roll < 0.25:
             return "create_task", self._created()
         if roll < 0.55:
             return self._step()
@@ -1793,14 +1797,14 @@ class MarkdownTaskAgent:
                 self.status[task] = value["status"]
             if tool == "create_task" and "parent" in arguments:
                 self.parents.add(arguments["parent"])
-        elif isinstance(value, str) and "has subtasks" in value and not arguments.get("force"):
+        elif isinstance(value, str) and "has subtasks" in value and tool in _FORCED and not arguments.get("force"):
             self.retry = (tool, arguments)
 
 
 _COUNTRIES = ("US", "DE", "GB", "FR", "JP", "CA", "AU", "NL")
 _SUBDIVISIONS = {"US": ("CA", "NY", "TX"), "DE": ("BY", "BE", "NW"), "CA": ("ON", "QC"), "AU": ("NSW", "VIC")}
-_HOLIDAY_DATES = ("2026-12-24", "2026-12-25", "2026-12-31", "2027-01-01", "2027-01-06", "2027-04-05")
-_HOLIDAY_DATES += ("2027-05-01", "2027-07-04", "2027-10-03", "2027-11-25", "2027-12-26")
+_HOLIDAY_DATES = ("2026-12-24", "2026-12-25", "2026-12-31", "2027-01-01", "2027-01-06", "2027-04-05", "2027-05-01")
+_HOLIDAY_DATES_TOO = ("2027-07-04", "2027-10-03", "2027-11-25", "2027-12-26")
 _BAD_COUNTRIES = ("XX", "EU", "USA", "Germany")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -1819,7 +1823,7 @@ class BusinessDayAgent:
 
     def _date(self) -> str:
         if self.rng.random() < 0.4:
-            return self.rng.choice(_HOLIDAY_DATES)
+            return self.rng.choice((*_HOLIDAY_DATES, *_HOLIDAY_DATES_TOO))
         day = self.rng.randint(0, 420)
         year, ordinal = (2026, 305 + day) if day < 61 else (2027, day - 60)
         return _day_of(year, ordinal)

@@ -2006,7 +2006,7 @@ def _kb_forget() -> Task:
 
 def _kb_edit() -> Task:
     def hour(g: dict[str, Any]) -> str:
-        return g["data"].split(" at ")[1]
+        return str(g["data"]).split(" at ")[1]
 
     async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
         key = g["keys"][0]
@@ -2078,7 +2078,8 @@ def _tasker_finish() -> Task:
         status = _TASKER_STATUS.search(await _tasker_view(side, _tasker_id(side, g, 0)))
         return float(status is not None and status.group(1) == "done")
 
-    lifecycle = [("start_task", 0, {}), ("review_task", 0, {}), ("finish_task", 0, {})]
+    lifecycle: list[tuple[str, int, dict[str, Any]]] = [("start_task", 0, {}), ("review_task", 0, {})]
+    lifecycle.append(("finish_task", 0, {}))
     return _fixture_task(
         "take a task through review to done",
         _tasker_draw,
@@ -2128,7 +2129,7 @@ def _tasker_cancel() -> Task:
         if error:
             return 0.0
         others = sum(state == "." for state in (states[0], states[2]))
-        return float(states[1] == "-") * (1.0 + others) / 3  # the others pending count only with it cancelled
+        return float(states[1] == "-") * (1.0 + float(others)) / 3  # the others pending count only with it cancelled
 
     def cancel(*indexes: int) -> list[tuple[str, int, dict[str, Any]]]:
         return [("cancel_task", index, {}) for index in indexes]
