@@ -1269,7 +1269,7 @@ class UnitsAgent:
         self.answer = value
 
 
-# --- the fifth held-out set (BENCHMARKS.md, "Fifth set"), from each package's documented tool list ---
+# --- the fifth set (BENCHMARKS.md, "Fifth set", dev now), from each package's documented tool list ---
 
 _MEMORY_ID = re.compile(r"with ID: (\d+)")
 _LISTED_ID = re.compile(r"^ID: (\d+) - (.*)$", re.MULTILINE)

@@ -6,7 +6,16 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the fifth set, BENCHMARKS.md "Fifth set", the default):
+Tasks per server (the sixth set, BENCHMARKS.md "Sixth set", the default):
+- kb (entries under a namespace and a key, with an id): store an entry under a namespace and a key (its data
+  read back); forget one entry of three (the other two still listed); edit an entry's data in place (one
+  word replaced, the rest kept).
+- tasker (tasks and subtasks with a lifecycle): take a task through in progress and review to done; split a
+  task into two subtasks (both listed under it); cancel one task of three (the others left pending).
+- bizdays (business-day arithmetic, no state): the next business day after a holiday; the business days
+  between two dates; the last business day of a month, each the agent's date or count against the right
+  call made through that server's own tools.
+The fifth set, dev now ("Fifth set"):
 - memo (memories under a title, with an id): store a memory under a title; forget one memory of three (the
   other two still listed); rename a memory (its content read back under the new title, the old one gone).
 - runloq (an issue tracker): take an issue through in progress to done with its resolution; file an issue
@@ -49,7 +58,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho5-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho6-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho5-after --servers memo,runloq,fincalc
     python -m benchmarks.twin_agents --twins /tmp/ho4-base --servers mem,todotxt,units
     python -m benchmarks.twin_agents --twins /tmp/ho3-base --servers notes,ohno,calcmcp
     python -m benchmarks.twin_agents --twins /tmp/ho2-base --servers bank,todo,calc
@@ -1582,7 +1592,7 @@ def _parcels(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable
     return "convert_batch", {"requests": requests}, _batch_total
 
 
-# --- memo: memories stored under a title, with an id (held out, the fifth set) ------------------------
+# --- memo: memories stored under a title, with an id (the fifth set, dev now) -------------------------
 
 _MEMORY_STORED = re.compile(r"with ID: (\d+)")
 _MEMORY_LISTED = re.compile(r"^ID: (\d+) - (.*)$", re.MULTILINE)
@@ -1699,7 +1709,7 @@ def _memo_rename() -> Task:
     )
 
 
-# --- runloq: an issue tracker (held out, the fifth set) -------------------------------------------------
+# --- runloq: an issue tracker (the fifth set, dev now) --------------------------------------------------
 
 
 async def _runloq_issue(side: Side, issue: str | None) -> dict[str, Any]:
@@ -1841,7 +1851,7 @@ def _runloq_start() -> Task:
     )
 
 
-# --- fincalc: ten finance calculators, no state (held out, the fifth set) -------------------------------
+# --- fincalc: ten finance calculators, no state (the fifth set, dev now) --------------------------------
 
 
 def _figure(label: str) -> Callable[[Any], float | None]:
