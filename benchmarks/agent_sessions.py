@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third and fourth sets, dev now, and the fifth set,
+"Twins held out", "Twins held out, second set", the third to fifth sets, dev now, and the sixth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to fifth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to sixth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -13,6 +13,7 @@ sessions and checked sessions share names unless the check renames them (`twin-c
 
 from __future__ import annotations
 
+import datetime
 import math
 import random
 import re
@@ -1268,7 +1269,7 @@ class UnitsAgent:
         self.answer = value
 
 
-# --- the fifth held-out set (BENCHMARKS.md, "Fifth set"), from each package's documented tool list ---
+# --- the fifth set (BENCHMARKS.md, "Fifth set", dev now), from each package's documented tool list ---
 
 _MEMORY_ID = re.compile(r"with ID: (\d+)")
 _LISTED_ID = re.compile(r"^ID: (\d+) - (.*)$", re.MULTILINE)
@@ -1570,6 +1571,344 @@ class FinanceAgent:
         self.figure = number if math.isfinite(number) and 1 <= abs(number) < 1e9 else None
 
 
+# --- the sixth held-out set (BENCHMARKS.md, "Sixth set"), from each package's documented tool list ---
+
+_CREATED_ENTRY = re.compile(r"^Created: (.+)/([^/]+) \(id=(\d+)\)")
+_TAKEN_ENTRY = re.compile(r"already exists \(id=(\d+)\)")
+_DELETED_ENTRY = re.compile(r"^Deleted id=(\d+)")
+_RELATIONS = ("see_also", "part_of", "caused_by", "example_of")
+
+
+def _text_of(value: Any) -> str:
+    """An answer's text: the text itself, or the `result` a server's structured content wraps it in."""
+    if isinstance(value, dict):
+        value = value.get("result")
+    return value if isinstance(value, str) else ""
+
+
+class NamespacedEntryAgent:
+    """mcp-kb-sqlite: a knowledge base of entries under a namespace and a key (`save` with ns, key and title
+    creates one and answers its id), read back by id (`get`, sometimes with its data), updated by id (`save`
+    with the id and the fields that change), listed (all, by namespace prefix, a page), searched (a word of
+    what was stored), related to each other, their data edited in place (`replace`) and deleted. Ids are
+    read from the answers; a key already taken answers its id, which the agent then updates. Mistakes: an
+    id never made or deleted, a create without its title, a word its data does not hold."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.entries: dict[int, dict[str, str]] = {}  # id -> ns, key, title, data
+        self.gone: list[int] = []
+        self.taken: int | None = None
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _id(self) -> int:
+        if self.entries and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.entries))
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else 99
+
+    def _ns(self) -> str:
+        project = self.rng.choice(_PROJECTS[:4])
+        return f"{project}/{self.rng.choice(('db', 'ops'))}" if self.rng.random() < 0.3 else project
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        if self.taken is not None:  # the key was taken: update the entry the store named instead
+            entry, self.taken = self.taken, None
+            return "save", {"id": entry, "data": self.rng.choice(_WORDS)}
+        roll = self.rng.random()
+        if not self.entries or roll < 0.28:
+            return "save", self._created()
+        if roll < 0.4:
+            return "save", self._updated()
+        if roll < 0.54:
+            arguments: dict[str, Any] = {"id": self._id()}
+            if self.rng.random() < 0.4:
+                arguments["include_data"] = True
+            return "get", arguments
+        if roll < 0.64:
+            return "search", self._search()
+        if roll < 0.74:
+            which = self.rng.random()
+            if which < 0.4:
+                return "list", {}
+            if which < 0.8:
+                return "list", {"ns": self.rng.choice(sorted({e["ns"].split("/")[0] for e in self.entries.values()}))}
+            return "list", {"limit": 2}
+        if roll < 0.79:
+            return "list_namespaces", {}
+        if roll < 0.85:
+            arguments = {"from_id": self._id(), "to_id": self.rng.choice(sorted(self.entries))}
+            if self.rng.random() < 0.5:
+                arguments["rel"] = self.rng.choice(_RELATIONS)
+            return "relate", arguments
+        if roll < 0.9:
+            return "get_relations", {"id": self._id()}
+        if roll < 0.95:
+            return "replace", self._replace()
+        return "delete", {"id": self._id()}
+
+    def _created(self) -> dict[str, Any]:
+        topic, aspect = self.rng.choice(_TOPICS), self.rng.choice(_ASPECTS)
+        arguments: dict[str, Any] = {"ns": self._ns(), "key": f"{topic}-{aspect}", "title": f"{topic} {aspect}".title()}
+        if self.rng.random() < 0.7:
+            arguments["data"] = self.rng.choice(_WORDS)
+        if self.rng.random() < 0.4:
+            arguments["description"] = f"{topic} {aspect} {self.rng.choice(_PROGRESS)}"
+        if self.rng.random() < 0.4:
+            arguments["tags"] = self.rng.sample(_TAGS, self.rng.randint(1, 3))
+        if self.rng.random() < MISTAKE / 3:
+            arguments.pop("title")  # a create without its title
+        return arguments
+
+    def _updated(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"id": self._id()}
+        change = self.rng.random()
+        if change < 0.4:
+            arguments["data"] = self.rng.choice(_WORDS)
+        elif change < 0.65:
+            arguments["title"] = f"{self.rng.choice(_TOPICS)} {self.rng.choice(_ASPECTS)}".title()
+        elif change < 0.85:
+            arguments["tags"] = self.rng.sample(_TAGS, self.rng.randint(1, 2))
+        else:
+            arguments["description"] = self.rng.choice(_PROGRESS)
+        return arguments
+
+    def _search(self) -> dict[str, Any]:
+        stored = [e["data"] or e["title"] for e in self.entries.values()]
+        source = self.rng.choice(stored) if stored and self.rng.random() >= MISTAKE else self.rng.choice(_WORDS)
+        arguments: dict[str, Any] = {"query": self.rng.choice(source.split()).lower()}
+        if self.entries and self.rng.random() < 0.3:
+            arguments["ns"] = self.rng.choice(sorted({e["ns"] for e in self.entries.values()}))
+        return arguments
+
+    def _replace(self) -> dict[str, Any]:
+        holding = sorted(number for number, entry in self.entries.items() if entry["data"])
+        entry = self.rng.choice(holding) if holding and self.rng.random() >= MISTAKE else self._id()
+        data = self.entries.get(entry, {}).get("data", "")
+        words = data.split()
+        # A word of what it stored, or (a mistake) one the data does not hold.
+        old = self.rng.choice(words) if words and self.rng.random() >= MISTAKE else "nothing"
+        return {"id": entry, "old_string": old, "new_string": self.rng.choice(("later", "now", "bob", "redis"))}
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        text = _text_of(value)
+        if tool == "save" and (made := _CREATED_ENTRY.search(text)):
+            ns, key, number = made.groups()
+            entry = {"ns": ns, "key": key, "title": arguments.get("title", ""), "data": arguments.get("data", "")}
+            self.entries[int(number)] = entry
+        elif tool == "save" and (taken := _TAKEN_ENTRY.search(text)):
+            self.taken = int(taken.group(1))
+        elif tool == "save" and text.startswith("Updated:") and arguments.get("id") in self.entries:
+            known = self.entries[arguments["id"]]
+            known.update({name: arguments[name] for name in ("title", "data") if name in arguments})
+        elif tool == "replace" and text.startswith("Replaced in:") and arguments["id"] in self.entries:
+            known = self.entries[arguments["id"]]
+            known["data"] = known["data"].replace(arguments["old_string"], arguments["new_string"], 1)
+        elif tool == "delete" and (deleted := _DELETED_ENTRY.search(text)):
+            self.entries.pop(int(deleted.group(1)), None)
+            self.gone.append(int(deleted.group(1)))
+
+
+_FORCED = ("finish_task", "cancel_task", "reset_task")  # the moves that take `force`
+
+
+class MarkdownTaskAgent:
+    """mcp-tasker: tasks and subtasks as markdown files, each with an id the create answers (`s01`, a
+    subtask `s01t01`); a task moves from pending through in progress and in review to done
+    (`start_task`, `review_task`, `finish_task`), or is cancelled or reset; its title or description is
+    edited; tasks are listed (all, or the TODO list) and viewed by id. A task with subtasks takes its
+    status from them and refuses a move without `force`, which the agent then adds. Mistakes: an id never
+    made, a subtask under a parent that does not exist, a move of a parent without `force`."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.status: dict[str, str] = {}  # id -> status the server answered
+        self.parents: set[str] = set()
+        self.retry: tuple[str, dict[str, Any]] | None = None
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _ref(self, pool: list[str] | None = None) -> str:
+        pool = sorted(self.status) if pool is None else pool
+        if pool and self.rng.random() >= MISTAKE:
+            return self.rng.choice(pool)
+        return self.rng.choice(("s09", "s12t03", "s99"))  # an id never made
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        if self.retry is not None:  # refused a move of a task with subtasks: again, with force
+            refused, self.retry = self.retry, None
+            return refused[0], {**refused[1], "force": True}
+        roll = self.rng.random()
+        still_open = [task for task, status in self.status.items() if status not in ("done", "cancelled")]
+        if not still_open or roll < 0.25:
+            return "create_task", self._created()
+        if roll < 0.55:
+            return self._step()
+        if roll < 0.61:
+            arguments: dict[str, Any] = {"task_ref": self._ref()}
+            if self.rng.random() < 0.2:
+                arguments["force"] = True
+            return "cancel_task", arguments
+        if roll < 0.65:
+            return "reset_task", {"task_ref": self._ref()}
+        if roll < 0.73:
+            title, description = self.rng.choice(_TASKS)
+            change = {"title": title + " today"} if self.rng.random() < 0.6 else {"description": description}
+            return "edit_task", {"task_ref": self._ref(), **change}
+        if roll < 0.86:
+            return "list_tasks", {"todo": True} if self.rng.random() < 0.2 else {}
+        refs = [self._ref() for _ in range(self.rng.choice((1, 1, 2)))]
+        return "view_tasks", {"task_refs": refs}
+
+    def _created(self) -> dict[str, Any]:
+        title, description = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"title": title}
+        if self.rng.random() < 0.5:
+            arguments["description"] = description
+        roots = sorted(task for task in self.status if "t" not in task)
+        if roots and self.rng.random() < 0.25:
+            arguments["parent"] = self._ref(roots)
+        return arguments
+
+    def _step(self) -> tuple[str, dict[str, Any]]:
+        """The next step of the lifecycle for a task still open (a parent's now and then)."""
+        open_tasks = sorted(task for task, status in self.status.items() if status not in ("done", "cancelled"))
+        leaves = [task for task in open_tasks if task not in self.parents]
+        task = self._ref(leaves if leaves and self.rng.random() < 0.85 else open_tasks)
+        status = self.status.get(task, "pending")
+        if status == "pending":
+            return "start_task", {"task_ref": task}
+        if status == "in-progress":
+            return ("review_task" if self.rng.random() < 0.6 else "finish_task"), {"task_ref": task}
+        return "finish_task", {"task_ref": task}
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        if isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("status"), str):
+            self.status[value["id"]] = value["status"]
+            for task in value.get("affected") or []:
+                self.status[task] = value["status"]
+            if tool == "create_task" and "parent" in arguments:
+                self.parents.add(arguments["parent"])
+        elif isinstance(value, str) and "has subtasks" in value and tool in _FORCED and not arguments.get("force"):
+            self.retry = (tool, arguments)
+
+
+_COUNTRIES = ("US", "DE", "GB", "FR", "JP", "CA", "AU", "NL")
+_SUBDIVISIONS = {"US": ("CA", "NY", "TX"), "DE": ("BY", "BE", "NW"), "CA": ("ON", "QC"), "AU": ("NSW", "VIC")}
+_HOLIDAY_DATES = ("2026-12-24", "2026-12-25", "2026-12-31", "2027-01-01", "2027-01-06", "2027-04-05", "2027-05-01")
+_HOLIDAY_DATES_TOO = ("2027-07-04", "2027-10-03", "2027-11-25", "2027-12-26")
+_BAD_COUNTRIES = ("XX", "EU", "USA", "Germany")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class BusinessDayAgent:
+    """business-day-mcp: business-day arithmetic over countries' public holidays; whether a date is a
+    business day, the next and previous one, the last of a month, the business days between two dates, a
+    year's holidays, a country's subdivisions (a state's own holidays), the list of countries and today's
+    date. Dates near holidays and year ends; a date an answer gave is often taken further (is it a business
+    day, how many business days from it to a later one). Mistakes: a date that does not exist, a country
+    code the tool does not know, an unknown subdivision, a start after the end, a month 13."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.date: str | None = None
+
+    def _date(self) -> str:
+        if self.rng.random() < 0.4:
+            return self.rng.choice((*_HOLIDAY_DATES, *_HOLIDAY_DATES_TOO))
+        day = self.rng.randint(0, 420)
+        year, ordinal = (2026, 305 + day) if day < 61 else (2027, day - 60)
+        return _day_of(year, ordinal)
+
+    def _country(self, mistake: bool) -> str:
+        if mistake:
+            return self.rng.choice(_BAD_COUNTRIES)
+        country = self.rng.choice(_COUNTRIES)
+        return country.lower() if self.rng.random() < 0.1 else country
+
+    def _where(self, mistake: bool) -> dict[str, Any]:
+        """A country, and now and then one of its subdivisions."""
+        wrong = mistake and self.rng.random() < 0.7
+        country = self._country(wrong)
+        where: dict[str, Any] = {"country": country}
+        if country in _SUBDIVISIONS and self.rng.random() < 0.3:
+            where["subdiv"] = "ZZ" if mistake and not wrong else self.rng.choice(_SUBDIVISIONS[country])
+        return where
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        mistake = self.rng.random() < MISTAKE
+        if self.date is not None and self.rng.random() < 0.3:
+            start, self.date = self.date, None
+            if self.rng.random() < 0.5:
+                return "is_business_day", {"date": start, **self._where(False)}
+            return "business_days_between", {"start_date": start, "end_date": _later(start, 30), **self._where(False)}
+        roll = self.rng.random()
+        if roll < 0.2:
+            return "is_business_day", {"date": self._bad_or(self._date(), mistake), **self._where(mistake)}
+        if roll < 0.5:
+            tool = "next_business_day" if roll < 0.38 else "previous_business_day"
+            arguments: dict[str, Any] = {"date": self._bad_or(self._date(), mistake), **self._where(mistake)}
+            if self.rng.random() < 0.25:
+                arguments["inclusive"] = True
+            return tool, arguments
+        if roll < 0.62:
+            month = 13 if mistake and self.rng.random() < 0.5 else self.rng.randint(1, 12)
+            return "last_business_day_of_month", {
+                "year": self.rng.choice((2026, 2027)),
+                "month": month,
+                **self._where(mistake),
+            }
+        if roll < 0.77:
+            start = self._date()
+            end = _later(start, self.rng.choice((7, 14, 30, 60, 90)))
+            if mistake and self.rng.random() < 0.5:
+                start, end = end, start  # a start after the end
+            arguments = {"start_date": start, "end_date": end, **self._where(mistake)}
+            if self.rng.random() < 0.25:
+                arguments["inclusive"] = True
+            return "business_days_between", arguments
+        if roll < 0.88:
+            return "list_holidays", {"year": self.rng.choice((2026, 2027)), **self._where(mistake)}
+        if roll < 0.93:
+            return "get_supported_subdivisions", {"country": self._country(mistake)}
+        if roll < 0.97:
+            zone = (
+                "Mars/Base" if mistake else self.rng.choice(("UTC", "Europe/Berlin", "Asia/Tokyo", "America/New_York"))
+            )
+            return "get_current_date", {} if self.rng.random() < 0.3 else {"timezone": zone}
+        return "get_supported_countries", {}
+
+    def _bad_or(self, date: str, mistake: bool) -> str:
+        return (
+            self.rng.choice(("2027-02-30", "2027-13-01", "12/24/2026")) if mistake and self.rng.random() < 0.3 else date
+        )
+
+    def observe(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        for field in ("next_business_day", "previous_business_day", "last_business_day", "date"):
+            found = value.get(field)
+            if isinstance(found, str) and _DAY.match(found):
+                self.date = found
+                return
+
+
+def _day_of(year: int, ordinal: int) -> str:
+    return (datetime.date(year, 1, 1) + datetime.timedelta(days=ordinal - 1)).isoformat()
+
+
+def _later(date: str, days: int) -> str:
+    return (datetime.date.fromisoformat(date) + datetime.timedelta(days=days)).isoformat()
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -1593,8 +1932,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first, second and third sets (dev),
-# then the fourth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to fifth sets (dev), then the
+# sixth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -1611,4 +1950,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "memo": TitledMemoryAgent,
     "runloq": IssueAgent,
     "fincalc": FinanceAgent,
+    "kb": NamespacedEntryAgent,
+    "tasker": MarkdownTaskAgent,
+    "bizdays": BusinessDayAgent,
 }

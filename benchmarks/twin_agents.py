@@ -6,7 +6,16 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the fifth set, BENCHMARKS.md "Fifth set", the default):
+Tasks per server (the sixth set, BENCHMARKS.md "Sixth set", the default):
+- kb (entries under a namespace and a key, with an id): store an entry under a namespace and a key (its data
+  read back); forget one entry of three (the other two still listed); edit an entry's data in place (one
+  word replaced, the rest kept).
+- tasker (tasks and subtasks with a lifecycle): take a task through in progress and review to done; split a
+  task into two subtasks (both listed under it); cancel one task of three (the others left pending).
+- bizdays (business-day arithmetic, no state): the next business day after a holiday; the business days
+  between two dates; the last business day of a month, each the agent's date or count against the right
+  call made through that server's own tools.
+The fifth set, dev now ("Fifth set"):
 - memo (memories under a title, with an id): store a memory under a title; forget one memory of three (the
   other two still listed); rename a memory (its content read back under the new title, the old one gone).
 - runloq (an issue tracker): take an issue through in progress to done with its resolution; file an issue
@@ -49,7 +58,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho5-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho6-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho5-after --servers memo,runloq,fincalc
     python -m benchmarks.twin_agents --twins /tmp/ho4-base --servers mem,todotxt,units
     python -m benchmarks.twin_agents --twins /tmp/ho3-base --servers notes,ohno,calcmcp
     python -m benchmarks.twin_agents --twins /tmp/ho2-base --servers bank,todo,calc
@@ -59,6 +69,7 @@ were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NA
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import random
@@ -1581,7 +1592,7 @@ def _parcels(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable
     return "convert_batch", {"requests": requests}, _batch_total
 
 
-# --- memo: memories stored under a title, with an id (held out, the fifth set) ------------------------
+# --- memo: memories stored under a title, with an id (the fifth set, dev now) -------------------------
 
 _MEMORY_STORED = re.compile(r"with ID: (\d+)")
 _MEMORY_LISTED = re.compile(r"^ID: (\d+) - (.*)$", re.MULTILINE)
@@ -1698,7 +1709,7 @@ def _memo_rename() -> Task:
     )
 
 
-# --- runloq: an issue tracker (held out, the fifth set) -------------------------------------------------
+# --- runloq: an issue tracker (the fifth set, dev now) --------------------------------------------------
 
 
 async def _runloq_issue(side: Side, issue: str | None) -> dict[str, Any]:
@@ -1840,7 +1851,7 @@ def _runloq_start() -> Task:
     )
 
 
-# --- fincalc: ten finance calculators, no state (held out, the fifth set) -------------------------------
+# --- fincalc: ten finance calculators, no state (the fifth set, dev now) --------------------------------
 
 
 def _figure(label: str) -> Callable[[Any], float | None]:
@@ -1902,6 +1913,323 @@ def _fincalc_task(
     return Task(name, _fincalc_draw, task.setup, task.agents, task.reward)
 
 
+# --- kb: entries under a namespace and a key (held out, the sixth set) ---------------------------------
+
+_KB_CREATED = re.compile(r"^Created: .+ \(id=(\d+)\)")
+_KB_LISTED = re.compile(r"^id=(\d+) \| (\S+) \| ", re.MULTILINE)
+
+
+def _kb_text(value: Any) -> str:
+    value = value.get("result") if isinstance(value, dict) else value
+    return value if isinstance(value, str) else ""
+
+
+async def _kb_listed(side: Side, ns: str) -> dict[str, int]:
+    """ns/key -> id of the entries `list` gives under the namespace `ns`."""
+    value, error = await side.call("list", {"ns": ns, "limit": 100})
+    return {} if error else {path: int(number) for number, path in _KB_LISTED.findall(_kb_text(value))}
+
+
+async def _kb_data(side: Side, ns: str, key: str) -> str | None:
+    """The data of the entry under ns/key, read back by the id the listing gives; None when none is there."""
+    entry = (await _kb_listed(side, ns)).get(f"{ns}/{key}")
+    if entry is None:
+        return None
+    value, error = await side.call("get", {"id": entry, "include_data": True})
+    _, mark, data = _kb_text(value).partition("\n--- data ---\n")
+    return data if mark and not error else None
+
+
+def _kb_draw(rng: random.Random) -> dict[str, Any]:
+    spaces = rng.sample(_WORDS, 2)
+    return {
+        "ns": f"{spaces[0]}-project",
+        "other": f"{spaces[1]}-project",
+        "keys": [f"{word}-{_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "data": f"meet {rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock",
+        "new": rng.choice(("noon", "dawn", "dusk")),
+    }
+
+
+async def _kb_stored(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for key in g["keys"]:
+        arguments = {"ns": g["ns"], "key": key, "title": key.title(), "data": f"{g['data']} ({key})"}
+        value, _ = await side.call("save", arguments)
+        made = _KB_CREATED.search(_kb_text(value))
+        ids.append(int(made.group(1)) if made else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _kb_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's entry it takes (by the id its save answered), the rest
+    of its arguments."""
+    ids = g.get(f"ids@{id(side)}", [])
+    for tool, index, rest in steps:
+        if index < len(ids) and ids[index] is not None:
+            await side.call(tool, {"id": ids[index], **rest})
+
+
+def _kb_store() -> Task:
+    async def store(side: Side, g: dict[str, Any], ns: str | None, data: str) -> None:
+        if ns is None:
+            await side.call("list", {"ns": g["ns"]})  # looks, never stores
+            return
+        await side.call("save", {"ns": ns, "key": g["keys"][0], "title": g["keys"][0].title(), "data": data})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _kb_data(side, g["ns"], g["keys"][0]) == g["data"])
+
+    return _fixture_task(
+        "store an entry under a namespace and a key",
+        _kb_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: store(side, g, g["ns"], g["data"]),
+            "sloppy": lambda side, g, rng: store(side, g, g["ns"] if rng.random() < 0.5 else g["other"], g["data"]),
+            "partial": lambda side, g, rng: store(side, g, None, ""),
+            "wrong": lambda side, g, rng: store(side, g, g["ns"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _kb_forget() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _kb_listed(side, g["ns"])
+        kept = [f"{g['ns']}/{key}" in listed for key in g["keys"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "forget one entry of three",
+        _kb_draw,
+        _kb_stored,
+        {
+            "perfect": lambda side, g, rng: _kb_act(side, g, [("delete", 1, {})]),
+            "sloppy": lambda side, g, rng: _kb_act(side, g, [("delete", 1 if rng.random() < 0.5 else 2, {})]),
+            "partial": lambda side, g, rng: _kb_act(side, g, [("get", 1, {})]),
+            "wrong": lambda side, g, rng: _kb_act(side, g, [("delete", n, {}) for n in range(3)]),
+        },
+        reward,
+    )
+
+
+def _kb_edit() -> Task:
+    def hour(g: dict[str, Any]) -> str:
+        return str(g["data"]).split(" at ")[1]
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        key = g["keys"][0]
+        edited = f"{g['data'].replace(hour(g), g['new'])} ({key})"
+        return float(await _kb_data(side, g["ns"], key) == edited)
+
+    def edit(index: int, g: dict[str, Any]) -> tuple[str, int, dict[str, Any]]:
+        return ("replace", index, {"old_string": hour(g), "new_string": g["new"]})
+
+    return _fixture_task(
+        "edit an entry's data in place",
+        _kb_draw,
+        _kb_stored,
+        {
+            "perfect": lambda side, g, rng: _kb_act(side, g, [edit(0, g)]),
+            "sloppy": lambda side, g, rng: _kb_act(side, g, [edit(0 if rng.random() < 0.5 else 1, g)]),
+            "partial": lambda side, g, rng: _kb_act(side, g, [("get", 0, {"include_data": True})]),
+            "wrong": lambda side, g, rng: _kb_act(side, g, [("save", 0, {"data": g["new"]})]),  # the whole data
+        },
+        reward,
+    )
+
+
+# --- tasker: tasks and subtasks with a lifecycle (held out, the sixth set) ------------------------------
+
+_TASKER_LINE = re.compile(r"^([.~?x-]) (\S+)  (.*?)(?: \(\.\.\.\))?$", re.MULTILINE)
+_TASKER_STATUS = re.compile(r"^status: (\S+)$", re.MULTILINE)
+
+
+async def _tasker_tasks(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("create_task", {"title": title})
+        ids.append(value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _tasker_id(side: Side, g: dict[str, Any], index: int) -> str | None:
+    ids = g.get(f"ids@{id(side)}", [])
+    return ids[index] if index < len(ids) else None
+
+
+async def _tasker_view(side: Side, task: str | None) -> str:
+    """The markdown view_tasks gives for one task ("" when there is no such task)."""
+    if task is None:
+        return ""
+    value, error = await side.call("view_tasks", {"task_refs": [task]})
+    value = value.get("result") if isinstance(value, dict) else value
+    return value if not error and isinstance(value, str) else ""
+
+
+def _tasker_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "subtasks": [f"{word.capitalize()} step {rng.randint(1, 9)}" for word in rng.sample(_WORDS, 2)],
+    }
+
+
+async def _tasker_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's task it takes, the rest of its arguments."""
+    for tool, index, rest in steps:
+        task = _tasker_id(side, g, index)
+        if task is not None:
+            await side.call(tool, {"task_ref": task, **rest})
+
+
+def _tasker_finish() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        status = _TASKER_STATUS.search(await _tasker_view(side, _tasker_id(side, g, 0)))
+        return float(status is not None and status.group(1) == "done")
+
+    lifecycle: list[tuple[str, int, dict[str, Any]]] = [("start_task", 0, {}), ("review_task", 0, {})]
+    lifecycle.append(("finish_task", 0, {}))
+    return _fixture_task(
+        "take a task through review to done",
+        _tasker_draw,
+        _tasker_tasks,
+        {
+            "perfect": lambda side, g, rng: _tasker_act(side, g, lifecycle),
+            "sloppy": lambda side, g, rng: _tasker_act(side, g, lifecycle[: 3 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _tasker_act(side, g, lifecycle[:1]),
+            "wrong": lambda side, g, rng: _tasker_act(side, g, [("cancel_task", 0, {})]),
+        },
+        reward,
+    )
+
+
+def _tasker_split() -> Task:
+    async def split(side: Side, g: dict[str, Any], parents: list[int | None]) -> None:
+        for title, index in zip(g["subtasks"], parents, strict=False):
+            parent = None if index is None else _tasker_id(side, g, index)
+            await side.call("create_task", {"title": title, **({"parent": parent} if parent else {})})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        view = await _tasker_view(side, _tasker_id(side, g, 0))
+        _, mark, subtasks = view.partition("## Subtasks")
+        titles = {title for _, _, title in _TASKER_LINE.findall(subtasks)} if mark else set()
+        return sum(title in titles for title in g["subtasks"]) / 2
+
+    return _fixture_task(
+        "split a task into two subtasks",
+        _tasker_draw,
+        _tasker_tasks,
+        {
+            "perfect": lambda side, g, rng: split(side, g, [0, 0]),
+            "sloppy": lambda side, g, rng: split(side, g, [0, 0 if rng.random() < 0.5 else 1]),
+            "partial": lambda side, g, rng: split(side, g, [0]),
+            "wrong": lambda side, g, rng: split(side, g, [None, None]),  # two new tasks, not under it
+        },
+        reward,
+    )
+
+
+def _tasker_cancel() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("list_tasks", {})
+        value = value.get("result") if isinstance(value, dict) else value
+        signs = {task: sign for sign, task, _ in _TASKER_LINE.findall(value if isinstance(value, str) else "")}
+        states = [signs.get(_tasker_id(side, g, n) or "") for n in range(3)]
+        if error:
+            return 0.0
+        others = sum(state == "." for state in (states[0], states[2]))
+        return float(states[1] == "-") * (1.0 + float(others)) / 3  # the others pending count only with it cancelled
+
+    def cancel(*indexes: int) -> list[tuple[str, int, dict[str, Any]]]:
+        return [("cancel_task", index, {}) for index in indexes]
+
+    return _fixture_task(
+        "cancel one task of three (the others left pending)",
+        _tasker_draw,
+        _tasker_tasks,
+        {
+            "perfect": lambda side, g, rng: _tasker_act(side, g, cancel(1)),
+            "sloppy": lambda side, g, rng: _tasker_act(side, g, cancel(1 if rng.random() < 0.5 else 2)),
+            "partial": lambda side, g, rng: _tasker_act(side, g, [("start_task", 1, {})]),
+            "wrong": lambda side, g, rng: _tasker_act(side, g, cancel(0, 1, 2)),
+        },
+        reward,
+    )
+
+
+# --- bizdays: business-day arithmetic over public holidays, no state (held out, the sixth set) ----------
+
+
+def _day_number(field: str) -> Callable[[Any], float | None]:
+    """How an answer is read as a number: its date `field` as a day count (date.toordinal)."""
+
+    def read(value: Any) -> float | None:
+        found = value.get(field) if isinstance(value, dict) else None
+        try:
+            return float(datetime.date.fromisoformat(found).toordinal()) if isinstance(found, str) else None
+        except ValueError:
+            return None
+
+    return read
+
+
+def _count(field: str) -> Callable[[Any], float | None]:
+    def read(value: Any) -> float | None:
+        found = value.get(field) if isinstance(value, dict) else None
+        return float(found) if isinstance(found, int) and not isinstance(found, bool) else None
+
+    return read
+
+
+def _bizdays_draw(rng: random.Random) -> dict[str, Any]:
+    start = datetime.date(2027, 1, 1) + datetime.timedelta(days=rng.randint(0, 330))
+    holiday = rng.choice(("2026-12-24", "2027-01-01", "2027-04-02", "2027-05-01", "2027-12-24", "2027-10-03"))
+    return {
+        "country": rng.choice(("US", "DE", "GB", "FR", "JP")),
+        "holiday": holiday,
+        "start": start.isoformat(),
+        "end": (start + datetime.timedelta(days=rng.randint(10, 80))).isoformat(),
+        "year": rng.choice((2026, 2027)),
+        "month": rng.randint(1, 12),
+    }
+
+
+def _next_day(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    if how == "partial":  # the date itself, whether or not it is a business day
+        return "is_business_day", {"date": g["holiday"], "country": g["country"]}, _day_number("date")
+    tool = "previous_business_day" if how == "wrong" else "next_business_day"  # wrong: the other way
+    arguments = {"date": g["holiday"], "country": g["country"]}
+    if how == "sloppy":
+        arguments["date"] = (datetime.date.fromisoformat(g["holiday"]) - datetime.timedelta(days=1)).isoformat()
+    return tool, arguments, _day_number(tool)
+
+
+def _days_between_dates(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    arguments: dict[str, Any] = {"start_date": g["start"], "end_date": g["end"], "country": g["country"]}
+    if how == "sloppy":
+        arguments["inclusive"] = True  # counts the start too
+    if how == "wrong":
+        arguments.update(start_date=g["end"], end_date=g["start"])  # the dates swapped
+    return "business_days_between", arguments, _count("calendar_days" if how == "partial" else "business_days")
+
+
+def _month_end(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    year = g["year"] + 1 if how == "wrong" else g["year"]  # wrong: the next year's month
+    month = g["month"] % 12 + 1 if how == "sloppy" else g["month"]  # sloppy: the month after
+    arguments = {"year": year, "month": month, "country": g["country"]}
+    field = "last_calendar_day" if how == "partial" else "last_business_day"  # partial: the calendar's last day
+    return "last_business_day_of_month", arguments, _day_number(field)
+
+
+def _bizdays_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """The agent's figure against the perfect call made through that server's own tools (as units')."""
+    task = _units_task(name, steps)
+    return Task(name, _bizdays_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -1935,6 +2263,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_fincalc_task, "a loan's monthly payment", _loan),
         partial(_fincalc_task, "the income tax of a filing status", _income_tax),
         partial(_fincalc_task, "the break-even units", _break_even),
+    ],
+    "kb": [_kb_store, _kb_forget, _kb_edit],
+    "tasker": [_tasker_finish, _tasker_split, _tasker_cancel],
+    "bizdays": [
+        partial(_bizdays_task, "the next business day after a holiday", _next_day),
+        partial(_bizdays_task, "the business days between two dates", _days_between_dates),
+        partial(_bizdays_task, "the last business day of a month", _month_end),
     ],
 }
 
