@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim_mcp.authoring.twins.expression import TwinLibrary
+from sim_mcp.authoring.twins.formulas import FORMULAS, read_formulas
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.units import UNITS, UnitCall, fit_units, units_reproduced
 from sim_mcp.specs.model import ToolSpec
@@ -95,6 +96,8 @@ def twin_fn_of(part, args):
         return twin_fn_linear(part, args)
     if kind == "units":
         return twin_fn_units(part, args)
+    if kind == "formula":
+        return twin_formula_of(part, args)
     if kind == "lookup":
         chosen = twin_fn_chosen(part[1], args)
         return None if chosen == None or chosen not in part[2] else {"value": part[2][chosen]}
@@ -286,6 +289,7 @@ def twin_fn_radix(value, base, to):
     return {"value": ("-" if negative and out != ["0"] else "") + "".join(reversed(out))}
 """
 FUNCTIONS += UNITS
+FUNCTIONS += FORMULAS
 
 # The learner's entry point: every function of every recorded call's arguments, as pieces and failures.
 BRIDGE = """
@@ -431,6 +435,9 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
             result.pieces[id(call)] = pieces
     for at, lined in _linear(library, properties, calls).items():
         result.pieces.setdefault(at, []).extend(lined)
+        telling = True
+    for at, computed_here in read_formulas(library, tool, calls).items():
+        result.pieces.setdefault(at, []).extend(computed_here)
         telling = True
     # A function's failures and an enumerated argument's value are asked only where a function's value is
     # shown: a length or a distance (a small number) is too often shown by chance, a function's value that is its

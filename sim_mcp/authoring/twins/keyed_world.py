@@ -211,7 +211,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
-        *("expr", "arith", "measure", "linear", "units", "distance", "radix"),
+        *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
     }
 )
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
@@ -1036,7 +1036,8 @@ def _converts(tool: _Tool, functions: Functions) -> bool:
     after it, which would make a store look as good as none, and tell a call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units") for _, part in functions.pieces.get(id(call), [])) for call in successes
+        any(part[0] in ("linear", "units", "formula") for _, part in functions.pieces.get(id(call), []))
+        for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
 
@@ -1124,6 +1125,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
             numeric = placeholder[0] in _NUMBER_PARTS
             whole_number = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
+            if placeholder[0] == "formula":
+                # A number a formula writes may be grouped by thousands: not the tail of a longer one.
+                whole_number = re.compile(rf"(?<![\w.,]){re.escape(text)}(?![\w]|[.,][0-9])")
             for part in parts:
                 if not isinstance(part, str) or text not in part:
                     split.append(part)

@@ -421,7 +421,7 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
-    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup"):
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula"):
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
