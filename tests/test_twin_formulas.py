@@ -35,6 +35,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("wage_report", {"wage": 210000}),
     ("wage_report", {"wage": 300000}),
     ("wage_report", {"wage": 45000.5}),
+    ("change_report", {"before": 1200, "after": 1500.0}),
+    ("change_report", {"before": 85000, "after": 93500.5}),
+    ("change_report", {"before": 250000, "after": 200000.0}),
+    ("change_report", {"before": 40.5, "after": 30}),
+    ("change_report", {"before": -5, "after": 30}),
+    ("change_report", {"before": 0, "after": 12.5}),
     ("wave_report", {"time": 1.0}),
     ("wave_report", {"time": 2.5}),
     ("wave_report", {"time": 4.0}),
@@ -76,6 +82,14 @@ def test_reports_never_recorded_are_computed_by_the_learned_formulas_and_formats
     # A rate below a cap, one on all, a surcharge above a threshold, and what is left of the wage.
     for arguments in [{"wage": 75000.25}, {"wage": 180000}, {"wage": 1250000}]:
         agrees(learned, "wage_report", arguments)
+
+
+def test_a_comparison_of_the_numbers_chooses_the_word_and_the_error() -> None:
+    learned = plans()
+    for arguments in [{"before": 900, "after": 1000.25}, {"before": 77.5, "after": 12}]:
+        agrees(learned, "change_report", arguments)
+    error = run_guard(learned["change_report"], "change_report", {}, {"before": -3.5, "after": 8})
+    assert error == ("Error: before must be positive.", True)
 
 
 def test_a_report_no_formula_explains_is_handed_on() -> None:

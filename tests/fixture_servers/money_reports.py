@@ -26,6 +26,7 @@ TOOLS = [
         ["amount", "rate_pct", "years"],
     ),
     tool("wage_report", "Levies on a yearly wage.", {"wage": NUMBER}, ["wage"]),
+    tool("change_report", "How much a value rose or fell.", {"before": NUMBER, "after": NUMBER}, ["before", "after"]),
     # A number no formula of the twin's language computes.
     tool("wave_report", "The height of a wave at a time.", {"time": NUMBER}, ["time"]),
 ]
@@ -64,6 +65,13 @@ def answer(name: str, args: dict[str, Any]) -> tuple[str, bool]:
             f"Interest: {_money(total - amount)}",
         ]
         return "\n".join(lines), False
+    if name == "change_report":
+        before, after = float(args["before"]), float(args["after"])
+        if before <= 0:
+            return "Error: before must be positive.", True
+        change = after - before
+        word = "rise" if change > 0 else "fall" if change < 0 else "no change"
+        return f"Change: {_money(change)}\nPercent: {change / before * 100:.2f}% {word}", False
     if name == "wave_report":
         return f"Height: {math.sin(float(args['time'])) * 100:,.2f} cm", False
     wage = float(args["wage"])

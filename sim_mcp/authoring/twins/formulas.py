@@ -48,7 +48,7 @@ from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import fixed_text
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["FORMULAS", "read_formulas"]
+__all__ = ["BRIDGE", "BRIDGE_TOOLS", "FORMULAS", "read_formulas", "sign_atoms"]
 
 FORMULAS = """
 # --- formulas of number arguments, written in a learned format (`formulas.py`) ---
@@ -71,6 +71,14 @@ def twin_formula_of(part, args):
         return None
     return {"value": fixed_text(value, decimals, part[2]["group"], part[2]["point"])}
 
+def twin_formula_sign(atom, args):
+    # ["sign", steps, signs]: the formula's value has one of these signs ("-", "0", "+"); None where it has
+    # no value.
+    value = twin_formula_value(atom[1], args)
+    if value == None:
+        return None
+    return ("-" if value < 0 else "0" if value == 0 else "+") in atom[2]
+
 def twin_formula_value(steps, args):
     # The formula's value: its steps run over a stack; None where one cannot be computed.
     stack = []
@@ -86,6 +94,14 @@ def twin_formula_value(steps, args):
             continue
         if kind == "const":
             stack.append(float(step[1]))
+            continue
+        if kind == "expr":
+            # ["expr", name, config]: the value of an expression argument (`expression.py`).
+            found = twin_expr_of(args, step[1], step[2])
+            value = found.get("value") if found != None else None
+            if type(value) not in ("int", "float") or not (abs(value) < TWIN_FORMULA_LARGEST):
+                return None
+            stack.append(float(value))
             continue
         if kind == "annuity":
             if len(stack) < 3:
@@ -141,8 +157,17 @@ def twin_formula_power(x, n):
     return None
 """
 
+# The learner's entry point: each formula's value on each call (None where it has none).
+BRIDGE = """
+def twin_bridge_formula_values(state, args):
+    return [[twin_formula_value(steps, call) for steps in args["formulas"]] for call in args["cases"]]
+"""
+BRIDGE_TOOLS = ("twin_bridge_formula_values",)
+
 # A number as a report writes it: digits grouped by thousands or not, decimals or not, a sign.
 _TOKEN = re.compile(r"(?<![\w.,-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,]\d)")
+# What a sign condition may ask of a value: one sign, or one of two.
+_SIGNS = (("-",), ("0",), ("+",), ("-", "0"), ("0", "+"), ("-", "+"))
 # Significant digits a fitted constant is rounded to, fewest first.
 _SIGNIFICANT = range(1, 7)
 # The most thresholds tried between two points.
@@ -178,9 +203,13 @@ class _Term:
     fitted: tuple[float, ...] = ()
 
 
-def read_formulas(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> dict[int, list[list[Any]]]:
+def read_formulas(
+    library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall], sources: list[list[Any]] | None = None
+) -> dict[int, list[list[Any]]]:
     """Per call (by id), the pieces `[text, ["formula", steps, format]]` its answer shows: each formula found
-    for a place of the tool's text answers (`_search`), rendered by the twin's Starlark on every call."""
+    for a place of the tool's text answers (`_search`), rendered by the twin's Starlark on every call.
+    `sources`: more numbers a formula may start from (`["expr", name, config]`, an expression argument's
+    value), computed by the Starlark."""
     properties = tool.input_schema.get("properties") or {}
     numbers = {
         name: schema.get("default") if _is_number(schema.get("default")) else None
@@ -189,7 +218,8 @@ def read_formulas(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall
     }
     integers = [name for name, schema in properties.items() if isinstance(schema, dict) and "integer" in _types(schema)]
     texts = [(call, call.value) for call in calls if not call.is_error and isinstance(call.value, str)]
-    if not numbers or len(texts) < 2:
+    sources = sources or []
+    if not (numbers or sources) or len(texts) < 2:
         return {}
     grouped = any(token.grouped for _, text in texts for token in _tokens(text))
     groups: dict[str, list[tuple[RecordedCall, list[_Token]]]] = {}
@@ -197,10 +227,22 @@ def read_formulas(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall
         tokens = _tokens(text)
         if tokens and len(tokens) <= _MOST_PLACES:
             groups.setdefault(_TOKEN.sub("#", text), []).append((call, tokens))
+    valued: list[list[float | None]] = (
+        library.call(
+            "twin_bridge_formula_values",
+            {"formulas": [[source] for source in sources], "cases": [c.arguments for c in calls]},
+        )
+        if sources
+        else [[] for _ in calls]
+    )
+    given = {id(call): values for call, values in zip(calls, valued, strict=True)}
     parts: dict[str, list[Any]] = {}
     for members in groups.values():
         if len(members) >= 2:
-            for part in _search(members, numbers, integers, grouped):
+            starts = [
+                _Term((source,), tuple(given[id(call)][at] for call, _ in members)) for at, source in enumerate(sources)
+            ]
+            for part in _search(members, numbers, integers, grouped, starts):
                 parts.setdefault(json.dumps(part, sort_keys=True), part)
     if not parts:
         return {}
@@ -219,12 +261,31 @@ def read_formulas(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall
     return found
 
 
+def sign_atoms(tool: ToolSpec) -> list[list[Any]]:
+    """`["sign", steps, signs]` of each number argument and of the difference of each two: a server that
+    computes answers one way or another by a comparison of its numbers (an error where a price does not
+    exceed a cost, a word for a rise or a fall)."""
+    properties = tool.input_schema.get("properties") or {}
+    names = [
+        name
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and _types(schema) & {"number", "integer"}
+    ]
+    formulas: list[list[Any]] = [[["var", name, None]] for name in names]
+    formulas += [[["var", a, None], ["var", b, None], ["-"]] for a, b in itertools.combinations(names, 2)]
+    return [["sign", steps, list(signs)] for steps in formulas for signs in _SIGNS]
+
+
 def _search(
-    members: list[tuple[RecordedCall, list[_Token]]], numbers: dict[str, Any], integers: list[str], grouped: bool
+    members: list[tuple[RecordedCall, list[_Token]]],
+    numbers: dict[str, Any],
+    integers: list[str],
+    grouped: bool,
+    starts: list[_Term],
 ) -> list[list[Any]]:
     """The formulas of the places of answers that read alike but for their numbers, each with its format."""
     arguments = [call.arguments for call, _ in members]
-    terms: list[_Term] = []
+    terms: list[_Term] = [term for term in starts if any(value is not None for value in term.values)]
     for name, default in numbers.items():
         values = tuple(_argument(args.get(name), default) for args in arguments)
         if any(value is not None for value in values):
@@ -240,7 +301,7 @@ def _search(
                 # A number every answer shows alike (a fixed fee) is a term of a total, as its text reads.
                 terms.append(_Term((["const", column[0].value],), tuple(token.value for token in column)))
     solved: dict[int, _Term] = {}
-    writers = {
+    writers: dict[int, Callable[[_Term], int]] = {
         place: _writer(form, arguments, [tokens[place].text for _, tokens in members])
         for place, form in formats.items()
     }
@@ -266,15 +327,17 @@ def _search(
     return [
         ["formula", list(term.steps), formats[place]]
         for place, term in sorted(solved.items())
-        if any(step[0] == "var" for step in term.steps)
+        if any(step[0] in ("var", "expr") for step in term.steps)
     ]
 
 
-def _explain(terms: list[_Term], shown: list[float], writes: Callable[[_Term], bool], level: int) -> _Term | None:
-    """The simplest formula of one tier of the language (`_tiers`) that writes every recorded number: the
-    fewest significant digits in its most precise constant, then in all, then fewest steps."""
-    found = [candidate for candidate in _tiers(terms, shown)[level]() if writes(candidate)]
-    return min(found, key=lambda term: (*_digits(term), len(term.steps))) if found else None
+def _explain(terms: list[_Term], shown: list[float], writes: Callable[[_Term], int], level: int) -> _Term | None:
+    """The simplest formula of one tier of the language (`_tiers`) that writes the recorded numbers (`_writer`):
+    the fewest significant digits in its most precise constant, then in all, then the most numbers written,
+    then the fewest steps."""
+    found = [(count, candidate) for candidate in _tiers(terms, shown)[level]() if (count := writes(candidate))]
+    best = min(found, key=lambda pair: (*_digits(pair[1]), -pair[0], len(pair[1].steps)), default=None)
+    return best[1] if best is not None else None
 
 
 def _tiers(terms: list[_Term], shown: list[float]) -> list[Callable[[], Iterator[_Term]]]:
@@ -400,17 +463,23 @@ def _sums(terms: list[_Term], shown: list[float]) -> Iterator[_Term]:
                     yield summed
 
 
-def _writer(form: dict[str, Any], arguments: list[dict[str, Any]], texts: list[str]) -> Callable[[_Term], bool]:
-    """Whether a candidate writes every recorded number of a place, as `fixed_text` writes it."""
+def _writer(form: dict[str, Any], arguments: list[dict[str, Any]], texts: list[str]) -> Callable[[_Term], int]:
+    """How many recorded numbers of a place a candidate writes, as `fixed_text` writes them: 0 where it
+    writes one wrong or too few."""
     decimals = [_decimals(form["decimals"], args) for args in arguments]
+    # A formula may have no value on some calls (an expression it cannot evaluate, an argument not given):
+    # it must write every other, and half of them at least.
+    needed = max(2, (len(texts) + 1) // 2)
 
-    def writes(term: _Term) -> bool:
+    def writes(term: _Term) -> int:
+        written = 0
         for value, digits, text in zip(term.values, decimals, texts, strict=True):
-            if value is None or digits is None or not math.isfinite(value) or abs(value) >= 1e300:
-                return False
-            if fixed_text(value, digits, form["group"], form["point"]) != text:
-                return False
-        return True
+            if value is None:
+                continue
+            if digits is None or fixed_text(value, digits, form["group"], form["point"]) != text:
+                return 0
+            written += 1
+        return written if written >= needed else 0
 
     return writes
 

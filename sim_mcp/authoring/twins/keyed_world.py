@@ -633,7 +633,14 @@ class _Learner:
         name = tool.spec.name
         if name not in self.computed:
             calls = [call for call in tool.calls if call.rpc_error is None]
-            self.computed[name] = read_functions(self.library, tool.spec, calls)
+            # An expression argument's value is a number a report's formulas may start from.
+            sources = {
+                json.dumps(part, sort_keys=True): part
+                for pieces in self.expressions(tool).pieces.values()
+                for _, part in pieces
+                if part[0] == "expr"
+            }
+            self.computed[name] = read_functions(self.library, tool.spec, calls, list(sources.values()))
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
