@@ -81,7 +81,10 @@ name, base, to]`) and a number converted by a line fitted per value of one or tw
 selector, table, digits]`: a unit pair; `["units", name, [from, to], table, digits]`, one number and offset per
 unit through a base unit, shared by every pair, `units.py`, also of an array's items; `["lookup", selector,
 table]`, a text that selector tells, a conversion's category) are searched as well, each kept for a call only
-where its answer shows the value (`functions.py`). A JSON number a server writes as a double (`3.0`) may be a
+where its answer shows the value (`functions.py`); so is each number of a text report as a formula of the
+call's numbers (`["formula", steps, format]`: constants fitted, the report's numbers before it as terms, an
+annuity, a rate below a cap or above a threshold, a signed sum), written with the decimals and thousands
+separator its answers show (`formulas.py`: `$4,155.75`, `70.00%`). A JSON number a server writes as a double (`3.0`) may be a
 number the call gave whole (`3`).
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
@@ -126,7 +129,9 @@ unknown name, a syntax error); an argument's form unlike those the tool's answer
 (`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
 tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
-value]`, None where it is not given: the algorithm a digest is asked by).
+value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
+formulas, the sign of a number argument or of the difference of two (`["sign", steps, signs]`: an error
+where a price does not exceed a cost, a word for a rise or a fall).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
