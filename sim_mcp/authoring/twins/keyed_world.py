@@ -1048,8 +1048,7 @@ def _converts(tool: _Tool, functions: Functions) -> bool:
     after it, which would make a store look as good as none, and tell a call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units", "formula") for _, part in functions.pieces.get(id(call), []))
-        for call in successes
+        any(part[0] in ("linear", "units") for _, part in functions.pieces.get(id(call), [])) for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
 
