@@ -28,7 +28,8 @@ Placeholder: `["formula", steps, format]`, the steps in postfix order (Starlark 
 name, default]`, `["const", c]`, an operator `["+"]`, `["-"]`, `["*"]`, `["/"]`, `["min"]`, `["max"]` on the
 two numbers before it, `["annuity"]` on the three before it (principal, rate per period, periods: `p * r / (1
 - (1 + r) ** -n)`, `p / n` at a zero rate, the power by squaring); the format `{"decimals": d or ["var", name,
-default], "group": ",", "point": "."}`, written by `fixed_text` (Python's `format(x, ",.2f")`). It writes
+default], "group": ",", "point": "."}`, written by `fixed_text` (Python's `format(x, ",.2f")`), or `{"repr":
+"python"}` where the decimals vary, as Python's repr writes the double (`6945.0`). It writes
 nothing (the call is handed on) where an argument is missing with no default, a division is by zero, a power
 is past `TWIN_FORMULA_POWER` periods or not whole, or the value is not finite.
 """
@@ -62,6 +63,9 @@ def twin_formula_of(part, args):
     value = twin_formula_value(part[1], args)
     if value == None:
         return None
+    if "repr" in part[2]:
+        # As Python's repr writes the double: its shortest digits (`6945.0`, `289406.25000000006`).
+        return {"value": twin_python_text(value)}
     decimals = part[2]["decimals"]
     if type(decimals) == "list":
         decimals = args.get(decimals[1], decimals[2])
@@ -314,6 +318,8 @@ def _search(
         for place in writers:
             if place in solved:
                 continue
+            if level >= _EXACT_LEVELS and "repr" in formats[place]:
+                continue  # a double written in full is computed exactly, not with a constant fitted to it
             usable = _distinct(terms)[:_MOST_TERMS]
             found = _explain(usable, [tokens[place].value for _, tokens in members], writers[place], level)
             if found is not None:
@@ -466,7 +472,7 @@ def _sums(terms: list[_Term], shown: list[float]) -> Iterator[_Term]:
 def _writer(form: dict[str, Any], arguments: list[dict[str, Any]], texts: list[str]) -> Callable[[_Term], int]:
     """How many recorded numbers of a place a candidate writes, as `fixed_text` writes them: 0 where it
     writes one wrong or too few."""
-    decimals = [_decimals(form["decimals"], args) for args in arguments]
+    decimals = [0 if "repr" in form else _decimals(form["decimals"], args) for args in arguments]
     # A formula may have no value on some calls (an expression it cannot evaluate, an argument not given):
     # it must write every other, and half of them at least.
     needed = max(2, (len(texts) + 1) // 2)
@@ -476,12 +482,17 @@ def _writer(form: dict[str, Any], arguments: list[dict[str, Any]], texts: list[s
         for value, digits, text in zip(term.values, decimals, texts, strict=True):
             if value is None:
                 continue
-            if digits is None or fixed_text(value, digits, form["group"], form["point"]) != text:
+            if digits is None or _written(value, digits, form) != text:
                 return 0
             written += 1
         return written if written >= needed else 0
 
     return writes
+
+
+def _written(value: float, digits: int, form: dict[str, Any]) -> str:
+    """As `twin_formula_of` writes a value (a double's repr, or fixed decimals)."""
+    return repr(value) if "repr" in form else fixed_text(value, digits, form["group"], form["point"])
 
 
 def _format(
@@ -509,6 +520,9 @@ def _format(
             "point": ".",
         }
     if len(set(counts)) != 1:
+        # Decimals that vary, never grouped, each with a point: a double as Python's repr writes it.
+        if all(not token.grouped and "." in token.text for token in tokens):
+            return {"repr": "python"}
         return None
     return {"decimals": counts[0], "group": group, "point": "."}
 

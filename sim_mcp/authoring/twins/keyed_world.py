@@ -84,8 +84,8 @@ table]`, a text that selector tells, a conversion's category) are searched as we
 where its answer shows the value (`functions.py`); so is each number of a text report as a formula of the
 call's numbers (`["formula", steps, format]`: constants fitted, the report's numbers before it as terms, an
 annuity, a rate below a cap or above a threshold, a signed sum), written with the decimals and thousands
-separator its answers show (`formulas.py`: `$4,155.75`, `70.00%`). A JSON number a server writes as a double (`3.0`) may be a
-number the call gave whole (`3`).
+separator its answers show (`formulas.py`: `$4,155.75`, `70.00%`). A JSON number a server writes as a
+double (`3.0`) may be a number the call gave whole (`3`).
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
 (sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
