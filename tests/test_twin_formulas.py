@@ -41,6 +41,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("change_report", {"before": 40.5, "after": 30}),
     ("change_report", {"before": -5, "after": 30}),
     ("change_report", {"before": 0, "after": 12.5}),
+    ("schedule_report", {"amount": 1200, "years": 3}),
+    ("schedule_report", {"amount": 85000.5, "years": 3}),
+    ("schedule_report", {"amount": 45, "years": 3}),
+    ("schedule_report", {"amount": 120000, "years": 4}),
+    ("schedule_report", {"amount": 999.99, "years": 4}),
+    ("schedule_report", {"amount": 31000, "years": 4}),
     ("wave_report", {"time": 1.0}),
     ("wave_report", {"time": 2.5}),
     ("wave_report", {"time": 4.0}),
@@ -90,6 +96,15 @@ def test_a_comparison_of_the_numbers_chooses_the_word_and_the_error() -> None:
         agrees(learned, "change_report", arguments)
     error = run_guard(learned["change_report"], "change_report", {}, {"before": -3.5, "after": 8})
     assert error == ("Error: before must be positive.", True)
+
+
+def test_a_schedule_is_learned_per_number_of_lines_with_its_numbers_right_aligned() -> None:
+    learned = plans()
+    # Each line's number from the one before it, padded to the column the answers right-align it to; the
+    # count of lines chosen by the years asked, as recorded; a count never recorded is handed on.
+    for arguments in [{"amount": 6000000, "years": 3}, {"amount": 7.5, "years": 4}, {"amount": 2025, "years": 3}]:
+        agrees(learned, "schedule_report", arguments)
+    assert run_guard(learned["schedule_report"], "schedule_report", {}, {"amount": 100, "years": 5}) is None
 
 
 def test_a_report_no_formula_explains_is_handed_on() -> None:

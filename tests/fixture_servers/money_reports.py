@@ -27,6 +27,12 @@ TOOLS = [
     ),
     tool("wage_report", "Levies on a yearly wage.", {"wage": NUMBER}, ["wage"]),
     tool("change_report", "How much a value rose or fell.", {"before": NUMBER, "after": NUMBER}, ["before", "after"]),
+    tool(
+        "schedule_report",
+        "An amount paid off in equal yearly parts.",
+        {"amount": NUMBER, "years": {"type": "integer"}},
+        ["amount", "years"],
+    ),
     # A number no formula of the twin's language computes.
     tool("wave_report", "The height of a wave at a time.", {"time": NUMBER}, ["time"]),
 ]
@@ -72,6 +78,13 @@ def answer(name: str, args: dict[str, Any]) -> tuple[str, bool]:
         change = after - before
         word = "rise" if change > 0 else "fall" if change < 0 else "no change"
         return f"Change: {_money(change)}\nPercent: {change / before * 100:.2f}% {word}", False
+    if name == "schedule_report":
+        amount, years = float(args["amount"]), int(args["years"])
+        part, left, lines = amount / years, amount, [f"Schedule of {_money(amount)}"]
+        for year in range(1, years + 1):
+            left -= part
+            lines.append(f"Year {year:>2}: Paid ${part:>10,.2f}  Left ${left:>10,.2f}")
+        return "\n".join(lines), False
     if name == "wave_report":
         return f"Height: {math.sin(float(args['time'])) * 100:,.2f} cm", False
     wage = float(args["wage"])

@@ -10,13 +10,15 @@ language for each number, as FlashFill and PROSE search theirs, pruned by the re
 
 - the **format** of a number is read from how the recorded answers write it at one place: its decimals (the
   same in every answer, or the value of an integer argument where it is given and one default where it is
-  not) and its thousands separator;
+  not) and its thousands separator; where its decimals vary, as Python's repr writes a double; right-aligned
+  to a width where the spaces before it make one (a column of a schedule);
 - the **formula** of a number at one place (the same place of the answers that read alike once their numbers
   are left out) is, in this order, the first that writes every recorded number there: a term (a number
   argument, its schema's default where not given; or a number of the same answer already explained, as its
-  formula); a term times or over a constant fitted from the examples (the constant read from the call with
-  the largest term and rounded to the fewest significant digits that write every example); two terms
-  combined by `+ - * /`, also times or over a constant (a percent); a rate applied below a cap or above a
+  formula); two terms combined by `+ - * /`; a term times or over a constant fitted from the examples (the
+  constant read from the call with the largest term and rounded to the fewest significant digits that write
+  every example: after two terms, so that a number of years every example shares is read as the argument);
+  two terms combined, times or over a constant (a percent); a rate applied below a cap or above a
   threshold (`c * min(t, C)`, `c * max(t - C, 0)`: a wage base, a surtax), both constants fitted; the annuity
   payment of a principal over a number of periods at a rate that is a term over a constant (found by
   bisection from one call, then rounded as above); and a signed sum of three to five terms (a total, a
@@ -29,7 +31,8 @@ name, default]`, `["const", c]`, an operator `["+"]`, `["-"]`, `["*"]`, `["/"]`,
 two numbers before it, `["annuity"]` on the three before it (principal, rate per period, periods: `p * r / (1
 - (1 + r) ** -n)`, `p / n` at a zero rate, the power by squaring); the format `{"decimals": d or ["var", name,
 default], "group": ",", "point": "."}`, written by `fixed_text` (Python's `format(x, ",.2f")`), or `{"repr":
-"python"}` where the decimals vary, as Python's repr writes the double (`6945.0`). It writes
+"python"}` where the decimals vary, as Python's repr writes the double (`6945.0`); with `"width"`, right-aligned
+with spaces in a column that wide (`$      450.00`). It writes
 nothing (the call is handed on) where an argument is missing with no default, a division is by zero, a power
 is past `TWIN_FORMULA_POWER` periods or not whole, or the value is not finite.
 """
@@ -63,17 +66,24 @@ def twin_formula_of(part, args):
     value = twin_formula_value(part[1], args)
     if value == None:
         return None
-    if "repr" in part[2]:
+    text = twin_formula_text(value, part[2], args)
+    if text == None:
+        return None
+    # Right-aligned in a column of that width.
+    return {"value": " " * (part[2].get("width", 0) - len(text)) + text}
+
+def twin_formula_text(value, form, args):
+    if "repr" in form:
         # As Python's repr writes the double: its shortest digits (`6945.0`, `289406.25000000006`).
-        return {"value": twin_python_text(value)}
-    decimals = part[2]["decimals"]
+        return twin_python_text(value)
+    decimals = form["decimals"]
     if type(decimals) == "list":
         decimals = args.get(decimals[1], decimals[2])
         if decimals == None:
-            decimals = part[2]["decimals"][2]
+            decimals = form["decimals"][2]
     if type(decimals) != "int" or decimals < 0 or decimals > 20:
         return None
-    return {"value": fixed_text(value, decimals, part[2]["group"], part[2]["point"])}
+    return fixed_text(value, decimals, form["group"], form["point"])
 
 def twin_formula_sign(atom, args):
     # ["sign", steps, signs]: the formula's value has one of these signs ("-", "0", "+"); None where it has
@@ -170,6 +180,10 @@ BRIDGE_TOOLS = ("twin_bridge_formula_values",)
 
 # A number as a report writes it: digits grouped by thousands or not, decimals or not, a sign.
 _TOKEN = re.compile(r"(?<![\w.,-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w]|[.,]\d)")
+# The same with the spaces before it: a number right-aligned in a column is padded to a width.
+_PADDED = re.compile(r"( *)(" + _TOKEN.pattern + ")")
+# An integer argument given more values than this is a quantity, not a choice of shape.
+_MOST_VALUES = 12
 # What a sign condition may ask of a value: one sign, or one of two.
 _SIGNS = (("-",), ("0",), ("+",), ("-", "0"), ("0", "+"), ("-", "+"))
 # Significant digits a fitted constant is rounded to, fewest first.
@@ -179,13 +193,15 @@ _MOST_THRESHOLDS = 40
 # Bounds of a search: the terms of one place, the terms of a signed sum, the places of one answer.
 _MOST_TERMS = 16
 _MOST_SUMMED = 5
+# The most signed sums tried for one place.
+_MOST_SUMS = 20000
 _MOST_PLACES = 40
 # The tiers of the language (`_tiers`), and how many of them are exact (no constant fitted past rounding).
 _LEVELS = 7
 _EXACT_LEVELS = 4
 # The most periods an annuity is tried over (`TWIN_FORMULA_POWER`), and the bisection's steps.
 _POWER = 100000
-_BISECTION = 200
+_BISECTION = 64
 _INTEGER_DECIMALS = 20
 
 
@@ -195,6 +211,12 @@ class _Token:
     value: float
     decimals: int
     grouped: bool
+    # The spaces before it.
+    pad: int = 0
+
+    @property
+    def padded(self) -> str:
+        return " " * self.pad + self.text
 
 
 @dataclass(frozen=True)
@@ -230,7 +252,8 @@ def read_formulas(
     for call, text in texts:
         tokens = _tokens(text)
         if tokens and len(tokens) <= _MOST_PLACES:
-            groups.setdefault(_TOKEN.sub("#", text), []).append((call, tokens))
+            groups.setdefault(_PADDED.sub("#", text), []).append((call, tokens))
+    columns = {width for members in groups.values() for width in _widths(members)}
     valued: list[list[float | None]] = (
         library.call(
             "twin_bridge_formula_values",
@@ -246,7 +269,7 @@ def read_formulas(
             starts = [
                 _Term((source,), tuple(given[id(call)][at] for call, _ in members)) for at, source in enumerate(sources)
             ]
-            for part in _search(members, numbers, integers, grouped, starts):
+            for part in _search(members, numbers, integers, grouped, starts, columns):
                 parts.setdefault(json.dumps(part, sort_keys=True), part)
     if not parts:
         return {}
@@ -258,17 +281,18 @@ def read_formulas(
     for call, values in zip(calls, rendered, strict=True):
         if call.is_error or not isinstance(call.value, str):
             continue
-        shown = {token.text for token in _tokens(call.value)}
+        shown = {written for token in _tokens(call.value) for written in (token.text, token.padded)}
         for part, (_, text) in zip(listed, values, strict=True):
             if isinstance(text, str) and text in shown:
                 found.setdefault(id(call), []).append([text, part])
     return found
 
 
-def sign_atoms(tool: ToolSpec) -> list[list[Any]]:
+def sign_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
     """`["sign", steps, signs]` of each number argument and of the difference of each two: a server that
     computes answers one way or another by a comparison of its numbers (an error where a price does not
-    exceed a cost, a word for a rise or a fall)."""
+    exceed a cost, a word for a rise or a fall); and an integer argument equal to a value its recorded
+    calls gave (a report with a line per year has as many lines as the years asked)."""
     properties = tool.input_schema.get("properties") or {}
     names = [
         name
@@ -277,7 +301,15 @@ def sign_atoms(tool: ToolSpec) -> list[list[Any]]:
     ]
     formulas: list[list[Any]] = [[["var", name, None]] for name in names]
     formulas += [[["var", a, None], ["var", b, None], ["-"]] for a, b in itertools.combinations(names, 2)]
-    return [["sign", steps, list(signs)] for steps in formulas for signs in _SIGNS]
+    found = [["sign", steps, list(signs)] for steps in formulas for signs in _SIGNS]
+    for name, schema in properties.items():
+        if isinstance(schema, dict) and "integer" in _types(schema):
+            given = sorted(
+                {v for c in calls if isinstance(v := c.arguments.get(name), int) and not isinstance(v, bool)}
+            )
+            if len(given) <= _MOST_VALUES:
+                found += [["sign", [["var", name, None], ["const", float(v)], ["-"]], ["0"]] for v in given]
+    return found
 
 
 def _search(
@@ -286,8 +318,10 @@ def _search(
     integers: list[str],
     grouped: bool,
     starts: list[_Term],
+    columns: set[int],
 ) -> list[list[Any]]:
-    """The formulas of the places of answers that read alike but for their numbers, each with its format."""
+    """The formulas of the places of answers that read alike but for their numbers, each with its format
+    (`columns`: the widths numbers are right-aligned to in the tool's answers)."""
     arguments = [call.arguments for call, _ in members]
     terms: list[_Term] = [term for term in starts if any(value is not None for value in term.values)]
     for name, default in numbers.items():
@@ -298,7 +332,7 @@ def _search(
     formats: dict[int, dict[str, Any]] = {}
     for place in range(places):
         column = [tokens[place] for _, tokens in members]
-        form = _format(column, arguments, integers, numbers, grouped)
+        form = _format(column, arguments, integers, numbers, grouped, columns)
         if form is not None:
             formats[place] = form
             if len({token.value for token in column}) == 1:
@@ -306,7 +340,7 @@ def _search(
                 terms.append(_Term((["const", column[0].value],), tuple(token.value for token in column)))
     solved: dict[int, _Term] = {}
     writers: dict[int, Callable[[_Term], int]] = {
-        place: _writer(form, arguments, [tokens[place].text for _, tokens in members])
+        place: _writer(form, arguments, [_shown(tokens[place], form) for _, tokens in members])
         for place, form in formats.items()
     }
     level = 0
@@ -329,11 +363,12 @@ def _search(
                 if level >= _EXACT_LEVELS:
                     break
         level = 0 if changed else level + 1
-    # A constant is the text it shows: no piece.
+    # A constant is the text it shows: no piece, but in a column (a line's number, padded), where it is
+    # written whole rather than read as some other number the call gives.
     return [
         ["formula", list(term.steps), formats[place]]
         for place, term in sorted(solved.items())
-        if any(step[0] in ("var", "expr") for step in term.steps)
+        if any(step[0] in ("var", "expr") for step in term.steps) or "width" in formats[place]
     ]
 
 
@@ -347,8 +382,9 @@ def _explain(terms: list[_Term], shown: list[float], writes: Callable[[_Term], i
 
 
 def _tiers(terms: list[_Term], shown: list[float]) -> list[Callable[[], Iterator[_Term]]]:
-    """The language's tiers, cheapest first: a term; one scaled; two combined; those scaled; (not exact past
-    here) a signed sum; a rate below a cap or above a threshold; an annuity."""
+    """The language's tiers, cheapest first: a term; two combined; one scaled (an argument's value before a
+    constant that happens to equal it in every example: a number of years); two combined and scaled; (not
+    exact past here) a signed sum; a rate below a cap or above a threshold; an annuity."""
 
     def combined() -> Iterator[_Term]:
         for i, j in itertools.product(range(len(terms)), repeat=2):
@@ -358,8 +394,8 @@ def _tiers(terms: list[_Term], shown: list[float]) -> list[Callable[[], Iterator
 
     return [
         lambda: iter(terms),
-        lambda: (scaled for term in terms for scaled in _scaled(term, shown)),
         combined,
+        lambda: (scaled for term in terms for scaled in _scaled(term, shown)),
         lambda: (scaled for term in combined() for scaled in _scaled(term, shown)),
         lambda: _sums(terms, shown),
         lambda: (hinge for term in terms for hinge in _hinges(term, shown)),
@@ -457,6 +493,8 @@ def _sums(terms: list[_Term], shown: list[float]) -> Iterator[_Term]:
     target = shown[at]
     tolerance = max(1e-9, abs(target) * 1e-12) + 0.01
     for size in range(3, _MOST_SUMMED + 1):
+        if math.comb(len(present), size) * 2 ** (size - 1) > _MOST_SUMS:
+            break  # a report of many numbers: its totals are of few of them, or not found
         for chosen in itertools.combinations(present, size):
             head = chosen[0].values[at]
             assert head is not None
@@ -491,15 +529,46 @@ def _writer(form: dict[str, Any], arguments: list[dict[str, Any]], texts: list[s
 
 
 def _written(value: float, digits: int, form: dict[str, Any]) -> str:
-    """As `twin_formula_of` writes a value (a double's repr, or fixed decimals)."""
-    return repr(value) if "repr" in form else fixed_text(value, digits, form["group"], form["point"])
+    """As `twin_formula_of` writes a value (a double's repr, or fixed decimals), right-aligned to its width."""
+    text = repr(value) if "repr" in form else fixed_text(value, digits, form["group"], form["point"])
+    return text.rjust(form.get("width", 0))
+
+
+def _widths(members: list[tuple[RecordedCall, list[_Token]]]) -> set[int]:
+    """The widths of the places whose numbers are padded by spaces that vary to one width."""
+    found = set()
+    for place in range(len(members[0][1]) if len(members) >= 2 else 0):
+        column = [tokens[place] for _, tokens in members]
+        widths = {len(token.padded) for token in column}
+        if len({token.pad for token in column}) > 1 and len(widths) == 1:
+            found |= widths
+    return found
 
 
 def _format(
-    tokens: list[_Token], arguments: list[dict[str, Any]], integers: list[str], numbers: dict[str, Any], grouped: bool
+    tokens: list[_Token],
+    arguments: list[dict[str, Any]],
+    integers: list[str],
+    numbers: dict[str, Any],
+    grouped: bool,
+    columns: set[int],
 ) -> dict[str, Any] | None:
     """How a place writes its number: its decimals (an integer argument's value where every call giving it
     shows that many, else one constant) and its thousands separator; None where the answers disagree."""
+    form = _unpadded(tokens, arguments, integers, numbers, grouped)
+    pads, widths = {token.pad for token in tokens}, {len(token.padded) for token in tokens}
+    if form is not None and len(pads) == 1 and pads != {0} and len(widths) == 1 and widths <= columns:
+        # Padded alike here, to a width the tool's other answers right-align numbers to: that column too.
+        return {**form, "width": widths.pop()}
+    if form is None or len(pads) == 1:
+        return form
+    # Spaces that vary where the whole is as wide: a column the number is right-aligned in.
+    return {**form, "width": widths.pop()} if len(widths) == 1 else None
+
+
+def _unpadded(
+    tokens: list[_Token], arguments: list[dict[str, Any]], integers: list[str], numbers: dict[str, Any], grouped: bool
+) -> dict[str, Any] | None:
     large = [token for token in tokens if abs(token.value) >= 1000]
     if large and len({token.grouped for token in large}) > 1:
         return None
@@ -537,11 +606,18 @@ def _decimals(decimals: Any, args: dict[str, Any]) -> int | None:
 
 def _tokens(text: str) -> list[_Token]:
     found = []
-    for match in _TOKEN.finditer(text):
-        written = match.group(0)
+    for match in _PADDED.finditer(text):
+        written = match.group(2)
         fraction = written.split(".")[1] if "." in written else ""
-        found.append(_Token(written, float(written.replace(",", "")), len(fraction), "," in written))
+        found.append(
+            _Token(written, float(written.replace(",", "")), len(fraction), "," in written, len(match.group(1)))
+        )
     return found
+
+
+def _shown(token: _Token, form: dict[str, Any]) -> str:
+    """A place's number as its answer shows it: with the spaces it is padded by where its format has a width."""
+    return token.padded if "width" in form else token.text
 
 
 def _argument(value: Any, default: Any) -> float | None:

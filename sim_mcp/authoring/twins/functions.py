@@ -454,7 +454,7 @@ def read_functions(
         result.atoms = list(failures.values()) + _choices(properties)
     if computes:
         # A report of formulas may be one of two by a comparison of the call's numbers.
-        result.atoms += sign_atoms(tool)
+        result.atoms += sign_atoms(tool, calls)
     return result
 
 

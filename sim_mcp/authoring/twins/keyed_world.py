@@ -1043,12 +1043,14 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
 
 
 def _converts(tool: _Tool, functions: Functions) -> bool:
-    """Whether most of a tool's successes show a number converted from the call (a line or a table per unit,
-    `functions`): a converter stores nothing, though its answers name values (a unit) another call may name
-    after it, which would make a store look as good as none, and tell a call from its session's past."""
+    """Whether most of a tool's successes show a number converted or computed from the call (a line or a
+    table per unit, a report's formula, `functions`): a converter stores nothing, though its answers name
+    values (a unit) another call may name after it, which would make a store look as good as none, and tell a
+    call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units") for _, part in functions.pieces.get(id(call), [])) for call in successes
+        any(part[0] in ("linear", "units", "formula") for _, part in functions.pieces.get(id(call), []))
+        for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
 
