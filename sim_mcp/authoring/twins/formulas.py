@@ -52,7 +52,7 @@ from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import fixed_text
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["BRIDGE", "BRIDGE_TOOLS", "FORMULAS", "read_formulas", "sign_atoms"]
+__all__ = ["BRIDGE", "BRIDGE_TOOLS", "FORMULAS", "computed", "read_formulas", "sign_atoms"]
 
 FORMULAS = """
 # --- formulas of number arguments, written in a learned format (`formulas.py`) ---
@@ -286,6 +286,11 @@ def read_formulas(
             if isinstance(text, str) and text in shown:
                 found.setdefault(id(call), []).append([text, part])
     return found
+
+
+def computed(part: list[Any]) -> bool:
+    """Whether a placeholder is a formula that computes (an operation, not an argument written as it is)."""
+    return part[0] == "formula" and any(step[0] not in ("var", "const", "expr") for step in part[1])
 
 
 def sign_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:

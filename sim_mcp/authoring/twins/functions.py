@@ -443,17 +443,20 @@ def read_functions(
         result.pieces.setdefault(at, []).extend(lined)
         telling = True
     computes = read_formulas(library, tool, calls, sources)
+    computing = any(formulas.computed(part) for pieces in computes.values() for _, part in pieces)
     for at, computed_here in computes.items():
         result.pieces.setdefault(at, []).extend(computed_here)
-        telling = True
+    # A report that computes tells, as a function's value does (not one that writes an argument as it is).
+    telling = telling or computing
     # A function's failures and an enumerated argument's value are asked only where a function's value is
     # shown: a length or a distance (a small number) is too often shown by chance, a function's value that is its
     # argument as given (a lower-case name) tells nothing, and a decode fails on most texts a tool that
     # decodes nothing was given, to widen a tool's conditions for them.
     if telling:
         result.atoms = list(failures.values()) + _choices(properties)
-    if computes:
-        # A report of formulas may be one of two by a comparison of the call's numbers.
+    if computing:
+        # A report of formulas may be one of two by a comparison of the call's numbers (not one that only
+        # writes an argument as it is: an id).
         result.atoms += sign_atoms(tool, calls)
     return result
 

@@ -166,6 +166,7 @@ from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings
 from sim_mcp.authoring.twins.forms import form_atoms
+from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
@@ -1044,12 +1045,12 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
 
 def _converts(tool: _Tool, functions: Functions) -> bool:
     """Whether most of a tool's successes show a number converted or computed from the call (a line or a
-    table per unit, a report's formula, `functions`): a converter stores nothing, though its answers name
+    table per unit, a report's formula that computes, `functions`): a converter stores nothing, though its answers name
     values (a unit) another call may name after it, which would make a store look as good as none, and tell a
     call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units", "formula") for _, part in functions.pieces.get(id(call), []))
+        any(part[0] in ("linear", "units") or computed(part) for _, part in functions.pieces.get(id(call), []))
         for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
