@@ -142,7 +142,8 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing, nor does one most of whose successes show a number converted from the call (`_converts`). An
+nothing, nor does one most of whose successes show a number converted from the call or computed by a
+formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An
 error for arguments the twin's served schema refuses (a required one missing, a value outside an
 enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
