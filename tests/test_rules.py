@@ -432,6 +432,8 @@ def probe(state, args):
     return {
         "next": [next_id(state["items"], "A-"), next_id({}, "B-"), next_id([{"id": "C-9"}], "C-")],
         "money": [money(2.675), money(-1.005), money(0.1 + 0.2), money_text(63.1)],
+        "fixed": [fixed_text(48407, 2, ","), fixed_text(0.125, 2), fixed_text(-1234.5, 1, ".", ",")]
+        + [fixed_text(2.5, 0)],
         "round": [round(2.675, 2), round(2.5), round(-0.5), round(1234.5, -2), round(7, 1)],
         "later": to_seconds("2025-03-20T10:00:00+01:00") < to_seconds("2025-03-20T09:30:00Z"),
         "now": now(),
@@ -451,6 +453,8 @@ def test_helpers_and_the_patch_of_their_changes() -> None:
     result = outcome.result
     assert result["next"] == ["A-008", "B-1", "C-10"]
     assert result["money"] == [2.68, -1.01, 0.3, "63.10"]
+    # As Python's format writes them: the double's exact value, halves to even (0.125 is exact: 0.12).
+    assert result["fixed"] == ["48,407.00", "0.12", "-1.234,5", "2"]
     assert result["round"] == [2.68, 3, -1, 1200.0, 7.0]  # halves away from zero, not Python's to even
     assert result["later"] is True  # 10:00+01:00 is 09:00Z, before 09:30Z (as text it sorts after)
     assert result["now"].startswith("2025-03-14T10:02:")

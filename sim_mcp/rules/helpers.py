@@ -153,6 +153,7 @@ def python_helpers(slot: ContextSlot) -> dict[str, Callable[..., object]]:
         "today": today,
         "money": money,
         "money_text": money_text,
+        "fixed_text": fixed_text,
         "round": round_half_away,
         "random_code": random_code,
         "random_int": random_int,
@@ -191,6 +192,21 @@ def round_half_away(number: float | int, ndigits: int | None = None) -> float | 
 def money_text(amount: float | int) -> str:
     """`amount` rounded to cents and written with both decimals, for messages: 63.1 -> "63.10"."""
     return f"{Decimal(repr(money(amount))):.2f}"
+
+
+def fixed_text(number: float | int, decimals: int, group: str = "", point: str = ".") -> str:
+    """`number` with `decimals` decimals as Python's format writes it (`format(x, ",.2f")`: the double's exact
+    value rounded, halves to even), its whole digits grouped by thousands with `group` ("" for none) and
+    `point` before its decimals: a server's money and percents (`48,407.00`, `70.00`)."""
+    if isinstance(number, bool) or not isinstance(number, int | float) or not isinstance(decimals, int):
+        raise ValueError(f"fixed_text(number, decimals): expected a number and a whole number, got {number!r}")
+    if not 0 <= decimals <= 20 or not isinstance(group, str) or not isinstance(point, str) or len(group + point) > 8:
+        raise ValueError(f"fixed_text(number, decimals, group, point): bad decimals or marks {decimals!r}")
+    try:
+        written = format(float(number), f",.{decimals}f")
+    except OverflowError as e:
+        raise ValueError(f"fixed_text(number, decimals): {number!r} is past a double") from e
+    return written.replace(",", "\0").replace(".", point).replace("\0", group)
 
 
 def to_seconds(moment: str) -> float:

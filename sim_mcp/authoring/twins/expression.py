@@ -5,7 +5,8 @@ A calculator server evaluates a text (`"(5 + 4) * 16"`, `"sqrt(3.75)"`) and writ
 language's way. The twin does the same with one evaluator and a **dialect**, a reading of the numbers:
 
 - `python`: ints stay ints of any size, `/` is a double (`6 / 2` is `3.0`), `//` and `%` floor, `**` exact
-  on ints, the `math` module's functions (`sqrt` and `pow` give doubles, `floor` an int), and the number
+  on ints, the `math` module's functions (`sqrt` and `pow` give doubles, `floor` an int; `round(x, n)` a double
+  of n decimals, halves to even on its exact value), and the number
   written as `repr` writes it (`3.0`, `1e-05`, `1e+16`, `inf`); a division by zero, a name the server does
   not know, a bad text are errors;
 - `javascript`: every number a double, `/` by zero `Infinity`, `Math`'s functions, the number written as
@@ -63,7 +64,7 @@ EXPRESSION = """
 
 # Functions by dialect: how many arguments each takes ([fewest, most]).
 TWIN_EXPR_FUNCTIONS = {
-    "python": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 1], "floor": [1, 1], "ceil": [1, 1], "pow": [2, 2],
+    "python": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 2], "floor": [1, 1], "ceil": [1, 1], "pow": [2, 2],
                "min": [2, 64], "max": [2, 64], "factorial": [1, 1], "fabs": [1, 1], "log": [1, 2], "log10": [1, 1],
                "log2": [1, 1], "exp": [1, 1], "sin": [1, 1], "cos": [1, 1], "tan": [1, 1]},
     "javascript": {"sqrt": [1, 1], "abs": [1, 1], "round": [1, 1], "floor": [1, 1], "ceil": [1, 1],
@@ -497,6 +498,8 @@ def twin_expr_call(name, values, dialect):
         for k in range(2, x + 1):
             found *= k
         return {"value": found}
+    if name == "round" and len(values) == 2:
+        return twin_expr_round(x, values[1])
     if name in ("floor", "ceil", "round"):
         if type(x) == "int":
             return {"value": x}
@@ -520,6 +523,17 @@ def twin_expr_call(name, values, dialect):
             return {"error": "domain"}
         return twin_expr_real_power(x, y, "range")
     return None
+
+def twin_expr_round(x, digits):
+    # Python's round(x, n): an int as it is; a double the decimal of n digits nearest its exact value, halves
+    # to even, read back (the digits `format(x, ".nf")` writes, `fixed_text`). A negative n is declined.
+    if type(digits) != "int" or digits < 0 or digits > 20:
+        return None
+    if type(x) == "int":
+        return {"value": x}
+    if not twin_finite(x):
+        return None
+    return {"value": float(fixed_text(x, digits))}
 
 # Logarithms, the exponential, sines: computed on integers scaled by 2^P (P bits past the argument's own), then
 # rounded once to the nearest double, as a libm's result is in all but rare cases.

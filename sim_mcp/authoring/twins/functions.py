@@ -46,7 +46,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim_mcp.authoring.twins import formulas
 from sim_mcp.authoring.twins.expression import TwinLibrary
+from sim_mcp.authoring.twins.formulas import FORMULAS, read_formulas, sign_atoms
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.units import UNITS, UnitCall, fit_units, units_reproduced
 from sim_mcp.specs.model import ToolSpec
@@ -95,6 +97,8 @@ def twin_fn_of(part, args):
         return twin_fn_linear(part, args)
     if kind == "units":
         return twin_fn_units(part, args)
+    if kind == "formula":
+        return twin_formula_of(part, args)
     if kind == "lookup":
         chosen = twin_fn_chosen(part[1], args)
         return None if chosen == None or chosen not in part[2] else {"value": part[2][chosen]}
@@ -286,6 +290,7 @@ def twin_fn_radix(value, base, to):
     return {"value": ("-" if negative and out != ["0"] else "") + "".join(reversed(out))}
 """
 FUNCTIONS += UNITS
+FUNCTIONS += FORMULAS
 
 # The learner's entry point: every function of every recorded call's arguments, as pieces and failures.
 BRIDGE = """
@@ -370,7 +375,8 @@ def twin_bridge_parts(state, args):
     # Each part's value for each case (None where it writes nothing).
     return [[[twin_fn_number(p, call), twin_fn_part(p, call)] for p in args["parts"]] for call in args["cases"]]
 """
-BRIDGE_TOOLS = ("twin_bridge_functions", "twin_bridge_parts")
+BRIDGE += formulas.BRIDGE
+BRIDGE_TOOLS = ("twin_bridge_functions", "twin_bridge_parts", *formulas.BRIDGE_TOOLS)
 
 # The functions whose value, shown in an answer, tells that the tool computes it: a text (a number, a length
 # or a distance, is too often shown by chance).
@@ -400,14 +406,18 @@ class Functions:
     atoms: list[list[Any]] = field(default_factory=list)
 
 
-def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Functions:
+def read_functions(
+    library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall], sources: list[list[Any]] | None = None
+) -> Functions:
     """Every function of the tool's string (and number) arguments on every recorded call, kept as a piece of
-    a call where its answer shows the value, and as a failure where a recorded error's call makes it fail."""
+    a call where its answer shows the value, and as a failure where a recorded error's call makes it fail;
+    and the numbers its text answers compute by formulas (`formulas.read_formulas`), also from `sources`
+    (an expression argument's value)."""
     properties = tool.input_schema.get("properties") or {}
     texts = [name for name, schema in properties.items() if "string" in _types(schema)]
     numbers = [name for name, schema in properties.items() if "integer" in _types(schema)]
     values = [name for name, schema in properties.items() if _types(schema) & {"string", "integer", "number"}]
-    if not texts and not values:
+    if not texts and not values and not sources:
         return Functions()
     cases = [{"args": call.arguments, "hints": _hints(call.value)} for call in calls]
     found: list[list[list[Any]]] = library.call(
@@ -432,12 +442,22 @@ def read_functions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCal
     for at, lined in _linear(library, properties, calls).items():
         result.pieces.setdefault(at, []).extend(lined)
         telling = True
+    computes = read_formulas(library, tool, calls, sources)
+    computing = any(formulas.computed(part) for pieces in computes.values() for _, part in pieces)
+    for at, computed_here in computes.items():
+        result.pieces.setdefault(at, []).extend(computed_here)
+    # A report that computes tells, as a function's value does (not one that writes an argument as it is).
+    telling = telling or computing
     # A function's failures and an enumerated argument's value are asked only where a function's value is
     # shown: a length or a distance (a small number) is too often shown by chance, a function's value that is its
     # argument as given (a lower-case name) tells nothing, and a decode fails on most texts a tool that
     # decodes nothing was given, to widen a tool's conditions for them.
     if telling:
         result.atoms = list(failures.values()) + _choices(properties)
+    if computing:
+        # A report of formulas may be one of two by a comparison of the call's numbers (not one that only
+        # writes an argument as it is: an id).
+        result.atoms += sign_atoms(tool, calls)
     return result
 
 

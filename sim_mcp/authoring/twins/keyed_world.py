@@ -81,8 +81,11 @@ name, base, to]`) and a number converted by a line fitted per value of one or tw
 selector, table, digits]`: a unit pair; `["units", name, [from, to], table, digits]`, one number and offset per
 unit through a base unit, shared by every pair, `units.py`, also of an array's items; `["lookup", selector,
 table]`, a text that selector tells, a conversion's category) are searched as well, each kept for a call only
-where its answer shows the value (`functions.py`). A JSON number a server writes as a double (`3.0`) may be a
-number the call gave whole (`3`).
+where its answer shows the value (`functions.py`); so is each number of a text report as a formula of the
+call's numbers (`["formula", steps, format]`: constants fitted, the report's numbers before it as terms, an
+annuity, a rate below a cap or above a threshold, a signed sum), written with the decimals and thousands
+separator its answers show (`formulas.py`: `$4,155.75`, `70.00%`). A JSON number a server writes as a
+double (`3.0`) may be a number the call gave whole (`3`).
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
 (sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
@@ -126,7 +129,9 @@ unknown name, a syntax error); an argument's form unlike those the tool's answer
 (`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
 tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
-value]`, None where it is not given: the algorithm a digest is asked by).
+value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
+formulas, the sign of a number argument or of the difference of two (`["sign", steps, signs]`: an error
+where a price does not exceed a cost, a word for a rise or a fall).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -137,7 +142,8 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing, nor does one most of whose successes show a number converted from the call (`_converts`). An
+nothing, nor does one most of whose successes show a number converted from the call or computed by a
+formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An
 error for arguments the twin's served schema refuses (a required one missing, a value outside an
 enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
@@ -161,6 +167,7 @@ from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings
 from sim_mcp.authoring.twins.forms import form_atoms
+from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
@@ -211,7 +218,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
-        *("expr", "arith", "measure", "linear", "units", "distance", "radix"),
+        *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
     }
 )
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
@@ -633,7 +640,14 @@ class _Learner:
         name = tool.spec.name
         if name not in self.computed:
             calls = [call for call in tool.calls if call.rpc_error is None]
-            self.computed[name] = read_functions(self.library, tool.spec, calls)
+            # An expression argument's value is a number a report's formulas may start from.
+            sources = {
+                json.dumps(part, sort_keys=True): part
+                for pieces in self.expressions(tool).pieces.values()
+                for _, part in pieces
+                if part[0] == "expr"
+            }
+            self.computed[name] = read_functions(self.library, tool.spec, calls, list(sources.values()))
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
@@ -1031,12 +1045,14 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
 
 
 def _converts(tool: _Tool, functions: Functions) -> bool:
-    """Whether most of a tool's successes show a number converted from the call (a line or a table per unit,
-    `functions`): a converter stores nothing, though its answers name values (a unit) another call may name
-    after it, which would make a store look as good as none, and tell a call from its session's past."""
+    """Whether most of a tool's successes show a number converted or computed from the call (a line or a
+    table per unit, a report's formula that computes, `functions`): a converter stores nothing, though its answers name
+    values (a unit) another call may name after it, which would make a store look as good as none, and tell a
+    call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units") for _, part in functions.pieces.get(id(call), [])) for call in successes
+        any(part[0] in ("linear", "units") or computed(part) for _, part in functions.pieces.get(id(call), []))
+        for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
 
@@ -1124,6 +1140,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
             numeric = placeholder[0] in _NUMBER_PARTS
             whole_number = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
+            if placeholder[0] == "formula":
+                # A number a formula writes may be grouped by thousands: not the tail of a longer one.
+                whole_number = re.compile(rf"(?<![\w.,]){re.escape(text)}(?![\w]|[.,][0-9])")
             for part in parts:
                 if not isinstance(part, str) or text not in part:
                     split.append(part)

@@ -385,6 +385,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "sign":
+        return twin_formula_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
     if kind == "is":
@@ -421,7 +423,7 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
-    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup"):
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula"):
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
