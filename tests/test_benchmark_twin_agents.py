@@ -18,7 +18,14 @@ import anyio
 import jsonschema
 import pytest
 
-from benchmarks.agent_sessions import GENERATORS, CalculatorAgent, KeyValueAgent, TaskAgent, TodoTxtAgent
+from benchmarks.agent_sessions import (
+    GENERATORS,
+    CalculatorAgent,
+    KeyValueAgent,
+    MarkdownTaskAgent,
+    TaskAgent,
+    TodoTxtAgent,
+)
 from benchmarks.heldout import DEV_SERVERS, HELD_OUT
 from benchmarks.twin_agents import TASKS, Scores, episode, kendall_tau_b
 from sim_mcp.authoring.twins.targets import parse_target
@@ -927,7 +934,7 @@ def test_the_markdown_task_agent_follows_the_lifecycle_and_forces_a_parent_it_wa
     assert sum(task in started for tool, task in moves if tool == "review_task") > 0.7 * sum(
         tool == "review_task" for tool, _ in moves
     )  # reviewed after started (the rest: mistakes, ids never made)
-    agent = GENERATORS["tasker"](random.Random("force"))
+    agent = MarkdownTaskAgent(random.Random("force"))
     agent.next_call()
     agent.observe({"id": "s01", "status": "pending"})
     agent.last = ("finish_task", {"task_ref": "s01"})

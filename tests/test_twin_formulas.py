@@ -76,17 +76,20 @@ def agrees(learned: dict[str, Any], tool: str, arguments: dict[str, Any]) -> Non
 def test_reports_never_recorded_are_computed_by_the_learned_formulas_and_formats() -> None:
     learned = plans()
     # Money with its thousands grouped, as many decimals as asked (two where not asked), a sign before it.
-    for arguments in [{"amount": 7654321.5}, {"amount": 0.125, "places": 4}, {"amount": -12, "places": 1}]:
+    cases: list[dict[str, Any]] = [{"amount": 7654321.5}, {"amount": 0.125, "places": 4}, {"amount": -12, "places": 1}]
+    for arguments in cases:
         agrees(learned, "format_amount", arguments)
     # A difference, and two ratios of it written as percents.
     for arguments in [{"price": 999.99, "cost": 123.45}, {"price": 3, "cost": 2.5}]:
         agrees(learned, "margin_report", arguments)
     # The annuity payment at a rate per month fitted from the examples, its total over the months the report
     # showed, and the interest, each from the numbers before it.
-    for arguments in [{"amount": 425000, "rate_pct": 5.125, "years": 25}, {"amount": 1500, "rate_pct": 12, "years": 1}]:
+    cases = [{"amount": 425000, "rate_pct": 5.125, "years": 25}, {"amount": 1500, "rate_pct": 12, "years": 1}]
+    for arguments in cases:
         agrees(learned, "loan_report", arguments)
     # A rate below a cap, one on all, a surcharge above a threshold, and what is left of the wage.
-    for arguments in [{"wage": 75000.25}, {"wage": 180000}, {"wage": 1250000}]:
+    cases = [{"wage": 75000.25}, {"wage": 180000}, {"wage": 1250000}]
+    for arguments in cases:
         agrees(learned, "wage_report", arguments)
 
 
@@ -102,7 +105,12 @@ def test_a_schedule_is_learned_per_number_of_lines_with_its_numbers_right_aligne
     learned = plans()
     # Each line's number from the one before it, padded to the column the answers right-align it to; the
     # count of lines chosen by the years asked, as recorded; a count never recorded is handed on.
-    for arguments in [{"amount": 6000000, "years": 3}, {"amount": 7.5, "years": 4}, {"amount": 2025, "years": 3}]:
+    cases: list[dict[str, Any]] = [
+        {"amount": 6000000, "years": 3},
+        {"amount": 7.5, "years": 4},
+        {"amount": 2025, "years": 3},
+    ]
+    for arguments in cases:
         agrees(learned, "schedule_report", arguments)
     assert run_guard(learned["schedule_report"], "schedule_report", {}, {"amount": 100, "years": 5}) is None
 
