@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
@@ -230,6 +230,8 @@ def test_what_a_parser_refuses_is_an_error_of_its_own() -> None:
         max_size=20,
     )
 )
+# Zeros with a sign, which hypothesis found once: every JavaScript number is a double.
+@example(["(1 / -0)", "1 / (0 * -1)", "1 / (-5 % 5)", "1 / ceil(-0.5)", "1 / round(-0.4)", "1 / min(0, -0)", "-0"])
 def test_javascript_expressions_agree_with_node(texts: list[str]) -> None:
     # JavaScript refuses a unary minus right before `**`: such texts are Python's reading only.
     texts = [text for text in texts if "**" not in text or "-" not in text]

@@ -317,7 +317,10 @@ def twin_expr_run(postfix, config):
                 return None
             stack.append(TWIN_EXPR_CONSTANTS[name])
         elif kind == "neg":
-            stack.append(-stack.pop())
+            value = stack.pop()
+            # Every JavaScript number is a double: the negation of a zero is the other zero (`1 / -0` is
+            # -Infinity), where Starlark's whole 0 has no sign.
+            stack.append(twin_signed_zero(-value, not twin_negative(value)) if dialect == "javascript" else -value)
         elif kind == "op":
             right = stack.pop()
             left = stack.pop()
@@ -351,7 +354,7 @@ def twin_expr_binary(op, left, right, dialect):
         elif op == "-":
             value = left - right
         elif op == "*":
-            value = left * right
+            value = twin_signed_zero(left * right, twin_negative(left) != twin_negative(right))
         elif op == "/":
             value = twin_quotient(left, right)
         elif op == "%":
@@ -689,7 +692,10 @@ def twin_expr_call_javascript(name, values):
         for value in values:
             if twin_nan(value):
                 return {"value": value}
-            if (name == "min" and value < found) or (name == "max" and value > found):
+            # Math.min and Math.max hold -0 below +0.
+            lower = value < found or (value == 0 and found == 0 and twin_negative(value) and not twin_negative(found))
+            higher = value > found or (value == 0 and found == 0 and twin_negative(found) and not twin_negative(value))
+            if (name == "min" and lower) or (name == "max" and higher):
                 found = value
         return {"value": found}
     x = values[0]
@@ -709,10 +715,10 @@ def twin_expr_call_javascript(name, values):
         whole = twin_expr_whole("floor", x)
         if abs(x) < 4503599627370496.0 and x - whole >= 0.5:
             whole += 1
-        return {"value": whole}
+        return {"value": twin_signed_zero(whole, twin_negative(x))}
     if name == "trunc":
-        return {"value": twin_expr_whole("floor" if x >= 0 else "ceil", x)}
-    return {"value": twin_expr_whole(name, x)}
+        return {"value": twin_signed_zero(twin_expr_whole("floor" if x >= 0 else "ceil", x), twin_negative(x))}
+    return {"value": twin_signed_zero(twin_expr_whole(name, x), twin_negative(x))}
 
 def twin_expr_text(value, dialect):
     if dialect == "javascript":

@@ -956,7 +956,12 @@ def twin_remainder(a, b):
     if b == 0:
         return float("nan")
     found = abs(a) % abs(b)
-    return -found if twin_negative(a) else found
+    return twin_signed_zero(-found, True) if twin_negative(a) else found
+
+def twin_signed_zero(value, negative):
+    # A double's zero keeps a sign (`-5 % 5` and `0 * -1` are -0, and `1 / -0` is -Infinity): a zero the
+    # operation gives from operands of that sign is -0.0, whatever type Starlark's arithmetic left it.
+    return -0.0 if value == 0 and negative else value
 
 def twin_power(a, b):
     # `a ** b` for a whole exponent where the power is a double exactly, `a ** 0.5` the square root (fdlibm's
