@@ -228,7 +228,7 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$arg")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$arg")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -588,19 +588,69 @@ class _Learner:
                 # order or last stored, all records or the one named) is for the covering to tell.
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
-        for template in self.filtered(tool, calls, worlds, rows):
+        for template in self.filtered(tool, calls, worlds, rows, found):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         return found
 
     def filtered(
-        self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]], rows: list[list[Any]]
+        self,
+        tool: _Tool,
+        calls: list[RecordedCall],
+        worlds: dict[int, dict[str, Any]],
+        rows: list[list[Any]],
+        found: dict[str, tuple[Any, bool]],
     ) -> list[dict[str, Any]]:
         """The JSON listings of stored records filtered, sorted and cut by the call's arguments
         (`filtered.filtered_listings`), their objects built as the tool's recorded listings build them (the
-        item most of them follow)."""
+        item most of them follow); where the answers hold the listing under a field of an object (`{"todos":
+        [...], "count": 2, "priority": "A"}`), that object as the tool's other templates write it, the listing
+        in its place and a field that always shows how many it lists as their number (`{"$size": listing}`)."""
         items = Counter(json.dumps(item, sort_keys=True) for picked in rows for _, _, _, item in picked)
         if not items:
+            items = self.borrowed_items(tool, calls, worlds)
+        if not items:
             return []
+        before = [worlds[id(call)] for call in calls]
+        nested = _nested_listing(calls)
+        if nested is None:
+            return self.filtered_rows(tool, calls, before, items)
+        name, counted = nested
+        inner = [replace(call, result=_nested_result(call, name)) for call in calls]
+        listings = self.filtered_rows(tool, inner, before, items)
+        wrapped: dict[str, dict[str, Any]] = {}
+        for listing in listings:
+            for template, error in found.values():
+                if error or not isinstance(template, dict) or name not in template:
+                    continue
+                whole = {
+                    field: listing if field == name else {"$size": listing} if field in counted else item
+                    for field, item in template.items()
+                }
+                wrapped.setdefault(json.dumps(whole, sort_keys=True), whole)
+        return list(wrapped.values())
+
+    def borrowed_items(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> Counter[str]:
+        """Where no recorded listing of the tool shows every record it could (a filter that always left some
+        out), the item templates of the other tools' listings of objects with the same fields (a listing of
+        every record): the same records, shown alike."""
+        shapes = {
+            tuple(sorted(item)) for c in calls if _succeeded(c) for found in _object_lists(c.value) for item in found
+        }
+        items: Counter[str] = Counter()
+        for other in self.tools.values():
+            theirs = [c for c in other.calls if c.rpc_error is None]
+            if other is tool or not any(_succeeded(c) and _object_lists(c.value) for c in theirs):
+                continue
+            for picked in self.rows(other, theirs, worlds):
+                for _, _, objects, item in picked:
+                    if tuple(sorted(objects[0])) in shapes:
+                        items[json.dumps(item, sort_keys=True)] += 1
+        return items
+
+    def filtered_rows(
+        self, tool: _Tool, calls: list[RecordedCall], worlds: list[dict[str, Any]], items: Counter[str]
+    ) -> list[dict[str, Any]]:
+        """The filtered listings of `calls` (in the `worlds` before each) whose answers are the listing itself."""
         template = {"$rows": ["all"], "order": "added", "item": json.loads(items.most_common(1)[0][0])}
         enums: dict[str, list[str]] = {}
         for name, value in _stored_choices(self.tools, sorted(self.tools)):
@@ -608,9 +658,7 @@ class _Learner:
                 enums.setdefault(name, []).append(value)
         properties = tool.spec.input_schema.get("properties") or {}
         kinds = {name: _types(schema) for name, schema in properties.items()}
-        return filtered_listings(
-            self.library, self.root, tool.spec, calls, [worlds[id(call)] for call in calls], template, enums, kinds
-        )
+        return filtered_listings(self.library, self.root, tool.spec, calls, worlds, template, enums, kinds)
 
     def expressions(self, tool: _Tool) -> Expressions:
         """What the tool's expression arguments give (`expression.read_expressions`), read once: the world
@@ -1682,6 +1730,35 @@ def _record_keys(tool: _Tool) -> list[str]:
             inner = _Tool(tool.spec, [replace(c, result=_nested_result(c, name)) for c in holding])
             found += [f"{name}/{field}" for field in _record_keys(inner) if "/" not in field]
     return found
+
+
+def _nested_listing(calls: list[RecordedCall]) -> tuple[str, set[str]] | None:
+    """Where a tool's successes are objects that hold a list of objects (or none) under one field: that field,
+    and the fields beside it that show in every such answer how many it lists (`count`)."""
+    answers = [c.value for c in calls if _succeeded(c) and isinstance(c.value, dict)]
+
+    def objects(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+
+    # Of most answers: a success-shaped `{"error": ...}` holds no listing.
+    listed = [
+        name
+        for name in sorted({name for value in answers for name in value})
+        if 2 * len(holding := [value for value in answers if name in value]) > len(answers)
+        and all(objects(value[name]) for value in holding)
+        and any(value[name] for value in holding)
+    ]
+    if len(listed) != 1:
+        return None
+    name = listed[0]
+    holding = [value for value in answers if name in value]
+    fields = set.intersection(*(set(value) for value in holding)) - {name}
+    counted = {
+        other
+        for other in fields
+        if all(type(value[other]) is int and value[other] == len(value[name]) for value in holding)
+    }
+    return name, counted
 
 
 def _nested_result(call: RecordedCall, name: str) -> dict[str, Any] | None:

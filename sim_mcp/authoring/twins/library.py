@@ -297,7 +297,8 @@ def twin_kept(where, row, args):
     # or to `default` where it is not given (a status `active` unless asked; no filter for a null default), a
     # value in `every` keeping every row (status `all`); ["has", name, fields]: the argument's text in one of
     # those fields, ignoring case (a keyword); ["overlaps", name, field] / ["covers", name, field]: some / every
-    # item of an array argument among the items of the row's list field (tags).
+    # item of an array argument among the items of the row's list field (tags); ["holds", name, field]: a
+    # string argument among them.
     for rule in where:
         value = args.get(rule[1])
         kind = rule[0]
@@ -315,6 +316,11 @@ def twin_kept(where, row, args):
                 return False
             text = value.lower()
             if not any([type(row.get(f)) == "string" and text in row.get(f).lower() for f in rule[2]]):
+                return False
+        elif kind == "holds":
+            # ["holds", name, field]: the argument's value one of the items of the row's list field (a project).
+            held = row.get(rule[2])
+            if type(held) != "list" or value not in held:
                 return False
         elif kind in ("overlaps", "covers"):
             if type(value) != "list" or not value:
@@ -656,6 +662,10 @@ def twin_render(template, root, keys, args, twin = {}):
     if type(template) == "dict" and "$count" in template:
         found = twin_row_keys(template["$count"], root, keys, args)
         return len(found) if found else None
+    if type(template) == "dict" and "$size" in template:
+        # How many records a listing beside it shows (a filtered one: those its filters keep, none too).
+        rows = twin_render(template["$size"], root, keys, args, twin)
+        return len(rows) if type(rows) == "list" else None
     if type(template) == "dict" and "$fresh" in template:
         return twin_fresh(template["$fresh"], keys, twin)
     if type(template) == "dict" and "$each" in template:
