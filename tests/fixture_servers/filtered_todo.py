@@ -3,7 +3,9 @@ object holding the todos it picks and their number beside the arguments it was g
 "count": 2, "priority": "A"}`); one picks by a field's value (a priority), one by an item of a list field (a
 project), one by a keyword in the text, ignoring case. Completing a todo takes it off the list. Each todo's id is a
 UUID the server makes up (from a generator seeded per session, so that a session answers the same each time and
-no two sessions share an id)."""
+no two sessions share an id). Reloading reads the todos back from the file the server keeps them in: each is
+numbered by its line (`"0"`, `"1"`, ...), its text as the line keeps it, its projects marked in it
+(`Review draft +work`)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ TOOLS = [
     tool("filter_by_priority", "The todos of one priority.", {"priority": {"type": "string"}}, ["priority"]),
     tool("filter_by_project", "The todos of one project.", {"project": {"type": "string"}}, ["project"]),
     tool("search_todos", "The todos whose text holds the query.", {"query": {"type": "string"}}, ["query"]),
+    tool("reload_todos", "Read the todos back from the file.", {}, []),
 ]
 
 
@@ -69,6 +72,13 @@ class FilteredTodos:
         if name == "search_todos":
             query = str(args.get("query")).lower()
             return self._listing([t for t in self.todos.values() if query in t["text"].lower()], args), False
+        if name == "reload_todos":
+            read = [
+                {**todo, "id": str(n), "text": " ".join([todo["text"], *(f"+{p}" for p in todo["projects"])])}
+                for n, todo in enumerate(self.todos.values())
+            ]
+            self.todos = {todo["id"]: todo for todo in read}
+            return as_json({"success": True, "message": "Todos reloaded from file", "total_todos": len(read)}), False
         return f"Unknown tool {name}", True
 
     def _listing(self, todos: list[dict[str, Any]], args: dict[str, Any]) -> str:

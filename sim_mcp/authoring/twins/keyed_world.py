@@ -233,7 +233,7 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure", "distance", "writes"}
+    | {"measure", "distance", "writes", "count"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -481,12 +481,15 @@ class _Learner:
             return self.cache[key]
         worlds = self.worlds(effects)
         stores = sorted(name for name, effect in effects.items() if effect is not None)
+        # Tools that renumber every record: whether one did tells a world whose records the recordings may
+        # show otherwise (`["none_by", tool]`).
+        renumbering = sorted(name for name, effect in effects.items() if effect is not None and effect[0] == "renumber")
         plans: dict[str, dict[str, Any]] = {}
         answered: dict[str, int] = {}
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            rules, count = self.learned(tool, worlds, effects.get(name), stores)
+            rules, count = self.learned(tool, worlds, effects.get(name), stores, renumbering)
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
@@ -499,19 +502,25 @@ class _Learner:
         return outcome
 
     def learned(
-        self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None, stores: list[str]
+        self,
+        tool: _Tool,
+        worlds: dict[int, dict[str, Any]],
+        effect: list[Any] | None,
+        stores: list[str],
+        renumbering: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
         """The rules of one tool (`templates`, then `cover`), learned once for what they depend on: its
         effect, which tools store, the keys it names, and the worlds before its calls. The ascent over the
         effects tries many choices that leave a tool's worlds as they were (a tool's effect that stores
         nothing any recorded call reads back; a tool whose calls all come first)."""
         worlds_before = [worlds[id(call)] for call in tool.calls]
-        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before], sort_keys=True)
+        renumbering = renumbering or []
+        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before, renumbering], sort_keys=True)
         # By digest: the worlds of every call of a tool, for each choice tried, would take much memory.
         key = hashlib.sha256(text.encode()).hexdigest()
         if key not in self.rules:
             found = self.templates(tool, worlds, effect)
-            self.rules[key] = self.cover(tool, worlds, found, effect, stores)
+            self.rules[key] = self.cover(tool, worlds, found, effect, stores, renumbering)
         return self.rules[key]
 
     def templates(
@@ -797,6 +806,7 @@ class _Learner:
         found: dict[str, tuple[Any, bool]],
         effect: list[Any] | None,
         stores: list[str],
+        renumbering: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
         """Sequential covering: the rules of one tool, and how many recorded calls they answer.
 
@@ -815,6 +825,7 @@ class _Learner:
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
+        atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = (1 << len(usable)) - 1
@@ -1679,6 +1690,10 @@ def _effects(
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
+    if not named and not each and not children:
+        # A tool that names no record may read every record back anew, numbering them by their place (a
+        # reload from a file, its lines numbered from 0 or 1): only later calls naming them so tell it.
+        options += [["renumber", 0], ["renumber", 1]]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
     drops += [["drop_matching", pred] for pred in _preds(tool.spec)]

@@ -395,6 +395,11 @@ def twin_holds(atom, root, keys, args):
         return twin_unlike(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
+    if kind in ("some_by", "none_by"):
+        # ["some_by", tool] / ["none_by", tool]: some stored record / none last stored by that tool (records
+        # a tool renumbered, which the recordings may show otherwise than as they were stored).
+        some = any([keys[k]["by"] == atom[1] for k in twin_stored(keys)])
+        return some if kind == "some_by" else not some
     if kind == "none":
         # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
         found = twin_picked(atom[1], root, keys, args)
@@ -843,6 +848,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     elif kind == "drop_matching":
         for k in twin_matching(effect[1], keys, args) or []:
             keys.pop(k)
+    elif kind == "renumber":
+        twin_renumber(effect[1], tool, keys)
     elif kind in ("put_each", "drop_each"):
         twin_apply_each(effect, tool, root, keys, args, twin)
     elif kind == "and":
@@ -850,6 +857,22 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             twin_apply(each, tool, root, keys, args, answer, twin)
     elif kind == "keep_children":
         twin_keep_children(effect, tool, root, keys, args, answer, twin)
+
+def twin_renumber(base, tool, keys):
+    # ["renumber", base]: every stored record keyed anew by its place among them (`base` the first's), as a
+    # server that reads its records back from a file numbers them by line; a field of the record that showed
+    # its old key shows the new one. This tool is their storer now: a record so renumbered is one the
+    # recordings may show otherwise (`some_by`, `none_by`).
+    stored = twin_stored(keys)
+    entries = [keys.pop(k) for k in stored]
+    for i in range(len(stored)):
+        entry = {name: value for name, value in entries[i].items() if name != "made"}
+        entry["by"] = tool
+        key = str(base + i)
+        record = entry.get("rec")
+        if type(record) == "dict":
+            entry["rec"] = {name: key if value == stored[i] else value for name, value in record.items()}
+        keys[key] = entry
 
 def twin_keep_children(effect, tool, root, keys, args, answer, twin):
     # Records nested in a record: each object of the answer's list `effect[1]` kept under its made-up id
