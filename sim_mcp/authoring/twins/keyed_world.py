@@ -63,10 +63,13 @@ be the stored records a predicate picks (every one, or the one an argument names
 compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
 past the newest other), is a field too; and a number beside it (or beside every stored record) how many
 records it lists (`{"$count": pred}`).
-Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
-equality with a default where it is not given and values that keep every record (a status `active` unless
-asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
-list field (tags), each chosen alone and pruned by the recorded examples; sorted by the field an argument's
+Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument
+(optional or required) an equality with a default where it is not given and values that keep every record (a
+status `active` unless asked, `all`; a free text's too), a string among a list field's items (a project,
+`holds`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
+list field (tags), each chosen alone and pruned by the recorded examples; standing under a field of an object
+beside how many records it lists (`{"$size": listing}`), its records shown as another tool's listings show
+them where the tool never listed every record; sorted by the field an argument's
 value names (`"sort"`, nulls last, an enumerated field by its enum's order or the reverse), descending where
 another says so, and cut at a limit (`"limit"`, its schema's default where not given); the empty listing is
 then this template's too. A string argument that reads as an
@@ -110,7 +113,9 @@ record's fields anew, the call's other arguments replacing them and the tool tha
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
-after an empty text). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
+after an empty text); for a tool that names no record, key every stored record anew by its place among them
+(`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
+record that showed the old key showing the new one, the tool its storer. Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
 the effect under which the rules of all tools answer most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
@@ -120,7 +125,9 @@ world, present (stored by a given tool, or the root), its parent missing or pres
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
-tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
+tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
+stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
+server may show otherwise); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
 (`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
