@@ -141,3 +141,18 @@ def test_a_batch_converts_each_request_through_a_table_learned_from_the_items() 
     )
     expected_batch = json.loads(unit_converter.convert_batch(asked)[0])
     assert_guard_agrees(learned, "convert_batch", {}, {"requests": asked}, expected_batch)
+
+
+def test_the_units_of_one_kind_are_read_from_the_recorded_listing_of_every_kind() -> None:
+    asked = [{}, {"unit_type": "length"}, {}, {"unit_type": "time"}, {"unit_type": "length"}]
+    session = []
+    for seq, arguments in enumerate(asked, start=1):
+        text, error = unit_converter.supported(arguments)
+        result = {"content": [{"type": "text", "text": text}], "isError": error}
+        session.append(RecordedCall("s0", seq, "list_supported_units", arguments, result, error))
+    learned = infer_guards(TOOLS, [session], NAMES).plans
+    # A kind no call asked for, answered as the listing of every kind shows it.
+    arguments = {"unit_type": "temperature"}
+    expected_units = json.loads(unit_converter.supported(arguments)[0])
+    assert_guard_agrees(learned, "list_supported_units", {}, arguments, expected_units)
+    assert_guard_agrees(learned, "list_supported_units", {}, {}, json.loads(unit_converter.supported({})[0]))

@@ -1,6 +1,7 @@
 """A unit converter MCP server (`python -m tests.fixture_servers.unit_converter`): a tool per quantity, each
 unit a number relative to a base unit (length in meters, time in seconds) and temperature through Celsius
-with offsets, answered as JSON with the value unrounded, as a server computes it on doubles."""
+with offsets, answered as JSON with the value unrounded, as a server computes it on doubles; and the units it
+knows, of every kind or of one."""
 
 from __future__ import annotations
 
@@ -29,11 +30,18 @@ BATCH = tool(
     {"requests": {"type": "array", "items": {"type": "object"}}},
     ["requests"],
 )
+UNITS = tool(
+    "list_supported_units",
+    "The units of every kind, or of the kind asked for.",
+    {"unit_type": {"type": "string"}},
+    [],
+)
 TOOLS = [
     _quantity("length", list(TO_METERS)),
     _quantity("time", list(TO_SECONDS)),
     _quantity("temperature", TEMPERATURES),
     BATCH,
+    UNITS,
 ]
 
 
@@ -77,7 +85,20 @@ def convert_batch(requests: list[dict[str, Any]]) -> tuple[str, bool]:
     return as_json({"results": results, "total": len(results)}), False
 
 
+def supported(args: dict[str, Any]) -> tuple[str, bool]:
+    """Every kind's units, or those of the kind `unit_type` names."""
+    kinds = {"length": list(TO_METERS), "time": list(TO_SECONDS), "temperature": TEMPERATURES}
+    kind = args.get("unit_type")
+    if kind is None:
+        return as_json(kinds), False
+    if kind not in kinds:
+        return f"Unknown unit type: {kind}", True
+    return as_json({kind: kinds[kind]}), False
+
+
 def handle(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+    if name == "list_supported_units":
+        return supported(args)
     return convert_batch(args["requests"]) if name == "convert_batch" else convert(name, args)
 
 

@@ -27,7 +27,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["filtered_listings"]
+__all__ = ["filtered_listings", "picked_listings"]
 
 # What a sort direction argument's value for descending is written as.
 _DESCENDING = ("desc", "descending")
@@ -99,6 +99,32 @@ def filtered_listings(
         return []
     base = {**template, "where": where} | ({"limit": limit} if limit else {})
     return [{**base, "sort": sort} for sort in sorts] + [base]
+
+
+def picked_listings(spec: ToolSpec, calls: list[RecordedCall]) -> list[dict[str, Any]]:
+    """`{"$pick": name, "from": listing}`: a tool that, asked for nothing, answers a listing of the server's
+    own vocabulary grouped by kind (an object of the units of each kind) and, asked for one kind by a string
+    argument, the listing's field of that name alone (`{"time": [...]}`): the recorded listing, narrowed as
+    the argument asks. Its field that no call asked for is answered as the listing shows it."""
+    properties = spec.input_schema.get("properties") or {}
+    answers = [(call.arguments, call.value) for call in calls if not call.is_error and call.rpc_error is None]
+    whole = [value for args, value in answers if not args and isinstance(value, dict) and len(value) >= 2]
+    if not whole:
+        return []
+    listing = whole[0]
+    found = []
+    for name, schema in properties.items():
+        if not isinstance(schema, dict) or "string" not in _kinds(schema):
+            continue
+        asked = [(args[name], value) for args, value in answers if isinstance(args.get(name), str)]
+        if asked and all(value == {kind: listing.get(kind)} and kind in listing for kind, value in asked):
+            found.append({"$pick": name, "from": listing})
+    return found
+
+
+def _kinds(schema: dict[str, Any]) -> set[str]:
+    options = [schema, *(o for o in schema.get("anyOf", []) if isinstance(o, dict))]
+    return {option["type"] for option in options if isinstance(option.get("type"), str)}
 
 
 def _stored_fields(item: dict[str, list[Any]], worlds: list[dict[str, Any]]) -> dict[str, list[Any]]:

@@ -69,7 +69,9 @@ status `active` unless asked, `all`; a free text's too), a string among a list f
 `holds`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
 list field (tags), each chosen alone and pruned by the recorded examples; standing under a field of an object
 beside how many records it lists (`{"$size": listing}`), its records shown as another tool's listings show
-them where the tool never listed every record; sorted by the field an argument's
+them where the tool never listed every record; a tool's recorded listing of every kind (a server's
+vocabulary: the units of each kind), narrowed to the field a string argument names (`{"$pick": name, "from":
+listing}`); sorted by the field an argument's
 value names (`"sort"`, nulls last, an enumerated field by its enum's order or the reverse), descending where
 another says so, and cut at a limit (`"limit"`, its schema's default where not given); the empty listing is
 then this template's too. A string argument that reads as an
@@ -115,8 +117,9 @@ one approved); or so, with a text argument the call must give added to the end o
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
 after an empty text); for a tool that names no record, key every stored record anew by its place among them
 (`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
-record that showed the old key showing the new one, the tool its storer. Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
-the effect under which the rules of all tools answer most recorded calls, until none changes.
+record that showed the old key showing the new one, the tool its storer. Which effect each tool has is found
+by coordinate ascent over the tools: each in turn takes the effect under which the rules of all tools answer
+most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
@@ -166,7 +169,7 @@ from typing import Any
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
-from sim_mcp.authoring.twins.filtered import filtered_listings
+from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
@@ -235,7 +238,7 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$arg")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -605,6 +608,8 @@ class _Learner:
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
         for template in self.filtered(tool, calls, worlds, rows, found):
+            found.setdefault(json.dumps(template, sort_keys=True), (template, False))
+        for template in picked_listings(tool.spec, calls):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         return found
 

@@ -667,6 +667,12 @@ def twin_render(template, root, keys, args, twin = {}):
     if type(template) == "dict" and "$count" in template:
         found = twin_row_keys(template["$count"], root, keys, args)
         return len(found) if found else None
+    if type(template) == "dict" and "$pick" in template:
+        # {"$pick": name, "from": listing}: the listing's field the argument names, alone (`filtered.py`).
+        kind = args.get(template["$pick"])
+        if type(kind) != "string" or kind not in template["from"]:
+            return None
+        return {kind: template["from"][kind]}
     if type(template) == "dict" and "$size" in template:
         # How many records a listing beside it shows (a filtered one: those its filters keep, none too).
         rows = twin_render(template["$size"], root, keys, args, twin)
