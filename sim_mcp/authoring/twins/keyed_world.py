@@ -49,7 +49,9 @@ where nothing is stored), drawn both ways where another number writes the same t
 string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
-place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
+place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
+field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
+signed hash after a word, written as the twin's own of that form). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
 (`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without it),
 a field named as an argument its value as the call gave it, or the server's default where it gave none
@@ -166,7 +168,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
@@ -231,6 +233,8 @@ _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
 _MADE_UP = re.compile(
     rf"(?<![0-9A-Za-z])(?:(?P<uuid>{UUID_FORM})"
+    # A signed hash after a word before a hex string, which its digits alone would read as.
+    rf"|(?P<signed>{SIGNED_FORM})"
     rf"|(?P<hex>{HEX_FORM})"
     r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
     # a day alone, not part of a date-time: the server's clock ("today", `library.twin_made_up`)
@@ -1407,7 +1411,8 @@ def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
 def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any]]], list[str]]]]) -> Any:
     """A list as one answer per item of an array argument as long, where every item's answer, drawn from
     that item's pieces, is one template that writes something of the call; or two, one of them where a
-    key the item names is stored (`created` or `updated`, `deleted` or not)."""
+    key the item names is stored (`created` or `updated`, `deleted` or not), or where the item gives a field
+    (a request's id, which the server makes up for an item that gives none)."""
     if not value:
         return None
     for name, per_item in items.items():
@@ -1427,6 +1432,15 @@ def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any
             if all((key in present) == (text != stored) for (_, present), text in zip(per_item, texts, strict=True)):
                 other = drawn[texts.index(next(t for t in texts if t != stored))]
                 return {"$each": name, "item": drawn[0], "cases": [[[["present", key, None]], other]]}
+        # Or one where the item gives a field (a request's id as given; made up where it gives none).
+        given = [{piece[1] for _, piece in pieces if piece[0] == "arg"} for pieces, _ in per_item]
+        for part in sorted(set().union(*given)):
+            if all((part in names) == (text == stored) for names, text in zip(given, texts, strict=True)):
+                other = drawn[texts.index(next(t for t in texts if t != stored))]
+                return {"$each": name, "item": other, "cases": [[[["given", part]], drawn[0]]]}
+            if all((part in names) == (text != stored) for names, text in zip(given, texts, strict=True)):
+                other = drawn[texts.index(next(t for t in texts if t != stored))]
+                return {"$each": name, "item": drawn[0], "cases": [[[["given", part]], other]]}
     return None
 
 
@@ -1568,17 +1582,18 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
 
 
 def _made_up(text: str, given: set[str]) -> list[Any]:
-    """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, an ISO 8601
-    time, also with a space for the `T`, a day alone: its clock's today) that the call did not give: each is
-    written as a placeholder of its form."""
+    """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
+    after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
+    call did not give: each is written as a placeholder of its form."""
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
             continue
-        kind = next(kind for kind in ("uuid", "hex", "date", "today") if match.group(kind))
-        parts += [text[last : match.start()], ["made_up", kind, len(token) if kind in ("uuid", "hex") else token]]
+        kind = next(kind for kind in ("uuid", "hex", "signed", "date", "today") if match.group(kind))
+        size = len(token) if kind in ("uuid", "hex", "signed") else token
+        parts += [text[last : match.start()], ["made_up", kind, size]]
         last = match.end()
     return [part for part in [*parts, text[last:]] if part != ""] or [text]
 

@@ -596,6 +596,10 @@ def twin_made_up(part, keys, args, twin):
         digits += "0" * (8 - len(word)) + word
     if part[1] == "uuid":
         return digits[0:8] + "-" + digits[8:12] + "-4" + digits[13:16] + "-8" + digits[17:20] + "-" + digits[20:32]
+    if part[1] == "signed":
+        # A hash after a word (`speed_3598404652517860456`): decimal digits, as long as the one recorded.
+        number = str(int(digits[:15], 16))
+        return ("9" + number * 2)[:part[2]]
     text = digits[:part[2]]
     if part[2] < 16 and text.lstrip("0123456789") == "":
         # A short made-up id reads as one only holding a letter and a digit (agreement's HEX_FORM).
