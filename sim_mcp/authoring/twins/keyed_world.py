@@ -1526,10 +1526,15 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
 
 def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
     """A JSON integer as the first number or length of the call that writes it: from 2 on, or an item's
-    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells)."""
+    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells); a 1 that is how many
+    records are stored, too: where something is stored, a constant success is no answer the twin may give,
+    and the covering tells the count from a constant 1 by the calls of more records."""
     text = str(value)
     for written, part in pieces:
         if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+            return {"$number": part}
+    for written, part in pieces:
+        if written == text and part[0] == "count" and value == 1:
             return {"$number": part}
     return None
 
