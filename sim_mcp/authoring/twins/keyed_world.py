@@ -371,7 +371,8 @@ class _Condition:
             bare=bool(kinds & _BARE),
             present="present" in kinds,
             atoms=len(when),
-            coarse=bool(kinds & {"empty", "nonempty"}),
+            # About the whole world: whether anything is stored, or anything a tool renumbered.
+            coarse=bool(kinds & {"empty", "nonempty", "some_by", "none_by"}),
             lifecycle="stored_is" in kinds,
             asks=bool(kinds & _WORLD_ATOMS),
         )
