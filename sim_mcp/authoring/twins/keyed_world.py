@@ -1723,9 +1723,11 @@ def _effects(
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
-    if not named and not each and not children:
+    if not named and not each and not children and not _given_keys(tool, kept):
         # A tool that names no record may read every record back anew, numbering them by their place (a
-        # reload from a file, its lines numbered from 0 or 1): only later calls naming them so tell it.
+        # reload from a file, its lines numbered from 0 or 1): only later calls naming them so tell it. One
+        # whose answers show the record an argument names (a write's `{"name": ...}`) names it: no reload
+        # (its renumbering's small gain could shut out a later tool's larger one in the ascent).
         options += [["renumber", 0], ["renumber", 1]]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
@@ -1735,6 +1737,25 @@ def _effects(
     if read_intent(tool.spec.name).action is Action.DELETE:
         return [*drops, *options, None]
     return [*options, *drops, None]
+
+
+def _given_keys(tool: _Tool, fields: list[str]) -> list[str]:
+    """The fields of `fields` (`_record_keys`; `todo/id` under an object's field) whose value, in every
+    success that shows it, one of the call's arguments gave: the record the call names."""
+    found = []
+    for name in fields:
+        values = []
+        for call in tool.calls:
+            value: Any = call.value if _succeeded(call) else None
+            for part in name.split("/"):
+                value = value.get(part) if isinstance(value, dict) else None
+            if value is not None:
+                values.append(
+                    isinstance(value, str | int) and not isinstance(value, bool) and value in call.arguments.values()
+                )
+        if values and all(values):
+            found.append(name)
+    return found
 
 
 def _announces_ids(tool: _Tool) -> bool:
