@@ -177,6 +177,14 @@ def test_python_arithmetic_is_computed_and_written_as_python_does() -> None:
     check_python(PYTHON_SAMPLES)
 
 
+def test_a_literal_past_a_doubles_range_is_read_as_python_reads_it() -> None:
+    # Starlark's float() refuses it; an id of digits and one `e` (`258e3058-...`) is read as such a literal.
+    check_python(["1.7e308 * 1", "17976931348623157e292", "1e-500 + 1", "0.0e999", "0.05e309 * 1"])
+    # Past it, Python's inf: written as Python writes it, or declined (never an error of the learner's own).
+    for found in evaluate(["258e3058 - 1", "1.8e308", "0.05e311"], PYTHON):
+        assert found in (None, {"text": "inf"}), found
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
@@ -60,9 +61,11 @@ BATCHES: list[list[tuple[float, str, str, str]]] = [
 ]
 
 
-def requests(batch: list[tuple[float, str, str, str]], start: int) -> list[dict[str, Any]]:
+def requests(batch: list[tuple[float, str, str, str]], start: int, unnamed: int = -1) -> list[dict[str, Any]]:
+    """The batch's requests, each with an id but the one at `unnamed`, for which the server makes one up."""
     return [
-        {"value": value, "from_unit": first, "to_unit": second, "conversion_type": kind, "request_id": f"r{start + n}"}
+        {"value": value, "from_unit": first, "to_unit": second, "conversion_type": kind}
+        | ({"request_id": f"r{start + n}"} if n != unnamed else {})
         for n, (value, first, second, kind) in enumerate(batch)
     ]
 
@@ -79,7 +82,9 @@ def plans() -> dict[str, Any]:
         for number in range(4)
     ]
     for number, batch in enumerate(BATCHES):
-        sessions[number % 4].append(recorded_batch(number % 4, 10 + number, requests(batch, 10 * number)))
+        # Some requests give no id: the server makes one up.
+        asked = requests(batch, 10 * number, unnamed=number % 3 - 1)
+        sessions[number % 4].append(recorded_batch(number % 4, 10 + number, asked))
     return infer_guards(TOOLS, sessions, NAMES).plans
 
 
@@ -141,3 +146,30 @@ def test_a_batch_converts_each_request_through_a_table_learned_from_the_items() 
     )
     expected_batch = json.loads(unit_converter.convert_batch(asked)[0])
     assert_guard_agrees(learned, "convert_batch", {}, {"requests": asked}, expected_batch)
+    # A request that gives no id gets one the twin makes up, of the server's form (compared by form).
+    asked = requests([(6, "foot", "meter", "length"), (2, "hours", "minutes", "time")], 95, unnamed=1)
+    expected_batch = json.loads(unit_converter.convert_batch(asked)[0])
+    assert_guard_agrees(learned, "convert_batch", {}, {"requests": asked}, expected_batch)
+    answer = run_guard(learned["convert_batch"], "convert_batch", {}, {"requests": asked})
+    assert answer is not None
+    assert answer[0]["results"][1]["request_id"].startswith("time_")
+    assert answer[0]["results"][1]["request_id"] != expected_batch["results"][1]["request_id"]
+    # Of another word, it is another id.
+    made_up = Answer({"request_id": "time_-6875897924734963130"}, False)
+    assert not compare_answers(made_up, Answer({"request_id": "length_3598404652517860456"}, False)).agree
+    assert compare_answers(made_up, Answer({"request_id": "time_3598404652517860456"}, False)).agree
+
+
+def test_the_units_of_one_kind_are_read_from_the_recorded_listing_of_every_kind() -> None:
+    asked = [{}, {"unit_type": "length"}, {}, {"unit_type": "time"}, {"unit_type": "length"}]
+    session = []
+    for seq, arguments in enumerate(asked, start=1):
+        text, error = unit_converter.supported(arguments)
+        result = {"content": [{"type": "text", "text": text}], "isError": error}
+        session.append(RecordedCall("s0", seq, "list_supported_units", arguments, result, error))
+    learned = infer_guards(TOOLS, [session], NAMES).plans
+    # A kind no call asked for, answered as the listing of every kind shows it.
+    arguments = {"unit_type": "temperature"}
+    expected_units = json.loads(unit_converter.supported(arguments)[0])
+    assert_guard_agrees(learned, "list_supported_units", {}, arguments, expected_units)
+    assert_guard_agrees(learned, "list_supported_units", {}, {}, json.loads(unit_converter.supported({})[0]))

@@ -1,9 +1,11 @@
 """A unit converter MCP server (`python -m tests.fixture_servers.unit_converter`): a tool per quantity, each
 unit a number relative to a base unit (length in meters, time in seconds) and temperature through Celsius
-with offsets, answered as JSON with the value unrounded, as a server computes it on doubles."""
+with offsets, answered as JSON with the value unrounded, as a server computes it on doubles; and the units it
+knows, of every kind or of one."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -25,15 +27,23 @@ def _quantity(name: str, units: list[str]) -> Any:
 
 BATCH = tool(
     "convert_batch",
-    "Convert several values at once: each request a value, from_unit, to_unit, conversion_type and request_id.",
+    "Convert several values at once: each request a value, from_unit, to_unit, conversion_type and request_id"
+    " (one made up where it gives none).",
     {"requests": {"type": "array", "items": {"type": "object"}}},
     ["requests"],
+)
+UNITS = tool(
+    "list_supported_units",
+    "The units of every kind, or of the kind asked for.",
+    {"unit_type": {"type": "string"}},
+    [],
 )
 TOOLS = [
     _quantity("length", list(TO_METERS)),
     _quantity("time", list(TO_SECONDS)),
     _quantity("temperature", TEMPERATURES),
     BATCH,
+    UNITS,
 ]
 
 
@@ -66,6 +76,13 @@ def convert(name: str, args: dict[str, Any]) -> tuple[str, bool]:
     return as_json(answer | {"converted_unit": second, "conversion_type": quantity}), False
 
 
+def _made_up_id(request: dict[str, Any]) -> str:
+    """The id a request that gives none gets: its kind and a signed 64-bit hash (`speed_-6875897924734963130`),
+    from a digest so that a session answers the same each time."""
+    digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()
+    return f"{request['conversion_type']}_{int.from_bytes(digest[:8], 'big', signed=True)}"
+
+
 def convert_batch(requests: list[dict[str, Any]]) -> tuple[str, bool]:
     """Each request converted as its quantity's tool converts it, beside its id."""
     results = []
@@ -73,11 +90,25 @@ def convert_batch(requests: list[dict[str, Any]]) -> tuple[str, bool]:
         name = f"convert_{request['conversion_type']}"
         text, error = convert(name, request)
         answer = {"error": text} if error else json.loads(text)
-        results.append({"request_id": request["request_id"], "success": not error, **answer})
+        request_id = request.get("request_id") or _made_up_id(request)
+        results.append({"request_id": request_id, "success": not error, **answer})
     return as_json({"results": results, "total": len(results)}), False
 
 
+def supported(args: dict[str, Any]) -> tuple[str, bool]:
+    """Every kind's units, or those of the kind `unit_type` names."""
+    kinds = {"length": list(TO_METERS), "time": list(TO_SECONDS), "temperature": TEMPERATURES}
+    kind = args.get("unit_type")
+    if kind is None:
+        return as_json(kinds), False
+    if kind not in kinds:
+        return f"Unknown unit type: {kind}", True
+    return as_json({kind: kinds[kind]}), False
+
+
 def handle(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+    if name == "list_supported_units":
+        return supported(args)
     return convert_batch(args["requests"]) if name == "convert_batch" else convert(name, args)
 
 

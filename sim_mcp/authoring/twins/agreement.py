@@ -4,9 +4,10 @@ Answers are compared as JSON values (`answer_value`: the structured content, els
 every leaf equal, except that values two servers make up on their own are compared by form: two ISO 8601
 dates or date-times (`T` or a space between date and time: `2026-12-06 07:16:57`), two UUIDs, two hex
 strings of the same length (`HEX_FORM`: 16 or more hex digits, a commit hash, a token; or 8 to 15 holding
-both a digit and a letter, a short id such as a session's `a5e8e023`). A leaf that is such a value agrees
-with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each such value is read
-as its form, and the texts agree when they are equal so read. An error meets an error
+both a digit and a letter, a short id such as a session's `a5e8e023`), two ids of one word and a long signed
+number (`SIGNED_FORM`: `speed_3598404652517860456`, a hash a server makes up) with the same word. A leaf that
+is such a value agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"),
+each such value is read as its form, and the texts agree when they are equal so read. An error meets an error
 (both `is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported
 apart (`error_text`).
 """
@@ -18,12 +19,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["HEX_FORM", "UUID_FORM", "Answer", "Verdict", "compare_answers"]
+__all__ = ["HEX_FORM", "SIGNED_FORM", "UUID_FORM", "Answer", "Verdict", "compare_answers"]
 
 # A hex string a server makes up: long, or short (8 to 15 digits) but holding both a digit and a letter, so
 # that neither a number ("20261206") nor a word ("deadbeef", "accede") reads as one.
 HEX_FORM = r"(?:[0-9a-f]{16,}|(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{8,15})"
 UUID_FORM = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# The number of an id a server makes up as a word and a hash (`speed_-6875897924734963130`): 12 digits or
+# more, signed, right after the word's `_`.
+SIGNED_FORM = r"(?<=[A-Za-z]_)-?[0-9]{12,20}"
+_SIGNED = re.compile(rf"^([A-Za-z][A-Za-z_]*_){SIGNED_FORM}$")
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 _UUID = re.compile(rf"^{UUID_FORM}$", re.IGNORECASE)
@@ -106,6 +111,9 @@ def _same_leaf(expected: Any, actual: Any) -> bool:
             for pattern in (_DATE_TIME, _UUID, _HEX)
         ):
             return True
+        signed = (_SIGNED.match(expected), _SIGNED.match(actual))
+        if signed[0] is not None and signed[1] is not None:
+            return signed[0].group(1) == signed[1].group(1)
         return _by_form(expected) == _by_form(actual) != expected
     return bool(type(expected) is type(actual) and expected == actual)
 

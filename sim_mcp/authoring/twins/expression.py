@@ -133,6 +133,24 @@ def twin_expr(text, config):
         return postfix
     return twin_expr_run(postfix, config)
 
+def twin_expr_literal(literal):
+    # A float literal as Python reads it: one past a double's range is inf (or 0.0), where Starlark's float()
+    # refuses it (an id that reads as one, `258e3058`).
+    mantissa, _, exponent = literal.lower().partition("e")
+    whole, _, part = mantissa.partition(".")
+    digits = (whole + part).lstrip("0")
+    if not digits:
+        return 0.0
+    # The literal as d.ddd times ten to `scale`.
+    scale = (int(exponent) if exponent else 0) + len(whole.lstrip("0")) - 1
+    if not whole.lstrip("0"):
+        scale -= len(part) - len(part.lstrip("0"))
+    if scale > 308 or (scale == 308 and float(digits[0] + "." + digits[1:]) > 1.7976931348623157):
+        return float("inf")
+    if scale < -400:
+        return 0.0
+    return float(literal)
+
 def twin_expr_tokens(text, config):
     # The text as tokens [kind, value]: ["num", n], ["name", s], ["op", s], ["(", ""], [")", ""], [",", ""].
     tokens = []
@@ -150,7 +168,7 @@ def twin_expr_tokens(text, config):
             if end < n and (text[end].isalnum() or text[end] in "._"):
                 return {"error": "syntax:literal"}
             if "." in literal or "e" in literal or "E" in literal:
-                tokens.append(["num", float(literal)])
+                tokens.append(["num", twin_expr_literal(literal)])
             else:
                 if len(literal) > 1 and literal.startswith("0") and literal.strip("0") != "":
                     return {"error": "syntax:literal"}  # Python reads no leading zero

@@ -27,7 +27,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["filtered_listings"]
+__all__ = ["filtered_listings", "picked_listings"]
 
 # What a sort direction argument's value for descending is written as.
 _DESCENDING = ("desc", "descending")
@@ -79,11 +79,12 @@ def filtered_listings(
     if not listings:
         return []
     properties = spec.input_schema.get("properties") or {}
-    required = set(spec.input_schema.get("required") or [])
+    # Every argument may narrow the listing: an optional one where it is given, a required one always (a
+    # tool that lists the records of the priority it is asked for).
     optional = {
         name: {**schema, "$types": kinds.get(name, set())}
         for name, schema in properties.items()
-        if name not in required and isinstance(schema, dict)
+        if isinstance(schema, dict)
     }
     limit = _limit(optional, listings)
     sorts = list(_sorts(optional, template["item"], enums))
@@ -98,6 +99,32 @@ def filtered_listings(
         return []
     base = {**template, "where": where} | ({"limit": limit} if limit else {})
     return [{**base, "sort": sort} for sort in sorts] + [base]
+
+
+def picked_listings(spec: ToolSpec, calls: list[RecordedCall]) -> list[dict[str, Any]]:
+    """`{"$pick": name, "from": listing}`: a tool that, asked for nothing, answers a listing of the server's
+    own vocabulary grouped by kind (an object of the units of each kind) and, asked for one kind by a string
+    argument, the listing's field of that name alone (`{"time": [...]}`): the recorded listing, narrowed as
+    the argument asks. Its field that no call asked for is answered as the listing shows it."""
+    properties = spec.input_schema.get("properties") or {}
+    answers = [(call.arguments, call.value) for call in calls if not call.is_error and call.rpc_error is None]
+    whole = [value for args, value in answers if not args and isinstance(value, dict) and len(value) >= 2]
+    if not whole:
+        return []
+    listing = whole[0]
+    found = []
+    for name, schema in properties.items():
+        if not isinstance(schema, dict) or "string" not in _kinds(schema):
+            continue
+        asked = [(args[name], value) for args, value in answers if isinstance(args.get(name), str)]
+        if asked and all(value == {kind: listing.get(kind)} and kind in listing for kind, value in asked):
+            found.append({"$pick": name, "from": listing})
+    return found
+
+
+def _kinds(schema: dict[str, Any]) -> set[str]:
+    options = [schema, *(o for o in schema.get("anyOf", []) if isinstance(o, dict))]
+    return {option["type"] for option in options if isinstance(option.get("type"), str)}
 
 
 def _stored_fields(item: dict[str, list[Any]], worlds: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -176,22 +203,26 @@ def _where(
     where: list[list[Any]] = []
     for name, schema in optional.items():
         values = _enum(schema)
-        if values and "string" in schema["$types"]:
+        # A free text too, where every row listed shows it whole in one field (a priority `A` given as text).
+        if "string" in schema["$types"] and "array" not in schema["$types"]:
             found = _equality(name, values, schema.get("default"), listings)
             if found is not None:
                 where.append(found)
+    equal = {rule[1] for rule in where}
     others: dict[str, list[Any]] = {}
     for _ in range(2):
         for name, schema in optional.items():
             kinds = schema["$types"]
-            if "array" not in kinds and ("string" not in kinds or _enum(schema)):
+            if name in equal or ("array" not in kinds and ("string" not in kinds or _enum(schema))):
                 continue
             kept = _kept(library, listings, where + [rule for other, rule in others.items() if other != name])
             if "array" in kinds:
                 rule = _membership(name, kept)
             else:
+                # An item of a list field (a project) before a keyword in a text (which a line showing the
+                # project, `+garden`, would also hold).
                 texts = [f for f, spec in template["item"].items() if spec[0] != "const" and f not in enums]
-                rule = _search(name, texts, kept)
+                rule = _holding(name, kept) or _search(name, texts, kept)
             if rule is None:
                 others.pop(name, None)
             else:
@@ -243,7 +274,8 @@ def _equality(name: str, values: list[Any], declared: Any, listings: list[_Call]
             key=str,
         )
         given = [call for call in listings if call.args.get(name) is not None and call.args[name] not in every]
-        if not given:
+        # A free text keeps every record for no value: every call that gives it lists only rows showing it.
+        if not given or (every and not values):
             continue
         bare = [call for call in listings if call.args.get(name) is None]
         best: tuple[int, int, Any] | None = None
@@ -280,6 +312,25 @@ def _membership(name: str, kept: list[_Kept]) -> list[Any] | None:
                 not holds(row, call.args[name]) for call in calls for row in call.left_out
             ):
                 return [kind, name, field]
+    return None
+
+
+def _holding(name: str, kept: list[_Kept]) -> list[Any] | None:
+    """["holds", name, field]: the list field holding the string argument among its items in every answered
+    row, and not in some row left out."""
+    calls = [call for call in kept if isinstance(call.args.get(name), str)]
+    rows = [row for call in calls for row in call.answered + call.left_out]
+    fields = sorted({f for row in rows for f, v in row.items() if isinstance(v, list)})
+    for field in fields:
+
+        def holds(row: dict[str, Any], value: str, field: str = field) -> bool:
+            held = row.get(field)
+            return isinstance(held, list) and value in held
+
+        if all(holds(row, call.args[name]) for call in calls for row in call.answered) and any(
+            not holds(row, call.args[name]) for call in calls for row in call.left_out
+        ):
+            return ["holds", name, field]
     return None
 
 

@@ -49,7 +49,9 @@ where nothing is stored), drawn both ways where another number writes the same t
 string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
-place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
+place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
+field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
+signed hash after a word, written as the twin's own of that form). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
 (`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without it),
 a field named as an argument its value as the call gave it, or the server's default where it gave none
@@ -63,10 +65,15 @@ be the stored records a predicate picks (every one, or the one an argument names
 compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
 past the newest other), is a field too; and a number beside it (or beside every stored record) how many
 records it lists (`{"$count": pred}`).
-Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
-equality with a default where it is not given and values that keep every record (a status `active` unless
-asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
-list field (tags), each chosen alone and pruned by the recorded examples; sorted by the field an argument's
+Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument
+(optional or required) an equality with a default where it is not given and values that keep every record (a
+status `active` unless asked, `all`; a free text's too), a string among a list field's items (a project,
+`holds`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
+list field (tags), each chosen alone and pruned by the recorded examples; standing under a field of an object
+beside how many records it lists (`{"$size": listing}`), its records shown as another tool's listings show
+them where the tool never listed every record; a tool's recorded listing of every kind (a server's
+vocabulary: the units of each kind), narrowed to the field a string argument names (`{"$pick": name, "from":
+listing}`); sorted by the field an argument's
 value names (`"sort"`, nulls last, an enumerated field by its enum's order or the reverse), descending where
 another says so, and cut at a limit (`"limit"`, its schema's default where not given); the empty listing is
 then this template's too. A string argument that reads as an
@@ -113,8 +120,11 @@ record's fields anew, the call's other arguments replacing them and the tool tha
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
-after an empty text). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
-the effect under which the rules of all tools answer most recorded calls, until none changes.
+after an empty text); for a tool that names no record, key every stored record anew by its place among them
+(`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
+record that showed the old key showing the new one, the tool its storer. Which effect each tool has is found
+by coordinate ascent over the tools: each in turn takes the effect under which the rules of all tools answer
+most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
@@ -123,7 +133,9 @@ world, present (stored by a given tool, or the root), its parent missing or pres
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
-tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
+tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
+stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
+server may show otherwise); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
 (`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
@@ -162,10 +174,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
-from sim_mcp.authoring.twins.filtered import filtered_listings
+from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
@@ -228,6 +240,8 @@ _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
 _MADE_UP = re.compile(
     rf"(?<![0-9A-Za-z])(?:(?P<uuid>{UUID_FORM})"
+    # A signed hash after a word before a hex string, which its digits alone would read as.
+    rf"|(?P<signed>{SIGNED_FORM})"
     rf"|(?P<hex>{HEX_FORM})"
     r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
     # a day alone, not part of a date-time: the server's clock ("today", `library.twin_made_up`)
@@ -235,12 +249,12 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$arg")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure", "distance", "writes"}
+    | {"measure", "distance", "writes", "count"}
 )
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -364,7 +378,8 @@ class _Condition:
             bare=bool(kinds & _BARE),
             present="present" in kinds,
             atoms=len(when),
-            coarse=bool(kinds & {"empty", "nonempty"}),
+            # About the whole world: whether anything is stored, or anything a tool renumbered.
+            coarse=bool(kinds & {"empty", "nonempty", "some_by", "none_by"}),
             lifecycle="stored_is" in kinds,
             asks=bool(kinds & _WORLD_ATOMS),
         )
@@ -488,12 +503,15 @@ class _Learner:
             return self.cache[key]
         worlds = self.worlds(effects)
         stores = sorted(name for name, effect in effects.items() if effect is not None)
+        # Tools that renumber every record: whether one did tells a world whose records the recordings may
+        # show otherwise (`["none_by", tool]`).
+        renumbering = sorted(name for name, effect in effects.items() if effect is not None and effect[0] == "renumber")
         plans: dict[str, dict[str, Any]] = {}
         answered: dict[str, int] = {}
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            rules, count = self.learned(tool, worlds, effects.get(name), stores)
+            rules, count = self.learned(tool, worlds, effects.get(name), stores, renumbering)
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
@@ -506,19 +524,25 @@ class _Learner:
         return outcome
 
     def learned(
-        self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None, stores: list[str]
+        self,
+        tool: _Tool,
+        worlds: dict[int, dict[str, Any]],
+        effect: list[Any] | None,
+        stores: list[str],
+        renumbering: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
         """The rules of one tool (`templates`, then `cover`), learned once for what they depend on: its
         effect, which tools store, the keys it names, and the worlds before its calls. The ascent over the
         effects tries many choices that leave a tool's worlds as they were (a tool's effect that stores
         nothing any recorded call reads back; a tool whose calls all come first)."""
         worlds_before = [worlds[id(call)] for call in tool.calls]
-        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before], sort_keys=True)
+        renumbering = renumbering or []
+        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before, renumbering], sort_keys=True)
         # By digest: the worlds of every call of a tool, for each choice tried, would take much memory.
         key = hashlib.sha256(text.encode()).hexdigest()
         if key not in self.rules:
             found = self.templates(tool, worlds, effect)
-            self.rules[key] = self.cover(tool, worlds, found, effect, stores)
+            self.rules[key] = self.cover(tool, worlds, found, effect, stores, renumbering)
         return self.rules[key]
 
     def templates(
@@ -595,19 +619,71 @@ class _Learner:
                 # order or last stored, all records or the one named) is for the covering to tell.
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
-        for template in self.filtered(tool, calls, worlds, rows):
+        for template in self.filtered(tool, calls, worlds, rows, found):
+            found.setdefault(json.dumps(template, sort_keys=True), (template, False))
+        for template in picked_listings(tool.spec, calls):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         return found
 
     def filtered(
-        self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]], rows: list[list[Any]]
+        self,
+        tool: _Tool,
+        calls: list[RecordedCall],
+        worlds: dict[int, dict[str, Any]],
+        rows: list[list[Any]],
+        found: dict[str, tuple[Any, bool]],
     ) -> list[dict[str, Any]]:
         """The JSON listings of stored records filtered, sorted and cut by the call's arguments
         (`filtered.filtered_listings`), their objects built as the tool's recorded listings build them (the
-        item most of them follow)."""
+        item most of them follow); where the answers hold the listing under a field of an object (`{"todos":
+        [...], "count": 2, "priority": "A"}`), that object as the tool's other templates write it, the listing
+        in its place and a field that always shows how many it lists as their number (`{"$size": listing}`)."""
         items = Counter(json.dumps(item, sort_keys=True) for picked in rows for _, _, _, item in picked)
         if not items:
+            items = self.borrowed_items(tool, calls, worlds)
+        if not items:
             return []
+        before = [worlds[id(call)] for call in calls]
+        nested = _nested_listing(calls)
+        if nested is None:
+            return self.filtered_rows(tool, calls, before, items)
+        name, counted = nested
+        inner = [replace(call, result=_nested_result(call, name)) for call in calls]
+        listings = self.filtered_rows(tool, inner, before, items)
+        wrapped: dict[str, dict[str, Any]] = {}
+        for listing in listings:
+            for template, error in found.values():
+                if error or not isinstance(template, dict) or name not in template:
+                    continue
+                whole = {
+                    field: listing if field == name else {"$size": listing} if field in counted else item
+                    for field, item in template.items()
+                }
+                wrapped.setdefault(json.dumps(whole, sort_keys=True), whole)
+        return list(wrapped.values())
+
+    def borrowed_items(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> Counter[str]:
+        """Where no recorded listing of the tool shows every record it could (a filter that always left some
+        out), the item templates of the other tools' listings of objects with the same fields (a listing of
+        every record): the same records, shown alike."""
+        shapes = {
+            tuple(sorted(item)) for c in calls if _succeeded(c) for found in _object_lists(c.value) for item in found
+        }
+        items: Counter[str] = Counter()
+        for other in self.tools.values():
+            theirs = [c for c in other.calls if c.rpc_error is None]
+            if other is tool or not any(_succeeded(c) and _object_lists(c.value) for c in theirs):
+                continue
+            for picked in self.rows(other, theirs, worlds):
+                for _, _, objects, item in picked:
+                    if tuple(sorted(objects[0])) in shapes:
+                        items[json.dumps(item, sort_keys=True)] += 1
+        return items
+
+    def filtered_rows(
+        self, tool: _Tool, calls: list[RecordedCall], worlds: list[dict[str, Any]], items: Counter[str]
+    ) -> list[dict[str, Any]]:
+        """The filtered listings of `calls` (in the `worlds` before each) whose answers are the listing itself."""
         template = {"$rows": ["all"], "order": "added", "item": json.loads(items.most_common(1)[0][0])}
         enums: dict[str, list[str]] = {}
         for name, value in _stored_choices(self.tools, sorted(self.tools)):
@@ -615,9 +691,7 @@ class _Learner:
                 enums.setdefault(name, []).append(value)
         properties = tool.spec.input_schema.get("properties") or {}
         kinds = {name: _types(schema) for name, schema in properties.items()}
-        return filtered_listings(
-            self.library, self.root, tool.spec, calls, [worlds[id(call)] for call in calls], template, enums, kinds
-        )
+        return filtered_listings(self.library, self.root, tool.spec, calls, worlds, template, enums, kinds)
 
     def expressions(self, tool: _Tool) -> Expressions:
         """What the tool's expression arguments give (`expression.read_expressions`), read once: the world
@@ -763,6 +837,7 @@ class _Learner:
         found: dict[str, tuple[Any, bool]],
         effect: list[Any] | None,
         stores: list[str],
+        renumbering: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
         """Sequential covering: the rules of one tool, and how many recorded calls they answer.
 
@@ -781,6 +856,7 @@ class _Learner:
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
+        atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = (1 << len(usable)) - 1
@@ -1355,7 +1431,8 @@ def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
 def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any]]], list[str]]]]) -> Any:
     """A list as one answer per item of an array argument as long, where every item's answer, drawn from
     that item's pieces, is one template that writes something of the call; or two, one of them where a
-    key the item names is stored (`created` or `updated`, `deleted` or not)."""
+    key the item names is stored (`created` or `updated`, `deleted` or not), or where the item gives a field
+    (a request's id, which the server makes up for an item that gives none)."""
     if not value:
         return None
     for name, per_item in items.items():
@@ -1375,6 +1452,15 @@ def _each(value: list[Any], items: dict[str, list[tuple[list[tuple[str, list[Any
             if all((key in present) == (text != stored) for (_, present), text in zip(per_item, texts, strict=True)):
                 other = drawn[texts.index(next(t for t in texts if t != stored))]
                 return {"$each": name, "item": drawn[0], "cases": [[[["present", key, None]], other]]}
+        # Or one where the item gives a field (a request's id as given; made up where it gives none).
+        given = [{piece[1] for _, piece in pieces if piece[0] == "arg"} for pieces, _ in per_item]
+        for part in sorted(set().union(*given)):
+            if all((part in names) == (text == stored) for names, text in zip(given, texts, strict=True)):
+                other = drawn[texts.index(next(t for t in texts if t != stored))]
+                return {"$each": name, "item": other, "cases": [[[["given", part]], drawn[0]]]}
+            if all((part in names) == (text != stored) for names, text in zip(given, texts, strict=True)):
+                other = drawn[texts.index(next(t for t in texts if t != stored))]
+                return {"$each": name, "item": drawn[0], "cases": [[[["given", part]], other]]}
     return None
 
 
@@ -1460,10 +1546,15 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
 
 def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
     """A JSON integer as the first number or length of the call that writes it: from 2 on, or an item's
-    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells)."""
+    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells); a 1 that is how many
+    records are stored, too: where something is stored, a constant success is no answer the twin may give,
+    and the covering tells the count from a constant 1 by the calls of more records."""
     text = str(value)
     for written, part in pieces:
         if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+            return {"$number": part}
+    for written, part in pieces:
+        if written == text and part[0] == "count" and value == 1:
             return {"$number": part}
     return None
 
@@ -1516,17 +1607,18 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
 
 
 def _made_up(text: str, given: set[str]) -> list[Any]:
-    """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, an ISO 8601
-    time, also with a space for the `T`, a day alone: its clock's today) that the call did not give: each is
-    written as a placeholder of its form."""
+    """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
+    after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
+    call did not give: each is written as a placeholder of its form."""
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
             continue
-        kind = next(kind for kind in ("uuid", "hex", "date", "today") if match.group(kind))
-        parts += [text[last : match.start()], ["made_up", kind, len(token) if kind in ("uuid", "hex") else token]]
+        kind = next(kind for kind in ("uuid", "hex", "signed", "date", "today") if match.group(kind))
+        size = len(token) if kind in ("uuid", "hex", "signed") else token
+        parts += [text[last : match.start()], ["made_up", kind, size]]
         last = match.end()
     return [part for part in [*parts, text[last:]] if part != ""] or [text]
 
@@ -1650,6 +1742,12 @@ def _effects(
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
+    if not named and not each and not children and not _given_keys(tool, kept):
+        # A tool that names no record may read every record back anew, numbering them by their place (a
+        # reload from a file, its lines numbered from 0 or 1): only later calls naming them so tell it. One
+        # whose answers show the record an argument names (a write's `{"name": ...}`) names it: no reload
+        # (its renumbering's small gain could shut out a later tool's larger one in the ascent).
+        options += [["renumber", 0], ["renumber", 1]]
     drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
     drops += [["drop_each", array, item or None] for array, item in each]
     drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
@@ -1658,6 +1756,25 @@ def _effects(
     if read_intent(tool.spec.name).action is Action.DELETE:
         return [*drops, *options, None]
     return [*options, *drops, None]
+
+
+def _given_keys(tool: _Tool, fields: list[str]) -> list[str]:
+    """The fields of `fields` (`_record_keys`; `todo/id` under an object's field) whose value, in every
+    success that shows it, one of the call's arguments gave: the record the call names."""
+    found = []
+    for name in fields:
+        values = []
+        for call in tool.calls:
+            value: Any = call.value if _succeeded(call) else None
+            for part in name.split("/"):
+                value = value.get(part) if isinstance(value, dict) else None
+            if value is not None:
+                values.append(
+                    isinstance(value, str | int) and not isinstance(value, bool) and value in call.arguments.values()
+                )
+        if values and all(values):
+            found.append(name)
+    return found
 
 
 def _announces_ids(tool: _Tool) -> bool:
@@ -1701,6 +1818,35 @@ def _record_keys(tool: _Tool) -> list[str]:
             inner = _Tool(tool.spec, [replace(c, result=_nested_result(c, name)) for c in holding])
             found += [f"{name}/{field}" for field in _record_keys(inner) if "/" not in field]
     return found
+
+
+def _nested_listing(calls: list[RecordedCall]) -> tuple[str, set[str]] | None:
+    """Where a tool's successes are objects that hold a list of objects (or none) under one field: that field,
+    and the fields beside it that show in every such answer how many it lists (`count`)."""
+    answers = [c.value for c in calls if _succeeded(c) and isinstance(c.value, dict)]
+
+    def objects(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+
+    # Of most answers: a success-shaped `{"error": ...}` holds no listing.
+    listed = [
+        name
+        for name in sorted({name for value in answers for name in value})
+        if 2 * len(holding := [value for value in answers if name in value]) > len(answers)
+        and all(objects(value[name]) for value in holding)
+        and any(value[name] for value in holding)
+    ]
+    if len(listed) != 1:
+        return None
+    name = listed[0]
+    holding = [value for value in answers if name in value]
+    fields = set.intersection(*(set(value) for value in holding)) - {name}
+    counted = {
+        other
+        for other in fields
+        if all(type(value[other]) is int and value[other] == len(value[name]) for value in holding)
+    }
+    return name, counted
 
 
 def _nested_result(call: RecordedCall, name: str) -> dict[str, Any] | None:

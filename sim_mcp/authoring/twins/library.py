@@ -297,7 +297,8 @@ def twin_kept(where, row, args):
     # or to `default` where it is not given (a status `active` unless asked; no filter for a null default), a
     # value in `every` keeping every row (status `all`); ["has", name, fields]: the argument's text in one of
     # those fields, ignoring case (a keyword); ["overlaps", name, field] / ["covers", name, field]: some / every
-    # item of an array argument among the items of the row's list field (tags).
+    # item of an array argument among the items of the row's list field (tags); ["holds", name, field]: a
+    # string argument among them.
     for rule in where:
         value = args.get(rule[1])
         kind = rule[0]
@@ -315,6 +316,11 @@ def twin_kept(where, row, args):
                 return False
             text = value.lower()
             if not any([type(row.get(f)) == "string" and text in row.get(f).lower() for f in rule[2]]):
+                return False
+        elif kind == "holds":
+            # ["holds", name, field]: the argument's value one of the items of the row's list field (a project).
+            held = row.get(rule[2])
+            if type(held) != "list" or value not in held:
                 return False
         elif kind in ("overlaps", "covers"):
             if type(value) != "list" or not value:
@@ -391,6 +397,11 @@ def twin_holds(atom, root, keys, args):
         return twin_unlike(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
+    if kind in ("some_by", "none_by"):
+        # ["some_by", tool] / ["none_by", tool]: some stored record / none last stored by that tool (records
+        # a tool renumbered, which the recordings may show otherwise than as they were stored).
+        some = any([keys[k]["by"] == atom[1] for k in twin_stored(keys)])
+        return some if kind == "some_by" else not some
     if kind == "none":
         # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
         found = twin_picked(atom[1], root, keys, args)
@@ -587,6 +598,10 @@ def twin_made_up(part, keys, args, twin):
         digits += "0" * (8 - len(word)) + word
     if part[1] == "uuid":
         return digits[0:8] + "-" + digits[8:12] + "-4" + digits[13:16] + "-8" + digits[17:20] + "-" + digits[20:32]
+    if part[1] == "signed":
+        # A hash after a word (`speed_3598404652517860456`): decimal digits, as long as the one recorded.
+        number = str(int(digits[:15], 16))
+        return ("9" + number * 2)[:part[2]]
     text = digits[:part[2]]
     if part[2] < 16 and text.lstrip("0123456789") == "":
         # A short made-up id reads as one only holding a letter and a digit (agreement's HEX_FORM).
@@ -658,6 +673,16 @@ def twin_render(template, root, keys, args, twin = {}):
     if type(template) == "dict" and "$count" in template:
         found = twin_row_keys(template["$count"], root, keys, args)
         return len(found) if found else None
+    if type(template) == "dict" and "$pick" in template:
+        # {"$pick": name, "from": listing}: the listing's field the argument names, alone (`filtered.py`).
+        kind = args.get(template["$pick"])
+        if type(kind) != "string" or kind not in template["from"]:
+            return None
+        return {kind: template["from"][kind]}
+    if type(template) == "dict" and "$size" in template:
+        # How many records a listing beside it shows (a filtered one: those its filters keep, none too).
+        rows = twin_render(template["$size"], root, keys, args, twin)
+        return len(rows) if type(rows) == "list" else None
     if type(template) == "dict" and "$fresh" in template:
         return twin_fresh(template["$fresh"], keys, twin)
     if type(template) == "dict" and "$each" in template:
@@ -835,6 +860,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     elif kind == "drop_matching":
         for k in twin_matching(effect[1], keys, args) or []:
             keys.pop(k)
+    elif kind == "renumber":
+        twin_renumber(effect[1], tool, keys)
     elif kind in ("put_each", "drop_each"):
         twin_apply_each(effect, tool, root, keys, args, twin)
     elif kind == "and":
@@ -842,6 +869,22 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
             twin_apply(each, tool, root, keys, args, answer, twin)
     elif kind == "keep_children":
         twin_keep_children(effect, tool, root, keys, args, answer, twin)
+
+def twin_renumber(base, tool, keys):
+    # ["renumber", base]: every stored record keyed anew by its place among them (`base` the first's), as a
+    # server that reads its records back from a file numbers them by line; a field of the record that showed
+    # its old key shows the new one. This tool is their storer now: a record so renumbered is one the
+    # recordings may show otherwise (`some_by`, `none_by`).
+    stored = twin_stored(keys)
+    entries = [keys.pop(k) for k in stored]
+    for i in range(len(stored)):
+        entry = {name: value for name, value in entries[i].items() if name != "made"}
+        entry["by"] = tool
+        key = str(base + i)
+        record = entry.get("rec")
+        if type(record) == "dict":
+            entry["rec"] = {name: key if value == stored[i] else value for name, value in record.items()}
+        keys[key] = entry
 
 def twin_keep_children(effect, tool, root, keys, args, answer, twin):
     # Records nested in a record: each object of the answer's list `effect[1]` kept under its made-up id
