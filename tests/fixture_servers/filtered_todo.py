@@ -43,13 +43,14 @@ class FilteredTodos:
 
     def call(self, name: str, args: dict[str, Any]) -> tuple[str, bool]:
         if name == "add_todo":
-            todo = {
-                "id": str(uuid.UUID(int=self.ids.getrandbits(128), version=4)),
+            made = str(uuid.UUID(int=self.ids.getrandbits(128), version=4))
+            todo: dict[str, Any] = {
+                "id": made,
                 "text": str(args["text"]),
                 "priority": args.get("priority"),
                 "projects": list(args.get("projects") or []),
             }
-            self.todos[todo["id"]] = todo
+            self.todos[made] = todo
             return as_json({"success": True, "todo": todo}), False
         if name == "get_todo":
             todo_id = str(args.get("todo_id"))
