@@ -427,6 +427,7 @@ class _Learner:
         self.sessions = sessions
         self.root = root
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
+        self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
@@ -537,7 +538,7 @@ class _Learner:
                 for call in calls
             ],
         }
-        extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes}
+        extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes, "widths": self.widths}
         found: dict[str, tuple[Any, bool]] = {}
         every = self.each("twin_bridge_pieces", payload)
         items_all = self.each("twin_bridge_items", extra)
@@ -764,6 +765,7 @@ class _Learner:
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
         atoms += self.forms(tool)
+        atoms += _default_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
@@ -1496,6 +1498,22 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> dict[str, int]:
+    """The width to which a server pads the counter under each prefix with zeros (`TASK-007`: 3): where every
+    id a success shows under it has digits of one length, and some begin with a zero (a counter that merely
+    reached the same length, `task-12`, `task-31`, is not padded)."""
+    lengths: dict[str, set[int]] = {prefix: set() for prefix in prefixes}
+    padded: set[str] = set()
+    for call in (call for session in sessions for call in session if _succeeded(call)):
+        for text in strings_in(call.value):
+            for m in _COUNTED.finditer(_MADE_UP.sub(" ", text)):
+                if m.group(1) in lengths:
+                    lengths[m.group(1)].add(len(m.group(2)))
+                    if m.group(2).startswith("0"):
+                        padded.add(m.group(1))
+    return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
+
+
 def _made_up(text: str, given: set[str]) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, an ISO 8601
     time, also with a space for the `T`, a day alone: its clock's today) that the call did not give: each is
@@ -1772,6 +1790,21 @@ def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:
     # Not every record (that is `empty`, asked only where answers name no key) nor the one a key names
     # (`missing`).
     return [found[text] for text in sorted(found) if found[text][0] not in ("all", "is")]
+
+
+def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
+    """`["at_default", name, default]` for each optional string argument with a default (its schema's, else
+    the value its answers show where no call gave it, `_given_defaults`): a call that leaves it at its
+    default, given so or not. A server may fill other fields only then (a queue for a task left to the
+    default owner, none for one given to a person)."""
+    required = set(tool.input_schema.get("required") or [])
+    shown = _given_defaults(tool, calls)
+    found: list[list[Any]] = []
+    for name, schema in (tool.input_schema.get("properties") or {}).items():
+        default = schema.get("default", shown.get(name)) if isinstance(schema, dict) else None
+        if name not in required and isinstance(default, str) and name in _strings(tool):
+            found.append(["at_default", name, default])
+    return found
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:

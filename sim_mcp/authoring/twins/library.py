@@ -389,6 +389,9 @@ def twin_holds(atom, root, keys, args):
         return twin_unlike(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
+    if kind == "at_default":
+        # An argument left at its default, given so or not (`keyed_world._default_atoms`).
+        return args.get(atom[1], atom[2]) == atom[2]
     if kind == "none":
         # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
         found = twin_picked(atom[1], root, keys, args)
@@ -455,7 +458,10 @@ def twin_part(part, root, keys, args, twin):
     if kind == "made_up":
         return twin_made_up(part, keys, args, twin)
     if kind == "next":
-        return part[1] + str(twin_next(part[1], args, twin))
+        digits = str(twin_next(part[1], args, twin))
+        # ["next", prefix, width]: a server that pads its counter with zeros (`TASK-007`).
+        width = part[2] if len(part) > 2 else 0
+        return part[1] + "0" * (width - len(digits)) + digits
     if kind == "each_line":
         return twin_each_line(part, root, keys, args, twin)
     if kind in ("size", "total_size", "mean_size", "index"):
@@ -552,11 +558,14 @@ def twin_item(args, name, index):
     viewed["$index"] = index
     return viewed
 
-def twin_counted(prefixes, value, twin):
-    # Raise each prefix's counter to the largest id under it that an answer shows (`req-2`, `task-5`).
+def twin_counted(prefixes, value, twin, given = None):
+    # Raise each prefix's counter to the largest id under it that an answer shows (`req-2`, `task-5`), but
+    # for one the call gave (`given`, its arguments): "Not found: 'task-99'" for an agent's mistaken id
+    # moves no counter, as a made-up id the call gave moves nothing (`twin_fresh`).
     if not prefixes:
         return
     counters = twin.setdefault("counters", {})
+    asked = twin_texts(given) if given != None else []
     for text in twin_texts(value):
         for prefix in prefixes:
             chunks = text.split(prefix)
@@ -566,6 +575,8 @@ def twin_counted(prefixes, value, twin):
                     continue
                 digits = after[:len(after) - len(after.lstrip("0123456789"))]
                 if digits and not (len(after) > len(digits) and after[len(digits)].isalnum()) and len(digits) < 10:
+                    if any([prefix + digits in text for text in asked]):
+                        continue
                     counters[prefix] = max(counters.get(prefix, 0), int(digits))
 
 def twin_made_up(part, keys, args, twin):
@@ -1141,7 +1152,7 @@ def twin_guard(plan, tool, state, args):
         if rule["error"]:
             return error(value)
         twin_apply(rule.get("effect"), tool, root, keys, args, value, twin)
-        twin_counted(plan.get("counters"), value, twin)
+        twin_counted(plan.get("counters"), value, twin, args)
         return value
     return decline("no rule of the recordings holds for this call")
 
@@ -1298,7 +1309,7 @@ def twin_bridge_worlds(state, args):
             if call["ok"] and effect != None:
                 twin_apply(effect, call["tool"], root, twin["keys"], call["args"], call["answer"], twin)
             if call["ok"]:
-                twin_counted(args.get("counters"), call["answer"], twin)
+                twin_counted(args.get("counters"), call["answer"], twin, call["args"])
         worlds.append(before)
     return worlds
 
@@ -1458,7 +1469,9 @@ def twin_bridge_items(state, args):
 def twin_item_pieces(args, call, twin, names, arrays):
     pieces = []
     for prefix in args["prefixes"]:
-        pieces.append([twin_part(["next", prefix], None, {}, call, twin), ["next", prefix]])
+        width = args.get("widths", {}).get(prefix)
+        part = ["next", prefix, width] if width else ["next", prefix]
+        pieces.append([twin_part(part, None, {}, call, twin), part])
     sizes = []
     for name in names:
         value = call.get(name)
@@ -1584,7 +1597,8 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
         parts += [
             "# --- ids a handed-on call's answer shows ---",
             f"def {HANDED_ON}(state, call):",
-            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}))',
+            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}), '
+            'call.get("arguments"))',
             "",
         ]
     return "\n".join(parts) + "\n"
