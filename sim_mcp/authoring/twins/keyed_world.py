@@ -41,7 +41,8 @@ a predicate also picking the records with an argument inside their key or a fiel
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
-it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `["total_size", array, field]`,
+it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
+width every id under the prefix shows, `_counted_widths`); a length from the call (`["size", name]`, `["total_size", array, field]`,
 `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
 document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
 stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
@@ -123,7 +124,9 @@ tool whose answers name no key, nothing stored or something stored; nothing stor
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
-(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
+(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); an optional
+string argument left at its default, given so or not (`["at_default", name, default]`, `_default_atoms`: a
+field the server fills only for a record left to the default owner); for a
 tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
 value]`, None where it is not given: the algorithm a digest is asked by).
