@@ -1,7 +1,8 @@
 """A twin of records with a lifecycle, as an issue tracker keeps them (`tests/fixture_servers/ticket_tracker.py`),
 learned with no model from recorded sessions: ids a prefix and a counter padded with zeros, which an
 agent's mistaken id in an error does not move; fields at the server's defaults, one of them filled only for
-a record left at another argument's default; the server's clock; a close that sets several fields at once."""
+a record left at another argument's default; refusals answered as successes, which key no record; the
+server's clock; a close that sets several fields at once; an update that shows a field's old value."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def _session(words: list[str], seed: str) -> list[Call]:
         if roll < 0.4 or not made:
             args: dict[str, Any] = {"title": " ".join(rng.sample(words, 2))}
             if rng.random() < 0.4:
-                args["priority"] = rng.choice(["P0", "P1", "P3"])
+                args["priority"] = rng.choice(["P0", "P1", "P3", "high"])
             if rng.random() < 0.5:
                 args["owner"] = rng.choice(["ann", "bob", "bot"])
             if rng.random() < 0.3:
@@ -50,10 +51,9 @@ def _session(words: list[str], seed: str) -> list[Call]:
             # Now and then an id no ticket has, past any the session makes.
             calls.append(("get_ticket", {"id": f"TIX-{rng.choice([rng.randint(1, made), 99]):03d}"}))
         elif roll < 0.7:
-            change = {"priority": rng.choice(["P0", "P1"])} if rng.random() < 0.6 else {"title": rng.choice(words)}
-            calls.append(("update_ticket", {"id": f"TIX-{rng.randint(1, made):03d}", **change}))
+            calls.append(("update_ticket", {"id": f"TIX-{rng.randint(1, made):03d}", "title": rng.choice(words)}))
         elif roll < 0.85:
-            close: dict[str, Any] = {"id": f"TIX-{rng.randint(1, made):03d}"}
+            close: dict[str, Any] = {"id": f"TIX-{rng.choice([rng.randint(1, made), 99]):03d}"}
             if rng.random() < 0.4:
                 close["resolution"] = rng.choice(["Wontfix", "Duplicate"])
             calls.append(("close_ticket", close))
@@ -105,9 +105,13 @@ def test_a_tracker_twin_mints_padded_ids_fills_defaults_and_closes_records() -> 
         ("get_ticket", {"id": "TIX-099"}),
         ("create_ticket", {"title": "stone", "owner": "ann", "priority": "P0"}),
         ("create_ticket", {"title": "kite river", "owner": "bot", "description": "cloud"}),
+        ("create_ticket", {"title": "cloud", "priority": "high"}),
         ("close_ticket", {"id": "TIX-002", "resolution": "Wontfix"}),
-        ("update_ticket", {"id": "TIX-001", "priority": "P1"}),
+        # A title a close did not give, read from the ticket as the close left it.
+        ("update_ticket", {"id": "TIX-002", "title": "pine"}),
+        ("close_ticket", {"id": "TIX-099"}),
         ("get_ticket", {"id": "TIX-002"}),
+        ("close_ticket", {"id": "TIX-001"}),
         *_session(words, "check"),
         ("list_tickets", {}),
     ]

@@ -3,8 +3,9 @@ as such trackers keep them. A ticket's id is a prefix and a counter padded with 
 carries every field from the start, most at the server's default (a null resolution, an empty list of
 labels; a queue `auto` for a ticket left to the default owner, none for one given to a person); it is
 stamped with the server's clock (`created_at`, `updated_at`, ISO date-times with microseconds); a close
-sets several fields at once (its status, resolution and `closed_at`); an unknown id is refused with a
-success-shaped `{"error": ...}`, as such servers do. Deterministic but for the clock."""
+sets several fields at once (its status, resolution and `closed_at`) and answers the ticket with a field
+of its own beside it; an update answers what it changed, each field's old and new value; an unknown id or
+priority is refused with a success-shaped `{"error": ...}`, as such servers do. Deterministic but for the clock."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ TOOLS = [
     tool("get_ticket", "One ticket by id.", _ID, ["id"]),
     tool(
         "update_ticket",
-        "Change a ticket's title or priority; answers it as changed.",
+        "Change a ticket's title or priority; answers it as changed, and each change.",
         {**_ID, "title": _TEXT, "priority": _TEXT},
         ["id"],
     ),
@@ -45,6 +46,7 @@ TOOLS = [
 ]
 # The owner a ticket has unless given one: the only one whose tickets the server queues itself.
 _DEFAULT_OWNER = "bot"
+_PRIORITIES = ("P0", "P1", "P2", "P3")
 
 
 class Tickets:
@@ -55,6 +57,9 @@ class Tickets:
         self.tickets: dict[str, dict[str, Any]] = {}
 
     def call(self, name: str, args: dict[str, Any]) -> tuple[str, bool]:
+        priority = args.get("priority")
+        if priority is not None and priority not in _PRIORITIES:
+            return as_json({"error": f"Unknown priority {priority!r}. Use one of {list(_PRIORITIES)}."}), False
         if name == "create_ticket":
             number = len(self.tickets) + 1
             stamp = self.now()
@@ -81,12 +86,17 @@ class Tickets:
         if found is None:
             return as_json({"error": f"Not found: {args.get('id')!r}"}), False
         if name == "update_ticket":
-            found.update({field: args[field] for field in ("title", "priority") if field in args})
+            given = [field for field in ("title", "priority") if field in args]
+            changes = [f"{field}: {found[field]} \u2192 {args[field]}" for field in given]
+            found.update({field: args[field] for field in given})
             found["updated_at"] = self.now()
+            return as_json({"ticket": found, "changes": changes}), False
         if name == "close_ticket":
             stamp = self.now()
             found.update({"status": "done", "resolution": args.get("resolution", "Completed")})
             found.update({"closed_at": stamp, "updated_at": stamp})
+            # What the close did beside the ticket, answered with it but no field of it.
+            return as_json({**found, "_follow_up": None}), False
         return as_json(found), False
 
 

@@ -42,11 +42,11 @@ newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "store
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
-width every id under the prefix shows, `_counted_widths`); a length from the call (`["size", name]`, `["total_size", array, field]`,
-`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
-document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
-stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
-where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
+width every id under the prefix shows, `_counted_widths`); a length from the call (`["size", name]`, `["total_size",
+array, field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
+name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
+effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
+"next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
 string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
@@ -315,6 +315,8 @@ class _Tool:
     keyed: list[str] = field(default_factory=list)
     # Its recorded errors that the twin's served schema answers (by place among `calls`), once found.
     invalid: frozenset[int] | None = None
+    # Whether its record answers show fields of their own, beside those other tools' records show (`_own_fields`).
+    own: bool = False
 
 
 @dataclass
@@ -905,6 +907,8 @@ def _infer(
         for tool in tools
         if tool.name in left
     }
+    for tool in known.values():
+        tool.own = _own_fields(tool, known)
     learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
@@ -1636,6 +1640,8 @@ def _effects(
     options: list[list[Any] | None] = [
         ["and", ["keep", field], ["keep_children", listed, key, field]] for field in kept for listed, key in children
     ]
+    # A write whose answers show fields of their own beside the record's keeps the record without them, first.
+    options += [["keep", field, "known"] for field in kept if tool.own]
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
@@ -1681,8 +1687,11 @@ def _announces_ids(tool: _Tool) -> bool:
 def _record_keys(tool: _Tool) -> list[str]:
     """Fields of the objects a tool answers that may key them: in every success, a string or integer that
     is one of the call's arguments, or none of them (an id the server made up: an integer, one counted
-    under a prefix, or a random one, `_minted`)."""
+    under a prefix, or a random one, `_minted`). A success that is one text under one field (`{"error":
+    "Not found: 'TASK-099'"}`, a refusal answered as a success) is no record, and keys nothing."""
     answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
+    records = [(value, args) for value, args in answers if not _refusal(value)]
+    answers = records if any(len(value) > 1 for value, _ in records if isinstance(value, dict)) else answers
     if not answers or not all(isinstance(value, dict) and value for value, _ in answers):
         return []
     fields = set.intersection(*(set(value) for value, _ in answers))
@@ -1719,6 +1728,31 @@ def _minted(values: list[tuple[Any, dict[str, Any]]]) -> bool:
     name that merely reads as hex)."""
     texts = [v for v, args in values if isinstance(v, str) and v not in strings_in(args)]
     return len(texts) == len(values) >= 2 and len(set(texts)) == len(texts) and all(map(_MINTED.fullmatch, texts))
+
+
+def _refusal(value: Any) -> bool:
+    """Whether a success is one text under one field, as a server answers a refusal it does not mark as an
+    error (`{"error": "Not found: 'TASK-099'"}`)."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str)
+
+
+def _own_fields(tool: _Tool, tools: dict[str, _Tool]) -> bool:
+    """Whether a tool's record answers show fields of their own, in none of the records the other tools
+    answer, beside fields those do show (a close's `_next_issue_id`, never read back): a record then kept
+    without them (`["keep", field, "known"]`) is what a later read shows."""
+    mine = {name for c in tool.calls if _succeeded(c) and not _refusal(c.value) for name in _fields_of(c.value)}
+    others = {
+        name for other in tools.values() if other is not tool for c in other.calls for name in _fields_of(c.value)
+    }
+    return bool(mine & others) and bool(mine - others)
+
+
+def _fields_of(value: Any) -> set[str]:
+    """The fields of a record an answer shows: of the answer, and of each record nested one level in it."""
+    found = set(value) if isinstance(value, dict) else set()
+    for item in value.values() if isinstance(value, dict) else ():
+        found |= set(item) if isinstance(item, dict) else set()
+    return found
 
 
 def _children(tool: _Tool) -> list[tuple[str, str]]:

@@ -438,7 +438,12 @@ def twin_part(part, root, keys, args, twin):
         return twin_resolve(root, value) if kind == "key" else value
     if kind == "stored":
         entry = twin_entry(root, keys, args, part[1])
-        text = None if entry == None else twin_text(entry.get("args", {}).get(part[2]))
+        # A field the call that stored it did not give is read from the record its answer showed (a title
+        # a create stored, read after an update of the priority).
+        stored = None if entry == None else entry.get("args", {}).get(part[2])
+        if stored == None and entry != None and type(entry.get("rec")) == "dict":
+            stored = entry["rec"].get(part[2])
+        text = None if stored == None else twin_text(stored)
         # ["stored", name, field, "json"]: as a JSON string writes it, inside its quotes (a text answer that
         # is JSON shows a stored document so).
         return twin_json_text(text) if len(part) > 3 and text != None else text
@@ -678,6 +683,9 @@ def twin_render(template, root, keys, args, twin = {}):
             return None
         stored = entry.get("args", {})
         field = template["$stored"][1]
+        if field not in stored and type(entry.get("rec")) == "dict" and field in entry["rec"]:
+            # Not given by the call that stored it: as the record its answer showed has it.
+            return {"$text": entry["rec"][field]}
         return {"$text": stored[field] if field in stored else template["else"]}
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
@@ -802,6 +810,11 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         entry = {"by": tool, "args": {name: v for name, v in args.items() if name != effect[1]}}
         if kind == "keep":
             entry["rec"] = answer
+            before = keys.get(key, {}).get("rec")
+            if len(effect) > 2 and type(answer) == "dict" and type(before) == "dict":
+                # ["keep", field, "known"]: a write that answers the record with fields of its own beside it
+                # (a close's `_next_issue_id`, never read back): the record keeps only the fields it had.
+                entry["rec"] = {name: v for name, v in answer.items() if name in before}
             if type(value) == "int" and value not in args.values():
                 entry["made"] = True
             if type(value) == "int" and value > twin.get("fresh", 0):
@@ -1330,7 +1343,11 @@ def twin_bridge_pieces(state, args):
             entry = twin_entry(root, keys, call, name)
             if entry == None:
                 continue
-            for field, value in entry.get("args", {}).items():
+            stored = dict(entry.get("args", {}))
+            if type(entry.get("rec")) == "dict":
+                # The record's fields its storer did not give, as `twin_part` reads them.
+                stored.update({f: v for f, v in entry["rec"].items() if f not in stored and type(v) == "string"})
+            for field, value in stored.items():
                 text = twin_text(value)
                 if text != None and type(value) == "string":
                     pieces.append([text, ["stored", name, field]])
@@ -1462,7 +1479,12 @@ def twin_bridge_items(state, args):
             entry = twin_entry(args["root"], twin["keys"], call, name)
             if entry != None:
                 stored = entry.get("args", {})
-                entries[name] = {"by": entry["by"], "fields": sorted(stored.keys()), "args": stored}
+                shown = dict(stored)
+                if type(entry.get("rec")) == "dict":
+                    # The record's fields its storer did not give (a queue, a creation time), as `$stored`
+                    # reads them; `fields` stays what the call gave.
+                    shown.update({f: v for f, v in entry["rec"].items() if f not in stored and f != name})
+                entries[name] = {"by": entry["by"], "fields": sorted(stored.keys()), "args": shown}
         out.append({"pieces": pieces, "items": items, "entries": entries})
     return out
 
