@@ -32,8 +32,9 @@ only where one argument explains too little (`infer_guards`).
 absolute value, or the sum, difference, product, quotient, remainder or power of two), as JavaScript computes it
 on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a double exactly), written
 whatever its length where it stands whole in the text; a value stored under the key an argument names (`["stored",
-name, field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those starting
-with an argument, or those joined under the namespace an argument names, `["in", name]`) and those keys joined by
+name, field]`: get after set; a field the storing call did not give, from the record kept); how many stored keys a
+predicate picks (`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
+argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
 of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
@@ -100,7 +101,10 @@ key and the keys under it to another (`move`); drop a key (`drop`) or every key 
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
 name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`: one
 that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
-`task-c7e7c630` or a UUID, `_minted`; or the record nested under a field of most answers, `["keep",
+`task-c7e7c630` or a UUID, `_minted`, a refusal answered as a success, `{"error": ...}`, keying none;
+`["keep", "id", "known"]`, tried first for a tool whose answers show fields of their own beside those the
+other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`; or the
+record nested under a field of most answers, `["keep",
 "todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
 which twin-check and compile's replay send in place of the server's, `rename.IdMap`);
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
