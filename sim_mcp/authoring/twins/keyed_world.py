@@ -1743,8 +1743,10 @@ def _refusal(value: Any) -> bool:
 def _own_fields(tool: _Tool, tools: dict[str, _Tool]) -> bool:
     """Whether a tool's record answers show fields of their own, in none of the records the other tools
     answer, beside fields those do show (a close's `_next_issue_id`, never read back): a record then kept
-    without them (`["keep", field, "known"]`) is what a later read shows."""
+    without them (`["keep", field, "known"]`) is what a later read shows. The field a record is kept under
+    is none of them (a create's `task_id`, its key, where a read shows `id`): the record keeps it."""
     mine = {name for c in tool.calls if _succeeded(c) and not _refusal(c.value) for name in _fields_of(c.value)}
+    mine -= set(_record_keys(tool))
     others = {
         name for other in tools.values() if other is not tool for c in other.calls for name in _fields_of(c.value)
     }

@@ -1482,8 +1482,13 @@ def twin_bridge_items(state, args):
                 shown = dict(stored)
                 if type(entry.get("rec")) == "dict":
                     # The record's fields its storer did not give (a queue, a creation time), as `$stored`
-                    # reads them; `fields` stays what the call gave.
-                    shown.update({f: v for f, v in entry["rec"].items() if f not in stored and f != name})
+                    # reads them; `fields` stays what the call gave. Not one that shows the key itself (a
+                    # task's `id`, stored under `taskId`): the key writes that, and a later write keeps it.
+                    shown.update({
+                        f: v
+                        for f, v in entry["rec"].items()
+                        if f not in stored and f != name and v != call.get(name)
+                    })
                 entries[name] = {"by": entry["by"], "fields": sorted(stored.keys()), "args": shown}
         out.append({"pieces": pieces, "items": items, "entries": entries})
     return out
