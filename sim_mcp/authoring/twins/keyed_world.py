@@ -32,8 +32,9 @@ only where one argument explains too little (`infer_guards`).
 absolute value, or the sum, difference, product, quotient, remainder or power of two), as JavaScript computes it
 on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a double exactly), written
 whatever its length where it stands whole in the text; a value stored under the key an argument names (`["stored",
-name, field]`: get after set); how many stored keys a predicate picks (`["count", pred]`: all, or those starting
-with an argument, or those joined under the namespace an argument names, `["in", name]`) and those keys joined by
+name, field]`: get after set; a field the storing call did not give, from the record kept); how many stored keys a
+predicate picks (`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
+argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
 of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
@@ -41,11 +42,12 @@ a predicate also picking the records with an argument inside their key or a fiel
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
-it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `["total_size", array, field]`,
-`["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
-document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
-stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
-where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
+it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
+width every id under the prefix shows, `_counted_widths`); a length from the call (`["size", name]`, `["total_size",
+array, field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
+name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
+effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
+"next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
 string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
@@ -109,7 +111,10 @@ key and the keys under it to another (`move`); drop a key (`drop`) or every key 
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
 name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`: one
 that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
-`task-c7e7c630` or a UUID, `_minted`; or the record nested under a field of most answers, `["keep",
+`task-c7e7c630` or a UUID, `_minted`, a refusal answered as a success, `{"error": ...}`, keying none;
+`["keep", "id", "known"]`, tried first for a tool whose answers show fields of their own beside those the
+other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`; or the
+record nested under a field of most answers, `["keep",
 "todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
 which twin-check and compile's replay send in place of the server's, `rename.IdMap`);
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
@@ -138,7 +143,9 @@ stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: recor
 server may show otherwise); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
 unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
-(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
+(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); an optional
+string argument left at its default, given so or not (`["at_default", name, default]`, `_default_atoms`: a
+field the server fills only for a record left to the default owner); for a
 tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
 value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
@@ -333,6 +340,8 @@ class _Tool:
     keyed: list[str] = field(default_factory=list)
     # Its recorded errors that the twin's served schema answers (by place among `calls`), once found.
     invalid: frozenset[int] | None = None
+    # Whether its record answers show fields of their own, beside those other tools' records show (`_own_fields`).
+    own: bool = False
 
 
 @dataclass
@@ -449,6 +458,7 @@ class _Learner:
         self.sessions = sessions
         self.root = root
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
+        self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
@@ -568,7 +578,7 @@ class _Learner:
                 for call in calls
             ],
         }
-        extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes}
+        extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes, "widths": self.widths}
         found: dict[str, tuple[Any, bool]] = {}
         every = self.each("twin_bridge_pieces", payload)
         items_all = self.each("twin_bridge_items", extra)
@@ -853,6 +863,7 @@ class _Learner:
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
         atoms += self.forms(tool)
+        atoms += _default_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
@@ -990,6 +1001,8 @@ def _infer(
         for tool in tools
         if tool.name in left
     }
+    for tool in known.values():
+        tool.own = _own_fields(tool, known)
     learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
@@ -1606,6 +1619,22 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> dict[str, int]:
+    """The width to which a server pads the counter under each prefix with zeros (`TASK-007`: 3): where every
+    id a success shows under it has digits of one length, and some begin with a zero (a counter that merely
+    reached the same length, `task-12`, `task-31`, is not padded)."""
+    lengths: dict[str, set[int]] = {prefix: set() for prefix in prefixes}
+    padded: set[str] = set()
+    for call in (call for session in sessions for call in session if _succeeded(call)):
+        for text in strings_in(call.value):
+            for m in _COUNTED.finditer(_MADE_UP.sub(" ", text)):
+                if m.group(1) in lengths:
+                    lengths[m.group(1)].add(len(m.group(2)))
+                    if m.group(2).startswith("0"):
+                        padded.add(m.group(1))
+    return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
+
+
 def _made_up(text: str, given: set[str]) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
     after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
@@ -1726,6 +1755,8 @@ def _effects(
     options: list[list[Any] | None] = [
         ["and", ["keep", field], ["keep_children", listed, key, field]] for field in kept for listed, key in children
     ]
+    # A write whose answers show fields of their own beside the record's keeps the record without them, first.
+    options += [["keep", field, "known"] for field in kept if tool.own]
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
@@ -1796,8 +1827,11 @@ def _announces_ids(tool: _Tool) -> bool:
 def _record_keys(tool: _Tool) -> list[str]:
     """Fields of the objects a tool answers that may key them: in every success, a string or integer that
     is one of the call's arguments, or none of them (an id the server made up: an integer, one counted
-    under a prefix, or a random one, `_minted`)."""
+    under a prefix, or a random one, `_minted`). A success that is one text under one field (`{"error":
+    "Not found: 'TASK-099'"}`, a refusal answered as a success) is no record, and keys nothing."""
     answers = [(c.value, c.arguments) for c in tool.calls if not c.is_error and c.rpc_error is None]
+    records = [(value, args) for value, args in answers if not _refusal(value)]
+    answers = records if any(len(value) > 1 for value, _ in records if isinstance(value, dict)) else answers
     if not answers or not all(isinstance(value, dict) and value for value, _ in answers):
         return []
     fields = set.intersection(*(set(value) for value, _ in answers))
@@ -1863,6 +1897,33 @@ def _minted(values: list[tuple[Any, dict[str, Any]]]) -> bool:
     name that merely reads as hex)."""
     texts = [v for v, args in values if isinstance(v, str) and v not in strings_in(args)]
     return len(texts) == len(values) >= 2 and len(set(texts)) == len(texts) and all(map(_MINTED.fullmatch, texts))
+
+
+def _refusal(value: Any) -> bool:
+    """Whether a success is one text under one field, as a server answers a refusal it does not mark as an
+    error (`{"error": "Not found: 'TASK-099'"}`)."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str)
+
+
+def _own_fields(tool: _Tool, tools: dict[str, _Tool]) -> bool:
+    """Whether a tool's record answers show fields of their own, in none of the records the other tools
+    answer, beside fields those do show (a close's `_next_issue_id`, never read back): a record then kept
+    without them (`["keep", field, "known"]`) is what a later read shows. The field a record is kept under
+    is none of them (a create's `task_id`, its key, where a read shows `id`): the record keeps it."""
+    mine = {name for c in tool.calls if _succeeded(c) and not _refusal(c.value) for name in _fields_of(c.value)}
+    mine -= set(_record_keys(tool))
+    others = {
+        name for other in tools.values() if other is not tool for c in other.calls for name in _fields_of(c.value)
+    }
+    return bool(mine & others) and bool(mine - others)
+
+
+def _fields_of(value: Any) -> set[str]:
+    """The fields of a record an answer shows: of the answer, and of each record nested one level in it."""
+    found = set(value) if isinstance(value, dict) else set()
+    for item in value.values() if isinstance(value, dict) else ():
+        found |= set(item) if isinstance(item, dict) else set()
+    return found
 
 
 def _children(tool: _Tool) -> list[tuple[str, str]]:
@@ -1937,6 +1998,21 @@ def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:
     # Not every record (that is `empty`, asked only where answers name no key) nor the one a key names
     # (`missing`).
     return [found[text] for text in sorted(found) if found[text][0] not in ("all", "is")]
+
+
+def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
+    """`["at_default", name, default]` for each optional string argument with a default (its schema's, else
+    the value its answers show where no call gave it, `_given_defaults`): a call that leaves it at its
+    default, given so or not. A server may fill other fields only then (a queue for a task left to the
+    default owner, none for one given to a person)."""
+    required = set(tool.input_schema.get("required") or [])
+    shown = _given_defaults(tool, calls)
+    found: list[list[Any]] = []
+    for name, schema in (tool.input_schema.get("properties") or {}).items():
+        default = schema.get("default", shown.get(name)) if isinstance(schema, dict) else None
+        if name not in required and isinstance(default, str) and name in _strings(tool):
+            found.append(["at_default", name, default])
+    return found
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:

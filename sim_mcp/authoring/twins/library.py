@@ -402,6 +402,9 @@ def twin_holds(atom, root, keys, args):
         # a tool renumbered, which the recordings may show otherwise than as they were stored).
         some = any([keys[k]["by"] == atom[1] for k in twin_stored(keys)])
         return some if kind == "some_by" else not some
+    if kind == "at_default":
+        # An argument left at its default, given so or not (`keyed_world._default_atoms`).
+        return args.get(atom[1], atom[2]) == atom[2]
     if kind == "none":
         # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
         found = twin_picked(atom[1], root, keys, args)
@@ -448,7 +451,12 @@ def twin_part(part, root, keys, args, twin):
         return twin_resolve(root, value) if kind == "key" else value
     if kind == "stored":
         entry = twin_entry(root, keys, args, part[1])
-        text = None if entry == None else twin_text(entry.get("args", {}).get(part[2]))
+        # A field the call that stored it did not give is read from the record its answer showed (a title
+        # a create stored, read after an update of the priority).
+        stored = None if entry == None else entry.get("args", {}).get(part[2])
+        if stored == None and entry != None and type(entry.get("rec")) == "dict":
+            stored = entry["rec"].get(part[2])
+        text = None if stored == None else twin_text(stored)
         # ["stored", name, field, "json"]: as a JSON string writes it, inside its quotes (a text answer that
         # is JSON shows a stored document so).
         return twin_json_text(text) if len(part) > 3 and text != None else text
@@ -468,7 +476,10 @@ def twin_part(part, root, keys, args, twin):
     if kind == "made_up":
         return twin_made_up(part, keys, args, twin)
     if kind == "next":
-        return part[1] + str(twin_next(part[1], args, twin))
+        digits = str(twin_next(part[1], args, twin))
+        # ["next", prefix, width]: a server that pads its counter with zeros (`TASK-007`).
+        width = part[2] if len(part) > 2 else 0
+        return part[1] + "0" * (width - len(digits)) + digits
     if kind == "each_line":
         return twin_each_line(part, root, keys, args, twin)
     if kind in ("size", "total_size", "mean_size", "index"):
@@ -565,11 +576,14 @@ def twin_item(args, name, index):
     viewed["$index"] = index
     return viewed
 
-def twin_counted(prefixes, value, twin):
-    # Raise each prefix's counter to the largest id under it that an answer shows (`req-2`, `task-5`).
+def twin_counted(prefixes, value, twin, given = None):
+    # Raise each prefix's counter to the largest id under it that an answer shows (`req-2`, `task-5`), but
+    # for one the call gave (`given`, its arguments): "Not found: 'task-99'" for an agent's mistaken id
+    # moves no counter, as a made-up id the call gave moves nothing (`twin_fresh`).
     if not prefixes:
         return
     counters = twin.setdefault("counters", {})
+    asked = twin_texts(given) if given != None else []
     for text in twin_texts(value):
         for prefix in prefixes:
             chunks = text.split(prefix)
@@ -579,6 +593,8 @@ def twin_counted(prefixes, value, twin):
                     continue
                 digits = after[:len(after) - len(after.lstrip("0123456789"))]
                 if digits and not (len(after) > len(digits) and after[len(digits)].isalnum()) and len(digits) < 10:
+                    if any([prefix + digits in text for text in asked]):
+                        continue
                     counters[prefix] = max(counters.get(prefix, 0), int(digits))
 
 def twin_made_up(part, keys, args, twin):
@@ -694,6 +710,9 @@ def twin_render(template, root, keys, args, twin = {}):
             return None
         stored = entry.get("args", {})
         field = template["$stored"][1]
+        if field not in stored and type(entry.get("rec")) == "dict" and field in entry["rec"]:
+            # Not given by the call that stored it: as the record its answer showed has it.
+            return {"$text": entry["rec"][field]}
         return {"$text": stored[field] if field in stored else template["else"]}
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
@@ -818,6 +837,11 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         entry = {"by": tool, "args": {name: v for name, v in args.items() if name != effect[1]}}
         if kind == "keep":
             entry["rec"] = answer
+            before = keys.get(key, {}).get("rec")
+            if len(effect) > 2 and type(answer) == "dict" and type(before) == "dict":
+                # ["keep", field, "known"]: a write that answers the record with fields of its own beside it
+                # (a close's `_next_issue_id`, never read back): the record keeps only the fields it had.
+                entry["rec"] = {name: v for name, v in answer.items() if name in before}
             if type(value) == "int" and value not in args.values():
                 entry["made"] = True
             if type(value) == "int" and value > twin.get("fresh", 0):
@@ -1191,7 +1215,7 @@ def twin_guard(plan, tool, state, args):
         if rule["error"]:
             return error(value)
         twin_apply(rule.get("effect"), tool, root, keys, args, value, twin)
-        twin_counted(plan.get("counters"), value, twin)
+        twin_counted(plan.get("counters"), value, twin, args)
         return value
     return decline("no rule of the recordings holds for this call")
 
@@ -1348,7 +1372,7 @@ def twin_bridge_worlds(state, args):
             if call["ok"] and effect != None:
                 twin_apply(effect, call["tool"], root, twin["keys"], call["args"], call["answer"], twin)
             if call["ok"]:
-                twin_counted(args.get("counters"), call["answer"], twin)
+                twin_counted(args.get("counters"), call["answer"], twin, call["args"])
         worlds.append(before)
     return worlds
 
@@ -1369,7 +1393,11 @@ def twin_bridge_pieces(state, args):
             entry = twin_entry(root, keys, call, name)
             if entry == None:
                 continue
-            for field, value in entry.get("args", {}).items():
+            stored = dict(entry.get("args", {}))
+            if type(entry.get("rec")) == "dict":
+                # The record's fields its storer did not give, as `twin_part` reads them.
+                stored.update({f: v for f, v in entry["rec"].items() if f not in stored and type(v) == "string"})
+            for field, value in stored.items():
                 text = twin_text(value)
                 if text != None and type(value) == "string":
                     pieces.append([text, ["stored", name, field]])
@@ -1501,14 +1529,26 @@ def twin_bridge_items(state, args):
             entry = twin_entry(args["root"], twin["keys"], call, name)
             if entry != None:
                 stored = entry.get("args", {})
-                entries[name] = {"by": entry["by"], "fields": sorted(stored.keys()), "args": stored}
+                shown = dict(stored)
+                if type(entry.get("rec")) == "dict":
+                    # The record's fields its storer did not give (a queue, a creation time), as `$stored`
+                    # reads them; `fields` stays what the call gave. Not one that shows the key itself (a
+                    # task's `id`, stored under `taskId`): the key writes that, and a later write keeps it.
+                    shown.update({
+                        f: v
+                        for f, v in entry["rec"].items()
+                        if f not in stored and f != name and v != call.get(name)
+                    })
+                entries[name] = {"by": entry["by"], "fields": sorted(stored.keys()), "args": shown}
         out.append({"pieces": pieces, "items": items, "entries": entries})
     return out
 
 def twin_item_pieces(args, call, twin, names, arrays):
     pieces = []
     for prefix in args["prefixes"]:
-        pieces.append([twin_part(["next", prefix], None, {}, call, twin), ["next", prefix]])
+        width = args.get("widths", {}).get(prefix)
+        part = ["next", prefix, width] if width else ["next", prefix]
+        pieces.append([twin_part(part, None, {}, call, twin), part])
     sizes = []
     for name in names:
         value = call.get(name)
@@ -1634,7 +1674,8 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
         parts += [
             "# --- ids a handed-on call's answer shows ---",
             f"def {HANDED_ON}(state, call):",
-            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}))',
+            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}), '
+            'call.get("arguments"))',
             "",
         ]
     return "\n".join(parts) + "\n"
