@@ -13,6 +13,7 @@ from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.model import ToolSpec
 from tests.fixture_servers.dated_todo import TOOLS, DatedTodos
+from tests.twin_learning import played
 
 SPECS = [ToolSpec(name=tool.name, input_schema=tool.input_schema) for tool in TOOLS]
 # The day the sessions were recorded on; the twin's own clock (the learner's and a served twin's session
@@ -48,13 +49,7 @@ def _session(number: int, words: list[str], seed: str) -> list[tuple[str, dict[s
 
 
 def _recorded(number: int, calls: list[tuple[str, dict[str, Any]]]) -> list[RecordedCall]:
-    server = DatedTodos(RECORDED)
-    recorded = []
-    for seq, (tool, arguments) in enumerate(calls, 1):
-        text, is_error = server.call(tool, arguments)
-        result = {"content": [{"type": "text", "text": text}], "isError": is_error}
-        recorded.append(RecordedCall(f"s{number}", seq, tool, arguments, result, is_error))
-    return recorded
+    return played(DatedTodos(RECORDED).call, f"s{number}", calls)
 
 
 def _learned() -> GuardInference:

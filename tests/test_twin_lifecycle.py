@@ -17,6 +17,7 @@ from sim_mcp.authoring.twins.keyed_world import GuardInference, infer_guards, ru
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 from tests.fixture_servers.ticket_tracker import TOOLS, Tickets
+from tests.twin_learning import played
 
 SPECS = [ToolSpec(name=tool.name, input_schema=tool.input_schema) for tool in TOOLS]
 Call = tuple[str, dict[str, Any]]
@@ -63,13 +64,7 @@ def _session(words: list[str], seed: str) -> list[Call]:
 
 
 def _recorded(number: int, calls: list[Call]) -> list[RecordedCall]:
-    server = Tickets(_clock(6))
-    recorded = []
-    for seq, (tool, arguments) in enumerate(calls, 1):
-        text, is_error = server.call(tool, arguments)
-        result = {"content": [{"type": "text", "text": text}], "isError": is_error}
-        recorded.append(RecordedCall(f"s{number}", seq, tool, arguments, result, is_error))
-    return recorded
+    return played(Tickets(_clock(6)).call, f"s{number}", calls)
 
 
 def _learned() -> GuardInference:

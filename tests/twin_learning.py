@@ -1,9 +1,10 @@
-"""What the twin-learning tests share: compiling recorded sessions through `sim-mcp compile`, and playing a
-call on a learned guard against the answer a fixture server gave."""
+"""What the twin-learning tests share: recording a session on a fixture server, compiling recorded sessions
+through `sim-mcp compile`, and playing a call on a learned guard against the answer a fixture server gave."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,19 @@ from sim_mcp.authoring.twins.keyed_world import run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.cli import main
 from sim_mcp.specs.model import ToolSpec
+
+
+def played(
+    answer: Callable[[str, dict[str, Any]], tuple[str, bool]], session: str, calls: list[tuple[str, dict[str, Any]]]
+) -> list[RecordedCall]:
+    """A session's calls as a fixture server answers them (`answer(tool, arguments) -> (text, is_error)`),
+    recorded in order."""
+    recorded = []
+    for seq, (tool, arguments) in enumerate(calls, 1):
+        text, is_error = answer(tool, arguments)
+        result = {"content": [{"type": "text", "text": text}], "isError": is_error}
+        recorded.append(RecordedCall(session, seq, tool, arguments, result, is_error))
+    return recorded
 
 
 def compile_recorded(folder: Path, tools: list[ToolSpec], sessions: list[list[RecordedCall]]) -> dict[str, Any]:
