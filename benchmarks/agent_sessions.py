@@ -1572,7 +1572,7 @@ class FinanceAgent:
         self.figure = number if math.isfinite(number) and 1 <= abs(number) < 1e9 else None
 
 
-# --- the sixth held-out set (BENCHMARKS.md, "Sixth set"), from each package's documented tool list ---
+# --- the sixth set (BENCHMARKS.md, "Sixth set"; dev now), from each package's documented tool list ---
 
 _CREATED_ENTRY = re.compile(r"^Created: (.+)/([^/]+) \(id=(\d+)\)")
 _TAKEN_ENTRY = re.compile(r"already exists \(id=(\d+)\)")
