@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to fifth sets, dev now, and the sixth set,
+"Twins held out", "Twins held out, second set", the third to sixth sets, dev now, and the seventh set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to sixth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to seventh sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -14,6 +14,7 @@ sessions and checked sessions share names unless the check renames them (`twin-c
 from __future__ import annotations
 
 import datetime
+import json
 import math
 import random
 import re
@@ -1571,7 +1572,7 @@ class FinanceAgent:
         self.figure = number if math.isfinite(number) and 1 <= abs(number) < 1e9 else None
 
 
-# --- the sixth held-out set (BENCHMARKS.md, "Sixth set"), from each package's documented tool list ---
+# --- the sixth set (BENCHMARKS.md, "Sixth set"; dev now), from each package's documented tool list ---
 
 _CREATED_ENTRY = re.compile(r"^Created: (.+)/([^/]+) \(id=(\d+)\)")
 _TAKEN_ENTRY = re.compile(r"already exists \(id=(\d+)\)")
@@ -1909,6 +1910,489 @@ def _later(date: str, days: int) -> str:
     return (datetime.date.fromisoformat(date) + datetime.timedelta(days=days)).isoformat()
 
 
+# --- the seventh held-out set (BENCHMARKS.md, "Seventh set"), from each package's documented tool list ---
+
+_SAVED_ENTRY = re.compile(r"Saved memory #(\d+)")
+_DELETED_NUMBER = re.compile(r"Deleted entry #(\d+)")
+_SOURCE_FILES = (
+    "api/login.py",
+    "api/billing.py",
+    "ui/search.tsx",
+    "deploy/pipeline.yml",
+    "docs/guide.md",
+    "db/schema.sql",
+)
+_WARNINGS = (
+    "tokens expire after an hour",
+    "the cache is per process",
+    "tests need the fixture db",
+    "rate limits apply",
+)
+
+
+class WorkEntryAgent:
+    """mcp-memex: a memory of work entries, each a one-sentence task with the files it touched, decisions,
+    warnings, tags and notes, saved under the number the save answers; loaded at a session's start (a hint,
+    files about to be worked on), searched by keyword, listed (recent, by tag, a few), updated field by
+    field by number and deleted. Numbers are read from the answers. Mistakes: a number never saved or
+    deleted, a save without its task, a word no entry holds, a tag never used."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.entries: dict[int, dict[str, Any]] = {}  # number -> the fields saved
+        self.gone: list[int] = []
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _number(self) -> int:
+        if self.entries and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.entries))
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else 99
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.entries or roll < 0.3:
+            return "mem_save", self._saved()
+        if roll < 0.42:
+            return "mem_load", self._load()
+        if roll < 0.56:
+            return "mem_search", self._search()
+        if roll < 0.7:
+            return "mem_list", self._list()
+        if roll < 0.88:
+            return "mem_update", self._updated()
+        return "mem_delete", {"entry_id": self._number()}
+
+    def _saved(self) -> dict[str, Any]:
+        title, detail = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"task": f"{title}: {detail.lower()}"}
+        if self.rng.random() < 0.6:
+            arguments["files"] = self.rng.sample(_SOURCE_FILES, self.rng.randint(1, 2))
+        if self.rng.random() < 0.5:
+            arguments["decisions"] = [self.rng.choice(_WORDS)]
+        if self.rng.random() < 0.3:
+            arguments["warnings"] = [self.rng.choice(_WARNINGS)]
+        if self.rng.random() < 0.7:
+            arguments["tags"] = self.rng.sample(_TOPICS[:6], self.rng.randint(1, 2))
+        if self.rng.random() < 0.3:
+            arguments["notes"] = self.rng.choice(_PROGRESS)
+        if self.rng.random() < MISTAKE / 3:
+            arguments.pop("task")  # a save without its task
+        return arguments
+
+    def _word(self) -> str:
+        """A word of a task or decision saved, or (a mistake) one no entry holds."""
+        saved = [" ".join([entry["task"], *entry.get("decisions", [])]) for entry in self.entries.values()]
+        if saved and self.rng.random() >= MISTAKE:
+            words = [word.strip(":,.").lower() for word in self.rng.choice(saved).split()]
+            return self.rng.choice([word for word in words if len(word) > 3] or words)
+        return self.rng.choice(("kubernetes", "invoice", "penguin"))
+
+    def _load(self) -> dict[str, Any]:
+        which = self.rng.random()
+        if which < 0.4:
+            return {}
+        if which < 0.75:
+            return {"hint": self._word()}
+        return {"files": [self.rng.choice(_SOURCE_FILES)]}
+
+    def _search(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"query": self._word()}
+        if self.rng.random() < 0.25:
+            arguments["limit"] = self.rng.choice((1, 3))
+        return arguments
+
+    def _list(self) -> dict[str, Any]:
+        which = self.rng.random()
+        if which < 0.45:
+            return {}
+        if which < 0.8:
+            used = sorted({tag for entry in self.entries.values() for tag in entry.get("tags", [])})
+            tag = self.rng.choice(used) if used and self.rng.random() >= MISTAKE else self.rng.choice(_TOPICS)
+            return {"tag": tag}
+        return {"limit": self.rng.choice((1, 2, 3))}
+
+    def _updated(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"entry_id": self._number()}
+        change = self.rng.random()
+        if change < 0.3:
+            arguments["notes"] = self.rng.choice(_PROGRESS)
+        elif change < 0.5:
+            arguments["tags"] = self.rng.sample(_TOPICS[:6], self.rng.randint(1, 2))
+        elif change < 0.7:
+            arguments["warnings"] = [self.rng.choice(_WARNINGS)]
+        elif change < 0.85:
+            arguments["decisions"] = [self.rng.choice(_WORDS)]
+        else:
+            title, detail = self.rng.choice(_TASKS)
+            arguments["task"] = f"{title}: {detail.lower()} (redone)"
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        text = _text_of(value)
+        if tool == "mem_save" and (saved := _SAVED_ENTRY.search(text)):
+            self.entries[int(saved.group(1))] = dict(arguments)
+        elif tool == "mem_update" and text.startswith("✓") and arguments["entry_id"] in self.entries:
+            self.entries[arguments["entry_id"]].update({k: v for k, v in arguments.items() if k != "entry_id"})
+        elif tool == "mem_delete" and (deleted := _DELETED_NUMBER.search(text)):
+            self.entries.pop(int(deleted.group(1)), None)
+            self.gone.append(int(deleted.group(1)))
+
+
+_SCOPES = ("auth-service", "billing-api", "search-ui")
+_KINDS = ("fact", "decision", "preference", "lesson")
+_FACTS = (
+    "the staging database is reset nightly",
+    "alice prefers small pull requests",
+    "deploys freeze on fridays",
+    "the billing api retries three times",
+    "search results are cached for ten minutes",
+)
+_MISSING_REF = "00000000-0000-4000-8000-000000000000"
+
+
+def _json_of(value: Any) -> Any:
+    """An answer's JSON: the value itself, or the JSON text a server's structured `result` wraps."""
+    text = value.get("result") if isinstance(value, dict) and set(value) == {"result"} else None
+    if isinstance(text, str):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return value
+
+
+class TaskMemoryAgent:
+    """memtask: tasks with a lifecycle (pending, current, completed) beside memories. Tasks are added one by
+    one (a project, tags, now and then a parent task or a memory they rest on) or in a batch, listed,
+    read back, made current, completed and removed by the `task_ref` their add answered (now and then by
+    the pending number a listing showed); memories are remembered with a scope, a kind and a confidence,
+    recalled (by scope, kind, a word, a least confidence), read back, updated and deleted by their
+    `memory_id`. Clearing every pending task is rare. Mistakes: a ref or memory id never made, a task
+    completed or removed twice, an add without its description, a pending number past the list."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tasks: dict[str, dict[str, Any]] = {}  # task_ref -> the task as last answered
+        self.memories: dict[str, dict[str, Any]] = {}  # memory_id -> the memory as last answered
+        self.done: list[str] = []
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _pending(self) -> list[str]:
+        return sorted(ref for ref, task in self.tasks.items() if task.get("status") == "pending")
+
+    def _task(self, pool: list[str] | None = None) -> str:
+        pool = self._pending() if pool is None else pool
+        if pool and self.rng.random() >= MISTAKE:
+            ref = self.rng.choice(pool)
+            number = self.tasks[ref].get("pending_id")
+            return str(number) if isinstance(number, int) and self.rng.random() < 0.15 else ref
+        if self.done and self.rng.random() < 0.5:
+            return self.rng.choice(self.done)  # a task completed or removed already
+        return self.rng.choice((_MISSING_REF, "42"))
+
+    def _memory(self) -> str:
+        if self.memories and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.memories))
+        return _MISSING_REF
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.tasks or roll < 0.2:
+            return "add_task", self._added()
+        if roll < 0.25:
+            return "add_batch_tasks", self._batch()
+        if roll < 0.35:
+            return "list_tasks", {}
+        if roll < 0.42:
+            return "get_task", {"task_id": self._task(sorted(self.tasks))}
+        if roll < 0.49:
+            return "set_current_task", {"task_id": self._task()}
+        if roll < 0.53:
+            return "current_tasks", {}
+        if roll < 0.63:
+            return "complete_task", {"task_id": self._task()}
+        if roll < 0.68:
+            return "remove_task", {"task_id": self._task()}
+        if roll < 0.69:
+            return "remove_all_tasks", {}
+        if not self.memories or roll < 0.78:
+            return "remember", self._remembered()
+        if roll < 0.86:
+            return "recall", self._recall()
+        if roll < 0.91:
+            return "get_memory", {"memory_id": self._memory()}
+        if roll < 0.96:
+            return "update_memory", self._memory_update()
+        return "delete_memory", {"memory_id": self._memory()}
+
+    def _added(self) -> dict[str, Any]:
+        title, _ = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"description": title}
+        if self.rng.random() < 0.6:
+            arguments["project"] = self.rng.choice(_SCOPES)
+        if self.rng.random() < 0.4:
+            arguments["tags"] = self.rng.sample(_TAGS, self.rng.randint(1, 2))
+        if self.tasks and self.rng.random() < 0.15:
+            arguments["parent_task_refs"] = [self.rng.choice(sorted(self.tasks))]
+        if self.memories and self.rng.random() < 0.15:
+            arguments["memory_refs"] = [self.rng.choice(sorted(self.memories))]
+        if self.rng.random() < MISTAKE / 3:
+            arguments.pop("description")  # an add without its description
+        return arguments
+
+    def _batch(self) -> dict[str, Any]:
+        titles = [title for title, _ in self.rng.sample(_TASKS, self.rng.randint(2, 3))]
+        arguments: dict[str, Any] = {"descriptions": titles}
+        if self.rng.random() < 0.6:
+            arguments["project"] = self.rng.choice(_SCOPES)
+        if self.rng.random() < 0.3:
+            arguments["tags"] = [self.rng.choice(_TAGS)]
+        return arguments
+
+    def _remembered(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"content": self.rng.choice(_FACTS)}
+        if self.rng.random() < 0.7:
+            arguments["memory_scope"] = self.rng.choice(_SCOPES)
+        if self.rng.random() < 0.6:
+            arguments["kind"] = self.rng.choice(_KINDS)
+        if self.rng.random() < 0.3:
+            arguments["confidence"] = self.rng.choice((60, 80, 90))
+        if self.rng.random() < 0.3:
+            arguments["tags"] = [self.rng.choice(_TAGS)]
+        return arguments
+
+    def _recall(self) -> dict[str, Any]:
+        which = self.rng.random()
+        if which < 0.25:
+            return {}
+        if which < 0.5:
+            return {"memory_scope": self.rng.choice(_SCOPES)}
+        if which < 0.7:
+            return {"kind": self.rng.choice(_KINDS)}
+        if which < 0.85:
+            held = [memory.get("content", "") for memory in self.memories.values()]
+            source = self.rng.choice(held) if held and self.rng.random() >= MISTAKE else "penguin colony"
+            return {"query": self.rng.choice(str(source).split())}
+        return {"min_confidence": self.rng.choice((70, 90)), "limit": self.rng.choice((1, 5))}
+
+    def _memory_update(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"memory_id": self._memory()}
+        change = self.rng.random()
+        if change < 0.4:
+            arguments["content"] = self.rng.choice(_FACTS)
+        elif change < 0.7:
+            arguments["confidence"] = self.rng.choice((50, 75, 100))
+        elif change < 0.85:
+            arguments["kind"] = self.rng.choice(_KINDS)
+        else:
+            arguments["memory_scope"] = self.rng.choice(_SCOPES)
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        tool, _ = self.last
+        found = _json_of(value)
+        answered = found if isinstance(found, list) else [found]
+        for item in answered:
+            if isinstance(item, dict) and isinstance(item.get("task_ref"), str):
+                self.tasks[item["task_ref"]] = item
+            elif isinstance(item, dict) and isinstance(item.get("memory_id"), str):
+                self.memories[item["memory_id"]] = item
+        if tool == "list_tasks" and isinstance(found, list):
+            # The listing is what is pending now: a pending number the agent knew may have moved.
+            for ref in self._pending():
+                if ref not in {item.get("task_ref") for item in found if isinstance(item, dict)}:
+                    self.tasks.pop(ref, None)
+        if tool in ("remove_task", "delete_memory") and isinstance(found, dict):
+            gone = found.get("task_ref") or found.get("memory_id")
+            if isinstance(gone, str):
+                self.tasks.pop(gone, None)
+                self.memories.pop(gone, None)
+                self.done.append(gone)
+        if tool == "complete_task" and isinstance(found, dict) and isinstance(found.get("task_ref"), str):
+            self.done.append(found["task_ref"])
+        if tool == "remove_all_tasks" and isinstance(found, dict):
+            for ref in self._pending():
+                self.tasks.pop(ref, None)
+                self.done.append(ref)
+
+
+_SECURITIES = ("XEQT", "VFV", "SHOP", "RY", "ENB", "VTI")
+_FOREIGN = ("VTI",)  # quoted in US dollars: its trades carry the rate to CAD
+_SHARE_COUNTS = (10, 20, 25, 40, 50, 75, 100, 150)
+_TRADE_PRICES = (12.5, 18.4, 27.9, 31.25, 45.1, 62.0, 88.75, 104.3, 135.6)
+_COMMISSIONS = (0, 0, 4.95, 9.99)
+_RATES = (1.32, 1.35, 1.37)
+_BROKER_ACTIONS = ("Buy", "Sell", "Dividend", "DRIP", "Deposit")
+
+
+class AdjustedCostAgent:
+    """acb-tax-mcp: a portfolio's trades (dated buys and sells of a few securities, commissions, a US
+    security with its exchange rate) kept by the agent and sent whole with each call, a trade or two more
+    each time, as a user who pastes their trades in; holdings and ACB per share, the full calculation, a
+    tax year's capital-gains report, Schedule 3's lines, superficial losses (a loss sale with a buy back
+    within 30 days now and then), unrealized gains against prices it names (the securities the last
+    answer held), and a broker export normalised into trades it then calculates on. Mistakes: a report
+    with no tax year, a sale of more than is held, a trade without its price, an action that is no
+    trade, a date not in YYYY-MM-DD, a price left out for a security held."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.trades: list[dict[str, Any]] = []
+        self.held: dict[str, float] = {}  # security -> shares, as the agent counts them
+        self.normalised: list[dict[str, Any]] | None = None
+        self.normalised_sent: list[dict[str, Any]] | None = None
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _day(self) -> str:
+        year = self.rng.choice((2024, 2025))
+        return f"{year}-{self.rng.randint(1, 12):02d}-{self.rng.randint(1, 28):02d}"
+
+    def _trade(self, action: str, security: str, shares: float, date: str | None = None) -> dict[str, Any]:
+        trade: dict[str, Any] = {
+            "date": date or self._day(),
+            "action": action,
+            "security": security,
+            "shares": shares,
+            "price": self.rng.choice(_TRADE_PRICES),
+        }
+        commission = self.rng.choice(_COMMISSIONS)
+        if commission:
+            trade["commission"] = commission
+        if security in _FOREIGN:
+            trade.update(currency="USD", fx_rate=self.rng.choice(_RATES))
+        return trade
+
+    def _more_trades(self) -> None:
+        """A trade or two more: buys mostly, a sale of what is held, now and then a loss and a buy back."""
+        for _ in range(self.rng.choice((1, 1, 2))):
+            held = sorted(security for security, shares in self.held.items() if shares > 0)
+            if held and self.rng.random() < 0.35:
+                security = self.rng.choice(held)
+                shares = min(self.held[security], self.rng.choice(_SHARE_COUNTS))
+                if self.rng.random() < MISTAKE / 2:
+                    shares = self.held[security] + 100  # more than is held
+                # Sold after its last trade, so that the sale finds the shares it sells.
+                latest = max(
+                    (datetime.date.fromisoformat(str(t["date"])) for t in self.trades if t["security"] == security),
+                    default=datetime.date(2024, 1, 1),
+                )
+                sold = latest + datetime.timedelta(days=self.rng.randint(5, 120))
+                sale = self._trade("sell", security, shares, sold.isoformat())
+                self.trades.append(sale)
+                self.held[security] -= shares
+                if self.rng.random() < 0.3:  # bought back within 30 days: a superficial loss if it lost
+                    back = datetime.date.fromisoformat(sale["date"]) + datetime.timedelta(days=self.rng.randint(3, 25))
+                    self.trades.append(
+                        self._trade("buy", security, self.rng.choice(_SHARE_COUNTS[:3]), back.isoformat())
+                    )
+                    self.held[security] += self.trades[-1]["shares"]
+            else:
+                security = self.rng.choice(_SECURITIES)
+                self.trades.append(self._trade("buy", security, self.rng.choice(_SHARE_COUNTS)))
+                self.held[security] = self.held.get(security, 0) + self.trades[-1]["shares"]
+        self.trades.sort(key=lambda trade: str(trade["date"]))
+
+    def _sent(self) -> list[dict[str, Any]]:
+        """The trades as sent, now and then with a mistake in one of them."""
+        trades = [dict(trade) for trade in self.trades]
+        if trades and self.rng.random() < MISTAKE / 2:
+            wrong = self.rng.choice(trades)
+            slip = self.rng.random()
+            if slip < 0.4:
+                wrong.pop("price")
+            elif slip < 0.7:
+                wrong["action"] = "transfer"
+            else:
+                wrong["date"] = "03/15/2025"
+        return trades
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        if self.normalised is not None and self.rng.random() < 0.7:
+            trades, self.normalised = self.normalised, None
+            self.normalised_sent = trades
+            return self.rng.choice(("calculate_acb", "acb_summary")), {"transactions": trades}
+        roll = self.rng.random()
+        if roll < 0.08:
+            return "normalize_broker_csv", {"rows": self._broker_rows()}
+        self._more_trades()
+        if roll < 0.25:
+            return "acb_summary", {"transactions": self._sent()}
+        if roll < 0.4:
+            return "calculate_acb", {"transactions": self._sent()}
+        if roll < 0.55:
+            arguments: dict[str, Any] = {"transactions": self._sent(), "tax_year": self.rng.choice((2024, 2025))}
+            if self.rng.random() < MISTAKE / 2:
+                arguments.pop("tax_year")  # a report with no tax year
+            return "capital_gains_report", arguments
+        if roll < 0.67:
+            arguments = {"transactions": self._sent()}
+            if self.rng.random() < 0.6:
+                arguments["tax_year"] = self.rng.choice((2024, 2025))
+            return "schedule3_summary", arguments
+        if roll < 0.77:
+            return "check_superficial_losses", {"transactions": self._sent()}
+        return "unrealized_gains", {"transactions": self._sent(), "market_prices": self._prices()}
+
+    def _prices(self) -> dict[str, Any]:
+        held = sorted(security for security, shares in self.held.items() if shares > 0)
+        prices: dict[str, Any] = {}
+        for security in held:
+            price = self.rng.choice(_TRADE_PRICES)
+            if security in _FOREIGN and self.rng.random() < 0.6:
+                prices[security] = {"price": price, "fx_rate": self.rng.choice(_RATES)}
+            else:
+                prices[security] = price
+        if prices and self.rng.random() < MISTAKE:
+            prices.pop(self.rng.choice(sorted(prices)))  # a price left out
+        return prices
+
+    def _broker_rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for _ in range(self.rng.randint(2, 4)):
+            action = self.rng.choice(_BROKER_ACTIONS)
+            shares = self.rng.choice(_SHARE_COUNTS)
+            rows.append(
+                {
+                    "Trade Date": self._day(),
+                    "Activity Type": action,
+                    "Symbol": self.rng.choice(_SECURITIES[:5]),
+                    "Quantity": f"-{shares}" if action == "Sell" else str(shares),
+                    "Price": f"${self.rng.choice(_TRADE_PRICES)}",
+                    "Commission": self.rng.choice(("0", "9.99", "(4.95)")),
+                }
+            )
+        return rows
+
+    def observe(self, value: Any) -> None:
+        tool, _ = self.last
+        if not isinstance(value, dict):
+            return
+        if tool == "normalize_broker_csv":
+            trades = value.get("transactions")
+            self.normalised = trades if isinstance(trades, list) and trades else None
+        holdings = value.get("holdings")
+        if isinstance(holdings, list) and self.last[1].get("transactions") is not self.normalised_sent:
+            # What the server holds of the agent's own trades is what it prices and sells next.
+            self.held = {
+                str(h["security"]): float(h.get("shares") or 0)
+                for h in holdings
+                if isinstance(h, dict) and "security" in h
+            }
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -1932,8 +2416,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to fifth sets (dev), then the
-# sixth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to sixth sets (dev), then the
+# seventh (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -1953,4 +2437,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "kb": NamespacedEntryAgent,
     "tasker": MarkdownTaskAgent,
     "bizdays": BusinessDayAgent,
+    "memex": WorkEntryAgent,
+    "memtask": TaskMemoryAgent,
+    "acb": AdjustedCostAgent,
 }

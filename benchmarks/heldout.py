@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to sixth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to seventh sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -7,11 +7,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 (the headline), on all calls, with the same error text, the share of the real server's errors, and the two
 trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the sixth set, declared before any run of it; `DEV_SERVERS`, the first to
-fifth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the seventh set, declared before any run of it; `DEV_SERVERS`, the first to
+sixth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the sixth set: kb, tasker, bizdays
+    # held out, the seventh set: memex, memtask, acb
+    python3 -m venv /tmp/ho7-keys && /tmp/ho7-keys/bin/pip install mcp-memex==0.1.9 'mcp<2'
+    python3 -m venv /tmp/ho7-life && /tmp/ho7-life/bin/pip install memtask==0.0.2 'mcp<2'
+    python3 -m venv /tmp/ho7-more && /tmp/ho7-more/bin/pip install acb-tax-mcp==0.5.0
+    # dev, the sixth set: kb, tasker, bizdays
     python3 -m venv /tmp/ho6-keys && /tmp/ho6-keys/bin/pip install mcp-kb-sqlite==0.2.1
     python3 -m venv /tmp/ho6-life && /tmp/ho6-life/bin/pip install mcp-tasker==1.8.1
     python3 -m venv /tmp/ho6-more && /tmp/ho6-more/bin/pip install business-day-mcp==0.1.0
@@ -48,10 +52,13 @@ pins `mcp<2` itself. memory-mcp pins `mcp[cli]==1.6.0`, whose server ends the se
 it does not know (the recording client's `server/discover`, before `tools/list`), so a later mcp 1 is
 installed over the pin (pip warns of the conflict; the server's own code runs unchanged on it).
 The sixth set needs no pin: mcp-kb-sqlite asks for mcp 2 (`mcp.server.mcpserver`), mcp-tasker pins
-`mcp<2` itself, and business-day-mcp runs on fastmcp 2, which pins mcp 1.
+`mcp<2` itself, and business-day-mcp runs on fastmcp 2, which pins mcp 1. In the seventh set, mcp-memex
+(`mcp>=1.0`) and memtask (`mcp`, unbounded) import `mcp.server.fastmcp`, hence `'mcp<2'` (memtask exits
+before answering `initialize` on mcp 2); acb-tax-mcp asks for mcp 2 itself.
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers kb --keep /tmp/ho6-run
+    python -m benchmarks.heldout --servers memex --keep /tmp/ho7-run
+    python -m benchmarks.heldout --servers kb,tasker,bizdays  # the sixth set, dev now
     python -m benchmarks.heldout --servers memo,runloq,fincalc  # the fifth set, dev now
     python -m benchmarks.heldout --servers mem,todotxt,units  # the fourth set, dev now
     python -m benchmarks.heldout --servers notes,ohno,calcmcp  # the third set, dev now
@@ -127,18 +134,31 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "memo": (["/bin/sh", "-c", "cd {tmp} && exec /tmp/ho5-keys/bin/memory-mcp"], {}),
     "runloq": (["/tmp/ho5-life/bin/runloq-mcp"], {"TRACKER_DB": "{tmp}/tracker.db", "HOME": "{tmp}"}),
     "fincalc": (["/tmp/ho5-more/bin/finance-calc-mcp"], {}),
-}
-# The sixth set, held out: entries under a namespace and a key (mcp-kb-sqlite's SQLite file at DB_PATH),
-# tasks with a lifecycle (mcp-tasker finds its .tasker folder from its working folder upwards, then under
-# XDG_DATA_HOME: `tasker init` makes one in the session's folder, its message kept off the protocol's
-# stdout, before the server starts there), business-day arithmetic over public holidays (no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The sixth set, dev from the seventh on: entries under a namespace and a key (mcp-kb-sqlite's SQLite file
+    # at DB_PATH), tasks with a lifecycle (mcp-tasker finds its .tasker folder from its working folder upwards,
+    # then under XDG_DATA_HOME: `tasker init` makes one in the session's folder, its message kept off the
+    # protocol's stdout, before the server starts there), business-day arithmetic over public holidays (no state).
     "kb": (["/tmp/ho6-keys/bin/mcp-kb-sqlite"], {"DB_PATH": "{tmp}/kb.db", "HOME": "{tmp}"}),
     "tasker": (
         ["/bin/sh", "-c", "cd {tmp} && /tmp/ho6-life/bin/tasker init >/dev/null && exec /tmp/ho6-life/bin/tasker mcp"],
         {"HOME": "{tmp}", "XDG_DATA_HOME": "{tmp}/share"},
     ),
     "bizdays": (["/tmp/ho6-more/bin/business-day-mcp"], {}),
+}
+# The seventh set, held out: work entries saved under a number (mcp-memex keeps one SQLite file per project
+# under MEMEX_DIR, the project named by MEMEX_PROJECT, else by its working folder: a fixed name here), tasks
+# with a lifecycle beside memories (memtask's SQLite file at MEMTASK_DB_PATH), adjusted cost base and
+# capital gains over the trades a call gives (no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "memex": (
+        ["/tmp/ho7-keys/bin/python", "-m", "memex.server"],
+        {"MEMEX_DIR": "{tmp}/memex", "MEMEX_PROJECT": "project", "HOME": "{tmp}"},
+    ),
+    "memtask": (
+        ["/tmp/ho7-life/bin/memtask", "start", "--transport", "stdio"],
+        {"MEMTASK_DB_PATH": "{tmp}/tasks.sqlite", "MEMTASK_HOME": "{tmp}", "HOME": "{tmp}"},
+    ),
+    "acb": (["/tmp/ho7-more/bin/acb-tax-mcp"], {}),
 }
 
 
@@ -219,7 +239,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"fifth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"sixth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

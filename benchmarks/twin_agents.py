@@ -6,7 +6,16 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the sixth set, BENCHMARKS.md "Sixth set", the default):
+Tasks per server (the seventh set, BENCHMARKS.md "Seventh set", the default):
+- memex (work entries saved under a number): save an entry with its tag (listed under that tag); forget one
+  entry of three (the other two still listed); add a warning to an entry (that entry shows it, no new entry
+  beside it).
+- memtask (tasks with a lifecycle beside memories): complete a task (read back completed); remember a fact in
+  a scope with its kind (recalled from that scope); remove one task of three (the others still pending).
+- acb (adjusted cost base and capital gains over the trades a call gives, no state): the ACB per share after
+  two buys; the taxable capital gain of a tax year; the unrealized gain at a market price, each the agent's
+  figure against the right call made through that server's own tools.
+The sixth set, dev now ("Sixth set"):
 - kb (entries under a namespace and a key, with an id): store an entry under a namespace and a key (its data
   read back); forget one entry of three (the other two still listed); edit an entry's data in place (one
   word replaced, the rest kept).
@@ -58,7 +67,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho6-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho7-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho6-base --servers kb,tasker,bizdays
     python -m benchmarks.twin_agents --twins /tmp/ho5-after --servers memo,runloq,fincalc
     python -m benchmarks.twin_agents --twins /tmp/ho4-base --servers mem,todotxt,units
     python -m benchmarks.twin_agents --twins /tmp/ho3-base --servers notes,ohno,calcmcp
@@ -1913,7 +1923,7 @@ def _fincalc_task(
     return Task(name, _fincalc_draw, task.setup, task.agents, task.reward)
 
 
-# --- kb: entries under a namespace and a key (held out, the sixth set) ---------------------------------
+# --- kb: entries under a namespace and a key (dev, the sixth set) ---------------------------------
 
 _KB_CREATED = re.compile(r"^Created: .+ \(id=(\d+)\)")
 _KB_LISTED = re.compile(r"^id=(\d+) \| (\S+) \| ", re.MULTILINE)
@@ -2040,7 +2050,7 @@ def _kb_edit() -> Task:
     )
 
 
-# --- tasker: tasks and subtasks with a lifecycle (held out, the sixth set) ------------------------------
+# --- tasker: tasks and subtasks with a lifecycle (dev, the sixth set) ------------------------------
 
 _TASKER_LINE = re.compile(r"^([.~?x-]) (\S+)  (.*?)(?: \(\.\.\.\))?$", re.MULTILINE)
 _TASKER_STATUS = re.compile(r"^status: (\S+)$", re.MULTILINE)
@@ -2158,7 +2168,7 @@ def _tasker_cancel() -> Task:
     )
 
 
-# --- bizdays: business-day arithmetic over public holidays, no state (held out, the sixth set) ----------
+# --- bizdays: business-day arithmetic over public holidays, no state (dev, the sixth set) ----------
 
 
 def _day_number(field: str) -> Callable[[Any], float | None]:
@@ -2230,6 +2240,333 @@ def _bizdays_task(
     return Task(name, _bizdays_draw, task.setup, task.agents, task.reward)
 
 
+async def _once(side: Side, tool: str, arguments: dict[str, Any]) -> None:
+    """One call whose answer the agent does not use."""
+    await side.call(tool, arguments)
+
+
+# --- memex: work entries saved under a number (held out, the seventh set) ------------------------------
+
+_MEMEX_SAVED = re.compile(r"Saved memory #(\d+)")
+_MEMEX_ENTRY = re.compile(r"^\[\d+\] #(\d+) ", re.MULTILINE)
+
+
+def _memex_entries(value: Any) -> dict[int, dict[str, list[str]]]:
+    """number -> field -> the values a listing shows of it (`  Task      : ...`, one line a value)."""
+    text = _kb_text(value)
+    entries: dict[int, dict[str, list[str]]] = {}
+    starts = list(_MEMEX_ENTRY.finditer(text))
+    for at, start in enumerate(starts):
+        block = text[start.end() : starts[at + 1].start() if at + 1 < len(starts) else len(text)]
+        fields: dict[str, list[str]] = {}
+        for line in block.splitlines():
+            name, mark, shown = line.strip().partition(" : ")
+            if mark:
+                fields.setdefault(name.strip(), []).append(shown.strip())
+        entries[int(start.group(1))] = fields
+    return entries
+
+
+async def _memex_listed(side: Side, arguments: dict[str, Any]) -> dict[int, dict[str, list[str]]]:
+    value, error = await side.call("mem_list", {"limit": 50, **arguments})
+    return {} if error else _memex_entries(value)
+
+
+def _memex_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "tasks": [f"{word.capitalize()} the {_name(rng)} module" for word in rng.sample(_WORDS, 3)],
+        "tag": rng.choice(_WORDS),
+        "other": f"{rng.choice(_WORDS)}-tag",
+        "warning": f"{rng.choice(_WORDS)} breaks at {rng.randint(1, 12)} o'clock",
+    }
+
+
+async def _memex_saved(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for task in g["tasks"]:
+        value, _ = await side.call("mem_save", {"task": task, "tags": ["setup"]})
+        made = _MEMEX_SAVED.search(_kb_text(value))
+        ids.append(int(made.group(1)) if made else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _memex_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's entry it takes (by the number its save answered), the
+    rest of its arguments."""
+    ids = g.get(f"ids@{id(side)}", [])
+    for tool, index, rest in steps:
+        if index < len(ids) and ids[index] is not None:
+            await side.call(tool, {"entry_id": ids[index], **rest})
+
+
+def _memex_tasks(entries: dict[int, dict[str, list[str]]]) -> list[str]:
+    return [task for fields in entries.values() for task in fields.get("Task", [])]
+
+
+def _memex_save() -> Task:
+    async def save(side: Side, g: dict[str, Any], task: str | None, tag: str) -> None:
+        if task is None:
+            await side.call("mem_search", {"query": g["tag"]})  # looks, never saves
+            return
+        await side.call("mem_save", {"task": task, "tags": [tag]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(g["tasks"][0] in _memex_tasks(await _memex_listed(side, {"tag": g["tag"]})))
+
+    return _fixture_task(
+        "save an entry with its tag",
+        _memex_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: save(side, g, g["tasks"][0], g["tag"]),
+            "sloppy": lambda side, g, rng: save(side, g, g["tasks"][0], g["tag"] if rng.random() < 0.5 else g["other"]),
+            "partial": lambda side, g, rng: save(side, g, None, ""),
+            "wrong": lambda side, g, rng: save(side, g, "TODO", g["tag"]),
+        },
+        reward,
+    )
+
+
+def _memex_forget() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = _memex_tasks(await _memex_listed(side, {}))
+        kept = [task in listed for task in g["tasks"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "forget one entry of three",
+        _memex_draw,
+        _memex_saved,
+        {
+            "perfect": lambda side, g, rng: _memex_act(side, g, [("mem_delete", 1, {})]),
+            "sloppy": lambda side, g, rng: _memex_act(side, g, [("mem_delete", 1 if rng.random() < 0.5 else 2, {})]),
+            "partial": lambda side, g, rng: _memex_act(side, g, [("mem_update", 1, {"notes": "to delete"})]),
+            "wrong": lambda side, g, rng: _memex_act(side, g, [("mem_delete", n, {}) for n in range(3)]),
+        },
+        reward,
+    )
+
+
+def _memex_warn() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        entries = await _memex_listed(side, {})
+        warned = [fields for fields in entries.values() if fields.get("Task") == [g["tasks"][0]]]
+        ok = len(warned) == 1 and warned[0].get("Warning") == [g["warning"]]
+        return float(ok and len(entries) == 3)  # added to the entry, not a new one beside it
+
+    return _fixture_task(
+        "add a warning to an entry (the entry kept)",
+        _memex_draw,
+        _memex_saved,
+        {
+            "perfect": lambda side, g, rng: _memex_act(side, g, [("mem_update", 0, {"warnings": [g["warning"]]})]),
+            "sloppy": lambda side, g, rng: _memex_act(
+                side, g, [("mem_update", 0 if rng.random() < 0.5 else 1, {"warnings": [g["warning"]]})]
+            ),
+            "partial": lambda side, g, rng: _memex_act(side, g, [("mem_update", 0, {"notes": g["warning"]})]),
+            "wrong": lambda side, g, rng: _once(side, "mem_save", {"task": g["tasks"][0], "warnings": [g["warning"]]}),
+        },
+        reward,
+    )
+
+
+# --- memtask: tasks with a lifecycle beside memories (held out, the seventh set) -----------------------
+
+
+def _memtask_json(value: Any) -> Any:
+    """The JSON a memtask answer's text holds (its structured `result` wraps it as text)."""
+    text = _kb_text(value)
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+def _memtask_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "fact": f"{rng.choice(_WORDS)} deploys at {rng.randint(1, 12)} o'clock",
+        "scope": f"{rng.choice(_WORDS)}-service",
+        "other": f"{rng.choice(_WORDS)}-api",
+        "kind": rng.choice(("fact", "decision", "lesson")),
+    }
+
+
+async def _memtask_tasks(side: Side, g: dict[str, Any]) -> None:
+    refs = []
+    for title in g["titles"]:
+        value, _ = await side.call("add_task", {"description": title})
+        task = _memtask_json(value)
+        refs.append(task.get("task_ref") if isinstance(task, dict) else None)
+    g[f"ids@{id(side)}"] = refs
+
+
+async def _memtask_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int]]) -> None:
+    """Each step: a tool and the index of the episode's task it takes (by the ref its add answered)."""
+    refs = g.get(f"ids@{id(side)}", [])
+    for tool, index in steps:
+        if index < len(refs) and isinstance(refs[index], str):
+            await side.call(tool, {"task_id": refs[index]})
+
+
+def _memtask_complete() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        refs = g.get(f"ids@{id(side)}", [])
+        if not refs or not isinstance(refs[0], str):
+            return 0.0
+        value, error = await side.call("get_task", {"task_id": refs[0]})
+        task = None if error else _memtask_json(value)
+        return float(isinstance(task, dict) and task.get("status") == "completed")
+
+    return _fixture_task(
+        "complete a task",
+        _memtask_draw,
+        _memtask_tasks,
+        {
+            "perfect": lambda side, g, rng: _memtask_act(side, g, [("complete_task", 0)]),
+            "sloppy": lambda side, g, rng: _memtask_act(side, g, [("complete_task", 0 if rng.random() < 0.5 else 1)]),
+            "partial": lambda side, g, rng: _memtask_act(side, g, [("set_current_task", 0)]),
+            "wrong": lambda side, g, rng: _memtask_act(side, g, [("remove_task", 0)]),
+        },
+        reward,
+    )
+
+
+def _memtask_remember() -> Task:
+    async def remember(side: Side, g: dict[str, Any], scope: str | None) -> None:
+        if scope is None:
+            await side.call("recall", {"memory_scope": g["scope"]})  # looks, never remembers
+            return
+        await side.call("remember", {"content": g["fact"], "memory_scope": scope, "kind": g["kind"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("recall", {"memory_scope": g["scope"]})
+        found = None if error else _memtask_json(value)
+        memories = [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
+        return float(any(m.get("content") == g["fact"] and m.get("kind") == g["kind"] for m in memories))
+
+    return _fixture_task(
+        "remember a fact in a scope",
+        _memtask_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: remember(side, g, g["scope"]),
+            "sloppy": lambda side, g, rng: remember(side, g, g["scope"] if rng.random() < 0.5 else g["other"]),
+            "partial": lambda side, g, rng: remember(side, g, None),
+            "wrong": lambda side, g, rng: _once(side, "add_task", {"description": g["fact"], "project": g["scope"]}),
+        },
+        reward,
+    )
+
+
+def _memtask_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("list_tasks", {})
+        found = None if error else _memtask_json(value)
+        pending = {t.get("description") for t in found if isinstance(t, dict)} if isinstance(found, list) else set()
+        kept = [title in pending for title in g["titles"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others pending count only with it gone
+
+    return _fixture_task(
+        "remove one task of three (the others left pending)",
+        _memtask_draw,
+        _memtask_tasks,
+        {
+            "perfect": lambda side, g, rng: _memtask_act(side, g, [("remove_task", 1)]),
+            "sloppy": lambda side, g, rng: _memtask_act(side, g, [("remove_task", 1 if rng.random() < 0.5 else 2)]),
+            "partial": lambda side, g, rng: _memtask_act(side, g, [("get_task", 1)]),
+            "wrong": lambda side, g, rng: _once(side, "remove_all_tasks", {}),
+        },
+        reward,
+    )
+
+
+# --- acb: adjusted cost base over the trades a call gives, no state (held out, the seventh set) --------
+
+
+def _field(*path: str | int) -> Callable[[Any], float | None]:
+    """How an answer is read as a number: the number at `path` in its JSON (a key, or a list's index)."""
+
+    def read(value: Any) -> float | None:
+        for step in path:
+            if isinstance(step, int):
+                value = value[step] if isinstance(value, list) and step < len(value) else None
+            else:
+                value = value.get(step) if isinstance(value, dict) else None
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    return read
+
+
+def _acb_draw(rng: random.Random) -> dict[str, Any]:
+    year = rng.choice((2024, 2025))
+    return {
+        "security": rng.choice(("XEQT", "VFV", "RY", "ENB", "SHOP")),
+        "year": year,
+        "first": {
+            "date": f"{year - 1}-{rng.randint(1, 6):02d}-{rng.randint(1, 28):02d}",
+            "shares": rng.randint(5, 40) * 10,
+        },
+        "second": {
+            "date": f"{year - 1}-{rng.randint(7, 12):02d}-{rng.randint(1, 28):02d}",
+            "shares": rng.randint(1, 20) * 10,
+        },
+        "prices": [round(rng.uniform(10, 150), 2) for _ in range(3)],
+        "commission": rng.choice((4.95, 9.99)),
+        "sale": {"date": f"{year}-{rng.randint(2, 11):02d}-{rng.randint(1, 28):02d}", "shares": rng.randint(1, 5) * 10},
+        "market": round(rng.uniform(10, 150), 2),
+    }
+
+
+def _buys(g: dict[str, Any], commission: bool = True, both: bool = True) -> list[dict[str, Any]]:
+    trades = []
+    for which, price in zip(("first", "second") if both else ("first",), g["prices"], strict=False):
+        trade = {"date": g[which]["date"], "action": "buy", "security": g["security"], "shares": g[which]["shares"]}
+        trade["price"] = price
+        if commission:
+            trade["commission"] = g["commission"]
+        trades.append(trade)
+    return trades
+
+
+def _acb_per_share(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    trades = _buys(g, commission=how != "sloppy", both=how != "partial")  # sloppy: no commissions; partial: one buy
+    if how == "wrong":
+        trades[1]["action"] = "sell"  # the second trade read as a sale
+    return "acb_summary", {"transactions": trades}, _field("holdings", 0, "acb_per_share")
+
+
+def _taxable_gain(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    sale = {"date": g["sale"]["date"], "action": "sell", "security": g["security"], "shares": g["sale"]["shares"]}
+    sale.update(price=g["prices"][2], commission=g["commission"])
+    trades = [*_buys(g), sale]
+    if how == "sloppy":
+        sale.pop("commission")  # the sale's commission left out
+    year = g["year"] - 1 if how == "wrong" else g["year"]  # wrong: the year before the sale
+    field = "net_capital_gain" if how == "partial" else "taxable_capital_gain"  # partial: before the inclusion rate
+    return "capital_gains_report", {"transactions": trades, "tax_year": year}, _field("summary", field)
+
+
+def _unrealized(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    if how == "partial":  # the book cost alone, no market value
+        return "acb_summary", {"transactions": _buys(g)}, _field("holdings", 0, "total_acb")
+    price = g["prices"][0] if how == "wrong" else g["market"]  # wrong: the first buy's price as the market's
+    trades = _buys(g, both=how != "sloppy")  # sloppy: the second buy forgotten
+    return (
+        "unrealized_gains",
+        {"transactions": trades, "market_prices": {g["security"]: price}},
+        _field("totals", "unrealized_gain"),
+    )
+
+
+def _acb_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """The agent's figure against the perfect call made through that server's own tools (as units')."""
+    task = _units_task(name, steps)
+    return Task(name, _acb_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -2270,6 +2607,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_bizdays_task, "the next business day after a holiday", _next_day),
         partial(_bizdays_task, "the business days between two dates", _days_between_dates),
         partial(_bizdays_task, "the last business day of a month", _month_end),
+    ],
+    "memex": [_memex_save, _memex_forget, _memex_warn],
+    "memtask": [_memtask_complete, _memtask_remember, _memtask_drop],
+    "acb": [
+        partial(_acb_task, "the ACB per share after two buys", _acb_per_share),
+        partial(_acb_task, "the taxable capital gain of a tax year", _taxable_gain),
+        partial(_acb_task, "the unrealized gain at a market price", _unrealized),
     ],
 }
 

@@ -1,8 +1,8 @@
 """The scoring of benchmarks/twin_agents.py (Kendall's tau-b, each agent's means, rewards that agree) and
 the scripted agents of benchmarks/agent_sessions.py (ids read from answers, the same session per seed,
-the second to sixth held-out sets' calls well formed for their tools). That each task gives the perfect
+the second to seventh held-out sets' calls well formed for their tools). That each task gives the perfect
 agent 1 and the idle one 0 on the real server is the benchmark's own "real" column (BENCHMARKS.md), since
-the held-out servers are not installed where the tests run; for the fourth to sixth sets it is also
+the held-out servers are not installed where the tests run; for the fourth to seventh sets it is also
 checked here where they are (installed into /tmp as benchmarks/heldout.py says; skipped if not)."""
 
 from __future__ import annotations
@@ -690,7 +690,112 @@ def _bizdays_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
     return {field: f"2027-03-{n % 28 + 1:02d}"}
 
 
+# The seventh held-out set's tools as their `tools/list` gives them (trimmed as above).
+_STRINGS_OR_NULL = {"type": ["array", "null"], "items": _STRING}
+_ENTRY_FIELDS = ["task", "files", "decisions", "warnings", "tags", "notes"]
+SCHEMAS["memex"] = _tools(
+    ("mem_save", _ENTRY_FIELDS, ["task"]),
+    ("mem_load", ["hint", "files"], []),
+    ("mem_search", ["query", "limit"], ["query"]),
+    ("mem_list", ["limit", "tag"], []),
+    ("mem_delete", ["entry_id"], ["entry_id"]),
+    ("mem_update", ["entry_id", *_ENTRY_FIELDS], ["entry_id"]),
+    types={
+        "entry_id": _INTEGER,
+        "limit": _INTEGER,
+        **{name: _STRINGS_OR_NULL for name in ("files", "decisions", "warnings", "tags")},
+        **{name: _OR_NULL for name in ("hint", "tag", "notes")},
+    },
+)
+SCHEMAS["memex"]["mem_update"][0]["task"] = _OR_NULL
+_TASK_ID = ["task_id"]
+_MEMORY_ID = ["memory_id"]
+_LINKS = ["project", "tags", "parent_task_refs", "memory_refs"]
+_MEMORY_FIELDS = ["memory_scope", "kind", "confidence", "parent_memory_id"]
+SCHEMAS["memtask"] = _tools(
+    ("list_tasks", [], []),
+    ("get_task", _TASK_ID, _TASK_ID),
+    ("add_task", ["description", *_LINKS], ["description"]),
+    ("add_batch_tasks", ["descriptions", *_LINKS], ["descriptions"]),
+    ("complete_task", _TASK_ID, _TASK_ID),
+    ("remove_task", _TASK_ID, _TASK_ID),
+    ("remove_all_tasks", [], []),
+    ("current_tasks", [], []),
+    ("set_current_task", _TASK_ID, _TASK_ID),
+    ("remember", ["content", *_MEMORY_FIELDS, "tags"], ["content"]),
+    ("recall", ["query", "memory_scope", "kind", "min_confidence", "parent_memory_id", "limit"], []),
+    ("get_memory", _MEMORY_ID, _MEMORY_ID),
+    ("update_memory", ["memory_id", "content", *_MEMORY_FIELDS, "clear_parent", "tags"], _MEMORY_ID),
+    ("delete_memory", _MEMORY_ID, _MEMORY_ID),
+    types={
+        "descriptions": {"type": "array", "items": _STRING},
+        "confidence": _INTEGER,
+        "min_confidence": {"type": ["integer", "null"]},
+        "limit": {"type": ["integer", "null"]},
+        "clear_parent": {"type": "boolean"},
+        **{name: _STRINGS_OR_NULL for name in ("tags", "parent_task_refs", "memory_refs")},
+        **{name: _OR_NULL for name in ("project", "query", "memory_scope", "kind", "parent_memory_id")},
+    },
+)
+SCHEMAS["memtask"]["update_memory"][0]["content"] = _OR_NULL
+SCHEMAS["memtask"]["update_memory"][0]["confidence"] = {"type": ["integer", "null"]}
+_TRADES = ["transactions", "csv_path"]
+_OBJECTS_OR_NULL = {"type": ["array", "null"], "items": {"type": "object"}}
+SCHEMAS["acb"] = _tools(
+    ("calculate_acb", _TRADES, []),
+    ("acb_summary", _TRADES, []),
+    ("capital_gains_report", ["tax_year", *_TRADES], ["tax_year"]),
+    ("schedule3_summary", ["tax_year", *_TRADES], []),
+    ("check_superficial_losses", _TRADES, []),
+    ("unrealized_gains", ["market_prices", *_TRADES], ["market_prices"]),
+    ("normalize_broker_csv", ["csv_path", "rows"], []),
+    types={
+        "transactions": _OBJECTS_OR_NULL,
+        "rows": _OBJECTS_OR_NULL,
+        "csv_path": _OR_NULL,
+        "market_prices": {"type": "object"},
+    },
+)
+SCHEMAS["acb"]["capital_gains_report"][0]["tax_year"] = _INTEGER
+SCHEMAS["acb"]["schedule3_summary"][0]["tax_year"] = {"type": ["integer", "null"]}
+
+
+def _memex_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
+    """mcp-memex's answers as its structured content gives them (a text under `result`)."""
+    if tool == "mem_save":
+        return {"result": f"\u2713 Saved memory #{n}: {arguments['task'][:80]}" if "task" in arguments else "error"}
+    if tool == "mem_delete":
+        return {"result": f"\u2713 Deleted entry #{arguments['entry_id']}."}
+    return {"result": "No entries."}
+
+
+def _memtask_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
+    """memtask's answers: JSON text under its structured `result`."""
+    if tool in ("add_task", "add_batch_tasks"):
+        made = [
+            {"task_ref": f"ref-{n}-{k}", "pending_id": k + 1, "status": "pending", "description": description}
+            for k, description in enumerate(arguments.get("descriptions", [arguments.get("description", "")]))
+        ]
+        return {"result": json.dumps(made if tool == "add_batch_tasks" else made[0])}
+    if tool == "complete_task":
+        return {"result": json.dumps({"task_ref": arguments["task_id"], "status": "completed"})}
+    if tool == "remember":
+        return {"result": json.dumps({"memory_id": f"mem-{n}", "content": arguments["content"]})}
+    return {"result": "[]"}
+
+
+def _acb_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
+    if tool == "normalize_broker_csv":
+        return {"transactions": [{"date": "2025-01-02", "action": "buy", "security": "NORM", "shares": n}]}
+    held: dict[str, float] = {}
+    for trade in arguments.get("transactions") or []:
+        sign = 1 if trade.get("action") == "buy" else -1
+        held[trade["security"]] = held.get(trade["security"], 0) + sign * trade["shares"]
+    return {"holdings": [{"security": security, "shares": shares} for security, shares in held.items() if shares > 0]}
+
+
 _REPLIES: dict[str, Any] = {"kb": _kb_reply, "tasker": _tasker_reply, "bizdays": _bizdays_reply}
+_REPLIES |= {"memex": _memex_reply, "memtask": _memtask_reply, "acb": _acb_reply}
 
 _ANSWERS: dict[str, Any] = {
     "task_create": "Task created successfully with ID: {n}",
@@ -733,7 +838,7 @@ def _session(name: str, seed: str, calls: int = 60) -> list[tuple[str, dict[str,
 _SETS = ["bank", "todo", "calc", "notes", "ohno", "calcmcp", "mem", "todotxt", "units", "memo", "runloq", "fincalc"]
 
 
-@pytest.mark.parametrize("name", [*_SETS, "kb", "tasker", "bizdays"])
+@pytest.mark.parametrize("name", [*_SETS, "kb", "tasker", "bizdays", "memex", "memtask", "acb"])
 def test_the_held_out_sets_agents_call_their_servers_tools_with_mostly_valid_arguments(name: str) -> None:
     calls = [call for seed in range(10) for call in _session(name, f"agent\x00{name}\x00{seed}")]
     tools = SCHEMAS[name]
@@ -956,8 +1061,57 @@ def test_the_business_day_agent_spreads_over_the_tools_and_takes_a_date_further(
     assert len(onward) > 10  # the date the previous answer gave, asked about or counted from
 
 
-@pytest.mark.parametrize("server", ["mem", "todotxt", "units", "memo", "runloq", "fincalc", *sorted(HELD_OUT)])
-def test_on_the_real_fourth_to_sixth_sets_the_perfect_agent_scores_1_and_the_idle_one_0(server: str) -> None:
+def test_the_work_entry_agent_names_the_numbers_its_saves_answered() -> None:
+    session = _session("memex", "ids", 120)
+    saved = {n + 1 for n, (tool, arguments) in enumerate(session) if tool == "mem_save" and "task" in arguments}
+    named = [arguments["entry_id"] for _, arguments in session if "entry_id" in arguments]
+    assert named
+    assert sum(number in saved for number in named) > 0.7 * len(named)  # the rest: mistakes (99, deleted ones)
+    searched = [arguments["query"] for tool, arguments in session if tool == "mem_search"]
+    words = {word.strip(":,.").lower() for _, arguments in session for word in str(arguments.get("task", "")).split()}
+    assert sum(query in words for query in searched) > 0.6 * len(searched)  # words of what it saved
+
+
+def test_the_task_memory_agent_names_the_refs_and_ids_its_adds_answered() -> None:
+    calls = [call for seed in range(10) for call in _session("memtask", f"refs\x00{seed}", 40)]
+    named = [arguments["task_id"] for _, arguments in calls if "task_id" in arguments]
+    assert sum(ref.startswith("ref-") for ref in named) > 0.6 * len(named)  # the rest: numbers, mistakes
+    assert any(ref.isdigit() and ref != "42" for ref in named)  # now and then a pending number
+    memories = [arguments["memory_id"] for _, arguments in calls if "memory_id" in arguments]
+    assert memories
+    assert sum(memory.startswith("mem-") for memory in memories) > 0.7 * len(memories)
+
+
+def test_the_adjusted_cost_agent_sells_what_it_holds_and_carries_normalised_trades_on() -> None:
+    calls = [call for seed in range(10) for call in _session("acb", f"trades\x00{seed}", 12)]
+    sells = oversold = 0
+    for _, arguments in calls:
+        trades = arguments.get("transactions") or []
+        held: dict[str, float] = {}
+        for trade in sorted(trades, key=lambda t: str(t["date"])):
+            if trade.get("action") == "sell":
+                sells += 1
+                oversold += trade["shares"] > held.get(trade["security"], 0)
+            bought = trade["shares"] if trade.get("action") == "buy" else -trade["shares"]
+            held[trade["security"]] = held.get(trade["security"], 0) + bought
+    assert sells
+    assert oversold < 0.15 * sells
+    session = _session("acb", "normalised", 200)
+    onward = [
+        n
+        for n, ((previous, _), (_, arguments)) in enumerate(itertools.pairwise(session))
+        if previous == "normalize_broker_csv" and (arguments.get("transactions") or [{}])[0].get("security") == "NORM"
+    ]
+    assert onward  # the trades a broker export was normalised into, calculated on next
+    priced = [arguments["market_prices"] for tool, arguments in session if tool == "unrealized_gains"]
+    assert priced
+    assert all(set(prices) <= {"XEQT", "VFV", "SHOP", "RY", "ENB", "VTI"} for prices in priced)
+
+
+@pytest.mark.parametrize(
+    "server", ["mem", "todotxt", "units", "memo", "runloq", "fincalc", "kb", "tasker", "bizdays", *sorted(HELD_OUT)]
+)
+def test_on_the_real_fourth_to_seventh_sets_the_perfect_agent_scores_1_and_the_idle_one_0(server: str) -> None:
     command, env = {**DEV_SERVERS, **HELD_OUT}[server]
     # The installed program: the command itself, or the one a shell starts in the session's folder.
     program = next(part for part in shlex.split(" ".join(command)) if part.startswith("/tmp/"))
