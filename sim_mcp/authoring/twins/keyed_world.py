@@ -183,6 +183,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
+from sim_mcp.authoring.twins.dates import read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
@@ -240,6 +241,8 @@ _NUMBER_PARTS = frozenset(
         *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
     }
 )
+# How a piece of a value written only whole is marked (`dates.json_piece`): no answer's text holds it.
+_WHOLE_VALUE = "\x00"
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
 _JOINERS = ("\n", " ", "")
 # What a listing of keys may be joined with.
@@ -256,7 +259,10 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg")
+_WHOLE = (
+    *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
+    "$value",
+)
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -468,6 +474,7 @@ class _Learner:
         self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
+        self.calendar: dict[str, Any] | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
@@ -732,6 +739,11 @@ class _Learner:
                 if part[0] == "expr"
             }
             self.computed[name] = read_functions(self.library, tool.spec, calls, list(sources.values()))
+            # The dates its answers show, over the named days every tool's answers list.
+            if self.calendar is None:
+                self.calendar = read_calendar([(other.spec, other.calls) for other in self.tools.values()])
+            for at, dated in read_dates(self.library, tool.spec, calls, self.calendar).items():
+                self.computed[name].pieces.setdefault(at, []).extend(dated)
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
@@ -1140,7 +1152,7 @@ def _converts(tool: _Tool, functions: Functions) -> bool:
     call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units") or computed(part) for _, part in functions.pieces.get(id(call), []))
+        any(part[0] in ("linear", "units", "date") or computed(part) for _, part in functions.pieces.get(id(call), []))
         for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
@@ -1246,11 +1258,14 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         return {"$parts": parts} if any(not isinstance(part, str) for part in parts) else value
     if isinstance(value, dict):
         defaults = whole.get("defaults", {}) if whole is not None else {}
+        computed = _computed_values(value, pieces)
         drawn = {
             name: same
             if (same := _same_named(name, item, pieces)) is not None
             else argument
             if whole is not None and (argument := _given(name, item, whole.get("given"))) is not None
+            else computed[name]
+            if name in computed
             else _stored_field(defaults[name])
             if name in defaults and "$shown" in defaults[name] and _same(item, defaults[name]["$shown"])
             else defaults[name] | {"else": item}
@@ -1270,6 +1285,24 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
         return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
+
+
+def _computed_values(value: dict[str, Any], pieces: list[tuple[str, list[Any]]]) -> dict[str, dict[str, Any]]:
+    """The fields of a JSON object that a function computes whole (`{"$value": part}`: a flag, a null, a day
+    count, a list of named days, a short text such as a code upper-cased), each field its own function: of
+    the functions of equal value, the first no field before it took (`is_weekend` and `is_holiday` are
+    both false on most days, and are two functions)."""
+    found: dict[str, dict[str, Any]] = {}
+    taken: list[list[Any]] = []
+    for name, item in value.items():
+        if isinstance(item, dict) or (isinstance(item, str) and len(item.strip()) >= _SHORTEST):
+            continue
+        written = _WHOLE_VALUE + json.dumps(item, sort_keys=True)
+        part = next((p for text, p in pieces if text == written and p not in taken), None)
+        if part is not None:
+            found[name] = {"$value": part}
+            taken.append(part)
+    return found
 
 
 def _acknowledging(template: Any) -> bool:
@@ -1436,7 +1469,11 @@ def _revisions_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, lis
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
-    found = [(text, part) for text, part in pieces if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST]
+    found = [
+        (text, part)
+        for text, part in pieces
+        if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
+    ]
     found.sort(key=lambda piece: -len(piece[0]))
     return found
 
