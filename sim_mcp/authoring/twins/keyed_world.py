@@ -94,7 +94,14 @@ where its answer shows the value (`functions.py`); so is each number of a text r
 call's numbers (`["formula", steps, format]`: constants fitted, the report's numbers before it as terms, an
 annuity, a rate below a cap or above a threshold, a signed sum), written with the decimals and thousands
 separator its answers show (`formulas.py`: `$4,155.75`, `70.00%`). A JSON number a server writes as a
-double (`3.0`) may be a number the call gave whole (`3`).
+double (`3.0`) may be a number the call gave whole (`3`). A day's function (`["date", op, spec, calendar]`,
+`dates.py`: its weekday, ISO week, the days between two days, a month's last day; over the named days a
+region keeps, which every tool's recorded listings of days and names show, whether it is a business day,
+the next or previous one and how many days that stepped, the business days in a range and the named days
+in it) is searched likewise, kept only where every success it computes shows its value (a day is compared
+by form, so no rule is refuted by the day it writes); a day the recordings never covered writes nothing.
+A JSON value a function computes whole (`{"$value": part}`: a flag, a null, a list of named days, a short
+code upper-cased, `"FR"` for `fr`) is a field of its own, each field of an object its own function.
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
 (sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
