@@ -80,6 +80,9 @@ def test_a_twin_computes_business_days_over_the_named_days_it_learned() -> None:
         ("next_business_day", {"day": "2026-08-15", "region": "xb", "inclusive": True}),
         ("business_days_between", {"start": "2027-03-01", "end": "2027-11-30", "region": "XA"}),
         ("business_days_between", {"start": "2026-04-03", "end": "2026-10-03", "region": "XB", "inclusive": True}),
+        # A range up to a named day, not with it unless inclusive.
+        ("business_days_between", {"start": "2026-11-02", "end": "2026-11-23", "region": "XA"}),
+        ("business_days_between", {"start": "2026-11-02", "end": "2026-11-23", "region": "xa", "inclusive": True}),
         ("last_business_day", {"year": 2027, "month": 12, "region": "XB"}),
         ("last_business_day", {"year": 2026, "month": 2, "region": "XA"}),
         ("list_holidays", {"year": 2027, "region": "xb"}),

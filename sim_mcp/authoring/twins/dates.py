@@ -9,10 +9,10 @@ the twin's own Starlark (days counted from 1970-01-01, the proleptic Gregorian c
 facts only the server knows. They are gathered from every recorded answer that lists them, whichever tool
 gave it (`read_calendar`): a list of objects each with a day and a name, under the region the call's other
 short texts name (a country and a subdivision, compared ignoring case), covering the span the call asked
-for (its two days, or a year it gave), all of its days or, where none of the days listed is a weekend day,
-its weekdays only (a server that lists the holidays that cost a business day). A day outside what the
-recordings cover, a year never listed, is not known: a placeholder that needs it writes nothing and the call
-is handed on, never answered as if the day were free.
+for (from the first of its two days up to the second, or a year it gave), all of its days or, where none of
+the days listed is a weekend day, its weekdays only (a server that lists the holidays that cost a business
+day). A day outside what the recordings cover, a year never listed, is not known: a placeholder that needs it
+writes nothing and the call is handed on, never answered as if the day were free.
 
 Placeholders: `["date", op, spec, calendar]`, `spec` naming the arguments (`on`: the days or numbers it
 reads; `flag`: a boolean argument that counts the first day, `inclusive`;
@@ -26,13 +26,14 @@ reads; `flag`: a boolean argument that counts the first day, `inclusive`;
   business day);
 - `business_from`, `business_to` (the business days from the first day up to the second, or after the
   first up to and with the second; both ends where the flag is set);
-- `listed`, `listed_weekdays` (the named days between two days, as objects of `fields`; those on
-  weekdays only), `year` (a year's named days).
+- `listed`, `listed_weekdays` (the named days from one day up to another, both where the flag is set,
+  as objects of `fields`; those on weekdays only), `year` (a year's named days).
 """
 
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import re
 from typing import Any
@@ -221,7 +222,9 @@ def twin_date_of(part, args):
             count += 1 if business else 0
         return {"value": count}
     if op in ("listed", "listed_weekdays", "year"):
+        # A range's named days from its first day up to its second, the second too where the flag is set.
         first, last = days[0], days[1] if op != "year" else days[0]
+        last = last if flag or op == "year" else last - 1
         if op == "year":
             if first < 1 or first > 9999:
                 return None
@@ -343,8 +346,8 @@ def _answer(call: RecordedCall) -> Any:
 def read_calendar(tools: list[tuple[ToolSpec, list[RecordedCall]]]) -> dict[str, Any]:
     """The named days every recorded success lists, per region, and the spans its call covers (`DATES`):
     `{"names": {region: {day: name}}, "spans": {region: [[first, last, all days]]}}`. A listing covers the
-    two days its call gave (the earlier to the later) or the year it gave; its weekdays only where none of
-    the days it lists is a weekend day."""
+    days from the earlier of the two its call gave up to the later (not with it) or the year it gave; its
+    weekdays only where none of the days it lists is a weekend day."""
     names: dict[str, dict[str, str]] = {}
     spans: dict[str, list[list[Any]]] = {}
     for tool, calls in tools:
@@ -357,7 +360,8 @@ def read_calendar(tools: list[tuple[ToolSpec, list[RecordedCall]]]) -> dict[str,
             days = sorted(d for name in dated if (d := _day(call.arguments.get(name))) is not None)
             years = [y for name in numbers if isinstance(y := call.arguments.get(name), int) and y in _YEARS]
             if len(days) == 2:
-                first, last = days[0].isoformat(), days[1].isoformat()
+                # Up to the later day, not with it: a range may hold its last day or not, as a flag says.
+                first, last = days[0].isoformat(), (days[1] - datetime.timedelta(days=1)).isoformat()
             elif not days and len(years) == 1 and len(numbers) == 1:
                 first, last = f"{years[0]:04d}-01-01", f"{years[0]:04d}-12-31"
             else:
@@ -408,8 +412,8 @@ def read_dates(
             spec = {"on": [first, second], "region": regions, "flag": flag}
             parts.append(["date", "days", spec, None])
             parts += [["date", op, spec, calendar] for op in ("business_from", "business_to")]
-        for shape in fields:
-            spec = {"on": [first, second], "region": regions, "fields": json.loads(shape)}
+        for shape, flag in itertools.product(fields, flags):
+            spec = {"on": [first, second], "region": regions, "fields": json.loads(shape), "flag": flag}
             parts += [["date", op, spec, calendar] for op in ("listed", "listed_weekdays")]
     for year, month in ((a, b) for a in numbers for b in numbers if a != b):
         spec = {"on": [year, month], "region": regions}
