@@ -9,13 +9,14 @@ the twin's own Starlark (days counted from 1970-01-01, the proleptic Gregorian c
 facts only the server knows. They are gathered from every recorded answer that lists them, whichever tool
 gave it (`read_calendar`): a list of objects each with a day and a name, under the region the call's other
 short texts name (a country and a subdivision, compared ignoring case), covering the span the call asked
-for (from the first of its two days up to the second, or a year it gave), all of its days or, where none of
-the days listed is a weekend day, its weekdays only (a server that lists the holidays that cost a business
-day). A day outside what the recordings cover, a year never listed, is not known: a placeholder that needs it
-writes nothing and the call is handed on, never answered as if the day were free.
+for (from the first of its two days up to the second, with it where a flag is set; a year it gave), all of
+its days or, where none of the days listed is a weekend day, its weekdays only (a server that lists the
+holidays that cost a business day). A day outside what the recordings cover, a year never listed, is not
+known: a placeholder that needs it writes nothing and the call is handed on, never answered as if the day
+were free.
 
 Placeholders: `["date", op, spec, calendar]`, `spec` naming the arguments (`on`: the days or numbers it
-reads; `flag`: a boolean argument that counts the first day, `inclusive`;
+reads; `flag`: a boolean argument that counts a range's other end, or the day stepped from, `inclusive`;
 `region`: the texts that name the calendar; `fields`: the field names of a listing's objects), and ops:
 
 - `weekday` (a day's English name), `week` (its ISO week), `weekend`, of one day;
@@ -346,8 +347,8 @@ def _answer(call: RecordedCall) -> Any:
 def read_calendar(tools: list[tuple[ToolSpec, list[RecordedCall]]]) -> dict[str, Any]:
     """The named days every recorded success lists, per region, and the spans its call covers (`DATES`):
     `{"names": {region: {day: name}}, "spans": {region: [[first, last, all days]]}}`. A listing covers the
-    days from the earlier of the two its call gave up to the later (not with it) or the year it gave; its
-    weekdays only where none of the days it lists is a weekend day."""
+    days from the earlier of the two its call gave up to the later (with it where a boolean argument is set,
+    `inclusive`) or the year it gave; its weekdays only where none of the days it lists is a weekend day."""
     names: dict[str, dict[str, str]] = {}
     spans: dict[str, list[list[Any]]] = {}
     for tool, calls in tools:
@@ -355,13 +356,17 @@ def read_calendar(tools: list[tuple[ToolSpec, list[RecordedCall]]]) -> dict[str,
         dated = _date_arguments(tool, successes)
         regions = _region_arguments(tool, dated)
         numbers = _number_arguments(tool)
+        flags = _flag_arguments(tool)
         for call in successes:
             listed = _named_days(_answer(call))
             days = sorted(d for name in dated if (d := _day(call.arguments.get(name))) is not None)
             years = [y for name in numbers if isinstance(y := call.arguments.get(name), int) and y in _YEARS]
             if len(days) == 2:
-                # Up to the later day, not with it: a range may hold its last day or not, as a flag says.
-                first, last = days[0].isoformat(), (days[1] - datetime.timedelta(days=1)).isoformat()
+                # Up to the later day, not with it, unless a flag is set (`inclusive`): a range may hold its
+                # last day or not, as a flag says.
+                flagged = any(call.arguments.get(name) is True for name in flags)
+                last_day = days[1] if flagged else days[1] - datetime.timedelta(days=1)
+                first, last = days[0].isoformat(), last_day.isoformat()
             elif not days and len(years) == 1 and len(numbers) == 1:
                 first, last = f"{years[0]:04d}-01-01", f"{years[0]:04d}-12-31"
             else:
@@ -414,7 +419,8 @@ def read_dates(
             parts += [["date", op, spec, calendar] for op in ("business_from", "business_to")]
         for shape, flag in itertools.product(fields, flags):
             spec = {"on": [first, second], "region": regions, "fields": json.loads(shape), "flag": flag}
-            parts += [["date", op, spec, calendar] for op in ("listed", "listed_weekdays")]
+            # Weekdays only first: of two readings of one answer, the one that needs fewer days known.
+            parts += [["date", op, spec, calendar] for op in ("listed_weekdays", "listed")]
     for year, month in ((a, b) for a in numbers for b in numbers if a != b):
         spec = {"on": [year, month], "region": regions}
         parts += [["date", "month_end", spec, None], ["date", "month_business", spec, calendar]]
