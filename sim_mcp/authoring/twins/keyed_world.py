@@ -190,7 +190,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
-from sim_mcp.authoring.twins.dates import read_calendar, read_dates
+from sim_mcp.authoring.twins.dates import days_agree, read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
@@ -203,6 +203,7 @@ from sim_mcp.authoring.twins.served import refuses, served_schema
 from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
+from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.specs.schema import compile_schema
 from sim_mcp.state.values import strings_in
@@ -248,6 +249,8 @@ _NUMBER_PARTS = frozenset(
         *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
     }
 )
+# The learner's clock's day (the twin library's `today()` as inference runs it): a day a template makes up.
+_LEARNER_TODAY = DEFAULT_CLOCK.date().isoformat()
 # How a piece of a value written only whole is marked (`dates.json_piece`): no answer's text holds it.
 _WHOLE_VALUE = "\x00"
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
@@ -908,11 +911,15 @@ class _Learner:
         unordered_at = {key: _unordered_in(template) for key, (template, _) in entries}
         # Each recorded answer read once (a call's value is parsed from its result each time it is asked).
         recorded = [c.value for c in usable]
+        # A tool that computes days is held to write each day exactly (`dates.days_agree`).
+        dated = any(part[0] == "date" for found in self.functions(tool).pieces.values() for _, part in found)
         fits = {
             key: _bits(
                 i
                 for i, c in enumerate(usable)
-                if c.is_error == error and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
+                if c.is_error == error
+                and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
+                and (not dated or error or days_agree(recorded[i], table[i]["renders"][t][0], _LEARNER_TODAY))
             )
             for t, (key, (template, error)) in enumerate(entries)
         }
