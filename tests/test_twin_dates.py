@@ -8,7 +8,7 @@ import json
 import random
 from typing import Any
 
-from sim_mcp.authoring.twins.dates import read_calendar
+from sim_mcp.authoring.twins.dates import days_agree, read_calendar
 from sim_mcp.authoring.twins.keyed_world import GuardInference, infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
@@ -103,3 +103,12 @@ def test_a_day_of_a_year_never_listed_is_handed_on() -> None:
     ]
     for tool, arguments in never:
         assert run_guard(inference.plans[tool], tool, {}, arguments) is None, (tool, arguments)
+
+
+def test_a_calendar_answer_with_a_wrong_day_does_not_agree_while_learning() -> None:
+    recorded = {"from": "2027-12-24", "next": "2027-12-27", "holidays": [{"date": "2027-12-25", "name": "Midwinter"}]}
+    # Any day agrees with another by form, but not here; the learner's own today stands for the server's.
+    assert days_agree(recorded, recorded, "2026-01-01")
+    assert not days_agree(recorded, {**recorded, "next": "2027-12-24"}, "2026-01-01")
+    assert not days_agree(recorded, {**recorded, "holidays": [{"date": "2027-12-26", "name": "x"}]}, "2026-01-01")
+    assert days_agree(recorded, {**recorded, "next": "2026-01-01"}, "2026-01-01")
