@@ -99,7 +99,8 @@ double (`3.0`) may be a number the call gave whole (`3`). A day's function (`["d
 region keeps, which every tool's recorded listings of days and names show, whether it is a business day,
 the next or previous one and how many days that stepped, the business days in a range and the named days
 in it) is searched likewise, kept only where every success it computes shows its value (a day is compared
-by form, so no rule is refuted by the day it writes); a day the recordings never covered writes nothing.
+by form, so no rule is refuted by the day it writes; a rule of a tool that computes days is held to write
+each day alone exactly, `dates.days_agree`); a day the recordings never covered writes nothing.
 A JSON value a function computes whole (`{"$value": part}`: a flag, a null, a list of named days, a short
 code upper-cased, `"FR"` for `fr`) is a field of its own, each field of an object its own function.
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
