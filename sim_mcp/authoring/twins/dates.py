@@ -433,14 +433,15 @@ def read_dates(
     found: list[list[list[Any]]] = library.call(
         "twin_bridge_dates", {"parts": parts, "cases": [call.arguments for call in calls]}
     )
-    # A day is compared by form (`agreement`: any day agrees with another), so a rule cannot be refuted by
-    # the day it writes: an op of text values is kept only where every success it computes shows its value.
+    # An op is kept only where every success it computes shows its value: a day is compared by form
+    # (`agreement`: any day agrees with another), and a flag or a small number is shown by chance (a record's
+    # `done: false` beside its due day), so neither tells by itself that the tool computes it.
     wrong: set[str] = set()
     for call, computed in zip(calls, found, strict=True):
         if call.is_error:
             continue
         shown = _leaves(_answer(call))
-        wrong |= {json.dumps(part) for value, part in computed if isinstance(value, str) and value not in shown}
+        wrong |= {json.dumps(part) for value, part in computed if json_piece(value) not in shown}
     pieces: dict[int, list[list[Any]]] = {}
     for call, computed in zip(calls, found, strict=True):
         if call.is_error:
