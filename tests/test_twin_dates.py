@@ -33,13 +33,16 @@ def _session(seed: str, years: list[int]) -> list[tuple[str, dict[str, Any]]]:
         if roll < 0.2:
             calls.append(("list_holidays", {"year": year, "region": region}))
         elif roll < 0.4:
-            calls.append(("is_business_day", {"day": _day(rng, year), "region": region}))
+            # Now and then a day that is none (a 30th of February).
+            day = _day(rng, year) if rng.random() < 0.8 else f"{year}-02-30"
+            calls.append(("is_business_day", {"day": day, "region": region}))
         elif roll < 0.6:
             calls.append(("next_business_day", {"day": _day(rng, year), "region": region, **flag}))
         elif roll < 0.8:
             start = _day(rng, year)
             end = f"{year}-12-{rng.randint(1, 31):02d}"
-            first, last = sorted([start, end])
+            # Now and then a range that ends before it starts.
+            first, last = sorted([start, end], reverse=rng.random() < 0.15)
             calls.append(("business_days_between", {"start": first, "end": last, "region": region, **flag}))
         else:
             calls.append(("last_business_day", {"year": year, "month": rng.randint(1, 12), "region": region}))
@@ -86,11 +89,14 @@ def test_a_twin_computes_business_days_over_the_named_days_it_learned() -> None:
         ("last_business_day", {"year": 2027, "month": 12, "region": "XB"}),
         ("last_business_day", {"year": 2026, "month": 2, "region": "XA"}),
         ("list_holidays", {"year": 2027, "region": "xb"}),
+        # Refusals: a day that is none, a range that ends before it starts.
+        ("is_business_day", {"day": "2027-02-29", "region": "XA"}),
+        ("business_days_between", {"start": "2027-05-02", "end": "2027-04-01", "region": "XB"}),
     ]
     for tool, arguments in script:
         text, is_error = server.call(tool, arguments)
         answer = run_guard(inference.plans[tool], tool, {}, arguments)
-        assert answer == (json.loads(text), is_error), (tool, arguments, answer, text)
+        assert answer == (text if is_error else json.loads(text), is_error), (tool, arguments, answer, text)
 
 
 def test_a_day_of_a_year_never_listed_is_handed_on() -> None:

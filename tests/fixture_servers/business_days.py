@@ -3,8 +3,8 @@ a region's code is read ignoring case and answered upper-cased, Saturday and Sun
 each region keeps its own named days (holidays: a fixed table per year, as a holiday library computes it).
 It answers whether a day is a business day, the next business day (from the day itself where `inclusive`),
 the business days between two days (the end excluded unless `inclusive`) with the named weekdays in that
-range, a month's last business day, and a year's named days. Stateless; an unknown region or a day that is
-no date is refused."""
+range, a month's last business day, and a year's named days. Stateless; an unknown region, a day that is
+no date and a range that ends before it starts are refused."""
 
 from __future__ import annotations
 
@@ -96,6 +96,8 @@ class BusinessDays:
             return as_json({"from": days["day"].isoformat(), "next": found.isoformat(), "skipped": skipped}), False
         if name == "business_days_between":
             start, end = days["start"], days["end"]
+            if start > end:
+                return "start must not be after end", True
             span = [start + datetime.timedelta(days=n) for n in range((end - start).days + (1 if inclusive else 0))]
             listed = [
                 {"date": day.isoformat(), "name": _holidays(region, day.year)[day]}

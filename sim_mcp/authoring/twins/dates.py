@@ -43,7 +43,7 @@ from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["BRIDGE", "BRIDGE_TOOLS", "DATES", "days_agree", "read_calendar", "read_dates"]
+__all__ = ["BRIDGE", "BRIDGE_TOOLS", "DATES", "date_atoms", "days_agree", "read_calendar", "read_dates"]
 
 DATES = """
 # --- dates over a calendar of named days (`dates.py`) ---
@@ -244,6 +244,22 @@ def twin_date_of(part, args):
                 out.append({spec["fields"][0]: twin_date_text(day), spec["fields"][1]: named["value"]})
         return {"value": out}
     return None
+"""
+
+DATES += """
+def twin_date_holds(atom, args):
+    # ["days", "read", names]: every one of the arguments reads as a day, each not after the next; ["days",
+    # "fails", name]: it is given and reads as none; ["days", "after", first, second]: both read, the first
+    # after the second.
+    if atom[1] == "read":
+        days = [twin_date_read(args.get(name)) for name in atom[2]]
+        if None in days:
+            return False
+        return all([days[i] <= days[i + 1] for i in range(len(days) - 1)])
+    if atom[1] == "fails":
+        return atom[2] in args and twin_date_read(args.get(atom[2])) == None
+    first, second = twin_date_read(args.get(atom[2])), twin_date_read(args.get(atom[3]))
+    return first != None and second != None and first > second
 """
 
 # The learner's entry point: every date op of every recorded call, as [JSON value, part].
@@ -455,6 +471,18 @@ def read_dates(
         if kept:
             pieces[id(call)] = kept
     return pieces
+
+
+def date_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
+    """Conditions on the tool's days (`twin_date_holds`): that they all read as days in order (a success's),
+    that one reads as none (an invalid date refused), that one falls after another (a range refused)."""
+    dated = _date_arguments(tool, [call for call in calls if not call.is_error])
+    if not dated:
+        return []
+    atoms: list[list[Any]] = [["days", "read", dated]]
+    atoms += [["days", "fails", name] for name in dated]
+    atoms += [["days", "after", first, second] for first in dated for second in dated if first != second]
+    return atoms
 
 
 def json_piece(value: Any) -> str:

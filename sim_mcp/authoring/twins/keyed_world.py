@@ -191,7 +191,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
-from sim_mcp.authoring.twins.dates import days_agree, read_calendar, read_dates
+from sim_mcp.authoring.twins.dates import date_atoms, days_agree, read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
@@ -753,8 +753,11 @@ class _Learner:
             # The dates its answers show, over the named days every tool's answers list.
             if self.calendar is None:
                 self.calendar = read_calendar([(other.spec, other.calls) for other in self.tools.values()])
-            for at, dated in read_dates(self.library, tool.spec, calls, self.calendar).items():
+            days = read_dates(self.library, tool.spec, calls, self.calendar)
+            for at, dated in days.items():
                 self.computed[name].pieces.setdefault(at, []).extend(dated)
+            if days:
+                self.computed[name].atoms += date_atoms(tool.spec, calls)
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:

@@ -391,6 +391,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "days":
+        return twin_date_holds(atom, args)
     if kind == "sign":
         return twin_formula_sign(atom, args)
     if kind == "unlike":
