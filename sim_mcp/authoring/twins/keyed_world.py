@@ -158,7 +158,9 @@ tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
 value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
 formulas, the sign of a number argument or of the difference of two (`["sign", steps, signs]`: an error
-where a price does not exceed a cost, a word for a rise or a fall).
+where a price does not exceed a cost, a word for a rise or a fall); for a tool whose answers show a day's
+function, its days all reading as days in order, one reading as none, one after another (`["days", "read",
+names]`, `["days", "fails", name]`, `["days", "after", first, second]`: a range that ends before it starts).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
