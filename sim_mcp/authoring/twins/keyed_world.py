@@ -563,11 +563,12 @@ class _Learner:
         calls = [call for call in tool.calls if call.rpc_error is None]
         names, numbers = self.names(tool.spec), _numbers(tool.spec)
         payload = {
-            "fresh": effect is not None and effect[0] in ("keep", "keep_id"),
+            "fresh": effect is not None and (effect[0] in ("keep", "keep_id") or effect[:2] == ["and", ["keep_id"]]),
             "root": self.root,
             "names": names,
             "numbers": numbers,
             "preds": self.preds(tool.spec),
+            "fields": list(tool.spec.input_schema.get("properties") or {}),
             "separators": _SEPARATORS,
             "cases": [
                 {
@@ -1155,11 +1156,24 @@ def _reads_only(tool: ToolSpec) -> bool:
     return read_intent(tool.name).action in (Action.GET, Action.LIST)
 
 
+def _plain(schema: Any) -> Any:
+    """A property's schema, or, for one that may also be null (`{"anyOf": [{"type": "string"}, {"type":
+    "null"}]}`, an optional argument as a Python server declares it), its one other option: the argument is
+    of that type where it is given."""
+    options = schema.get("anyOf") if isinstance(schema, dict) else None
+    if isinstance(options, list):
+        kept = [option for option in options if not (isinstance(option, dict) and option.get("type") == "null")]
+        if len(kept) == 1 and len(options) == 2 and isinstance(kept[0], dict):
+            return {**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]}
+    return schema
+
+
 def _strings(tool: ToolSpec) -> list[str]:
     """The string arguments, and each list of strings as its one item (`view`)."""
     properties = tool.input_schema.get("properties") or {}
     names: list[str] = []
     for name, schema in properties.items():
+        schema = _plain(schema)
         if not isinstance(schema, dict):
             continue
         items = schema.get("items")
@@ -1176,7 +1190,7 @@ def _numbers(tool: ToolSpec) -> list[str]:
     return [
         name
         for name, schema in properties.items()
-        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+        if isinstance(_plain(schema), dict) and _plain(schema).get("type") in ("integer", "number")
     ]
 
 
@@ -1221,7 +1235,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
         return lines
     if isinstance(value, str):
-        parts: list[Any] = _made_up(value, {text for text, _ in pieces})
+        # A made-up value inside a listing the answer shows is the listing's to write (its line's clock).
+        regions = [text for text, placeholder in pieces if placeholder[0] == "lines" and text in value]
+        parts: list[Any] = _made_up(value, {text for text, _ in pieces}, regions)
         for text, placeholder in pieces:
             if not any(isinstance(part, str) and text in part for part in parts):
                 continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
@@ -1591,6 +1607,7 @@ def _arrays(tool: ToolSpec) -> dict[str, list[str]]:
     properties = tool.input_schema.get("properties") or {}
     found: dict[str, list[str]] = {}
     for name, schema in properties.items():
+        schema = _plain(schema)
         items = schema.get("items") if isinstance(schema, dict) else None
         if not isinstance(schema, dict) or schema.get("type") != "array" or not isinstance(items, dict):
             continue
@@ -1635,15 +1652,19 @@ def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> 
     return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
 
 
-def _made_up(text: str, given: set[str]) -> list[Any]:
+def _made_up(text: str, given: set[str], regions: list[str] | None = None) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
     after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
-    call did not give: each is written as a placeholder of its form."""
+    call did not give, nor lie inside one of `regions` of the text (a listing, which writes its own): each
+    is written as a placeholder of its form."""
+    spans = [(at, at + len(region)) for region in regions or [] if (at := text.find(region)) >= 0]
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
+            continue
+        if any(start <= match.start() and match.end() <= end for start, end in spans):
             continue
         kind = next(kind for kind in ("uuid", "hex", "signed", "date", "today") if match.group(kind))
         size = len(token) if kind in ("uuid", "hex", "signed") else token
@@ -1732,7 +1753,11 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
 
 def _integers(tool: ToolSpec) -> list[str]:
     properties = tool.input_schema.get("properties") or {}
-    return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "integer"]
+    return [
+        name
+        for name, schema in properties.items()
+        if isinstance(_plain(schema), dict) and _plain(schema).get("type") == "integer"
+    ]
 
 
 def _effects(
@@ -1760,6 +1785,8 @@ def _effects(
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
+        # A save that creates a record under the id it makes up, or, given the id of one stored, changes it.
+        options += [["and", ["keep_id"], ["merge", name]] for name in named if name in _integers(tool.spec)]
     parents = [name for name in _strings(tool.spec) if "/" not in name]
     options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
@@ -1814,14 +1841,23 @@ def _announces_ids(tool: _Tool) -> bool:
     more than one such number."""
     shown: set[int] = set()
     for call in tool.calls:
-        if not _succeeded(call) or not isinstance(call.value, str):
+        text = _text_of(call.value) if _succeeded(call) else None
+        if text is None:
             continue
         given = {value for value in call.arguments.values() if type(value) is int}
-        found = {int(text) for text in _ANNOUNCED.findall(call.value)} - given
+        found = {int(text) for text in _ANNOUNCED.findall(text)} - given
         if len(found) > 1:
             return False
         shown |= found
     return len(shown) > 1
+
+
+def _text_of(value: Any) -> str | None:
+    """The text an answer is: a string, or the one string under one field (`{"result": "Created: ..."}`, as a
+    server's framework wraps a tool that returns a text), as `library.twin_text_of` reads it."""
+    if isinstance(value, str):
+        return value
+    return next(iter(value.values())) if _refusal(value) else None
 
 
 def _record_keys(tool: _Tool) -> list[str]:

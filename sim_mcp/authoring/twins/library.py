@@ -182,7 +182,13 @@ def twin_lines(part, root, keys, args):
         fields = twin_fields(k, keys[k])
         out = []
         for piece in part[3]:
-            text = piece if type(piece) == "string" else twin_shown(fields, piece)
+            if type(piece) == "string":
+                text = piece
+            elif piece[0] == "made_up":
+                # A day alone in the line: the server's clock, so the twin's own today (`listing._dated`).
+                text = today()
+            else:
+                text = twin_shown(fields, piece)
             if text == None:
                 return None
             out.append(text)
@@ -444,6 +450,8 @@ def twin_part(part, root, keys, args, twin):
     if kind in TWIN_ARITHMETIC:
         number = twin_number(part, args)
         return None if number == None else twin_number_text(number)
+    if kind == "given_names":
+        return twin_given_names(part, args)
     if kind == "arg" or kind == "key":
         value = args.get(part[1])
         if type(value) != "string":
@@ -636,10 +644,25 @@ def twin_fresh(kind, keys, twin):
         return max(made + [0]) + 1
     return twin.get("fresh", 0) + 1
 
+def twin_given_names(part, args):
+    # ["given_names", order, sep]: the names of the arguments the call gave, in the server's order (its
+    # schema's, but the argument that names the record), joined: the fields an update reports it changed
+    # ("fields: description, tags"). None where it gave none of them.
+    names = [name for name in part[1] if name in args]
+    return part[2].join(names) if names else None
+
+def twin_text_of(answer):
+    # The text an answer is: a string, or the one string under one field (`{"result": "Created: ..."}`, as a
+    # server's framework wraps a tool that returns a text); None for any other answer.
+    if type(answer) == "dict" and len(answer) == 1 and type(answer.values()[0]) == "string":
+        return answer.values()[0]
+    return answer if type(answer) == "string" else None
+
 def twin_made_number(answer, args):
     # The id a text answer announces ("Task created successfully with ID: 3"): its one whole number that
     # no argument of the call gave, or None where it shows none or several.
-    if type(answer) != "string":
+    answer = twin_text_of(answer)
+    if answer == None:
         return None
     given = [v for v in args.values() if type(v) == "int"]
     found = []
@@ -855,7 +878,9 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     elif kind == "keep_id":
         # The call's arguments kept under the id its text answer announces (made up by the server).
         value = twin_made_number(answer, args)
-        if value == None:
+        if value == None or str(value) in keys:
+            # None announced, or one that names a record stored already (a refusal that names the record
+            # in the way): nothing made up.
             return
         if value > twin.get("fresh", 0):
             twin["fresh"] = value
@@ -1419,6 +1444,14 @@ def twin_bridge_pieces(state, args):
             numbers.append(["count", pred])
         # The next made-up id, as a counter and as one past the largest stored (`twin_fresh`).
         numbers += [["fresh"], ["fresh", "stored"]]
+        # The names of the arguments the call gave (but the number naming the record), as an update lists
+        # the fields it changed.
+        for skip in [None] + given:
+            order = [name for name in args.get("fields", []) if name != skip]
+            for sep in args["separators"]:
+                text = twin_given_names(["given_names", order, sep], call)
+                if text != None and not text.isdigit():
+                    numbers.append(["given_names", order, sep])
         # After the plainer readings: a text two of them write is taken as the first (the 4 of 2 + 2 is a sum).
         for first in given:
             numbers += [["root", first], ["negation", first], ["absolute", first]]

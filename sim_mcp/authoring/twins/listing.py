@@ -42,6 +42,8 @@ _SHORTEST = 2
 # Where a listing of one record gives no separator to copy.
 _ONE_SEPARATOR = "\n"
 _SLOT = "\x00"
+# A day alone in a line's literal text, not part of a time: the server's clock.
+_DAY = re.compile(r"(?<![0-9A-Za-z])\d{4}-\d{2}-\d{2}(?![T ]?\d)(?![0-9A-Za-z])")
 # The fields that write a record's key.
 _KEYS = ("$key", "$name")
 # Distinct blocks one shared line template is drawn from, at most: the alignment is quadratic in them.
@@ -84,9 +86,27 @@ def listing_pieces(calls: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> 
         if line is None or not any(isinstance(part, list) and part[1] not in _KEYS for part in line):
             continue  # a listing of keys alone is `list`'s
         separator = between[0][0] if between and entry in taken and len(entry.blocks) == 1 else entry.separator
+        line = _dated(line)
         for pred, order in entry.placed:
             pieces[entry.call].append((entry.region, ["lines", pred, order, line, separator]))
     return pieces
+
+
+def _dated(line: list[Any]) -> list[Any]:
+    """A line template with each day alone in its literal text (not part of a time) written as the server's
+    clock, `["made_up", "today", day]`: a listing's "updated" column, which the twin writes as its own today,
+    as it does a day alone anywhere in an answer (`keyed_world._made_up`)."""
+    found: list[Any] = []
+    for part in line:
+        if not isinstance(part, str):
+            found.append(part)
+            continue
+        last = 0
+        for match in _DAY.finditer(part):
+            found += [part[last : match.start()], ["made_up", "today", match.group(0)]]
+            last = match.end()
+        found.append(part[last:])
+    return [part for part in found if part != ""]
 
 
 @dataclass(eq=False)
