@@ -464,6 +464,8 @@ def twin_part(part, root, keys, args, twin):
         stored = None if entry == None else entry.get("args", {}).get(part[2])
         if stored == None and entry != None and type(entry.get("rec")) == "dict":
             stored = entry["rec"].get(part[2])
+        if len(part) > 3 and part[3] == "repr":
+            return twin_repr(stored)
         text = None if stored == None else twin_text(stored)
         # ["stored", name, field, "json"]: as a JSON string writes it, inside its quotes (a text answer that
         # is JSON shows a stored document so).
@@ -643,6 +645,15 @@ def twin_fresh(kind, keys, twin):
         made = [int(k) for k, entry in keys.items() if entry.get("made") and k.isdigit()]
         return max(made + [0]) + 1
     return twin.get("fresh", 0) + 1
+
+def twin_repr(value):
+    # A stored list of texts as Python writes it (`['docs', 'urgent']`, a server's f-string of a list); None
+    # for any other value, or one whose quotes Python would write otherwise.
+    if type(value) != "list" or not value:
+        return None
+    if any([type(item) != "string" or "'" in item or "\\\\" in item for item in value]):
+        return None
+    return "[" + ", ".join(["'" + item + "'" for item in value]) + "]"
 
 def twin_given_names(part, args):
     # ["given_names", order, sep]: the names of the arguments the call gave, in the server's order (its
@@ -1428,6 +1439,8 @@ def twin_bridge_pieces(state, args):
                     pieces.append([text, ["stored", name, field]])
                     if twin_json_text(text) != text:
                         pieces.append([twin_json_text(text), ["stored", name, field, "json"]])
+                elif twin_repr(value) != None:
+                    pieces.append([twin_repr(value), ["stored", name, field, "repr"]])
         numbers = []
         given = [n for n in args["numbers"] if type(call.get(n)) in ("int", "float")]
         for name in given:
