@@ -9,7 +9,9 @@ learner searches a small language of operations on that world, pruned by the rec
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
 the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
-**Keys.** A string argument whose value the answers name is a key, and so is an integer one; so is an
+**Keys.** An argument's type is its schema's, or, for one that may also be null (an optional argument as a
+Python server declares it, `{"anyOf": [{"type": "string"}, {"type": "null"}]}`), its other option's
+(`_plain`). A string argument whose value the answers name is a key, and so is an integer one; so is an
 argument whose value names a key another tool stored before most of the calls that give it, though no
 answer writes it (a delete's `id` answered "Task deleted successfully", `_keyed`). When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
@@ -37,7 +39,8 @@ predicate picks (`["count", pred]`: all, or those starting with an argument, or 
 argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
-of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
+of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list;
+a day alone in a line the twin's today),
 a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
@@ -48,7 +51,10 @@ array, field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) o
 name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
 "next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
-string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
+string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text); a
+stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs', 'urgent']`); the
+names of the arguments the call gave, in its schema's order but the number naming the record, joined
+(`["given_names", order, sep]`: an update's "fields: description, data"). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
@@ -120,7 +126,10 @@ which twin-check and compile's replay send in place of the server's, `rename.IdM
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
-(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave); give a stored
+(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave, also in a text
+under one field, `{"result": ...}`; none that names a stored record), and change the record an integer
+argument names where the call gives one (`["and", ["keep_id"], ["merge", name]]`: a save that creates
+without an id, updates with one); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field

@@ -5,7 +5,9 @@ before and after it left to the answer's own template (a markdown table's header
 The placeholder is `["lines", pred, order, line, sep]` (`library.twin_lines` renders it): the records the
 predicate picks, in an order, each written through `line`, a list of literal texts and fields
 (`["field", name]`, or `["field", name, map]`: the value written through a map keyed by its JSON, absent
-being null, and as it is where the map has no entry). A record's fields are its key (`$key`), the
+being null, and as it is where the map has no entry; a day alone in the literal text, not part of a time,
+is the server's clock, `["made_up", "today", day]`, which the twin writes as its own today). A record's
+fields are its key (`$key`), the
 arguments stored with it and the record an answer showed for it (`library.twin_fields`); a key under
 another (`work/plan`) has its last part too (`$name`).
 
