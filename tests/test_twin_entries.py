@@ -37,6 +37,14 @@ TOOLS = [
     ToolSpec(name="get", input_schema={"type": "object", "properties": _ID, "required": ["id"]}),
     ToolSpec(name="list", input_schema={"type": "object", "properties": {"ns": _nullable("string")}}),
     ToolSpec(name="delete", input_schema={"type": "object", "properties": _ID, "required": ["id"]}),
+    ToolSpec(
+        name="replace",
+        input_schema={
+            "type": "object",
+            "properties": _ID | {"old_string": {"type": "string"}, "new_string": {"type": "string"}},
+            "required": ["id", "old_string", "new_string"],
+        },
+    ),
 ]
 SPACES = ["billing", "search", "deploy"]
 NAMES = ["cache-risk", "api-owner", "docs-status", "ui-deadline", "auth-summary"]
@@ -70,6 +78,11 @@ class EntryServer:
         found = self.entries.get(args["id"])
         if found is None:
             return f"Not found: id={args['id']}"
+        if tool == "replace":
+            if args["old_string"] not in found.get("data", ""):
+                return f"Error: old_string not found in id={args['id']}"
+            found["data"] = found["data"].replace(args["old_string"], args["new_string"])
+            return f"Replaced in: {found['ns']}/{found['key']} (id={found['id']})"
         if tool == "get":
             # A Python server's f-string of the list it stored.
             tags = f"  tags={found['tags']}" if found.get("tags") else ""
@@ -105,6 +118,8 @@ def session(rng: random.Random, calls: int) -> list[tuple[str, dict[str, Any]]]:
             args: dict[str, Any] = {"ns": rng.choice(SPACES), "key": key, "title": _title(key)}
             if rng.random() < 0.4:
                 args["description"] = key.replace("-", " ") + " started"
+            if rng.random() < 0.5:
+                args["data"] = rng.choice(["blocked on review", "waiting for alice"])
             if rng.random() < 0.4:
                 args["tags"] = rng.sample(["docs", "urgent", "home"], rng.randint(1, 2))
             if rng.random() < 0.1:
@@ -116,8 +131,11 @@ def session(rng: random.Random, calls: int) -> list[tuple[str, dict[str, Any]]]:
             out.append(("save", {"id": known, **change}))
         elif pick < 0.7:
             out.append(("get", {"id": known}))
-        elif pick < 0.85:
+        elif pick < 0.8:
             out.append(("list", {"ns": rng.choice(SPACES)} if rng.random() < 0.5 else {}))
+        elif pick < 0.9:
+            old = rng.choice(["review", "alice", "nothing"])
+            out.append(("replace", {"id": known, "old_string": old, "new_string": "bob"}))
         else:
             out.append(("delete", {"id": known}))
     return out
@@ -168,6 +186,11 @@ def test_entries_saved_under_a_counted_id_changed_by_it_read_and_listed() -> Non
     agree("save", {"id": 1, "title": "Renamed"})
     assert agree("get", {"id": 1}) == f"id=1 | {space}/{key}\nRenamed"
     assert agree("save", {"id": 2, "title": "Gone"}) == "Not found: id=2"
+    # A replace finds the text it is to replace in the stored data, or says it is not there.
+    assert agree("replace", {"id": 1, "old_string": "not", "new_string": "NOT"}) == f"Replaced in: {space}/{key} (id=1)"
+    assert agree("replace", {"id": 1, "old_string": "absent", "new_string": "b"}).startswith(
+        "Error: old_string not found"
+    )
     assert agree("get", {"id": 7}) == "Not found: id=7"
     # Listed with the day each was updated: the twin's own clock, as the server's.
     listed = agree("list", {})

@@ -238,7 +238,7 @@ _LENGTH_MARGIN = 32
 # nothing under the key the call names, nothing a listing's predicate picks); a required argument absent.
 _BARE = frozenset({"empty", "missing", "absent", "none"})
 _WORLD_ATOMS = frozenset(
-    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none"}
+    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none", "holds"}
 )
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
@@ -358,6 +358,14 @@ class _Outcome:
     score: int
     plans: dict[str, dict[str, Any]]
     answered: dict[str, int]
+
+    def beats(self, other: _Outcome) -> bool:
+        """Whether this outcome answers more recorded calls than `other`, or as many with fewer rules: effects
+        that explain the same calls with fewer exceptions are likelier the server's (an edit that changes the
+        stored text, where a merge needs a condition per later edit)."""
+        rules = sum(len(plan["rules"]) for plan in self.plans.values())
+        theirs = sum(len(plan["rules"]) for plan in other.plans.values())
+        return self.score > other.score or (self.score == other.score and rules < theirs)
 
 
 # A condition as one template tries it: its atoms, the calls it holds for where the template writes an answer,
@@ -876,6 +884,7 @@ class _Learner:
         atoms += _default_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
+        atoms += _holding_atoms(self.tools, stores, tool.spec, named)
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         entries = list(found.items())
@@ -1014,6 +1023,8 @@ def _infer(
     for tool in known.values():
         tool.own = _own_fields(tool, known)
     learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
+    # The text fields another tool may store: those a call may change a stretch of (`substitute`).
+    texts = sorted({name for tool in known.values() for name in _strings(tool.spec) if "/" not in name})
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
@@ -1022,7 +1033,7 @@ def _infer(
             continue
         if _converts(tool, learner.functions(tool)):
             continue
-        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
@@ -1040,7 +1051,7 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
     for _ in range(_EFFECT_ROUNDS):
@@ -1050,7 +1061,7 @@ def _infer(
                 if effect == choice[name]:
                     continue
                 trial = learner.evaluate({**choice, name: effect})
-                if trial.score > best.score:
+                if trial.beats(best):
                     best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
@@ -1770,7 +1781,10 @@ def _integers(tool: ToolSpec) -> list[str]:
 
 
 def _effects(
-    tool: _Tool, found: dict[str, tuple[Any, bool]], pairs: list[list[str]] | None = None
+    tool: _Tool,
+    found: dict[str, tuple[Any, bool]],
+    pairs: list[list[str]] | None = None,
+    stored_texts: list[str] | None = None,
 ) -> list[list[Any] | None]:
     """The effects a tool's successes may have, likeliest first: keep the record an answer shows under one
     of its fields that names a key or was made up; store, move or drop a key its answers name (a key
@@ -1808,6 +1822,16 @@ def _effects(
     required = set(tool.spec.input_schema.get("required") or [])
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
+    # A stretch of a stored text replaced by another, both texts the call must give (an edit of a record's
+    # data by old and new string), in a field another tool stores: only a later read or edit tells it.
+    edits = [(old, new) for old, new in itertools.permutations(texts, 2)]
+    options += [
+        ["substitute", name, field, old, new]
+        for name in named
+        for field in stored_texts or []
+        if field not in tool.spec.input_schema.get("properties", {})
+        for old, new in edits
+    ]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     if not named and not each and not children and not _given_keys(tool, kept):
         # A tool that names no record may read every record back anew, numbering them by their place (a
@@ -2058,6 +2082,18 @@ def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]
         if name not in required and isinstance(default, str) and name in _strings(tool):
             found.append(["at_default", name, default])
     return found
+
+
+def _holding_atoms(tools: dict[str, _Tool], stores: list[str], tool: ToolSpec, named: list[str]) -> list[list[Any]]:
+    """`["holds", key, field, argument]` for each string field a storing tool stores and each required
+    string argument of this tool that names no key: the text stored in the record's field holds the
+    argument's text (a replace that finds what it is to replace, or says it is not there)."""
+    fields = sorted(
+        {field for name in stores if name in tools for field in _strings(tools[name].spec) if "/" not in field}
+    )
+    required = set(tool.input_schema.get("required") or [])
+    texts = [name for name in _strings(tool) if name in required and name not in named and "/" not in name]
+    return [["holds", key, field, text] for key in named for field in fields for text in texts]
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:

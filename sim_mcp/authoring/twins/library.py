@@ -427,6 +427,14 @@ def twin_holds(atom, root, keys, args):
     if kind == "stored_is":
         # ["stored_is", name, field, value]: the record under the key holds that value (None: not given).
         return key in keys and keys[key].get("args", {}).get(atom[2]) == atom[3]
+    if kind == "holds":
+        # ["holds", name, field, arg]: the text stored in the field holds the argument's text (a replace
+        # finds what it is to replace). None where either is no text.
+        stored = keys[key].get("args", {}).get(atom[2]) if key in keys else None
+        text = args.get(atom[3])
+        if type(stored) != "string" or type(text) != "string":
+            return None
+        return text in stored
     parent = twin_parent(root, key)
     if kind == "parent_missing":
         return parent != None and parent not in keys
@@ -901,6 +909,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         twin_merge(effect, tool, root, keys, args)
     elif kind == "append":
         twin_append(effect, tool, root, keys, args)
+    elif kind == "substitute":
+        twin_substitute(effect, tool, root, keys, args)
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
         target = twin_resolve(root, args.get(effect[2]))
@@ -979,6 +989,23 @@ def twin_merge(effect, tool, root, keys, args):
             stored[name] = value
     entry["args"] = stored
     entry["by"] = tool
+    entry["w"] = entry.get("w", 1) + 1
+    keys[key] = entry
+
+def twin_substitute(effect, tool, root, keys, args):
+    # ["substitute", name, field, old, new]: the stored text in `field` of the record a key names, with the
+    # text of argument `old` replaced by that of `new` everywhere (an edit of a record's data); a record
+    # whose text does not hold it stays as it is, and so does a key nothing stored.
+    key = twin_key(root, args.get(effect[1]))
+    if key == None or key not in keys or keys[key]["by"] == "_root":
+        return
+    stored = keys[key].get("args", {}).get(effect[2])
+    old, new = args.get(effect[3]), args.get(effect[4])
+    if type(stored) != "string" or type(old) != "string" or type(new) != "string" or not old or old not in stored:
+        return
+    entry = dict(keys[key])
+    entry["args"] = dict(entry.get("args", {}))
+    entry["args"][effect[2]] = stored.replace(old, new)
     entry["w"] = entry.get("w", 1) + 1
     keys[key] = entry
 
