@@ -136,16 +136,20 @@ one approved); or so, with a text argument the call must give added to the end o
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
 after an empty text); for a tool that names no record, key every stored record anew by its place among them
 (`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
-record that showed the old key showing the new one, the tool its storer. Which effect each tool has is found
-by coordinate ascent over the tools: each in turn takes the effect under which the rules of all tools answer
-most recorded calls, until none changes.
+record that showed the old key showing the new one, the tool its storer; replace the text of one argument by
+another's in a text field of the record a key names (`["substitute", name, field, old, new]`: an edit of a
+record's data, both texts ones the call must give). Which effect each tool has is found by coordinate ascent
+over the tools: each in turn takes the effect under which the rules of all tools answer most recorded calls,
+or as many with fewer rules (`_Outcome.beats`: fewer exceptions, the likelier server), until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
 argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
-(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
+(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); the text
+stored in a field of that record holding a required string argument's text (`["holds", name, field, arg]`: a
+replace that finds what it is to replace, or says it is not there); for a
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
 stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
