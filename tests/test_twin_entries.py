@@ -2,10 +2,10 @@
 that creates an entry, given no id, under an id counted across the store that is never given out again, or,
 given the id of one stored, changes the fields the call gives and names them; a read by id, a listing under
 a namespace with the day each entry was updated, an edit of its data (a stretch replaced, or "not found"), a
-delete. Every argument but the id is optional and may be
-null, as a Python server declares it, and every answer, refusals too, is a text the server's framework wraps
-under one field (`{"result": "..."}`). Sessions of a Python model of that server are compiled by the real
-learner, and the twin's Starlark answers sessions it never saw."""
+delete. Every argument but the id is optional and may be null, as a Python server declares it, and every
+answer, refusals too, is a text the server's framework wraps under one field (`{"result": "..."}`).
+Sessions of a Python model of that server are compiled by the real learner, and the twin's Starlark answers
+sessions it never saw."""
 
 from __future__ import annotations
 
