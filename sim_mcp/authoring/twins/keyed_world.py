@@ -9,7 +9,9 @@ learner searches a small language of operations on that world, pruned by the rec
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
 the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
-**Keys.** A string argument whose value the answers name is a key, and so is an integer one; so is an
+**Keys.** An argument's type is its schema's, or, for one that may also be null (an optional argument as a
+Python server declares it, `{"anyOf": [{"type": "string"}, {"type": "null"}]}`), its other option's
+(`_plain`). A string argument whose value the answers name is a key, and so is an integer one; so is an
 argument whose value names a key another tool stored before most of the calls that give it, though no
 answer writes it (a delete's `id` answered "Task deleted successfully", `_keyed`). When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
@@ -37,7 +39,8 @@ predicate picks (`["count", pred]`: all, or those starting with an argument, or 
 argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
-of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
+of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list;
+a day alone in a line the twin's today),
 a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
@@ -48,7 +51,10 @@ array, field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) o
 name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
 "next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
-string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
+string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text); a
+stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs', 'urgent']`); the
+names of the arguments the call gave, in its schema's order but the number naming the record, joined
+(`["given_names", order, sep]`: an update's "fields: description, data"). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
@@ -128,23 +134,30 @@ which twin-check and compile's replay send in place of the server's, `rename.IdM
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
-(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave); give a stored
+(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave, also in a text
+under one field, `{"result": ...}`; none that names a stored record), and change the record an integer
+argument names where the call gives one (`["and", ["keep_id"], ["merge", name]]`: a save that creates
+without an id, updates with one); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
 after an empty text); for a tool that names no record, key every stored record anew by its place among them
 (`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
-record that showed the old key showing the new one, the tool its storer. Which effect each tool has is found
-by coordinate ascent over the tools: each in turn takes the effect under which the rules of all tools answer
-most recorded calls, until none changes.
+record that showed the old key showing the new one, the tool its storer; replace the text of one argument by
+another's in a text field of the record a key names (`["substitute", name, field, old, new]`: an edit of a
+record's data, both texts ones the call must give). Which effect each tool has is found by coordinate ascent
+over the tools: each in turn takes the effect under which the rules of all tools answer most recorded calls,
+or as many with fewer rules (`_Outcome.beats`: fewer exceptions, the likelier server), until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
 argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
-(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
+(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); the text
+stored in a field of that record holding a required string argument's text (`["holds", name, field, arg]`: a
+replace that finds what it is to replace, or says it is not there); for a
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
 stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
@@ -241,7 +254,7 @@ _LENGTH_MARGIN = 32
 # nothing under the key the call names, nothing a listing's predicate picks); a required argument absent.
 _BARE = frozenset({"empty", "missing", "absent", "none"})
 _WORLD_ATOMS = frozenset(
-    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none"}
+    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none", "holds"}
 )
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
@@ -368,6 +381,14 @@ class _Outcome:
     score: int
     plans: dict[str, dict[str, Any]]
     answered: dict[str, int]
+
+    def beats(self, other: _Outcome) -> bool:
+        """Whether this outcome answers more recorded calls than `other`, or as many with fewer rules: effects
+        that explain the same calls with fewer exceptions are likelier the server's (an edit that changes the
+        stored text, where a merge needs a condition per later edit)."""
+        rules = sum(len(plan["rules"]) for plan in self.plans.values())
+        theirs = sum(len(plan["rules"]) for plan in other.plans.values())
+        return self.score > other.score or (self.score == other.score and rules < theirs)
 
 
 # A condition as one template tries it: its atoms, the calls it holds for where the template writes an answer,
@@ -583,11 +604,12 @@ class _Learner:
         calls = [call for call in tool.calls if call.rpc_error is None]
         names, numbers = self.names(tool.spec), _numbers(tool.spec)
         payload = {
-            "fresh": effect is not None and effect[0] in ("keep", "keep_id"),
+            "fresh": effect is not None and (effect[0] in ("keep", "keep_id") or effect[:2] == ["and", ["keep_id"]]),
             "root": self.root,
             "names": names,
             "numbers": numbers,
             "preds": self.preds(tool.spec),
+            "fields": list(tool.spec.input_schema.get("properties") or {}),
             "separators": _SEPARATORS,
             "cases": [
                 {
@@ -894,6 +916,7 @@ class _Learner:
         atoms += _default_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
+        atoms += _holding_atoms(self.tools, stores, tool.spec, named)
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         entries = list(found.items())
@@ -1036,6 +1059,8 @@ def _infer(
     for tool in known.values():
         tool.own = _own_fields(tool, known)
     learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
+    # The text fields another tool may store: those a call may change a stretch of (`substitute`).
+    texts = sorted({name for tool in known.values() for name in _strings(tool.spec) if "/" not in name})
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
@@ -1044,7 +1069,7 @@ def _infer(
             continue
         if _converts(tool, learner.functions(tool)):
             continue
-        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
@@ -1062,7 +1087,7 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
     for _ in range(_EFFECT_ROUNDS):
@@ -1072,7 +1097,7 @@ def _infer(
                 if effect == choice[name]:
                     continue
                 trial = learner.evaluate({**choice, name: effect})
-                if trial.score > best.score:
+                if trial.beats(best):
                     best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
@@ -1187,11 +1212,24 @@ def _reads_only(tool: ToolSpec) -> bool:
     return read_intent(tool.name).action in (Action.GET, Action.LIST)
 
 
+def _plain(schema: Any) -> Any:
+    """A property's schema, or, for one that may also be null (`{"anyOf": [{"type": "string"}, {"type":
+    "null"}]}`, an optional argument as a Python server declares it), its one other option: the argument is
+    of that type where it is given."""
+    options = schema.get("anyOf") if isinstance(schema, dict) else None
+    if isinstance(options, list):
+        kept = [option for option in options if not (isinstance(option, dict) and option.get("type") == "null")]
+        if len(kept) == 1 and len(options) == 2 and isinstance(kept[0], dict):
+            return {**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]}
+    return schema
+
+
 def _strings(tool: ToolSpec) -> list[str]:
     """The string arguments, and each list of strings as its one item (`view`)."""
     properties = tool.input_schema.get("properties") or {}
     names: list[str] = []
     for name, schema in properties.items():
+        schema = _plain(schema)
         if not isinstance(schema, dict):
             continue
         items = schema.get("items")
@@ -1208,7 +1246,7 @@ def _numbers(tool: ToolSpec) -> list[str]:
     return [
         name
         for name, schema in properties.items()
-        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+        if isinstance(_plain(schema), dict) and _plain(schema).get("type") in ("integer", "number")
     ]
 
 
@@ -1253,7 +1291,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
         return lines
     if isinstance(value, str):
-        parts: list[Any] = _made_up(value, {text for text, _ in pieces})
+        # A made-up value inside a listing the answer shows is the listing's to write (its line's clock).
+        regions = [text for text, placeholder in pieces if placeholder[0] == "lines" and text in value]
+        parts: list[Any] = _made_up(value, {text for text, _ in pieces}, regions)
         for text, placeholder in pieces:
             if not any(isinstance(part, str) and text in part for part in parts):
                 continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
@@ -1648,6 +1688,7 @@ def _arrays(tool: ToolSpec) -> dict[str, list[str]]:
     properties = tool.input_schema.get("properties") or {}
     found: dict[str, list[str]] = {}
     for name, schema in properties.items():
+        schema = _plain(schema)
         items = schema.get("items") if isinstance(schema, dict) else None
         if not isinstance(schema, dict) or schema.get("type") != "array" or not isinstance(items, dict):
             continue
@@ -1692,15 +1733,19 @@ def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> 
     return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
 
 
-def _made_up(text: str, given: set[str]) -> list[Any]:
+def _made_up(text: str, given: set[str], regions: list[str] | None = None) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
     after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
-    call did not give: each is written as a placeholder of its form."""
+    call did not give, nor lie inside one of `regions` of the text (a listing, which writes its own): each
+    is written as a placeholder of its form."""
+    spans = [(at, at + len(region)) for region in regions or [] if (at := text.find(region)) >= 0]
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
+            continue
+        if any(start <= match.start() and match.end() <= end for start, end in spans):
             continue
         kind = next(kind for kind in ("uuid", "hex", "signed", "date", "today") if match.group(kind))
         size = len(token) if kind in ("uuid", "hex", "signed") else token
@@ -1789,11 +1834,18 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
 
 def _integers(tool: ToolSpec) -> list[str]:
     properties = tool.input_schema.get("properties") or {}
-    return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "integer"]
+    return [
+        name
+        for name, schema in properties.items()
+        if isinstance(_plain(schema), dict) and _plain(schema).get("type") == "integer"
+    ]
 
 
 def _effects(
-    tool: _Tool, found: dict[str, tuple[Any, bool]], pairs: list[list[str]] | None = None
+    tool: _Tool,
+    found: dict[str, tuple[Any, bool]],
+    pairs: list[list[str]] | None = None,
+    stored_texts: list[str] | None = None,
 ) -> list[list[Any] | None]:
     """The effects a tool's successes may have, likeliest first: keep the record an answer shows under one
     of its fields that names a key or was made up; store, move or drop a key its answers name (a key
@@ -1817,6 +1869,8 @@ def _effects(
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
+        # A save that creates a record under the id it makes up, or, given the id of one stored, changes it.
+        options += [["and", ["keep_id"], ["merge", name]] for name in named if name in _integers(tool.spec)]
     parents = [name for name in _strings(tool.spec) if "/" not in name]
     options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
@@ -1829,6 +1883,16 @@ def _effects(
     required = set(tool.spec.input_schema.get("required") or [])
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
+    # A stretch of a stored text replaced by another, both texts the call must give (an edit of a record's
+    # data by old and new string), in a field another tool stores: only a later read or edit tells it.
+    edits = [(old, new) for old, new in itertools.permutations(texts, 2)]
+    options += [
+        ["substitute", name, field, old, new]
+        for name in named
+        for field in stored_texts or []
+        if field not in tool.spec.input_schema.get("properties", {})
+        for old, new in edits
+    ]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     if not named and not each and not children and not _given_keys(tool, kept):
         # A tool that names no record may read every record back anew, numbering them by their place (a
@@ -1871,14 +1935,23 @@ def _announces_ids(tool: _Tool) -> bool:
     more than one such number."""
     shown: set[int] = set()
     for call in tool.calls:
-        if not _succeeded(call) or not isinstance(call.value, str):
+        text = _text_of(call.value) if _succeeded(call) else None
+        if text is None:
             continue
         given = {value for value in call.arguments.values() if type(value) is int}
-        found = {int(text) for text in _ANNOUNCED.findall(call.value)} - given
+        found = {int(text) for text in _ANNOUNCED.findall(text)} - given
         if len(found) > 1:
             return False
         shown |= found
     return len(shown) > 1
+
+
+def _text_of(value: Any) -> str | None:
+    """The text an answer is: a string, or the one string under one field (`{"result": "Created: ..."}`, as a
+    server's framework wraps a tool that returns a text), as `library.twin_text_of` reads it."""
+    if isinstance(value, str):
+        return value
+    return next(iter(value.values())) if _refusal(value) else None
 
 
 def _record_keys(tool: _Tool) -> list[str]:
@@ -2070,6 +2143,18 @@ def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]
         if name not in required and isinstance(default, str) and name in _strings(tool):
             found.append(["at_default", name, default])
     return found
+
+
+def _holding_atoms(tools: dict[str, _Tool], stores: list[str], tool: ToolSpec, named: list[str]) -> list[list[Any]]:
+    """`["holds", key, field, argument]` for each string field a storing tool stores and each required
+    string argument of this tool that names no key: the text stored in the record's field holds the
+    argument's text (a replace that finds what it is to replace, or says it is not there)."""
+    fields = sorted(
+        {field for name in stores if name in tools for field in _strings(tools[name].spec) if "/" not in field}
+    )
+    required = set(tool.input_schema.get("required") or [])
+    texts = [name for name in _strings(tool) if name in required and name not in named and "/" not in name]
+    return [["holds", key, field, text] for key in named for field in fields for text in texts]
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:
