@@ -269,12 +269,15 @@ _ROW_FIT = (9, 10)
 # A whole number in a text, as `library.twin_made_number` reads one: not part of a word, a counted id or a
 # decimal.
 _ANNOUNCED = re.compile(r"(?<![0-9A-Za-z._-])([0-9]{1,9})(?![0-9A-Za-z_]|\.[0-9])")
+# What follows a record's id in one counted under it: a separator (a few letters or one mark) and a counter.
+_NESTED = re.compile(r"([A-Za-z]{1,4}|[-_.:/])([0-9]{1,9})")
 # An id a server makes up at random: a UUID or eight hex digits or more (all digits, by chance, for a short
 # one: `HEX_FORM` reads such a token as a number inside a text, but a key field that holds ids of this form
 # in every other answer is one), after an optional prefix of letters (`task-c7e7c630`).
 _MINTED = re.compile(rf"(?:[A-Za-z][A-Za-z_]*[-_:])?(?:{UUID_FORM}|[0-9a-f]{{8,}})", re.IGNORECASE)
-# An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`.
-_COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_])([0-9]{1,9})(?![0-9A-Za-z])")
+# An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`; or letters alone before a
+# counter padded with zeros (`s01`, `T007`): without the zeros such a token is a word's (`v2`, `h1`).
+_COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_]|[A-Za-z]{1,4}(?=0[0-9]))([0-9]{1,9})(?![0-9A-Za-z])")
 
 
 @dataclass
@@ -459,6 +462,7 @@ class _Learner:
         self.root = root
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
+        self.nested = _nested_counters(sessions)  # ids counted under a record's own (`_nested_counters`)
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
@@ -579,6 +583,7 @@ class _Learner:
             ],
         }
         extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes, "widths": self.widths}
+        extra["nested"] = self.nested
         found: dict[str, tuple[Any, bool]] = {}
         every = self.each("twin_bridge_pieces", payload)
         items_all = self.each("twin_bridge_items", extra)
@@ -868,6 +873,8 @@ class _Learner:
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
+        # A record with records counted under it (a task with subtasks), which a server may treat otherwise.
+        atoms += [["nested_present", name, sep] for name in named for sep, _ in self.nested if "/" not in name]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = (1 << len(usable)) - 1
@@ -1162,10 +1169,13 @@ def _strings(tool: ToolSpec) -> list[str]:
     for name, schema in properties.items():
         if not isinstance(schema, dict):
             continue
-        items = schema.get("items")
-        if schema.get("type") == "string":
+        # An optional one may be typed `anyOf: [string, null]` (a default of null): a string all the same.
+        kinds = _types(schema) - {"null"}
+        arrays = [o for o in [schema, *(schema.get("anyOf") or [])] if isinstance(o, dict) and o.get("type") == "array"]
+        items = arrays[0].get("items") if arrays else None
+        if kinds == {"string"}:
             names.append(name)
-        elif schema.get("type") == "array" and isinstance(items, dict) and items.get("type") == "string":
+        elif kinds == {"array"} and isinstance(items, dict) and items.get("type") == "string":
             names.append(f"{name}/0")
     return names
 
@@ -1176,7 +1186,7 @@ def _numbers(tool: ToolSpec) -> list[str]:
     return [
         name
         for name, schema in properties.items()
-        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+        if isinstance(schema, dict) and (_types(schema) - {"null"}) in ({"integer"}, {"number"}, {"integer", "number"})
     ]
 
 
@@ -1635,6 +1645,39 @@ def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> 
     return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
 
 
+def _nested_counters(sessions: list[list[RecordedCall]]) -> list[list[Any]]:
+    """The (separator, width) of ids a server counts under a record the call names (`s02t01`, a subtask of
+    `s02`: `t`, 2): a success shows a whole string that is an argument's value, a separator (a few letters or
+    one mark) and a counter, the counter padded with zeros to a width where one shows a leading zero, and
+    that value of a counter-free form first (no counted id itself: `s02` under `s`, never `s02t01` under it),
+    so that the argument names a record."""
+    found: dict[str, set[int]] = {}
+    padded: set[str] = set()
+    for call in (call for session in sessions for call in session if _succeeded(call)):
+        given = {v for v in call.arguments.values() if isinstance(v, str) and v}
+        for text in strings_in(call.value):
+            for value in given:
+                m = _NESTED.fullmatch(text[len(value) :]) if text.startswith(value) else None
+                if m is not None:
+                    found.setdefault(m.group(1), set()).add(len(m.group(2)))
+                    if m.group(2).startswith("0"):
+                        padded.add(m.group(1))
+    return [
+        [separator, widths.pop() if separator in padded and len(widths) == 1 else 0]
+        for separator, widths in sorted(found.items())
+    ]
+
+
+def _counted_id(value: Any) -> bool:
+    """Whether a string reads as an id a server counts: under a prefix (`task-3`, `s01`), or under another
+    such id (`s02t01`)."""
+    if not isinstance(value, str):
+        return False
+    return _COUNTED.fullmatch(value) is not None or any(
+        _COUNTED.fullmatch(value[:at]) and _NESTED.fullmatch(value[at:]) for at in range(2, len(value) - 1)
+    )
+
+
 def _made_up(text: str, given: set[str]) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
     after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
@@ -1840,7 +1883,7 @@ def _record_keys(tool: _Tool) -> list[str]:
         values = [(value[name], args) for value, args in answers]
         given = all(isinstance(v, str | int) and not isinstance(v, bool) and v in args.values() for v, args in values)
         made_up = all(type(v) is int and v not in args.values() for v, args in values) or all(
-            isinstance(v, str) and _COUNTED.fullmatch(v) and v not in args.values() for v, args in values
+            _counted_id(v) and v not in args.values() for v, args in values
         )
         if given or made_up or _minted(values):
             found.append(name)
@@ -1940,10 +1983,7 @@ def _children(tool: _Tool) -> list[tuple[str, str]]:
             if not isinstance(items, list) or not items or not all(isinstance(item, dict) for item in items):
                 continue
             for key in set.intersection(*(set(item) for item in items)):
-                made_up = all(
-                    isinstance(item[key], str) and _COUNTED.fullmatch(item[key]) and item[key] not in given
-                    for item in items
-                )
+                made_up = all(_counted_id(item[key]) and item[key] not in given for item in items)
                 found[(listed, key)] = found.get((listed, key), True) and made_up
     return sorted(pair for pair, made_up in found.items() if made_up)
 

@@ -409,6 +409,16 @@ def twin_holds(atom, root, keys, args):
         # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
         found = twin_picked(atom[1], root, keys, args)
         return None if found == None else len(found) == 0
+    if kind == "nested_present":
+        # ["nested_present", name, separator]: some record is stored under an id counted under the one the
+        # argument names (a task's subtask, `s02t01` of `s02`).
+        value = args.get(atom[1])
+        if type(value) != "string" or not value:
+            return None
+        prefix = value + atom[2]
+        return any([
+            type(k) == "string" and k.startswith(prefix) and k[len(prefix):].isdigit() for k in twin_stored(keys)
+        ])
     key = twin_key(root, args.get(atom[1]))
     if key == None:
         return None
@@ -480,6 +490,10 @@ def twin_part(part, root, keys, args, twin):
         # ["next", prefix, width]: a server that pads its counter with zeros (`TASK-007`).
         width = part[2] if len(part) > 2 else 0
         return part[1] + "0" * (width - len(digits)) + digits
+    if kind == "next_under":
+        return twin_next_under(part, keys, args)
+    if kind == "outer":
+        return twin_outer(part, args)
     if kind == "each_line":
         return twin_each_line(part, root, keys, args, twin)
     if kind in ("size", "total_size", "mean_size", "index"):
@@ -540,6 +554,33 @@ def twin_next(prefix, args, twin):
     # The next id a server counts under a prefix (`task-3`): one past the largest seen, the i-th item of
     # an array argument taking the i-th after it.
     return twin.get("counters", {}).get(prefix, 0) + 1 + args.get("$index", 0)
+
+def twin_next_under(part, keys, args):
+    # ["next_under", name, separator, width]: the next id a server counts under the record an argument
+    # names (a subtask `s02t03` of `s02`): the argument's value, the separator, and one past the largest
+    # counter of the ids stored under it so, padded with zeros to the width its ids show.
+    value = args.get(part[1])
+    if type(value) != "string" or not value:
+        return None
+    prefix = value + part[2]
+    largest = 0
+    for key in keys:
+        rest = key[len(prefix):] if type(key) == "string" and key.startswith(prefix) else ""
+        if rest and rest.isdigit() and len(rest) < 10:
+            largest = max(largest, int(rest))
+    digits = str(largest + 1)
+    return prefix + "0" * (part[3] - len(digits)) + digits
+
+def twin_outer(part, args):
+    # ["outer", name, separator]: the id an argument's id is counted under (`s12` of `s12t03`), which a
+    # server names where that one is missing.
+    value = args.get(part[1])
+    if type(value) != "string":
+        return None
+    rest = value.rstrip("0123456789")
+    if rest == value or not rest.endswith(part[2]) or len(rest) == len(part[2]):
+        return None
+    return rest[:len(rest) - len(part[2])]
 
 def twin_size(part, args):
     # A length from the call: of a string or array argument (`size`), the sum of the lengths of a field
@@ -1549,6 +1590,19 @@ def twin_item_pieces(args, call, twin, names, arrays):
         width = args.get("widths", {}).get(prefix)
         part = ["next", prefix, width] if width else ["next", prefix]
         pieces.append([twin_part(part, None, {}, call, twin), part])
+    for name in names:
+        for separator, _ in args.get("nested", []):
+            text = twin_outer(["outer", name, separator], call)
+            if text != None:
+                pieces.append([text, ["outer", name, separator]])
+        # Only under a record the argument names: a title is no parent.
+        if call.get(name) not in twin.get("keys", {}):
+            continue
+        for separator, width in args.get("nested", []):
+            part = ["next_under", name, separator, width]
+            text = twin_next_under(part, twin.get("keys", {}), call)
+            if text != None:
+                pieces.append([text, part])
     sizes = []
     for name in names:
         value = call.get(name)
