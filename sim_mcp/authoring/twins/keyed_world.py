@@ -242,6 +242,8 @@ _NUMBER_PARTS = frozenset(
 )
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
 _JOINERS = ("\n", " ", "")
+# What may stand between the blocks of several lines a view of several records writes, one per record.
+_BLOCK_SEPARATORS = ("\n\n---\n\n", "\n---\n", "\n\n", "\n")
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
@@ -874,7 +876,13 @@ class _Learner:
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         # A record with records counted under it (a task with subtasks), which a server may treat otherwise.
-        atoms += [["nested_present", name, sep] for name in named for sep, _ in self.nested if "/" not in name]
+        atoms += [
+            [kind, name, sep]
+            for name in named
+            for sep, _ in self.nested
+            for kind in ("nested_present", "nested_absent")
+            if "/*" not in name
+        ]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = (1 << len(usable)) - 1
@@ -1543,6 +1551,18 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
             [written for written, part in pieces if len(part) > 1 and str(part[1]).startswith(name + "/*")]
             for pieces, _ in per_item
         ]
+        for separator in _BLOCK_SEPARATORS if count > 1 else ():
+            # A block of several lines per item (a view of several records), between separators.
+            blocks = text.split(separator)
+            if len(blocks) != count:
+                continue
+            rows = [
+                _optional_lines(_template_of(block, item_pieces, None))
+                for block, (item_pieces, _) in zip(blocks, per_item, strict=True)
+            ]
+            first = json.dumps(rows[0], sort_keys=True)
+            if f'"{name}/*' in first and all(json.dumps(row, sort_keys=True) == first for row in rows[1:]):
+                return {"$parts": [["each_line", name, rows[0], separator]]}
         for start in range(len(lines) - count + 1):
             window = lines[start : start + count]
             if not all(any(written in line for written in texts) for line, texts in zip(window, own, strict=True)):
@@ -1565,6 +1585,27 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
                 parts += drawn_side["$parts"] if isinstance(drawn_side, dict) else [drawn_side]
             return {"$parts": [part for part in parts if part != ""]}
     return None
+
+
+def _optional_lines(template: Any) -> list[Any]:
+    """A block's parts with each line that writes a stored field, or the record an id is counted under, made
+    optional (`["opt", parts]`): a record's view leaves out the line of a field it lacks (a description, a
+    parent), so that blocks with and without it are one template."""
+    parts = template["$parts"] if isinstance(template, dict) and "$parts" in template else [template]
+    out: list[Any] = []
+    for at, part in enumerate(parts):
+        before = out[-1] if out else None
+        if (
+            isinstance(part, list)
+            and part[0] in ("stored", "outer")
+            and isinstance(before, str)
+            and before.startswith("\n")
+            and (at + 1 == len(parts) or (isinstance(parts[at + 1], str) and parts[at + 1].startswith("\n")))
+        ):
+            out[-1] = ["opt", [before, part]]
+        else:
+            out.append(part)
+    return out
 
 
 def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
@@ -1800,6 +1841,9 @@ def _effects(
     ]
     # A write whose answers show fields of their own beside the record's keeps the record without them, first.
     options += [["keep", field, "known"] for field in kept if tool.own]
+    # A record the call names and answers (its id and new status), likelier kept with the fields it had than
+    # with those of this call alone: what a later read shows tells them apart, where it does.
+    options += [["keep", field, "merged"] for field in kept if named]
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
