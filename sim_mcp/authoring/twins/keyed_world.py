@@ -492,7 +492,8 @@ class _Learner:
         """`_preds`, and the names joined under the namespace an argument names (`["in", name]`): a tool
         that takes only the namespace (a project) lists what is stored in it (its files)."""
         spaces = sorted({first for first, _ in self.pairs} & set(_strings(tool)))
-        return _preds(tool) + [["in", name] for name in spaces]
+        # Records not counted under another (top-level tasks, not their subtasks), where ids are so counted.
+        return _preds(tool) + [["in", name] for name in spaces] + [["unnested", sep] for sep, _ in self.nested]
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success."""
@@ -2044,6 +2045,8 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
         yield ["given", name]
+        # Not given: a listing of every record unless a filter is asked for.
+        yield ["absent", name]
     for name in sorted(required):
         # A server that does not check its input answers a call without a required argument all the same.
         yield ["absent", name]

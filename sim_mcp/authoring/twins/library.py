@@ -164,6 +164,11 @@ def twin_picked(pred, root, keys, args):
     # joined under the namespace an argument names, as a project's files.
     if pred[0] == "in":
         return twin_inside(root, keys, args.get(pred[1]))
+    if pred[0] == "unnested":
+        # ["unnested", separator]: the records no other is counted under as `s02t01` is under `s02` (the
+        # top-level tasks, not their subtasks).
+        stored = twin_stored(keys)
+        return [k for k in stored if not twin_outer(["outer", "k", pred[1]], {"k": k}) in stored]
     if pred[0] != "under":
         return twin_matching(pred, keys, args)
     parent = twin_key(root, args.get(pred[1]))
@@ -196,6 +201,9 @@ def twin_shown(fields, piece):
     code = json.encode(value)
     if code in mapped:
         return mapped[code]
+    if value != None and "$any" in mapped:
+        # A mark that a field is there, whatever it holds (a description shown as " (...)").
+        return mapped["$any"]
     return twin_text(value)
 
 def twin_records(keys, order):

@@ -39,6 +39,8 @@ __all__ = ["listing_pieces", "may_list"]
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 # A field's text shorter than this (but for the key) is not looked for in a block: "a" is found everywhere.
 _SHORTEST = 2
+# The longest mark a string field's value may be shown as (`~` for a status): longer is a renaming.
+_MARK = 2
 # Where a listing of one record gives no separator to copy.
 _ONE_SEPARATOR = "\n"
 _SLOT = "\x00"
@@ -318,6 +320,19 @@ def _end(opcodes: Sequence[tuple[str, int, int, int, int]], at: int) -> int:
     return 0
 
 
+def _marks(strings: dict[str, str]) -> dict[str, str]:
+    """A string field's values written as marks (by their JSON): a mark per value, of a character or two that
+    no value is written as (a status `in-progress` shown as `~`); or one text for every value, two at least,
+    that it is there at all (`$any`: a description shown as " (...)"). Else none: a value is written as it
+    is, never renamed."""
+    texts = set(strings.values())
+    if len(strings) > 1 and len(texts) == 1:
+        return {"$any": texts.pop()}
+    if all(0 < len(text.strip()) <= _MARK and text.strip() == text for text in texts):
+        return strings
+    return {}
+
+
 def _explained(texts: list[str], records: list[Record]) -> list[Any] | None:
     """The field that writes `texts` (one per record): as it is, else through a map of its null, true and
     false values; of several, one written as it is somewhere first, then by name."""
@@ -325,6 +340,7 @@ def _explained(texts: list[str], records: list[Record]) -> list[Any] | None:
     mapped: list[tuple[int, str, dict[str, str]]] = []
     for name in names:
         entries: dict[str, str] = {}
+        strings: dict[str, str] = {}
         plain = 0
         for record, text in zip(records, texts, strict=True):
             item = record.get(name)
@@ -334,9 +350,16 @@ def _explained(texts: list[str], records: list[Record]) -> list[Any] | None:
                 code = json.dumps(item)
                 if entries.setdefault(code, text) != text:
                     break
+            elif isinstance(item, str) and name not in _KEYS:
+                strings.setdefault(json.dumps(item), text)
+                if strings[json.dumps(item)] != text:
+                    break
             else:
                 break
         else:
+            if strings and not (marks := _marks(strings)):
+                continue
+            entries.update(marks if strings else {})
             if not entries:
                 return ["field", name]
             mapped.append((-int(plain > 0), name, entries))
