@@ -9,7 +9,8 @@ learner searches a small language of operations on that world, pruned by the rec
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
 the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
-**Keys.** A string argument whose value the answers name is a key, and so is an integer one; so is an
+**Keys.** A string argument (one typed a string or null too, as Python servers type an optional one)
+whose value the answers name is a key, and so is an integer one; so is an
 argument whose value names a key another tool stored before most of the calls that give it, though no
 answer writes it (a delete's `id` answered "Task deleted successfully", `_keyed`). When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
@@ -37,21 +38,28 @@ predicate picks (`["count", pred]`: all, or those starting with an argument, or 
 argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
-of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
+of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list,
+a status shown as a mark, `~`, a description's presence as one, `$any`; also of the records no other is counted under,
+`["unnested", "t"]`),
 a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
-width every id under the prefix shows, `_counted_widths`); a length from the call (`["size", name]`, `["total_size",
-array, field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
+width every id under the prefix shows, `_counted_widths`; a prefix may be letters alone before a padded counter,
+`s01`); the next id counted under the record an argument names (`["next_under", "parent", "t", 2]`: `s02t01`, a
+subtask of `s02`, one past the largest counter stored under it so, `_nested_counters`) and the id an id is counted
+under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["size", name]`, `["total_size", array,
+field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
 name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
-"next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
-string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
+"next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a
+JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
-(`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
-place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
+(`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
+`["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,
+`["opt", parts]`: the item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
+an item names is stored, or where the item gives a
 field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
 signed hash after a word, written as the twin's own of that form). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
@@ -113,7 +121,9 @@ name (`put_each`, `drop_each`); keep the answer (a record) under the value of on
 that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
 `task-c7e7c630` or a UUID, `_minted`, a refusal answered as a success, `{"error": ...}`, keying none;
 `["keep", "id", "known"]`, tried first for a tool whose answers show fields of their own beside those the
-other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`; or the
+other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`;
+`["keep", "id", "merged"]`, tried first for a tool that names a key, keeps the fields a record had beside
+those the answer shows and the call's other arguments: a task started keeps its title; or the
 record nested under a field of most answers, `["keep",
 "todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
 which twin-check and compile's replay send in place of the server's, `rename.IdMap`);
@@ -132,10 +142,11 @@ by coordinate ascent over the tools: each in turn takes the effect under which t
 most recorded calls, until none changes.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
-given; a required argument absent (a server that does not check its input answers such a call too); an
-argument longer than a bound (far past every length recorded without that answer); a key missing from the
+given, or not (`absent`); a required argument absent (a server that does not check its input answers such a
+call too); an argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
-root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
+root; a record counted under the key stored, or none (`["nested_present", name, "t"]`, `nested_absent`:
+a task with subtasks); the record under a key holding a value of an enumerated argument of a storing tool, or not given
 (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last

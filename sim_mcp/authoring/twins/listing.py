@@ -14,9 +14,11 @@ records in the order given, each on a line of its own; a record's block is the l
 lines after it that show more of its fields; what lies between blocks is the separator, the same every
 time. Fields are written where their text stands whole. Where blocks differ in text no field writes as it
 is (a boolean shown as "✅ Done", a missing category as "none"), the blocks are aligned token by token and
-each stretch that differs is a field whose null, true or false values are written through a map: only
-those are mapped, a string or number is always written as it is, so one answer cannot make up a map that
-renames values. The blocks of every call are aligned into one line template where they can be, so that a
+each stretch that differs is a field whose null, true or false values are written through a map; so is
+a string field's where each value is shown as a mark of a character or two (a status `in-progress` as
+`~`), or every value, two at least, as one text that it is there (`$any`: a description as " (...)"); a
+longer text is never a string's, nor is a key mapped, so one answer cannot make up a map that renames
+values. The blocks of every call are aligned into one line template where they can be, so that a
 map learns true from one call and false from another. Like every template, one holding a listing belongs
 to the recorded calls the twin's own Starlark renders exactly with it.
 """
