@@ -141,27 +141,26 @@ record that showed the old key showing the new one, the tool its storer. Which e
 by coordinate ascent over the tools: each in turn takes the effect under which the rules of all tools answer
 most recorded calls, until none changes.
 
-**Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
-given, or not (`absent`); a required argument absent (a server that does not check its input answers such a
-call too); an argument longer than a bound (far past every length recorded without that answer); a key missing from the
-world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
-root; a record counted under the key stored, or none (`["nested_present", name, "t"]`, `nested_absent`:
-a task with subtasks); the record under a key holding a value of an enumerated argument of a storing tool, or not given
-(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
-tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
-tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
-stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
-server may show otherwise); an expression argument's
-evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
-unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
-(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); an optional
-string argument left at its default, given so or not (`["at_default", name, default]`, `_default_atoms`: a
-field the server fills only for a record left to the default owner); for a
-tool whose answers show a function's value, the function failing on
-the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
-value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
-formulas, the sign of a number argument or of the difference of two (`["sign", steps, signs]`: an error
-where a price does not exceed a cost, a word for a rise or a fall).
+**Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments given, or
+not (`absent`, for a tool whose answers name no key); a required argument absent (a server that does not check its
+input answers such a call too); an argument longer than a bound (far past every length recorded without that
+answer); a key missing from the world, present (stored by a given tool, or the root), its parent missing or present;
+a key outside the root; a record counted under the key stored, or none (`["nested_present", name, "t"]`,
+`nested_absent`: a task with subtasks); the record under a key holding a value of an enumerated argument of a
+storing tool, or not given (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time
+from null); for a tool whose answers name no key, nothing stored or something stored; nothing stored that a
+predicate of the tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored
+record, or none, last stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload
+read back, which a server may show otherwise); an expression argument's evaluation failing for a reason
+(`["expr_fails", name, reason, config]`: a division by zero, a domain error, an unknown name, a syntax error); an
+argument's form unlike those the tool's answers of another shape were given (`["unlike", name, forms]`, `forms.py`:
+a priority `high` where successes had one uppercase letter); an optional string argument left at its default, given
+so or not (`["at_default", name, default]`, `_default_atoms`: a field the server fills only for a record left to the
+default owner); for a tool whose answers show a function's value, the function failing on the call (`["fn_fails",
+part]`: a text that is no base64) and an enumerated argument's value (`["is", name, value]`, None where it is not
+given: the algorithm a digest is asked by); for a tool whose reports show formulas, the sign of a number argument or
+of the difference of two (`["sign", steps, signs]`: an error where a price does not exceed a cost, a word for a rise
+or a fall).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -2056,8 +2055,10 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
         yield ["given", name]
-        # Not given: a listing of every record unless a filter is asked for.
-        yield ["absent", name]
+        if not named:
+            # Not given, only for a tool whose answers name no key (a listing of every record unless a filter
+            # is asked for): one that does is asked about its keys, which tell its calls apart likelier.
+            yield ["absent", name]
     for name in sorted(required):
         # A server that does not check its input answers a call without a required argument all the same.
         yield ["absent", name]
