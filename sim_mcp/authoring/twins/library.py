@@ -1600,8 +1600,10 @@ def twin_bridge_items(state, args):
                 found = twin_item_pieces(args, viewed, twin, own, {})
                 for n in own:
                     # The fields stored under the key the item names (a view of several records).
+                    if not n.endswith("/*") or type(viewed.get(n)) != "string":
+                        continue
                     entry = twin_entry(args["root"], twin["keys"], viewed, n)
-                    if entry != None and n.endswith("/*"):
+                    if entry != None:
                         for f in sorted(entry.get("args", {}).keys()) + sorted(twin_record_fields(entry)):
                             text = twin_part(["stored", n, f], args["root"], twin["keys"], viewed, twin)
                             if text != None and len(text) > 0:
@@ -1641,7 +1643,7 @@ def twin_item_pieces(args, call, twin, names, arrays):
             if text != None:
                 pieces.append([text, ["outer", name, separator]])
         # Only under a record the argument names: a title is no parent.
-        if call.get(name) not in twin.get("keys", {}):
+        if type(call.get(name)) != "string" or call[name] not in twin.get("keys", {}):
             continue
         for separator, width in args.get("nested", []):
             part = ["next_under", name, separator, width]
