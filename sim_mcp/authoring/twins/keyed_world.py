@@ -122,7 +122,7 @@ that is an argument, or an id the server made up, a number, one counted under a 
 `task-c7e7c630` or a UUID, `_minted`, a refusal answered as a success, `{"error": ...}`, keying none;
 `["keep", "id", "known"]`, tried first for a tool whose answers show fields of their own beside those the
 other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`;
-`["keep", "id", "merged"]`, tried first for a tool that names a key, keeps the fields a record had beside
+`["keep", "id", "merged"]`, tried for a tool that names a key, keeps the fields a record had beside
 those the answer shows and the call's other arguments: a task started keeps its title; or the
 record nested under a field of most answers, `["keep",
 "todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
@@ -1852,10 +1852,10 @@ def _effects(
     ]
     # A write whose answers show fields of their own beside the record's keeps the record without them, first.
     options += [["keep", field, "known"] for field in kept if tool.own]
-    # A record the call names and answers (its id and new status), likelier kept with the fields it had than
-    # with those of this call alone: what a later read shows tells them apart, where it does.
-    options += [["keep", field, "merged"] for field in kept if named]
     options += [["keep", field] for field in kept]
+    # A record the call names and answers in part (its id and new status), kept with the fields it had: taken
+    # only where a later read shows it (a record store whose update answers the whole record reads the same).
+    options += [["keep", field, "merged"] for field in kept if named]
     if _announces_ids(tool):
         options.append(["keep_id"])
     parents = [name for name in _strings(tool.spec) if "/" not in name]
