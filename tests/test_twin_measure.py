@@ -14,7 +14,7 @@ import anyio
 import pytest
 import yaml
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.agreement import Answer, Days, compare_answers
 from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, SessionRun, Step, _compared, fixed_answers, run_check
 from sim_mcp.authoring.twins.recordings import read_calls
 from sim_mcp.authoring.twins.rename import IdMap, Renamer, chosen_values
@@ -40,6 +40,34 @@ def test_made_up_values_inside_free_text_agree_by_form() -> None:
     assert not agree("task-1 done", "task-2 done")
     assert not agree("due 2026-01-02", "due 2026-01-02T10:00")  # a date is no date-time
     assert not agree("Wrote a.txt", "Wrote b.txt")
+
+
+def test_a_computed_day_agrees_with_any_day_by_form_and_only_with_itself_exactly() -> None:
+    def agree(expected: object, actual: object, days: Days) -> bool:
+        return compare_answers(Answer(expected, False), Answer(actual, False), days=days).agree
+
+    right, wrong = {"next_business_day": "2026-12-28"}, {"next_business_day": "2026-12-29"}
+    assert agree(right, wrong, "form")
+    assert not agree(right, wrong, "exact")
+    assert agree(right, right, "exact")
+    said, wrote = (
+        "The next business day after 2026-12-24 is 2026-12-28.",
+        "The next business day after 2026-12-24 is 2026-12-25.",
+    )
+    assert agree(said, wrote, "form")
+    assert not agree(said, wrote, "exact")
+    verdict = compare_answers(Answer(said, False), Answer(wrote, False), days="exact")
+    assert verdict.kind == "value at /"
+    # A date-time with a clock time, a UUID and a hex id stay compared by form, and a day beside them exactly.
+    made = "Made 2026-01-02T10:00:00Z as 3f2b1c9e-0000-4000-8000-000000000001 ({}), due 2026-02-03."
+    other = "Made 2027-11-12T01:02:03Z as 9a9a9a9a-1111-4111-8111-111111111111 ({}), due 2026-02-03."
+    assert agree(made.format("a5e8e023"), other.format("0b1c2d3e"), "exact")
+    assert not agree(made.format("a5e8e023"), other.format("0b1c2d3e").replace("02-03", "02-04"), "exact")
+    assert agree("2026-12-06T11:16:55.456484", "2026-01-01T00:00:00.000001", "exact")
+    assert agree({"id": "speed_3598404652517860456"}, {"id": "speed_-6875897924734963130"}, "exact")
+    assert compare_answers(Answer("no such day", True), Answer("bad day", True), days="exact").agree
+    with pytest.raises(ValueError, match="days: expected one of form, exact"):
+        compare_answers(Answer(right, False), Answer(right, False), days="loose")  # type: ignore[arg-type]
 
 
 def _step(tool: str, a: Answer, b: Answer) -> Step:
