@@ -14,6 +14,7 @@ import anyio
 import pytest
 import yaml
 
+from benchmarks.twins import print_figures
 from sim_mcp.authoring.twins.agreement import Answer, Days, compare_answers
 from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, SessionRun, Step, _compared, fixed_answers, run_check
 from sim_mcp.authoring.twins.recordings import read_calls
@@ -206,6 +207,81 @@ def test_recorded_sessions_replay_with_tmp_as_each_sessions_folder(
     assert steps[1]["a"]["value"] == steps[1]["b"]["value"] == "ship it"
     assert (report["successes"], report["agree_on_successes"], report["reference_errors"]) == (2, 2, 1)
     assert report["tools"]["read_file"]["successes"] == 1
+
+
+_DAYS_SERVER = """
+import datetime, json, sys
+sys.path.insert(0, {repo!r})
+from tests.fixture_servers._stdio import serve, tool
+
+LATE = int(sys.argv[1])  # days a wrong twin adds to the day it computes
+
+
+def handle(name, args):
+    given = datetime.date.fromisoformat(args["day"])
+    if name == "echo_day":
+        return json.dumps({{"day": given.isoformat()}}), False
+    computed = given + datetime.timedelta(days=1 + LATE)
+    return json.dumps({{"next_day": computed.isoformat()}}), False
+
+
+day = {{"day": {{"type": "string"}}}}
+serve("days", [tool("next_day", "The day after.", day, ["day"]), tool("echo_day", "The day.", day, ["day"])], handle)
+"""
+
+
+def test_twin_check_reports_a_wrong_computed_day_with_every_day_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = tmp_path / "days_server.py"
+    server.write_text(_DAYS_SERVER.format(repo=str(REPO)))
+    lines = [
+        {"tool": "next_day", "arguments": {"day": "2026-12-24"}},
+        {"tool": "echo_day", "arguments": {"day": "2026-12-24"}},
+    ]
+    recordings = tmp_path / "check.jsonl"
+    recordings.write_text(
+        "".join(
+            json.dumps({"session": "s1", "seq": seq, **line, "result": {"content": []}, "is_error": False}) + "\n"
+            for seq, line in enumerate(lines, start=1)
+        )
+    )
+    right, wrong = f"{sys.executable} {server} 0", f"{sys.executable} {server} 3"
+    args = ["twin-check", right, wrong, "--sessions", "0", "--json", "--recordings", str(recordings)]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    steps = report["sessions"][0]["steps"]
+    assert (steps[0]["a"]["value"], steps[0]["b"]["value"]) == ({"next_day": "2026-12-25"}, {"next_day": "2026-12-28"})
+    assert [(step["agree"], step["agree_exact_days"]) for step in steps] == [(True, False), (True, True)]
+    # By form the wrong day agrees; with every day exact it does not, and the report says both.
+    assert (report["agree_on_successes"], report["agree_on_successes_exact_days"], report["successes"]) == (2, 1, 2)
+    assert (report["success_agreement"], report["success_agreement_exact_days"]) == (1.0, 0.5)
+    next_day, echo_day = report["tools"]["next_day"], report["tools"]["echo_day"]
+    assert (next_day["agree_on_successes_exact_days"], next_day["success_agreement_exact_days"]) == (0, 0.0)
+    assert (echo_day["agree_on_successes_exact_days"], echo_day["success_agreement_exact_days"]) == (1, 1.0)
+
+
+def test_the_table_and_benchmarks_give_the_figure_with_every_day_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    day, later = Answer({"next_day": "2026-12-28"}, False), Answer({"next_day": "2026-12-29"}, False)
+    run = SessionRun("s", "recorded")
+    run.steps = [_step("next_day", day, later), _step("next_day", day, day), _step("echo_day", day, day)]
+    report = CheckReport("a", "b", 0, sessions=[run])
+    report.score_fixed({"next_day": later, "echo_day": day}, "recordings")
+    figures = report.figures()
+    assert (figures["agree_on_successes"], figures["agree_on_successes_exact_days"]) == (3, 2)
+    assert figures["tools"]["next_day"]["agree_on_successes_exact_days"] == 1
+    assert figures["tools"]["next_day"]["success_agreement_exact_days"] == 0.5
+    assert figures["trivial"]["fixed_answer"]["success_agreement"] == 1.0  # any day agrees by form
+    assert figures["trivial"]["fixed_answer"]["success_agreement_exact_days"] == round(1 / 3, 4)
+    table = report.table()
+    assert "headline: 100.0% of the 3 calls the reference answered successfully agree" in table
+    assert "with every day exact: 66.7% (2 of 3) of the successful calls agree" in table
+    assert "33.3% with every day exact)" in table
+    assert [step.to_json()["agree_exact_days"] for step in run.steps] == [False, True, True]
+    print_figures("days", figures, {})
+    printed = capsys.readouterr().out
+    assert "days: 3/3 successful calls agree (100.0%)" in printed
+    assert "with every day exact: 2/3 successful calls agree (66.7%); the fixed-answer twin 33.3%" in printed
 
 
 def test_renamed_sessions_send_new_names_to_both_sides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
