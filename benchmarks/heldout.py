@@ -4,8 +4,9 @@ sessions of the scripted agent through `sim-mcp record --fresh-per-session` (see
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
 the agent chose renamed (`--rename`). The figures: agreement on the calls the real server answered successfully
-(the headline), on all calls, with the same error text, the share of the real server's errors, and the two
-trivial twins (always an error; each tool's most common recorded answer).
+(the headline), the same with every day exact (a day the server computes must equal the twin's; a lower bound
+where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
+errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
 `HELD_OUT` (the default) is the seventh set, declared before any run of it; `DEV_SERVERS`, the first to
 sixth sets, were looked at while measuring and are dev now (still measured by name). Install them into

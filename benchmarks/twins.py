@@ -162,7 +162,9 @@ def print_table(figures: dict[str, Any], args: argparse.Namespace) -> None:
 
 def print_figures(name: str, result: dict[str, Any], built: dict[str, str]) -> None:
     """One server's figures (`CheckReport.figures`): the headline is agreement on the calls the reference
-    answered successfully, beside its error share and the two trivial twins on the same calls."""
+    answered successfully, beside its error share, the same with every day exact (a computed day must equal
+    the twin's; a lower bound where the server writes its clock's day) and the two trivial twins on the same
+    calls."""
     calls, successes = result["calls"], result["successes"]
     fixed = result["trivial"]["fixed_answer"]
     print(
@@ -171,6 +173,13 @@ def print_figures(name: str, result: dict[str, Any], built: dict[str, str]) -> N
         f"({percent(result['agree'], calls)}%), same error text {percent(result['agree_same_error_text'], calls)}%; "
         f"reference errors {result['reference_errors']} ({percent(result['reference_errors'], calls)}%)"
     )
+    if "agree_on_successes_exact_days" in result:
+        exact = result["agree_on_successes_exact_days"]
+        print(
+            f"  with every day exact: {exact}/{successes} successful calls agree ({percent(exact, successes)}%); "
+            f"the fixed-answer twin {percent(result['fixed_agree_on_successes_exact_days'], successes)}% "
+            "(a lower bound where the server writes its clock's day)"
+        )
     print(
         f"  trivial twins: always an error {percent(result['reference_errors'], calls)}% of calls, 0% of successes; "
         f"each tool's most common answer ({fixed['from']}) {percent(result['fixed_agree'], calls)}% of calls, "
@@ -181,14 +190,15 @@ def print_figures(name: str, result: dict[str, Any], built: dict[str, str]) -> N
     for warning in result["warnings"]:
         print(f"  warning: {warning}")
     print(
-        f"  {'tool':<28} {'calls':>6} {'errors':>6} {'ok agree':>9} {'agree %':>8} {'same text %':>11} "
-        f"{'fixed %':>8}  built"
+        f"  {'tool':<28} {'calls':>6} {'errors':>6} {'ok agree':>9} {'days exact':>10} {'agree %':>8} "
+        f"{'same text %':>11} {'fixed %':>8}  built"
     )
     for tool, figure in result["tools"].items():
         strict = figure["agree"] - figure["error_text_differs"]
         ok = f"{figure['agree_on_successes']}/{figure['successes']}"
+        days_exact = f"{figure.get('agree_on_successes_exact_days', '-')}/{figure['successes']}"
         print(
-            f"  {tool:<28} {figure['calls']:>6} {figure['reference_errors']:>6} {ok:>9} "
+            f"  {tool:<28} {figure['calls']:>6} {figure['reference_errors']:>6} {ok:>9} {days_exact:>10} "
             f"{percent(figure['agree'], figure['calls']):>8} {percent(strict, figure['calls']):>11} "
             f"{percent(figure['fixed_agree'], figure['calls']):>8}  {built.get(tool, '-')}"
         )

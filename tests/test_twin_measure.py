@@ -14,7 +14,8 @@ import anyio
 import pytest
 import yaml
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from benchmarks.twins import print_figures
+from sim_mcp.authoring.twins.agreement import Answer, Days, compare_answers
 from sim_mcp.authoring.twins.check import CheckPlan, CheckReport, SessionRun, Step, _compared, fixed_answers, run_check
 from sim_mcp.authoring.twins.recordings import read_calls
 from sim_mcp.authoring.twins.rename import IdMap, Renamer, chosen_values
@@ -40,6 +41,34 @@ def test_made_up_values_inside_free_text_agree_by_form() -> None:
     assert not agree("task-1 done", "task-2 done")
     assert not agree("due 2026-01-02", "due 2026-01-02T10:00")  # a date is no date-time
     assert not agree("Wrote a.txt", "Wrote b.txt")
+
+
+def test_a_computed_day_agrees_with_any_day_by_form_and_only_with_itself_exactly() -> None:
+    def agree(expected: object, actual: object, days: Days) -> bool:
+        return compare_answers(Answer(expected, False), Answer(actual, False), days=days).agree
+
+    right, wrong = {"next_business_day": "2026-12-28"}, {"next_business_day": "2026-12-29"}
+    assert agree(right, wrong, "form")
+    assert not agree(right, wrong, "exact")
+    assert agree(right, right, "exact")
+    said, wrote = (
+        "The next business day after 2026-12-24 is 2026-12-28.",
+        "The next business day after 2026-12-24 is 2026-12-25.",
+    )
+    assert agree(said, wrote, "form")
+    assert not agree(said, wrote, "exact")
+    verdict = compare_answers(Answer(said, False), Answer(wrote, False), days="exact")
+    assert verdict.kind == "value at /"
+    # A date-time with a clock time, a UUID and a hex id stay compared by form, and a day beside them exactly.
+    made = "Made 2026-01-02T10:00:00Z as 3f2b1c9e-0000-4000-8000-000000000001 ({}), due 2026-02-03."
+    other = "Made 2027-11-12T01:02:03Z as 9a9a9a9a-1111-4111-8111-111111111111 ({}), due 2026-02-03."
+    assert agree(made.format("a5e8e023"), other.format("0b1c2d3e"), "exact")
+    assert not agree(made.format("a5e8e023"), other.format("0b1c2d3e").replace("02-03", "02-04"), "exact")
+    assert agree("2026-12-06T11:16:55.456484", "2026-01-01T00:00:00.000001", "exact")
+    assert agree({"id": "speed_3598404652517860456"}, {"id": "speed_-6875897924734963130"}, "exact")
+    assert compare_answers(Answer("no such day", True), Answer("bad day", True), days="exact").agree
+    with pytest.raises(ValueError, match="days: expected one of form, exact"):
+        compare_answers(Answer(right, False), Answer(right, False), days="loose")  # type: ignore[arg-type]
 
 
 def _step(tool: str, a: Answer, b: Answer) -> Step:
@@ -178,6 +207,81 @@ def test_recorded_sessions_replay_with_tmp_as_each_sessions_folder(
     assert steps[1]["a"]["value"] == steps[1]["b"]["value"] == "ship it"
     assert (report["successes"], report["agree_on_successes"], report["reference_errors"]) == (2, 2, 1)
     assert report["tools"]["read_file"]["successes"] == 1
+
+
+_DAYS_SERVER = """
+import datetime, json, sys
+sys.path.insert(0, {repo!r})
+from tests.fixture_servers._stdio import serve, tool
+
+LATE = int(sys.argv[1])  # days a wrong twin adds to the day it computes
+
+
+def handle(name, args):
+    given = datetime.date.fromisoformat(args["day"])
+    if name == "echo_day":
+        return json.dumps({{"day": given.isoformat()}}), False
+    computed = given + datetime.timedelta(days=1 + LATE)
+    return json.dumps({{"next_day": computed.isoformat()}}), False
+
+
+day = {{"day": {{"type": "string"}}}}
+serve("days", [tool("next_day", "The day after.", day, ["day"]), tool("echo_day", "The day.", day, ["day"])], handle)
+"""
+
+
+def test_twin_check_reports_a_wrong_computed_day_with_every_day_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = tmp_path / "days_server.py"
+    server.write_text(_DAYS_SERVER.format(repo=str(REPO)))
+    lines = [
+        {"tool": "next_day", "arguments": {"day": "2026-12-24"}},
+        {"tool": "echo_day", "arguments": {"day": "2026-12-24"}},
+    ]
+    recordings = tmp_path / "check.jsonl"
+    recordings.write_text(
+        "".join(
+            json.dumps({"session": "s1", "seq": seq, **line, "result": {"content": []}, "is_error": False}) + "\n"
+            for seq, line in enumerate(lines, start=1)
+        )
+    )
+    right, wrong = f"{sys.executable} {server} 0", f"{sys.executable} {server} 3"
+    args = ["twin-check", right, wrong, "--sessions", "0", "--json", "--recordings", str(recordings)]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    steps = report["sessions"][0]["steps"]
+    assert (steps[0]["a"]["value"], steps[0]["b"]["value"]) == ({"next_day": "2026-12-25"}, {"next_day": "2026-12-28"})
+    assert [(step["agree"], step["agree_exact_days"]) for step in steps] == [(True, False), (True, True)]
+    # By form the wrong day agrees; with every day exact it does not, and the report says both.
+    assert (report["agree_on_successes"], report["agree_on_successes_exact_days"], report["successes"]) == (2, 1, 2)
+    assert (report["success_agreement"], report["success_agreement_exact_days"]) == (1.0, 0.5)
+    next_day, echo_day = report["tools"]["next_day"], report["tools"]["echo_day"]
+    assert (next_day["agree_on_successes_exact_days"], next_day["success_agreement_exact_days"]) == (0, 0.0)
+    assert (echo_day["agree_on_successes_exact_days"], echo_day["success_agreement_exact_days"]) == (1, 1.0)
+
+
+def test_the_table_and_benchmarks_give_the_figure_with_every_day_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    day, later = Answer({"next_day": "2026-12-28"}, False), Answer({"next_day": "2026-12-29"}, False)
+    run = SessionRun("s", "recorded")
+    run.steps = [_step("next_day", day, later), _step("next_day", day, day), _step("echo_day", day, day)]
+    report = CheckReport("a", "b", 0, sessions=[run])
+    report.score_fixed({"next_day": later, "echo_day": day}, "recordings")
+    figures = report.figures()
+    assert (figures["agree_on_successes"], figures["agree_on_successes_exact_days"]) == (3, 2)
+    assert figures["tools"]["next_day"]["agree_on_successes_exact_days"] == 1
+    assert figures["tools"]["next_day"]["success_agreement_exact_days"] == 0.5
+    assert figures["trivial"]["fixed_answer"]["success_agreement"] == 1.0  # any day agrees by form
+    assert figures["trivial"]["fixed_answer"]["success_agreement_exact_days"] == round(1 / 3, 4)
+    table = report.table()
+    assert "headline: 100.0% of the 3 calls the reference answered successfully agree" in table
+    assert "with every day exact: 66.7% (2 of 3) of the successful calls agree" in table
+    assert "33.3% with every day exact)" in table
+    assert [step.to_json()["agree_exact_days"] for step in run.steps] == [False, True, True]
+    print_figures("days", figures, {})
+    printed = capsys.readouterr().out
+    assert "days: 3/3 successful calls agree (100.0%)" in printed
+    assert "with every day exact: 2/3 successful calls agree (66.7%); the fixed-answer twin 33.3%" in printed
 
 
 def test_renamed_sessions_send_new_names_to_both_sides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,14 +7,16 @@ result to a tool's output schema. Handles `$ref` (local), `allOf`, `anyOf`/`oneO
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
-
-# The stdlib's own regex parser (public as sre_parse before 3.11, which now warns on import).
-from re import _parser as re_parser  # type: ignore[attr-defined]
 from typing import Any
 
 from jsonpointer import unescape
+
+# The stdlib's own regex parser (public as sre_parse before 3.11, which now warns on import), loaded by name:
+# typeshed has no stub for the private module, and a static import of it types differently across mypy caches.
+re_parser: Any = importlib.import_module("re._parser")
 
 _MAX_DEPTH = 8
 _FORMAT_SAMPLES = {

@@ -10,6 +10,11 @@ is such a value agrees with another of its form; inside free text ("Committed 3f
 each such value is read as its form, and the texts agree when they are equal so read. An error meets an error
 (both `is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported
 apart (`error_text`).
+
+`days="exact"` compares every bare day (`2026-12-28` alone, not followed by a clock time), as a whole leaf or
+inside free text, as it is: a day a server computes (the next business day, a month's last one) must not
+agree with any day. Date-times with a clock time, UUIDs, hex and signed ids stay compared by form. The
+default, `days="form"`, reads a bare day as made up too (the server's clock's today).
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["HEX_FORM", "SIGNED_FORM", "UUID_FORM", "Answer", "Verdict", "compare_answers"]
+__all__ = ["DAYS", "HEX_FORM", "SIGNED_FORM", "UUID_FORM", "Answer", "Days", "Verdict", "compare_answers"]
 
 # A hex string a server makes up: long, or short (8 to 15 digits) but holding both a digit and a letter, so
 # that neither a number ("20261206") nor a word ("deadbeef", "accede") reads as one.
@@ -43,6 +48,11 @@ _IN_TEXT = re.compile(
     re.IGNORECASE,
 )
 _SHOWN = 100
+_DAY_LENGTH = len("2026-12-28")  # a `time` form this long is a bare day, with no clock time
+
+# How bare days are compared: "form" (any day agrees with any day) or "exact" (as they are).
+Days = Literal["form", "exact"]
+DAYS: tuple[Days, ...] = ("form", "exact")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,20 +69,23 @@ class Verdict:
     error_text: bool = True  # both errors with the same text (True when not both errors)
 
 
-def compare_answers(expected: Answer, actual: Answer) -> Verdict:
+def compare_answers(expected: Answer, actual: Answer, *, days: Days = "form") -> Verdict:
+    """Whether `actual` agrees with `expected`; `days="exact"`: every bare day compared as it is."""
+    if days not in DAYS:
+        raise ValueError(f"days: expected one of {', '.join(DAYS)}, got {days!r}")
     if expected.is_error or actual.is_error:
         if expected.is_error and actual.is_error:
             return Verdict(True, error_text=expected.value == actual.value)
         kind = "error vs result" if expected.is_error else "result vs error"
         return Verdict(False, kind, f"expected {_show(expected.value)}, got {_show(actual.value)}")
-    difference = _difference(expected.value, actual.value, "")
+    difference = _difference(expected.value, actual.value, "", days == "exact")
     if difference is None:
         return Verdict(True)
     path, detail = difference
     return Verdict(False, f"value at {path or '/'}", detail)
 
 
-def _difference(expected: Any, actual: Any, path: str) -> tuple[str, str] | None:
+def _difference(expected: Any, actual: Any, path: str, exact_days: bool) -> tuple[str, str] | None:
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in sorted(set(expected) | set(actual), key=str):
             child = f"{path}/{key}"
@@ -80,7 +93,7 @@ def _difference(expected: Any, actual: Any, path: str) -> tuple[str, str] | None
                 return child, f"{child}: expected {_show(expected[key])}, got nothing"
             if key not in expected:
                 return child, f"{child}: expected nothing, got {_show(actual[key])}"
-            found = _difference(expected[key], actual[key], child)
+            found = _difference(expected[key], actual[key], child, exact_days)
             if found is not None:
                 return found
         return None
@@ -88,17 +101,17 @@ def _difference(expected: Any, actual: Any, path: str) -> tuple[str, str] | None
         if len(expected) != len(actual):
             return f"{path}/#", f"{path or '/'}: expected {len(expected)} items, got {len(actual)}"
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            found = _difference(want, got, f"{path}/{index}")
+            found = _difference(want, got, f"{path}/{index}", exact_days)
             if found is not None:
                 # The kind of a divergence names the list, not the item: /entities/*/name.
                 return re.sub(r"/\d+(?=/|$)", "/*", found[0]), found[1]
         return None
-    if _same_leaf(expected, actual):
+    if _same_leaf(expected, actual, exact_days):
         return None
     return path, f"{path or '/'}: expected {_show(expected)}, got {_show(actual)}"
 
 
-def _same_leaf(expected: Any, actual: Any) -> bool:
+def _same_leaf(expected: Any, actual: Any, exact_days: bool) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return expected is actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
@@ -114,13 +127,20 @@ def _same_leaf(expected: Any, actual: Any) -> bool:
         signed = (_SIGNED.match(expected), _SIGNED.match(actual))
         if signed[0] is not None and signed[1] is not None:
             return signed[0].group(1) == signed[1].group(1)
-        return _by_form(expected) == _by_form(actual) != expected
+        return _by_form(expected, exact_days) == _by_form(actual, exact_days) != expected
     return bool(type(expected) is type(actual) and expected == actual)
 
 
-def _by_form(text: str) -> str:
-    """`text` with each made-up value in it written as its form: `<uuid>`, `<time:19>`, `<hex:40>`."""
-    return _IN_TEXT.sub(lambda found: f"\x00{found.lastgroup}:{len(found.group(0))}\x00", text)
+def _by_form(text: str, exact_days: bool = False) -> str:
+    """`text` with each made-up value in it written as its form: `<uuid>`, `<time:19>`, `<hex:40>`; with
+    `exact_days`, a bare day stays as it is."""
+
+    def form(found: re.Match[str]) -> str:
+        if exact_days and found.lastgroup == "time" and len(found.group(0)) == _DAY_LENGTH:
+            return found.group(0)
+        return f"\x00{found.lastgroup}:{len(found.group(0))}\x00"
+
+    return _IN_TEXT.sub(form, text)
 
 
 def _show(value: Any) -> str:

@@ -10,9 +10,13 @@ generated calls follow its answers.
 The report holds, per tool and overall, how many calls agree (`agreement.compare_answers`), how many of
 the reference's answers were errors, and the headline: agreement on the calls the reference answered
 successfully (an error agrees with any error, so a twin that fails everything agrees with a reference that
-does). Beside each figure, what two trivial twins score on the same calls: one that always answers an
-error, and one that answers each tool's most common recorded answer whatever the state (`fixed_answers`,
-from the recordings a twin was built from; else the check's own reference answers). Then the first call
+does). Beside it, the same with every day exact (`compare_answers(days="exact")`: a bare day, which
+agreement otherwise compares by form, compared as it is), so that a twin that writes a wrong computed day
+does not score as if right; a server that writes its clock's day differs from a twin checked another day
+there, so that figure is a lower bound for it. Beside each figure, what two trivial twins score on the same
+calls: one that always answers an error, and one that answers each tool's most common recorded answer
+whatever the state (`fixed_answers`, from the recordings a twin was built from; else the check's own
+reference answers). Then the first call
 where each session diverged, and for each kind of divergence a shrunk sequence: the calls of the first
 session that showed it, with every earlier call removed that is not needed for it to show again (each try
 replays both servers from their first world; tries are bounded by `shrink_budget`).
@@ -44,7 +48,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from sim_mcp.authoring.twins.agreement import Answer, Verdict, compare_answers
+from sim_mcp.authoring.twins.agreement import Answer, Days, Verdict, compare_answers
 from sim_mcp.authoring.twins.keyed_world import as_set
 from sim_mcp.authoring.twins.recordings import RecordedCall, sessions_of
 from sim_mcp.authoring.twins.rename import IdMap, Renamer, chosen_values, known_text
@@ -83,6 +87,19 @@ class Step:
     verdict: Verdict
     fixed: Verdict | None = None  # the fixed-answer twin's answer against A's (set by `CheckReport.score_fixed`)
     as_a_set: bool = False  # agrees only with its unordered listings compared as sets
+    # The verdict with every day exact (`compare_answers(days="exact")`); None: computed here from the answers
+    # (with the listings at `unordered` as sets, the check passes it: `_compared(..., days="exact")`).
+    exact: Verdict | None = None
+    fixed_exact: Verdict | None = None  # the fixed-answer twin's, with every day exact
+
+    def __post_init__(self) -> None:
+        if self.exact is None:
+            agrees = self.verdict.agree and not self.as_a_set
+            self.exact = compare_answers(self.a, self.b, days="exact") if agrees else self.verdict
+
+    @property
+    def exact_agree(self) -> bool:
+        return self.exact is not None and self.exact.agree
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,6 +109,7 @@ class Step:
             "b": {"is_error": self.b.is_error, "value": self.b.value},
             "agree": self.verdict.agree,
             "agree_as_a_set": self.as_a_set,
+            "agree_exact_days": self.exact_agree,
             "same_error_text": self.verdict.agree and self.verdict.error_text,
             "kind": self.verdict.kind,
             "detail": self.verdict.detail,
@@ -127,10 +145,13 @@ class CheckReport:
             for step in run.steps:
                 fixed = answers.get(step.tool)
                 step.fixed = compare_answers(step.a, fixed) if fixed is not None else Verdict(False, "no answer")
+                step.fixed_exact = (
+                    compare_answers(step.a, fixed, days="exact") if fixed is not None else Verdict(False, "no answer")
+                )
 
     def figures(self) -> dict[str, Any]:
-        """Per tool and overall: calls, agreement, the reference's errors, agreement on its successes, and
-        the trivial twins' figures on the same calls."""
+        """Per tool and overall: calls, agreement, the reference's errors, agreement on its successes (also
+        with every day exact: `*_exact_days`), and the trivial twins' figures on the same calls."""
         if any(step.fixed is None for run in self.sessions for step in run.steps):
             own = ((step.tool, step.a) for run in self.sessions for step in run.steps)
             self.score_fixed(fixed_answers(own), "the check's own reference answers")
@@ -140,14 +161,18 @@ class CheckReport:
                 figure = tools.setdefault(step.tool, dict.fromkeys(_COUNTS, 0))
                 success = not step.a.is_error
                 fixed = step.fixed is not None and step.fixed.agree
+                fixed_exact = step.fixed_exact is not None and step.fixed_exact.agree
                 figure["calls"] += 1
                 figure["agree"] += step.verdict.agree
                 figure["error_text_differs"] += step.verdict.agree and not step.verdict.error_text
                 figure["reference_errors"] += not success
                 figure["successes"] += success
                 figure["agree_on_successes"] += success and step.verdict.agree
+                figure["agree_exact_days"] += step.exact_agree
+                figure["agree_on_successes_exact_days"] += success and step.exact_agree
                 figure["fixed_agree"] += fixed
                 figure["fixed_agree_on_successes"] += success and fixed
+                figure["fixed_agree_on_successes_exact_days"] += success and fixed_exact
                 figure["agree_as_a_set"] += step.as_a_set
         total = {key: sum(figure[key] for figure in tools.values()) for key in _COUNTS}
         for figure in [*tools.values(), total]:
@@ -170,6 +195,7 @@ class CheckReport:
                 "fixed_answer": {
                     "agreement": total["fixed_agreement"],
                     "success_agreement": total["fixed_success_agreement"],
+                    "success_agreement_exact_days": total["fixed_success_agreement_exact_days"],
                     "from": self.fixed_from,
                 },
             },
@@ -223,18 +249,19 @@ class CheckReport:
         figures = self.figures()
         lines = [
             f"{'tool':<30} {'calls':>6} {'ref errors':>10} {'agree %':>8} {'same text %':>11} "
-            f"{'on successes':>14} {'fixed-answer twin':>18}"
+            f"{'on successes':>14} {'days exact':>11} {'fixed-answer twin':>18}"
         ]
         rows = [*figures["tools"].items(), ("overall", figures)]
         for tool, figure in rows:
             on_successes = f"{figure['agree_on_successes']}/{figure['successes']}"
+            days_exact = f"{figure['agree_on_successes_exact_days']}/{figure['successes']}"
             fixed_all = _percent(figure["fixed_agree"], figure["calls"])
             fixed = f"{fixed_all} / {_percent(figure['fixed_agree_on_successes'], figure['successes'])}"
             lines.append(
                 f"{tool:<30} {figure['calls']:>6} {figure['reference_errors']:>10} "
                 f"{_percent(figure['agree'], figure['calls']):>8} "
                 f"{_percent(figure['agree'] - figure['error_text_differs'], figure['calls']):>11} "
-                f"{on_successes:>14} {fixed:>18}"
+                f"{on_successes:>14} {days_exact:>11} {fixed:>18}"
             )
         lines.append(
             f"headline: {_percent(figures['agree_on_successes'], figures['successes'])}% of the "
@@ -244,11 +271,18 @@ class CheckReport:
             f"{_percent(figures['reference_errors'], figures['calls'])}%)"
         )
         lines.append(
+            f"with every day exact: {_percent(figures['agree_on_successes_exact_days'], figures['successes'])}% "
+            f"({figures['agree_on_successes_exact_days']} of {figures['successes']}) of the successful calls agree "
+            f"(all calls {_percent(figures['agree_exact_days'], figures['calls'])}%): a day the server computes must "
+            "equal the twin's; a server's clock day differs from a twin checked another day, so this is a lower bound"
+        )
+        lines.append(
             "trivial twins on the same calls: always an error "
             f"{_percent(figures['reference_errors'], figures['calls'])}% "
             f"(0% on successes); each tool's most common answer {_percent(figures['fixed_agree'], figures['calls'])}% "
             f"({_percent(figures['fixed_agree_on_successes'], figures['successes'])}% on successes; from "
-            f"{self.fixed_from})"
+            f"{self.fixed_from}; {_percent(figures['fixed_agree_on_successes_exact_days'], figures['successes'])}% "
+            "with every day exact)"
         )
         if figures["agree_as_a_set"]:
             apart = ", ".join(f"{t} {f['agree_as_a_set']}" for t, f in figures["tools"].items() if f["agree_as_a_set"])
@@ -276,6 +310,9 @@ _COUNTS = (
     "fixed_agree",
     "fixed_agree_on_successes",
     "agree_as_a_set",
+    "agree_exact_days",
+    "agree_on_successes_exact_days",
+    "fixed_agree_on_successes_exact_days",
 )
 
 
@@ -287,6 +324,11 @@ def _shares(figure: dict[str, Any]) -> dict[str, float]:
         "success_agreement": _ratio(figure["agree_on_successes"], figure["successes"]),
         "fixed_agreement": _ratio(figure["fixed_agree"], figure["calls"]),
         "fixed_success_agreement": _ratio(figure["fixed_agree_on_successes"], figure["successes"]),
+        "agreement_exact_days": _ratio(figure["agree_exact_days"], figure["calls"]),
+        "success_agreement_exact_days": _ratio(figure["agree_on_successes_exact_days"], figure["successes"]),
+        "fixed_success_agreement_exact_days": _ratio(
+            figure["fixed_agree_on_successes_exact_days"], figure["successes"]
+        ),
     }
 
 
@@ -352,12 +394,14 @@ def _unique(name: str) -> str:
     return f"{name}-{uuid4().hex[:8]}"
 
 
-def _compared(a: Answer, b: Answer, unordered: list[str] | None) -> tuple[Verdict, bool]:
+def _compared(a: Answer, b: Answer, unordered: list[str] | None, days: Days = "form") -> tuple[Verdict, bool]:
     """The verdict on two answers, and whether they agree only with the listings at `unordered` as sets."""
-    verdict = compare_answers(a, b)
+    verdict = compare_answers(a, b, days=days)
     if verdict.agree or not unordered or a.is_error or b.is_error:
         return verdict, False
-    again = compare_answers(Answer(as_set(a.value, unordered), False), Answer(as_set(b.value, unordered), False))
+    again = compare_answers(
+        Answer(as_set(a.value, unordered), False), Answer(as_set(b.value, unordered), False), days=days
+    )
     return (again, True) if again.agree else (verdict, False)
 
 
@@ -420,7 +464,10 @@ async def _hypothesis_sessions(
                 for side, f, t in zip(pair.sides, pair.folders, (a, b), strict=True)
             ]
             verdict, as_a_set = _compared(answers[0], answers[1], plan.unordered.get(tool))
-            pair.run.steps.append(Step(tool, arguments, answers[0], answers[1], verdict, as_a_set=as_a_set))
+            exact = _compared(answers[0], answers[1], plan.unordered.get(tool), days="exact")[0]
+            pair.run.steps.append(
+                Step(tool, arguments, answers[0], answers[1], verdict, as_a_set=as_a_set, exact=exact)
+            )
             return answers[0].value
 
         async def close_pair(pair: _Pair | None) -> None:
@@ -504,7 +551,8 @@ async def _run_session(
                 if generator is not None:
                     generator.observe(answers[0].value)
                 verdict, as_a_set = _compared(answers[0], answers[1], plan.unordered.get(tool))
-                run.steps.append(Step(tool, arguments, answers[0], answers[1], verdict, as_a_set=as_a_set))
+                exact = _compared(answers[0], answers[1], plan.unordered.get(tool), days="exact")[0]
+                run.steps.append(Step(tool, arguments, answers[0], answers[1], verdict, as_a_set=as_a_set, exact=exact))
                 if not all(side.alive for side in sides):
                     break  # a server that failed has no world left to compare
             for side in sides:
