@@ -721,7 +721,9 @@ def twin_expr_call_javascript(name, values):
         found = twin_power(x, values[1])
         return None if found == None else {"value": twin_as_javascript(found)}
     if twin_nan(x) or not twin_finite(x):
-        return None
+        # NaN through every one of Math's functions is NaN; an Infinity is its own floor, ceiling, rounding
+        # and root (of -Infinity, NaN), and its absolute value is +Infinity.
+        return {"value": abs(x) if name == "abs" else twin_root(x) if name == "sqrt" else x}
     if name == "abs":
         return {"value": abs(x)}
     if name == "sqrt":
