@@ -578,6 +578,9 @@ def twin_expr_transcendental(name, values):
         return {"value": found}
     if name == "exp":
         return twin_expr_exp(x)
+    if x == 0:
+        # sin and tan of a zero are that zero, its sign kept (`sin(-0.0)` is -0.0); cos of either is 1.0.
+        return {"value": 1.0 if name == "cos" else x}
     return twin_expr_trig(name, x)
 
 def twin_expr_fixed(x):
