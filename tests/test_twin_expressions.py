@@ -198,6 +198,10 @@ def test_a_literal_past_a_doubles_range_is_read_as_python_reads_it() -> None:
 )
 # A zero's sign through a function, as hypothesis found once (`sin(-0.0)` is -0.0).
 @example(["sin(-0.0)", "-sin(-0.0)", "tan(-0.0)", "-tan(0)", "cos(-0.0)", "sqrt(-0.0)", "fabs(-0.0)", "pow(-0.0, 3)"])
+# inf and nan (`1e300 * 1e300`, its difference with itself) through operators and functions.
+@example(["1e300 * 1e300 + 1", "-5 % (1e300 * 1e300)", "-5 // (1e300 * 1e300)", "(1e300 * 1e300) % 2", "-5 / 0.0"])
+@example(["sqrt(1e300 * 1e300)", "log(1e300 * 1e300, 10)", "exp(-(1e300 * 1e300))", "sin(1e300 * 1e300)"])
+@example(["max(0, 1e300 * 1e300 - 1e300 * 1e300)", "min(1e300 * 1e300 - 1e300 * 1e300, 0)", "fabs(-1e300 * 1e300)"])
 def test_python_expressions_agree_with_python(texts: list[str]) -> None:
     check_python(texts)
 
