@@ -202,6 +202,7 @@ def test_a_literal_past_a_doubles_range_is_read_as_python_reads_it() -> None:
 @example(["1e300 * 1e300 + 1", "-5 % (1e300 * 1e300)", "-5 // (1e300 * 1e300)", "(1e300 * 1e300) % 2", "-5 / 0.0"])
 @example(["sqrt(1e300 * 1e300)", "log(1e300 * 1e300, 10)", "exp(-(1e300 * 1e300))", "sin(1e300 * 1e300)"])
 @example(["max(0, 1e300 * 1e300 - 1e300 * 1e300)", "min(1e300 * 1e300 - 1e300 * 1e300, 0)", "fabs(-1e300 * 1e300)"])
+@example(["0 + 1.7241407228954815e+22 / 9.590851127256111e-287"])  # a quotient past the largest double, then `+`
 def test_python_expressions_agree_with_python(texts: list[str]) -> None:
     check_python(texts)
 
