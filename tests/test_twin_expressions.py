@@ -196,6 +196,13 @@ def test_a_literal_past_a_doubles_range_is_read_as_python_reads_it() -> None:
         max_size=20,
     )
 )
+# A zero's sign through a function, as hypothesis found once (`sin(-0.0)` is -0.0).
+@example(["sin(-0.0)", "-sin(-0.0)", "tan(-0.0)", "-tan(0)", "cos(-0.0)", "sqrt(-0.0)", "fabs(-0.0)", "pow(-0.0, 3)"])
+# inf and nan (`1e300 * 1e300`, its difference with itself) through operators and functions.
+@example(["1e300 * 1e300 + 1", "-5 % (1e300 * 1e300)", "-5 // (1e300 * 1e300)", "(1e300 * 1e300) % 2", "-5 / 0.0"])
+@example(["sqrt(1e300 * 1e300)", "log(1e300 * 1e300, 10)", "exp(-(1e300 * 1e300))", "sin(1e300 * 1e300)"])
+@example(["max(0, 1e300 * 1e300 - 1e300 * 1e300)", "min(1e300 * 1e300 - 1e300 * 1e300, 0)", "fabs(-1e300 * 1e300)"])
+@example(["0 + 1.7241407228954815e+22 / 9.590851127256111e-287"])  # a quotient past the largest double, then `+`
 def test_python_expressions_agree_with_python(texts: list[str]) -> None:
     check_python(texts)
 
@@ -240,6 +247,9 @@ def test_what_a_parser_refuses_is_an_error_of_its_own() -> None:
 )
 # Zeros with a sign, which hypothesis found once: every JavaScript number is a double.
 @example(["(1 / -0)", "1 / (0 * -1)", "1 / (-5 % 5)", "1 / ceil(-0.5)", "1 / round(-0.4)", "1 / min(0, -0)", "-0"])
+# NaN and the infinities through each function and operator, as hypothesis found `-sqrt(0 / 0)` declined once.
+@example(["-sqrt(0 / 0)", "abs(0 / 0)", "floor(0 / 0)", "sqrt(1 / 0)", "abs(-1 / 0)", "round(-1 / 0)", "(0 / 0) / 0"])
+@example(["(0 / 0) ** 2", "pow(0 / 0, 0)", "pow(2, 1 / 0)", "pow(-1 / 0, 3)", "pow(-1 / 0, -2.5)", "1 / pow(-0, 3)"])
 def test_javascript_expressions_agree_with_node(texts: list[str]) -> None:
     # JavaScript refuses a unary minus right before `**`: such texts are Python's reading only.
     texts = [text for text in texts if "**" not in text or "-" not in text]

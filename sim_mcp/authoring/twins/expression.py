@@ -386,7 +386,7 @@ def twin_expr_binary(op, left, right, dialect):
         if left == None or right == None:
             return None  # an int past the largest double: Python's OverflowError
         if not twin_finite(left) or not twin_finite(right):
-            return None
+            return twin_expr_python_nonfinite(op, left, right)
     if op == "+":
         return {"value": left + right}
     if op == "-":
@@ -406,6 +406,34 @@ def twin_expr_binary(op, left, right, dialect):
         # Python's float remainder takes the divisor's sign, a zero one too (`0.0 % -1` is -0.0).
         return {"value": (-0.0 if twin_negative(right) else 0.0) if found == 0 else found}
     return {"value": twin_expr_floor_divide(left, right)}
+
+def twin_expr_python_nonfinite(op, left, right):
+    # Python's float arithmetic where an operand is inf or nan (`1e300 * 1e300` is inf): IEEE's for `+ - * /`,
+    # a division by a zero an error first; `//` and `%` as CPython's float_divmod gives them (nan but for a
+    # finite dividend over an infinite divisor: `5 % inf` is 5.0, `-5 % inf` inf, `-5 // inf` -1.0). A power
+    # is declined.
+    if op == "+":
+        return {"value": left + right}
+    if op == "-":
+        return {"value": left - right}
+    if op == "*":
+        return {"value": left * right}
+    if op == "**":
+        return None
+    if right == 0:
+        return {"error": "zero:" + op + ":float"}
+    if op == "/":
+        return {"value": left / right}
+    if twin_nan(left) or twin_nan(right) or not twin_finite(left):
+        return {"value": float("nan")}
+    opposite = left != 0 and (left < 0) != (right < 0)
+    if op == "%":
+        if left == 0:
+            return {"value": -0.0 if right < 0 else 0.0}
+        return {"value": right if opposite else left}
+    if opposite:
+        return {"value": -1.0}
+    return {"value": -0.0 if twin_negative(left) != (right < 0) else 0.0}
 
 def twin_expr_float(value):
     # An int as Python converts it to a double (None: too large for one).
@@ -507,6 +535,10 @@ def twin_expr_call(name, values, dialect):
     if name in ("min", "max"):
         found = values[0]
         for value in values[1:]:
+            # Python's comparisons with nan are false (Starlark orders it above every number): min(nan, 0) is
+            # nan, max(0, nan) is 0.
+            if twin_nan(value) or twin_nan(found):
+                continue
             if (name == "min" and value < found) or (name == "max" and value > found):
                 found = value
         return {"value": found}
@@ -528,8 +560,9 @@ def twin_expr_call(name, values, dialect):
             return None
         return {"value": twin_expr_whole(name, x)}
     x = twin_expr_float(x)
-    if x == None or not twin_finite(x):
+    if x == None:
         return None
+    # (inf and nan go through fabs, sqrt and the logarithms, exponential and sines as `math` takes them.)
     if name == "fabs":
         return {"value": abs(x)}
     if name == "sqrt":
@@ -538,7 +571,7 @@ def twin_expr_call(name, values, dialect):
         return twin_expr_transcendental(name, [twin_expr_float(v) for v in values])
     if name == "pow":
         y = twin_expr_float(values[1])
-        if y == None or not twin_finite(y):
+        if y == None or not twin_finite(x) or not twin_finite(y):
             return None
         if (x == 0 and y < 0) or (x < 0 and y != float(int(y))):
             return {"error": "domain"}
@@ -562,8 +595,10 @@ TWIN_EXPR_TRANSCENDENTAL = ("log", "log10", "log2", "exp", "sin", "cos", "tan")
 
 def twin_expr_transcendental(name, values):
     for value in values:
-        if value == None or not twin_finite(value):
+        if value == None:
             return None
+    if not twin_finite(values[0]) or (len(values) > 1 and not twin_finite(values[1])):
+        return twin_expr_transcendental_nonfinite(name, values)
     x = values[0]
     if name in ("log", "log10", "log2"):
         if x <= 0 or (len(values) > 1 and values[1] <= 0):
@@ -578,7 +613,32 @@ def twin_expr_transcendental(name, values):
         return {"value": found}
     if name == "exp":
         return twin_expr_exp(x)
+    if x == 0:
+        # sin and tan of a zero are that zero, its sign kept (`sin(-0.0)` is -0.0); cos of either is 1.0.
+        return {"value": 1.0 if name == "cos" else x}
     return twin_expr_trig(name, x)
+
+def twin_expr_transcendental_nonfinite(name, values):
+    # `math`'s functions where an argument is inf or nan: nan gives nan; inf is its own logarithm and
+    # exponential; -inf's logarithm is a domain error, its exponential 0.0; a sine of either infinity a domain
+    # error. log(x, base) divides the two logarithms as doubles.
+    logs = []
+    for x in values:
+        if twin_nan(x):
+            logs.append(x)
+        elif name in ("sin", "cos", "tan"):
+            return {"error": "domain"} if not twin_finite(x) else None
+        elif name == "exp":
+            return {"value": x if x > 0 else 0.0}
+        elif x <= 0:
+            return {"error": "domain"}
+        else:
+            logs.append(x if not twin_finite(x) else twin_expr_log(x, name))
+    if len(logs) == 1 or twin_nan(logs[0]):
+        return {"value": logs[0]}
+    if logs[1] == 0:
+        return {"error": "zero:/:float"}
+    return {"value": logs[0] / logs[1]}
 
 def twin_expr_fixed(x):
     # A double as [X, P]: x is exactly X / 2^P, with P at least 256 bits past the double's own fraction.
@@ -721,7 +781,9 @@ def twin_expr_call_javascript(name, values):
         found = twin_power(x, values[1])
         return None if found == None else {"value": twin_as_javascript(found)}
     if twin_nan(x) or not twin_finite(x):
-        return None
+        # NaN through every one of Math's functions is NaN; an Infinity is its own floor, ceiling, rounding
+        # and root (of -Infinity, NaN), and its absolute value is +Infinity.
+        return {"value": abs(x) if name == "abs" else twin_root(x) if name == "sqrt" else x}
     if name == "abs":
         return {"value": abs(x)}
     if name == "sqrt":

@@ -1158,6 +1158,8 @@ def twin_negative(value):
     return value < 0 or (value == 0 and type(value) == "float" and str(value).startswith("-"))
 
 def twin_quotient(a, b):
+    if twin_nan(a) or twin_nan(b):
+        return float("nan")
     if b == 0:
         if a == 0:
             return float("nan")
@@ -1179,7 +1181,26 @@ def twin_signed_zero(value, negative):
 
 def twin_power(a, b):
     # `a ** b` for a whole exponent where the power is a double exactly, `a ** 0.5` the square root (fdlibm's
-    # pow, which V8 runs, has both cases so); any other power of a positive number is declined (None).
+    # pow, which V8 runs, has both cases so); any other power of a positive number is declined (None). NaN
+    # and the infinities as ECMAScript's Number::exponentiate gives them (`NaN ** 0` is 1).
+    if twin_nan(b):
+        return b
+    if b == 0:
+        return 1
+    if twin_nan(a):
+        return a
+    if not twin_finite(b):
+        size = abs(a)
+        if size == 1:
+            return float("nan")
+        return float("inf") if (size > 1) == (b > 0) else 0
+    if not twin_finite(a):
+        odd = b == int(b) and int(b) % 2 != 0
+        if a > 0:
+            return a if b > 0 else 0
+        if b > 0:
+            return a if odd else -a
+        return -0.0 if odd else 0
     if b != int(b):
         if a == 0:
             return 0 if b > 0 else float("inf")
@@ -1192,7 +1213,7 @@ def twin_power(a, b):
     odd = exponent % 2 == 1
     if a == 0:
         if exponent > 0:
-            return 0
+            return -0.0 if odd and twin_negative(a) else 0
         return float("-inf") if odd and twin_negative(a) else float("inf")
     sign = -1 if a < 0 and odd else 1
     mantissa, shift = twin_dyadic(abs(a))
@@ -1238,10 +1259,11 @@ def twin_exactly(top, bottom):
 
 def twin_root(a):
     # `Math.sqrt(a)`, correctly rounded: the integer square root of the exact value, scaled to 56 bits and
-    # more, with a last bit set when it is inexact so that one rounding to a double is the right one.
+    # more, with a last bit set when it is inexact so that one rounding to a double is the right one. NaN and
+    # Infinity are their own roots, as a zero is (-0 too).
     if a < 0:
         return float("nan")
-    if a == 0:
+    if a == 0 or twin_nan(a) or not twin_finite(a):
         return a
     mantissa, shift = twin_dyadic(a)
     if shift % 2 == 1:
