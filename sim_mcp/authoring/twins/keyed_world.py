@@ -130,6 +130,7 @@ call on to the next rule, as the twin does: only the calls it writes an answer f
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -298,6 +299,99 @@ class _Outcome:
     answered: dict[str, int]
 
 
+# A condition as one template tries it: its atoms, the calls it holds for where the template writes an answer,
+# those of them the template answers wrongly (unless covered already), its rank after how many calls it
+# answers, and whether it must answer two calls at least.
+_Option = tuple[list[list[Any]], int, int, tuple[int, int, int, int, int], bool]
+
+
+@dataclass(frozen=True)
+class _Condition:
+    """A condition the covering tries: its atoms, the recorded calls it holds for (bits), and what of it
+    tells whether it may answer a template's calls and how it ranks among those that answer as many."""
+
+    when: list[list[Any]]
+    hit: int
+    always: bool
+    bare: bool
+    present: bool
+    # Of conditions that answer as many calls: the fewest atoms, then none about the whole world (whether
+    # anything is stored: recordings often show one side only), then no record's field (a status that
+    # recorded calls happen to share is no reason to decline a record of another), then the narrowest (true
+    # of the fewest recorded calls of the tool: a call unlike those is declined, not answered), then one that
+    # asks about the world.
+    atoms: int
+    coarse: bool
+    lifecycle: bool
+    asks: bool
+
+    @classmethod
+    def of(cls, when: list[list[Any]], hit: int) -> _Condition:
+        kinds = {atom[0] for atom in when}
+        return cls(
+            when,
+            hit,
+            always=when[0][0] == "always",
+            bare=bool(kinds & _BARE),
+            present="present" in kinds,
+            atoms=len(when),
+            coarse=bool(kinds & {"empty", "nonempty"}),
+            lifecycle="stored_is" in kinds,
+            asks=bool(kinds & _WORLD_ATOMS),
+        )
+
+    def same(self) -> tuple[int, bool, bool, bool, int, bool, bool, bool]:
+        """What of it the covering reads: two conditions alike in it are alike for every template, on every
+        round."""
+        return (self.hit, self.always, self.bare, self.present, self.atoms, self.coarse, self.lifecycle, self.asks)
+
+    def option(
+        self, writes: int, fits: int, refused: int, error: bool, built: bool, acknowledging: bool
+    ) -> _Option | None:
+        """This condition as a template tries it (None where it never may answer with it): `writes`, the
+        calls the template writes an answer for, `fits` those it answers rightly, `refused` those the server
+        refused with a JSON-RPC error; whether the template is an `error`, `built` from the call or the world,
+        and only `acknowledging` a call on a stored record (`_acknowledging`)."""
+        hit = self.hit & writes
+        if not hit or (not error and hit & refused):
+            return None
+        # A guard never answers a success it cannot build from the call or the world: a recorded constant
+        # success (a listing, a file's bytes) depends on more than it knows, unless nothing is stored at all,
+        # nothing under the key the call names (a "not found" that a server answers as a success), or the call
+        # lacks what the answer would be built from; or it only acknowledges what the call did to the record
+        # its key names, on two calls at least (`_acknowledging`).
+        constant = not error and not built and not self.bare
+        if constant and not (acknowledging and self.present):
+            return None
+        rank = (-self.atoms, -int(self.coarse), -int(self.lifecycle), -hit.bit_count(), int(self.asks))
+        return self.when, hit, hit & ~fits & ~refused, rank, self.always or constant
+
+
+def _distinct(conditions: list[_Condition]) -> list[_Condition]:
+    """The first of each set of conditions alike for the covering (`_Condition.same`): a later one could only
+    tie with it, and a tie keeps the first, so trying it once gives the same rules."""
+    seen: set[tuple[int, bool, bool, bool, int, bool, bool, bool]] = set()
+    kept = []
+    for condition in conditions:
+        if condition.same() not in seen:
+            seen.add(condition.same())
+            kept.append(condition)
+    return kept
+
+
+def _bits(indices: Iterator[int] | frozenset[int]) -> int:
+    """A set of recorded calls (by place) as a bitset."""
+    bits = 0
+    for i in indices:
+        bits |= 1 << i
+    return bits
+
+
+def _members(bits: int) -> list[int]:
+    """The places of a bitset's calls, in order."""
+    return [i for i in range(bits.bit_length()) if bits >> i & 1]
+
+
 class _Learner:
     def __init__(
         self,
@@ -314,6 +408,10 @@ class _Learner:
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
+        self.rules: dict[str, tuple[list[dict[str, Any]], int]] = {}  # by tool (`learned`)
+        self.answers: dict[str, Any] = {}  # by case (`each`)
+        # By call and world (`table`): whether each atom holds (by its JSON text), what each template writes.
+        self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
 
@@ -362,8 +460,7 @@ class _Learner:
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            found = self.templates(tool, worlds, effects.get(name))
-            rules, count = self.cover(tool, worlds, found, effects.get(name), stores)
+            rules, count = self.learned(tool, worlds, effects.get(name), stores)
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
@@ -374,6 +471,22 @@ class _Learner:
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
         return outcome
+
+    def learned(
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None, stores: list[str]
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The rules of one tool (`templates`, then `cover`), learned once for what they depend on: its
+        effect, which tools store, the keys it names, and the worlds before its calls. The ascent over the
+        effects tries many choices that leave a tool's worlds as they were (a tool's effect that stores
+        nothing any recorded call reads back; a tool whose calls all come first)."""
+        worlds_before = [worlds[id(call)] for call in tool.calls]
+        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before], sort_keys=True)
+        # By digest: the worlds of every call of a tool, for each choice tried, would take much memory.
+        key = hashlib.sha256(text.encode()).hexdigest()
+        if key not in self.rules:
+            found = self.templates(tool, worlds, effect)
+            self.rules[key] = self.cover(tool, worlds, found, effect, stores)
+        return self.rules[key]
 
     def templates(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None = None
@@ -400,8 +513,8 @@ class _Learner:
         }
         extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes}
         found: dict[str, tuple[Any, bool]] = {}
-        every = self.library.call("twin_bridge_pieces", payload)
-        items_all = self.library.call("twin_bridge_items", extra)
+        every = self.each("twin_bridge_pieces", payload)
+        items_all = self.each("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
         rows = self.rows(tool, calls, worlds)
         evaluated = self.expressions(tool).pieces
@@ -489,7 +602,7 @@ class _Learner:
                 for call, listed in zip(calls, listing, strict=True)
             ],
         }
-        found: list[list[Any]] = self.library.call("twin_bridge_rows", payload)
+        found: list[list[Any]] = self.each("twin_bridge_rows", payload)
         lined = [
             [(pred, order, lists, records) for pred, order, records in picked for lists in _lined(call.value, records)]
             for call, picked in zip(calls, found, strict=True)
@@ -511,17 +624,64 @@ class _Learner:
             for candidates in lined
         ]
 
+    def each(self, function: str, payload: dict[str, Any]) -> list[Any]:
+        """`library.call` of a bridge function that answers each of the payload's `cases` on its own (a call's
+        arguments and the world before it), each case asked once over the whole inference: the ascent over
+        the effects asks again for the many calls whose worlds a choice leaves as they were, and identical
+        calls recur across sessions. The answers are kept by digest, and shared: read, never changed."""
+        shared = {name: value for name, value in payload.items() if name != "cases"}
+        prefix = json.dumps([function, shared], sort_keys=True)
+        keys = [
+            hashlib.sha256((prefix + json.dumps(case, sort_keys=True)).encode()).hexdigest()
+            for case in payload["cases"]
+        ]
+        asked: dict[str, Any] = {}
+        for key, case in zip(keys, payload["cases"], strict=True):
+            if key not in self.answers:
+                asked.setdefault(key, case)
+        if asked:
+            found = self.library.call(function, {**shared, "cases": list(asked.values())})
+            self.answers.update(zip(asked, found, strict=True))
+        return [self.answers[key] for key in keys]
+
     def table(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
     ) -> list[dict[str, Any]]:
-        payload = {
-            "root": self.root,
-            "atoms": atoms,
-            "templates": templates,
-            "cases": [{"args": call.arguments, "world": worlds[id(call)]} for call in tool.calls],
-        }
-        found: list[dict[str, Any]] = self.library.call("twin_bridge_table", payload)
-        return found
+        """For each of the tool's calls, whether each atom holds there and what each template writes there
+        (`twin_bridge_table`), each atom and template evaluated once per call and world over the whole
+        inference: the ascent over the effects covers a tool again and again, with its calls' worlds, its
+        atoms and its templates mostly as they were. Calls asked the same atoms and templates are asked
+        together."""
+        cases = [{"args": call.arguments, "world": worlds[id(call)]} for call in tool.calls]
+        keys = [hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest() for case in cases]
+        atom_texts = [json.dumps(atom, sort_keys=True) for atom in atoms]
+        template_texts = [json.dumps(template, sort_keys=True) for template in templates]
+        asked: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[str, dict[str, Any]]] = {}
+        for key, case in zip(keys, cases, strict=True):
+            held, rendered = self.tables.setdefault(key, ({}, {}))
+            new_atoms = tuple(a for a, text in enumerate(atom_texts) if text not in held)
+            new_templates = tuple(t for t, text in enumerate(template_texts) if text not in rendered)
+            if new_atoms or new_templates:
+                asked.setdefault((new_atoms, new_templates), {}).setdefault(key, case)
+        for (new_atoms, new_templates), group in asked.items():
+            payload = {
+                "root": self.root,
+                "atoms": [atoms[a] for a in new_atoms],
+                "templates": [templates[t] for t in new_templates],
+                "cases": list(group.values()),
+            }
+            found: list[dict[str, Any]] = self.library.call("twin_bridge_table", payload)
+            for key, row in zip(group, found, strict=True):
+                held, rendered = self.tables[key]
+                held.update(zip((atom_texts[a] for a in new_atoms), row["holds"], strict=True))
+                rendered.update(zip((template_texts[t] for t in new_templates), row["renders"], strict=True))
+        return [
+            {
+                "holds": [self.tables[key][0][text] for text in atom_texts],
+                "renders": [self.tables[key][1][text] for text in template_texts],
+            }
+            for key in keys
+        ]
 
     def cover(
         self,
@@ -531,7 +691,10 @@ class _Learner:
         effect: list[Any] | None,
         stores: list[str],
     ) -> tuple[list[dict[str, Any]], int]:
-        """Sequential covering: the rules of one tool, and how many recorded calls they answer."""
+        """Sequential covering: the rules of one tool, and how many recorded calls they answer.
+
+        Sets of recorded calls are bitsets (bit i: the tool's call i): the covering intersects them for every
+        template with every condition on every round."""
         usable = tool.calls
         every = {name for template, _ in found.values() for name in _keys_named(template, tool.spec)}
         # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
@@ -541,30 +704,32 @@ class _Learner:
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
-        atoms += [["stored_is", name, *choice] for name in named for choice in _stored_choices(self.tools, stores)]
+        choices = _stored_choices(self.tools, stores)
+        atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
-        everyone = frozenset(range(len(usable)))
+        everyone = (1 << len(usable)) - 1
         # Calls the server refused with a JSON-RPC error: no template renders them; an error may meet them (an
         # error agrees with an error), a success never.
-        refused = frozenset(i for i, c in enumerate(usable) if c.rpc_error is not None)
+        refused = _bits(i for i, c in enumerate(usable) if c.rpc_error is not None)
         # Errors for arguments the twin's schema refuses (a required one missing, a value outside an enum): the
         # twin answers them so before any rule runs, so no rule need meet them, and a success may cover them.
         if tool.invalid is None:
             schema = compile_schema(served_schema(tool.spec, usable)[0])
             tool.invalid = frozenset(i for i, c in enumerate(usable) if c.is_error and refuses(schema, c.arguments))
-        invalid = tool.invalid - refused
-        holding = [(atom, frozenset(i for i in everyone if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
+        invalid = _bits(tool.invalid) & ~refused
+        holding = [(atom, _bits(i for i in range(len(usable)) if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
         holding = [(atom, hit) for atom, hit in holding if hit]
-        conditions: list[tuple[list[list[Any]], frozenset[int]]] = [([atom], hit) for atom, hit in holding]
+        conditions: list[tuple[list[list[Any]], int]] = [([atom], hit) for atom, hit in holding]
         pairs = itertools.combinations([(atom, hit) for atom, hit in holding if atom[0] != "always"], 2)
         conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
+        tried = _distinct([_Condition.of(when, hit) for when, hit in conditions])
         unordered_at = {key: _unordered_in(template) for key, (template, _) in entries}
         # Each recorded answer read once (a call's value is parsed from its result each time it is asked).
         recorded = [c.value for c in usable]
         fits = {
-            key: frozenset(
+            key: _bits(
                 i
                 for i, c in enumerate(usable)
                 if c.is_error == error and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
@@ -574,49 +739,47 @@ class _Learner:
         # A template that writes nothing for a call (a number or a key it reads is missing there) hands the call
         # on to the next rule, as the twin's guard does: only the calls it writes an answer for bear on its rule.
         writes = {
-            key: frozenset(i for i in everyone if table[i]["renders"][t] is not None)
+            key: _bits(i for i in range(len(usable)) if table[i]["renders"][t] is not None)
             for t, (key, _) in enumerate(entries)
         }
-        # Whether each template builds its answer from the call or the world (asked of every condition below).
+        # Whether each template builds its answer from the call or the world, and whether it only acknowledges
+        # (`_acknowledging`): read once per template, not per condition tried.
         built = {key: _placeholders(_unmade(template)) for key, (template, _) in entries}
-        remaining = everyone - refused - invalid
+        acknowledging = {key: _acknowledging(template) for key, (template, _) in entries}
+
+        # Each condition as each template tries it, worked out once (what holds whatever calls are left): a round
+        # only intersects it with the calls left.
+        def tried_by(key: str, error: bool, conditions: list[_Condition]) -> list[_Option]:
+            standing = (writes[key], fits[key], refused, error, built[key], acknowledging[key])
+            return [option for condition in conditions if (option := condition.option(*standing))]
+
+        options = {key: tried_by(key, error, tried) for key, (_, error) in entries}
+        bounds: dict[str, int] = {}
+        remaining = everyone & ~refused & ~invalid
         rules: list[dict[str, Any]] = []
         covered = 0
         while remaining:
-            best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], frozenset[int]] | None = None
+            best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], int] | None = None
             for key, (template, error) in found.items():
                 fit = fits[key] & remaining
-                if not fit:
+                if not fit or (best is not None and fit.bit_count() < best[0][0]):
+                    # No call left to answer, or fewer than the best rule so far answers: it cannot be chosen.
                     continue
-                group = [usable[i] for i in fit]
-                others = [usable[i] for i in everyone - fits[key]]
-                bounds = [bound for name in named if (bound := _longer(name, group, others)) is not None]
-                options = conditions + self.bounded(tool, worlds, bounds)
-                for when, condition in options:
-                    hit = condition & writes[key]
-                    hits = (hit & remaining) - refused
-                    if not hits or not hits <= fit or (not error and hit & refused):
+                group = [usable[i] for i in _members(fit)]
+                others = [usable[i] for i in _members(everyone & ~fits[key])]
+                longer = [bound for name in named if (bound := _longer(name, group, others)) is not None]
+                past = tried_by(key, error, self.bounded(tool, worlds, longer, bounds))
+                for when, hit, bad, rank, on_two in options[key] + past:
+                    hits = hit & remaining & ~refused
+                    if not hits or bad & remaining:
                         continue
-                    if len(hits) < _SUPPORT and when[0][0] == "always":
-                        continue
-                    bare = any(a[0] in _BARE for a in when)
-                    if not error and not built[key] and not bare and not _acknowledges(template, when, hits):
-                        # A guard never answers a success it cannot build from the call or the world: a recorded
-                        # constant success (a listing, a file's bytes) depends on more than it knows, unless
-                        # nothing is stored at all, nothing under the key the call names (a "not found" that a
-                        # server answers as a success), or the call lacks what the answer would be built from;
-                        # or it only acknowledges what the call did to the record its key names.
+                    size = hits.bit_count()
+                    if size < _SUPPORT and on_two:
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
-                    # world (whether anything is stored: recordings often show one side only), then the
-                    # narrowest (true of the fewest recorded calls of the tool: a call unlike those is
-                    # declined, not answered), then one that asks about the world.
-                    asks = any(atom[0] in _WORLD_ATOMS for atom in when)
-                    coarse = any(atom[0] in ("empty", "nonempty") for atom in when)
-                    # A record's field asked about only where it answers more: a status that recorded calls
-                    # happen to share is no reason to decline a record of another.
-                    lifecycle = any(atom[0] == "stored_is" for atom in when)
-                    score = (len(hits), -len(when), -int(coarse), -int(lifecycle), -len(hit), int(asks))
+                    # world, then no record's field, then the narrowest, then one that asks about the world
+                    # (`_Condition`).
+                    score = (size, *rank)
                     if best is None or score > best[0]:
                         rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                         if not error:
@@ -625,20 +788,22 @@ class _Learner:
             if best is None:
                 break
             rules.append(best[1])
-            covered += len(best[2])
-            remaining = remaining - best[2]
-        return rules, covered + len(invalid) if rules else 0
+            covered += best[2].bit_count()
+            remaining &= ~best[2]
+        return rules, covered + invalid.bit_count() if rules else 0
 
     def bounded(
-        self, tool: _Tool, worlds: dict[int, dict[str, Any]], bounds: list[list[Any]]
-    ) -> list[tuple[list[list[Any]], frozenset[int]]]:
-        if not bounds:
-            return []
-        table = self.table(tool, worlds, bounds, [])
-        return [
-            ([bound], frozenset(i for i in range(len(tool.calls)) if table[i]["holds"][b]))
-            for b, bound in enumerate(bounds)
-        ]
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], longer: list[list[Any]], known: dict[str, int]
+    ) -> list[_Condition]:
+        """Conditions `longer` (an argument past a length), each evaluated once per covering: `known` keeps
+        the calls each holds for, by its JSON text."""
+        texts = [json.dumps(bound) for bound in longer]
+        new = [bound for bound, text in zip(longer, texts, strict=True) if text not in known]
+        if new:
+            table = self.table(tool, worlds, new, [])
+            for b, bound in enumerate(new):
+                known[json.dumps(bound)] = _bits(i for i in range(len(tool.calls)) if table[i]["holds"][b])
+        return [_Condition.of([bound], known[text]) for bound, text in zip(longer, texts, strict=True)]
 
 
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
@@ -875,6 +1040,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if isinstance(value, str):
         parts: list[Any] = _made_up(value, {text for text, _ in pieces})
         for text, placeholder in pieces:
+            if not any(isinstance(part, str) and text in part for part in parts):
+                continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
             split: list[Any] = []
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
             numeric = placeholder[0] in _NUMBER_PARTS
@@ -917,14 +1084,14 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     return value
 
 
-def _acknowledges(template: Any, when: list[list[Any]], hits: frozenset[int]) -> bool:
-    """A constant success that only acknowledges a call on the record its key names ("Task deleted
-    successfully"): a line of text, under the condition that the key is stored, on two calls at least
-    (a record's content would differ between them); or a JSON object of such lines and flags
-    (`{"success": true}`, `_flags`)."""
+def _acknowledging(template: Any) -> bool:
+    """Whether a constant success may only acknowledge a call on the record its key names ("Task deleted
+    successfully"): a line of text, or a JSON object of such lines and flags (`{"success": true}`, `_flags`).
+    It may be answered under the condition that the key is stored, on two calls at least (a record's content
+    would differ between them: `_Condition.option`)."""
     template = _unmade(template)
     one_line = isinstance(template, str) and not may_list(template)
-    return (one_line or _flags(template)) and any(atom[0] == "present" for atom in when) and len(hits) >= _SUPPORT
+    return one_line or _flags(template)
 
 
 def _flags(template: Any) -> bool:
@@ -1403,13 +1570,15 @@ def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any
     enumerated argument of a tool that stores (a status, a priority), and its absence (None), so that a
     record's lifecycle can tell answers apart ("completed_at" shown once its status is "completed")."""
     found: list[list[Any]] = []
+    seen: set[tuple[str, str | None]] = set()  # those in `found`: an enum may have many values
     for name in stores:
         tool = tools.get(name)
         for field_name, schema in (tool.spec.input_schema.get("properties") or {}).items() if tool else []:
             options = [schema, *schema.get("anyOf", [])] if isinstance(schema, dict) else []
             values = [v for option in options if isinstance(option, dict) for v in option.get("enum", [])]
             for value in [None, *values]:
-                if [field_name, value] not in found and isinstance(value, str | None):
+                if isinstance(value, str | None) and (field_name, value) not in seen:
+                    seen.add((field_name, value))
                     found.append([field_name, value])
     return found
 
