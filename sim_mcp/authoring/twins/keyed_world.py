@@ -190,6 +190,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
+        *("reads", "serial"),
         *("expr", "arith", "measure", "linear", "distance", "radix"),
     }
 )
@@ -210,8 +211,12 @@ _WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure", "distance", "writes"}
+    | {"measure", "distance", "writes", "reads", "serial"}
 )
+# The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
+# (`_kept_first`).
+_SMALL = frozenset({"index"})
+_KEPT = frozenset({"index", "reads", "serial"})
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
 _ROW_FIT = (9, 10)
@@ -255,9 +260,16 @@ def run_guard(
     return answer
 
 
-def view(args: dict[str, Any], pairs: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
+def view(
+    args: dict[str, Any], pairs: tuple[tuple[str, str], ...] = (), defaults: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The arguments a guard reads: as given, a list of one string also as that item (`paths/0`), and two
-    string arguments a plan joins as one key (`first+second`: `library.twin_paired`)."""
+    string arguments a plan joins as one key (`first+second`: `library.twin_paired`), a part not given as
+    the value its schema defaults to (`defaults`, `_defaulted`)."""
+    if defaults:
+        given = {**defaults, **args}
+        joined = view(given, pairs)
+        return {**view(args), **{name: joined[name] for name in joined if name not in given}}
     items = {
         f"{name}/0": value[0]
         for name, value in args.items()
@@ -317,6 +329,11 @@ class _Learner:
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
 
+    def defaults(self, tool: ToolSpec) -> dict[str, str]:
+        """The defaults of this tool's paired arguments that a call may leave out (`_defaulted`)."""
+        joined = {name for pair in self.tool_pairs(tool) for name in pair}
+        return {name: value for name, value in _defaulted(tool).items() if name in joined}
+
     def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
         """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
         properties = tool.input_schema.get("properties") or {}
@@ -370,6 +387,8 @@ class _Learner:
                     plans[name]["counters"] = self.prefixes
                 if self.tool_pairs(tool.spec):
                     plans[name]["pairs"] = self.tool_pairs(tool.spec)
+                if self.defaults(tool.spec):
+                    plans[name]["defaults"] = self.defaults(tool.spec)
                 answered[name] = count
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
@@ -426,6 +445,10 @@ class _Learner:
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
             if (revisions := _revisions_first(pieces)) is not None:
                 other = _template_of(call.value, revisions, whole if not call.is_error else None)
+                found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
+            if (kept := _kept_first(pieces)) is not None:
+                # A record's reads and id are written from 0 and 1 on too: a read's first answers show them so.
+                other = _template_of(call.value, kept, {**whole, "small": _KEPT} if not call.is_error else None)
                 found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
@@ -669,7 +692,11 @@ def _infer(
     root: str | None,
     pairs: tuple[tuple[str, str], ...],
 ) -> GuardInference:
-    sessions = [[replace(call, arguments=view(call.arguments, pairs)) for call in session] for session in sessions]
+    defaults = {tool.name: _defaulted(tool) for tool in tools}
+    sessions = [
+        [replace(call, arguments=view(call.arguments, pairs, defaults.get(call.tool))) for call in session]
+        for session in sessions
+    ]
     known = {
         tool.name: _Tool(tool, [c for s in sessions for c in s if c.tool == tool.name])
         for tool in tools
@@ -680,7 +707,10 @@ def _infer(
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
     for tool in known.values():
-        if not tool.calls or _reads_only(tool.spec) or all(c.is_error for c in tool.calls):
+        if not tool.calls or all(c.is_error for c in tool.calls):
+            continue
+        if _reads_only(tool.spec):
+            tool.effects = _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
             continue
         tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
     choice: dict[str, list[Any] | None] = {
@@ -700,9 +730,35 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+                effects = _touches if _reads_only(tool.spec) else _effects
+                tool.effects = effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
         learner.cache.clear()
         best = learner.evaluate(choice)
+    best, choice = _ascend(learner, known, choice, best)
+    # A read that counts itself on a record tells only once the records are kept under the key it reads (a
+    # store that keeps its answer under one of its fields keys them otherwise, and ties with one that does
+    # until the read counts): each such read is tried together with every tool's likeliest effect on that
+    # key (a store's put, a delete's drop), and the ascent goes on from there.
+    for name, tool in known.items():
+        for touch in tool.effects:
+            if touch is None or touch[0] != "touch":
+                continue
+            move = {
+                other: next(e for e in store.effects if e is not None and e[1] == touch[1])
+                for other, store in known.items()
+                if other != name and any(e is not None and e[0] != "touch" and e[1] == touch[1] for e in store.effects)
+            }
+            trial = learner.evaluate({**choice, **move, name: touch})
+            if trial.score > best.score:
+                best, choice = _ascend(learner, known, {**choice, **move, name: touch}, trial)
+    return GuardInference(best.plans, root, best.answered)
+
+
+def _ascend(
+    learner: _Learner, known: dict[str, _Tool], choice: dict[str, list[Any] | None], best: _Outcome
+) -> tuple[_Outcome, dict[str, list[Any] | None]]:
+    """Coordinate ascent over the tools' effects from `choice`: each tool in turn takes the effect under
+    which the rules of all tools answer most recorded calls, until none changes."""
     for _ in range(_EFFECT_ROUNDS):
         changed = False
         for name, tool in known.items():
@@ -714,7 +770,7 @@ def _infer(
                     best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
-    return GuardInference(best.plans, root, best.answered)
+    return best, choice
 
 
 def _pair_candidates(
@@ -746,7 +802,26 @@ def _pair_candidates(
         # In the order the schema declares them: a namespace before the names in it, as a path reads
         # (`projectName`, `fileName`; `collection`, `id`).
         found.update(itertools.combinations(names, 2))
+        # A name's namespace may be left out, the server reading its default (`namespace: "default"`): the
+        # argument with a default is the namespace, whatever the schema's order.
+        found.update((space, name) for space in _defaulted(tool) for name in names)
     return tuple(sorted(found))
+
+
+def _defaulted(tool: ToolSpec) -> dict[str, str]:
+    """The optional string arguments whose schema names a text default: the value a call that leaves one
+    out is read with, a namespace (`default`); none for an empty default, which names no key."""
+    properties = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    return {
+        name: schema["default"]
+        for name, schema in properties.items()
+        if name not in required
+        and isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and isinstance(schema.get("default"), str)
+        and schema["default"]
+    }
 
 
 def _types(schema: Any) -> set[str]:
@@ -850,7 +925,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         return each
     if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
         return line
-    if type(value) is int and (number := _number_leaf(value, pieces)) is not None:
+    small = whole.get("small", _SMALL) if whole is not None else _SMALL
+    if type(value) is int and (number := _number_leaf(value, pieces, small)) is not None:
         return number
     if whole is not None and isinstance(value, list) and value:
         # An empty list is as often a constant (`"errors": []`) as an empty listing: a template drawn where
@@ -904,7 +980,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             if whole is not None
             and type(item) is int
             and item == whole["fresh"] >= 2  # a JSON 1 is as often a constant: a later id tells
-            and _number_leaf(item, pieces) is None  # a number of the call first
+            and _number_leaf(item, pieces, small) is None  # a number of the call first
             else _template_of(item, pieces, whole)
             for name, item in value.items()
         }
@@ -971,6 +1047,17 @@ def _revisions_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, lis
     return sorted(pieces, key=lambda piece: (-len(piece[0]), piece[1][0] != "writes"))
 
 
+def _kept_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]] | None:
+    """The pieces with the numbers a store keeps with a record (its reads, then its id: `library.twin_reads`,
+    `twin_serial`) before every other number of the same text (a record's 2 reads and a count of 2), where
+    the call shows any: drawn again so, 0 and 1 written as them too, the covering tells which holds; else
+    None."""
+    rank = {"reads": 0, "serial": 1}
+    if not any(part[0] in rank for _, part in pieces):
+        return None
+    return sorted(pieces, key=lambda piece: (-len(piece[0]), rank.get(piece[1][0], 2)))
+
+
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
@@ -1014,7 +1101,9 @@ def _defaults(
     tags, a field an update gave), with the default `shown` (`_shown_defaults`) for records without it
     and the value stored (`$shown`: the answer shows that field only where it shows this value)."""
     found: dict[str, dict[str, Any]] = {}
-    for name, entry in entries.items():
+    # A record a pair of arguments names before its namespace (`first+second` before `first`): the namespace
+    # is no record, and what it lacks is no default of the server's.
+    for name, entry in sorted(entries.items(), key=lambda item: "+" not in item[0]):
         tool = tools.get(entry["by"])
         properties = tool.spec.input_schema.get("properties") or {} if tool is not None else {}
         for field_name in properties:
@@ -1085,12 +1174,15 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
     return None
 
 
-def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
-    """A JSON integer as the first number or length of the call that writes it: from 2 on, or an item's
-    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells)."""
+def _number_leaf(
+    value: int, pieces: list[tuple[str, list[Any]]], small: frozenset[str] = _SMALL
+) -> dict[str, Any] | None:
+    """A JSON integer as the first number or length of the call that writes it: from 2 on, or one of the
+    kinds `small` (an item's place; a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more
+    tells)."""
     text = str(value)
     for written, part in pieces:
-        if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+        if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] in small):
             return {"$number": part}
     return None
 
@@ -1277,6 +1369,17 @@ def _effects(
     if read_intent(tool.spec.name).action is Action.DELETE:
         return [*drops, *options, None]
     return [*options, *drops, None]
+
+
+def _touches(
+    tool: _Tool, found: dict[str, tuple[Any, bool]], pairs: list[list[str]] | None = None
+) -> list[list[Any] | None]:
+    """The effects a read may have: none first, then counting itself on the record a key its answers name
+    picks (`["touch", name]`, an access count), which only later answers about that record bear out."""
+    every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
+    named = sorted(name for name in every if "/" not in name)
+    return [None, *(["touch", name] for name in joined + named)]
 
 
 def _announces_ids(tool: _Tool) -> bool:
