@@ -3,7 +3,8 @@ record with its access count, one more on each read, is learned from recorded se
 and answered by the real Starlark. The count is learned from successive answers about one record (the
 effect of the read), kept or reset by a write as the recordings show; the record's id is counted across the
 whole store, every namespace, as its sequence counts; a name left without its namespace is read in the
-namespace the schema defaults to; and a read whose answers count nothing is held to change nothing."""
+namespace the schema defaults to; every record, or a namespace's, is listed with those numbers, the one
+written last first; and a read whose answers count nothing is held to change nothing."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ TOOLS = [
     ),
     ToolSpec(name="memory_retrieve", input_schema={"type": "object", "properties": _NAMED, "required": ["key"]}),
     ToolSpec(name="memory_delete", input_schema={"type": "object", "properties": _NAMED, "required": ["key"]}),
+    ToolSpec(name="memory_list", input_schema={"type": "object", "properties": {"namespace": {"type": "string"}}}),
 ]
 NAMES = [tool.name for tool in TOOLS]
 
@@ -43,7 +45,7 @@ class Memory:
         self.calls: list[RecordedCall] = []
 
     def answer(self, tool: str, args: dict[str, Any]) -> Any:
-        where = (args.get("namespace", "default"), args["key"])
+        where = (args.get("namespace", "default"), args.get("key", ""))
         now = f"2026-01-01T00:00:{len(self.calls):02d}+00:00"
         if tool == "memory_store":
             before = self.records.get(where)
@@ -59,6 +61,11 @@ class Memory:
             return {"namespace": where[0], "key": where[1], "stored": True, "updated_at": now}
         if tool == "memory_delete":
             return {"deleted": self.records.pop(where, None) is not None, "namespace": where[0], "key": where[1]}
+        if tool == "memory_list":
+            # Every record, or a namespace's, the one written last first.
+            listed = [r for r in self.records.values() if args.get("namespace") in (None, r["namespace"])]
+            listed.sort(key=lambda record: record["updated_at"], reverse=True)
+            return {"total": len(listed), "memories": [dict(record) for record in listed]}
         found = self.records.get(where)
         if found is None:
             return {"found": False, "key": where[1], "namespace": where[0]}
@@ -88,6 +95,10 @@ def _read(key: str, namespace: str | None = None, tool: str = "memory_retrieve")
     return (tool, {"key": key} | ({"namespace": namespace} if namespace else {}))
 
 
+def _list(namespace: str | None = None) -> tuple[str, dict[str, Any]]:
+    return ("memory_list", {"namespace": namespace} if namespace else {})
+
+
 SESSIONS = [
     [
         _store("owner", "alice", "api"),
@@ -100,6 +111,8 @@ SESSIONS = [
         _store("owner", "bob", "api"),
         _read("owner", "api"),
         _read("deadline", "default"),
+        _list(),
+        _list("api"),
     ],
     [
         _store("risk", "high", "web"),
@@ -115,6 +128,9 @@ SESSIONS = [
         _read("plan", "web"),
         _read("plan", "web"),
         _read("risk", "web"),
+        _list("web"),
+        _store("extra", "more"),
+        _list(),
     ],
     [
         _store("cache", "ten minutes"),
@@ -141,6 +157,13 @@ SESSIONS = [
         _store("notes", "longer", "ops"),
         _read("notes", "ops"),
         _read("todo"),
+        _list("ops"),
+        _list(),
+        _store("alpha", "first", "ops"),
+        _store("zeta", "last", "ops"),
+        _store("alpha", "again", "ops"),
+        _list("ops"),
+        _list(),
     ],
 ]
 
@@ -157,10 +180,15 @@ PLAYED = [
     _store("next", "friday", "web"),
     _read("next", "web"),
     _read("next"),
+    _list(),
+    _list("api"),
     _read("rollout", "api", "memory_delete"),
     _read("rollout", "api"),
     _store("rollout", "again", "api"),
     _read("rollout", "api"),
+    _store("next", "saturday", "web"),
+    _list(),
+    _list("web"),
 ]
 
 

@@ -347,7 +347,9 @@ class _Learner:
         """`_preds`, and the names joined under the namespace an argument names (`["in", name]`): a tool
         that takes only the namespace (a project) lists what is stored in it (its files)."""
         spaces = sorted({first for first, _ in self.pairs} & set(_strings(tool)))
-        return _preds(tool) + [["in", name] for name in spaces]
+        # Where names are joined to their namespaces, every joined record too (`["joined"]`): all of a
+        # memory's records, the namespace left out.
+        return _preds(tool) + [["in", name] for name in spaces] + ([["joined"]] if self.pairs else [])
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success."""
@@ -520,8 +522,10 @@ class _Learner:
         pairs: dict[tuple[str, ...], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
         for candidates in lined:
             if candidates:
-                # The first reading of each call: every reading of it pairs the same objects with the same records.
-                _, _, objects, records = candidates[0]
+                # The reading of each call whose records hold the most (the first of those): the readings of
+                # a call pair its objects with the same records, but where names are joined to namespaces a
+                # namespace's entry may line up with an object that shows it, beside the record it holds.
+                _, _, objects, records = max(candidates, key=lambda found: sum(len(record) for record in found[3]))
                 shape = tuple(sorted(objects[0]))
                 pairs.setdefault(shape, []).extend(zip(objects, records, strict=True))
         items = {shape: _row_item(shown) for shape, shown in pairs.items()}

@@ -108,6 +108,12 @@ def twin_inside(root, keys, value):
     pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if k.startswith(space + TWIN_PAIR)])
     return [pair[1] for pair in pairs]
 
+def twin_joined(keys):
+    # ["joined"]: every key joined from two arguments, in every namespace, in the order they were stored (a
+    # memory's every record, not its namespaces).
+    pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if TWIN_PAIR in k])
+    return [pair[1] for pair in pairs]
+
 def twin_dropped(keys, key):
     # What dropping a key drops: the key, the keys under it as a path, and the keys joined under it as a namespace.
     return [
@@ -166,6 +172,8 @@ def twin_picked(pred, root, keys, args):
     # joined under the namespace an argument names, as a project's files.
     if pred[0] == "in":
         return twin_inside(root, keys, args.get(pred[1]))
+    if pred[0] == "joined":
+        return twin_joined(keys)
     if pred[0] != "under":
         return twin_matching(pred, keys, args)
     parent = twin_key(root, args.get(pred[1]))
@@ -231,6 +239,10 @@ def twin_row_fields(k, entry):
     fields = twin_fields(k, entry)
     fields["$n"] = entry.get("n", 0)
     fields["$at"] = entry.get("at", entry.get("n", 0))
+    # What the store keeps with a record beside its fields: its id counted across the store, its reads.
+    for name, kept in (("$s", "s"), ("$se", "se"), ("$r", "r"), ("$rw", "rw")):
+        if kept in entry or (kept in ("r", "rw") and "s" in entry):
+            fields[name] = entry.get(kept, 0)
     return fields
 
 def twin_row_value(spec, fields):
