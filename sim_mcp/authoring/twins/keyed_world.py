@@ -25,7 +25,10 @@ A key may be named by two string arguments together, a namespace and a name in i
 plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
 `first+second`, which every placeholder, condition and effect names as it names one argument; storing under
 it stores the namespace too (listed by `all`, missing or present as one argument's key). Pairs are tried
-only where one argument explains too little (`infer_guards`).
+only where one argument explains too little (`infer_guards`). A namespace a call may leave out, an optional
+string argument whose schema names a default (`namespace: "default"`), is that default in the joined key
+(the plan's `defaults`, `_defaulted`), as the server reads it: a name stored without one is the one read
+back without one, and the argument with a default is the namespace, whatever the schema's order.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as given
 (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root, negation or
@@ -45,8 +48,14 @@ it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `[
 `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
 document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
 stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
-where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
-string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
+where nothing is stored), drawn both ways where another number writes the same text; what the store keeps with a record beside its
+fields: its id counted across the whole store, every namespace, as a table's AUTOINCREMENT counts it (`["serial",
+name]`: one past every record stored before, a dropped one's too; `["serial", name, "every"]`: one past every
+store, a store of a record already there using one up, as an upsert does; a record stored again keeps its
+id), and how often it was read (`["reads", name]`, kept when it is stored again; `["reads", name, "write"]`,
+those since its last write), both also as a record's fields in a listing (`$s`, `$se`, `$r`, `$rw`), drawn
+once more before any other number of the same text and from 0 on (a first read's answer shows 0); a stored
+text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
 JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
@@ -58,7 +67,8 @@ stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": tru
 be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
-compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
+compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
+(`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers rows (one
 past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
 equality with a default where it is not given and values that keep every record (a status `active` unless
@@ -96,8 +106,12 @@ record's fields anew, the call's other arguments replacing them and the tool tha
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
-after an empty text). Which effect each tool has is found by coordinate ascent over the tools: each in turn takes
-the effect under which the rules of all tools answer most recorded calls, until none changes.
+after an empty text); for a read, count itself on the record the key an argument names picks (`["touch",
+name]`: an access count, `library.twin_touch`), learned, as every effect is, from what later answers about
+that record show, never from the tool's name. Which effect each tool has is found by coordinate ascent over
+the tools: each in turn takes the effect under which the rules of all tools answer most recorded calls, until
+none changes; a read that counts itself is also tried together with every tool's likeliest effect on the key
+it reads (a store's put, a delete's drop), since it tells only once the records are kept under that key.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
@@ -121,7 +135,7 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing. An error for arguments the twin's served schema refuses (a required one missing, a value outside an
+nothing (it may count itself: `touch`). An error for arguments the twin's served schema refuses (a required one missing, a value outside an
 enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
