@@ -48,15 +48,16 @@ it handed on, `sim_mcp_handed_on`); a length from the call (`["size", name]`, `[
 `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a
 document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each effect that
 stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name, "next"]`: 1
-where nothing is stored), drawn both ways where another number writes the same text; what the store keeps with a record beside its
-fields: its id counted across the whole store, every namespace, as a table's AUTOINCREMENT counts it (`["serial",
-name]`: one past every record stored before, a dropped one's too; `["serial", name, "every"]`: one past every
-store, a store of a record already there using one up, as an upsert does; a record stored again keeps its
-id), and how often it was read (`["reads", name]`, kept when it is stored again; `["reads", name, "write"]`,
-those since its last write), both also as a record's fields in a listing (`$s`, `$se`, `$r`, `$rw`), drawn
-once more before any other number of the same text and from 0 on (a first read's answer shows 0); a stored
-text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text). A
-JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
+where nothing is stored), drawn both ways where another number writes the same text; what the store keeps with a
+record beside its fields: its id counted across the whole store, every namespace, as a table's AUTOINCREMENT
+counts it (`["serial", name]`: one past every record stored before, a dropped one's too; `["serial", name,
+"every"]`: one past every store, a store of a record already there using one up, as an upsert does; a record
+stored again keeps its id), and how often it was read (`["reads", name]`, kept when it is stored again;
+`["reads", name, "write"]`, those since its last write), both also as a record's fields in a listing (`$s`,
+`$se`, `$r`, `$rw`), drawn once more before any other number of the same text and from 0 on (a first read's
+answer shows 0); a stored text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`:
+a record answered as JSON in a text). A JSON number may be such a number (`{"$number": part}`), a JSON list one
+answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
@@ -68,8 +69,8 @@ be the stored records a predicate picks (every one, or the one an argument names
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
 compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
-(`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers rows (one
-past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
+(`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers
+rows (one past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
 equality with a default where it is not given and values that keep every record (a status `active` unless
 asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
@@ -135,8 +136,8 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing (it may count itself: `touch`). An error for arguments the twin's served schema refuses (a required one missing, a value outside an
-enum) is answered by that schema
+nothing (it may count itself: `touch`). An error for arguments the twin's served schema refuses (a required one
+missing, a value outside an enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
@@ -766,9 +767,12 @@ def _infer(
                 for other, store in known.items()
                 if other != name and any(e is not None and e[0] != "touch" and e[1] == touch[1] for e in store.effects)
             }
-            trial = learner.evaluate({**choice, **move, name: touch})
+            # Taken where the ascent from there ends better: other tools' rules may need their own effects
+            # changed once the records are kept so.
+            moved = {**choice, **move, name: touch}
+            trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
             if trial.score > best.score:
-                best, choice = _ascend(learner, known, {**choice, **move, name: touch}, trial)
+                best, choice = trial, tried
     return GuardInference(best.plans, root, best.answered)
 
 
@@ -1394,10 +1398,44 @@ def _touches(
 ) -> list[list[Any] | None]:
     """The effects a read may have: none first, then counting itself on the record a key its answers name
     picks (`["touch", name]`, an access count), which only later answers about that record bear out."""
+    if not _counts_up(tool):
+        return [None]
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
     joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
     named = sorted(name for name in every if "/" not in name)
     return [None, *(["touch", name] for name in joined + named)]
+
+
+def _counts_up(tool: _Tool) -> bool:
+    """Whether a read's answers ever show it counting: two successes of one session with the same arguments
+    whose answers differ only in whole numbers, each greater the second time (an access count); a read
+    whose answers never do so is not tried as one that counts itself."""
+    last: dict[tuple[str, str], dict[str, Any]] = {}
+    for call in tool.calls:
+        if not _succeeded(call):
+            continue
+        at = (call.session, json.dumps(call.arguments, sort_keys=True))
+        leaves = dict(_leaves(call.value, ""))
+        before = last.get(at)
+        last[at] = leaves
+        if before is None or before.keys() != leaves.keys() or before == leaves:
+            continue
+        changed = [path for path in leaves if before[path] != leaves[path]]
+        if all(type(before[p]) is int and type(leaves[p]) is int and leaves[p] > before[p] for p in changed):
+            return True
+    return False
+
+
+def _leaves(value: Any, at: str) -> Iterator[tuple[str, Any]]:
+    """Each leaf of a JSON value with its JSON pointer."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            yield from _leaves(item, f"{at}/{name}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{at}/{index}")
+    else:
+        yield at, value
 
 
 def _announces_ids(tool: _Tool) -> bool:
