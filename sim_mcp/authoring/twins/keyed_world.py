@@ -62,6 +62,8 @@ answer per item of an array argument
 place as `["index"]`, the second template where the key an item names is stored). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
 (`{"$stored": [name, field], "else": default}`, the default the tool's answers show most for records without it),
+a field named as an argument its value as the call gave it, or the server's default where it gave none
+(`{"$arg": name, "else": default}`, also with the items sorted, `"sorted": true`),
 and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A JSON value
 may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every
 stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may
@@ -70,7 +72,8 @@ be the stored records a predicate picks (every one, or the one an argument names
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
 compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
 (`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers
-rows (one past the newest other), is a field too; and a number beside it how many records it lists (`{"$count": pred}`).
+rows (one past the newest other), is a field too; and a number beside it (or beside every stored record) how many
+records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument an
 equality with a default where it is not given and values that keep every record (a status `active` unless
 asked, `all`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
@@ -88,6 +91,13 @@ distance of two (`["distance", first, second]`), a value read in one base and wr
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
 selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
 category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
+line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
+(sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
+where its field is absent; from the call's arguments (a create) or from the record a key names with the
+call's other arguments in their place (a read, an update), its segments merged over the tool's calls and
+every record any answer shows with its line. A day alone in a text that no call gave is the server's clock
+(`["made_up", "today", day]`): the twin writes its own today there.
 Each recorded answer, in the world its session had reached, gives templates (the texts those placeholders write
 there, longest first, written as placeholders); a template belongs to every call it renders exactly.
 
@@ -97,8 +107,9 @@ key and the keys under it to another (`move`); drop a key (`drop`) or every key 
 (`drop_matching`); store each item of an array argument under a field of it, or drop each key the items
 name (`put_each`, `drop_each`); keep the answer (a record) under the value of one of its fields (`keep`: one
 that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
-`task-c7e7c630` or a UUID, `_minted`; the twin keeps it under the id it made up itself, which twin-check and
-compile's replay send in place of the server's, `rename.IdMap`);
+`task-c7e7c630` or a UUID, `_minted`; or the record nested under a field of most answers, `["keep",
+"todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
+which twin-check and compile's replay send in place of the server's, `rename.IdMap`);
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
@@ -123,7 +134,9 @@ root; the record under a key holding a value of an enumerated argument of a stor
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing); an expression argument's
 evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
-unknown name, a syntax error); for a tool whose answers show a function's value, the function failing on
+unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
+(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); for a
+tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
 value]`, None where it is not given: the algorithm a digest is asked by).
 
@@ -155,8 +168,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings
+from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
@@ -218,11 +233,13 @@ _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 _MADE_UP = re.compile(
     rf"(?<![0-9A-Za-z])(?:(?P<uuid>{UUID_FORM})"
     rf"|(?P<hex>{HEX_FORM})"
-    r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))(?![0-9A-Za-z])",
+    r"|(?P<date>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    # a day alone, not part of a date-time: the server's clock ("today", `library.twin_made_up`)
+    r"|(?P<today>\d{4}-\d{2}-\d{2}(?![T ]?\d)))(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count")
+_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$arg")
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -441,6 +458,9 @@ class _Learner:
         self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
+        self.formed: dict[str, list[list[Any]]] = {}
+        # How the server composes a record's line, read from every record any answer shows (`composed.py`).
+        self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
 
     def defaults(self, tool: ToolSpec) -> dict[str, str]:
         """The defaults of this tool's paired arguments that a call may leave out (`_defaulted`)."""
@@ -556,7 +576,12 @@ class _Learner:
         evaluated = self.expressions(tool).pieces
         computed = self.functions(tool).pieces
         shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
-        for call, drawn, more, listed, picked in zip(calls, every, items_all, listings, rows, strict=True):
+        keys = self.names(tool.spec) + _integers(tool.spec)
+        composed = _composed(calls, [worlds[id(call)] for call in calls], keys, self.root, self.shown)
+        given = _given_defaults(tool.spec, calls)
+        for call, drawn, more, listed, picked, lines in zip(
+            calls, every, items_all, listings, rows, composed, strict=True
+        ):
             # An expression's value after the call's other pieces: a text both write is read as theirs.
             # A function's value after those: a text an argument or a number already writes is read as theirs.
             mine = more["pieces"] + drawn["pieces"] + evaluated.get(id(call), []) + computed.get(id(call), [])
@@ -571,8 +596,13 @@ class _Learner:
                     for name, per_item in more["items"].items()
                 }
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
+                whole["given"] = {"args": call.arguments, "defaults": given}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            if lines and not call.is_error:
+                # The texts composed from fields as such too: which reading holds is for the covering to tell.
+                other = _template_of(call.value, pieces, {**whole, "composed": lines})
+                found.setdefault(json.dumps(other, sort_keys=True), (other, False))
             if (revisions := _revisions_first(pieces)) is not None:
                 other = _template_of(call.value, revisions, whole if not call.is_error else None)
                 found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
@@ -625,6 +655,15 @@ class _Learner:
             calls = [call for call in tool.calls if call.rpc_error is None]
             self.computed[name] = read_functions(self.library, tool.spec, calls)
         return self.computed[name]
+
+    def forms(self, tool: _Tool) -> list[list[Any]]:
+        """Conditions on an argument's form that tell the shapes of the tool's answers apart
+        (`forms.form_atoms`), read once: the world has no part in them."""
+        name = tool.spec.name
+        if name not in self.formed:
+            calls = [call for call in tool.calls if call.rpc_error is None]
+            self.formed[name] = form_atoms(self.library, tool.spec, calls)
+        return self.formed[name]
 
     def rows(self, tool: _Tool, calls: list[RecordedCall], worlds: dict[int, dict[str, Any]]) -> list[list[Any]]:
         """For each call, the JSON listings of stored records its answer may be (`_rows`): (predicate, order,
@@ -746,6 +785,7 @@ class _Learner:
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
+        atoms += self.forms(tool)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
@@ -934,7 +974,7 @@ def _infer(
             }
             # Taken where the ascent from there ends better: other tools' rules may need their own effects
             # changed once the records are kept so.
-            moved = {**choice, **move, name: touch}
+            moved: dict[str, list[Any] | None] = {**choice, **move, name: touch}
             trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
             if trial.score > best.score:
                 best, choice = trial, tried
@@ -1131,8 +1171,13 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, dict):
         for name, record in whole["records"].items():
             if isinstance(record, dict) and set(record) == set(value):
-                changed = {f: _template_of(item, pieces, None) for f, item in value.items() if item != record[f]}
+                composing = {"composed": whole.get("composed", {}), "given": whole.get("given")}
+                changed = {
+                    f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != record[f]
+                }
                 return {"$record": name, "set": changed}
+    if whole is not None and isinstance(value, str) and value in whole.get("composed", {}):
+        return {"$parts": [whole["composed"][value]]}
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
         return lines
     if isinstance(value, str):
@@ -1161,6 +1206,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         drawn = {
             name: same
             if (same := _same_named(name, item, pieces)) is not None
+            else argument
+            if whole is not None and (argument := _given(name, item, whole.get("given"))) is not None
             else _stored_field(defaults[name])
             if name in defaults and "$shown" in defaults[name] and _same(item, defaults[name]["$shown"])
             else defaults[name] | {"else": item}
@@ -1213,6 +1260,113 @@ def _same_named(name: str, item: Any, pieces: list[tuple[str, list[Any]]]) -> di
     if type(item) is not int:
         return None
     return {"$number": ["num", name]} if (str(item), ["num", name]) in pieces else None
+
+
+def _composed_or(item: Any, pieces: list[tuple[str, list[Any]]], inner: dict[str, Any], name: str) -> Any:
+    """A changed field of a record read back: a text composed from its fields as such, an argument of its
+    name as given (`_given`: an update's), else as drawn."""
+    if isinstance(item, str) and item in inner["composed"]:
+        return {"$parts": [inner["composed"][item]]}
+    if (argument := _given(name, item, inner["given"])) is not None:
+        return argument
+    return _template_of(item, pieces, None)
+
+
+def _given(name: str, item: Any, given: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A JSON field named as an argument that shows its value as the call gave it (a list of tags, a
+    priority; an array's items sorted, `"sorted": true`), or where the call gave none the value the tool's
+    answers show most then (the server's default): `{"$arg": name, "else": default}`. Numbers are left to
+    the numbers of the call (`_same_named`)."""
+    if given is None or isinstance(item, dict) or type(item) in (int, float):
+        return None
+    args, defaults = given["args"], given["defaults"]
+    if name in args and _same(args[name], item):
+        return {"$arg": name, "else": defaults.get(name)}
+    value = args.get(name)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value) and _same(sorted(value), item):
+        # Items the server sorts (tags shown in order whatever order they were given in).
+        return {"$arg": name, "else": defaults.get(name), "sorted": True}
+    if name in args:
+        return None
+    if name in defaults and _same(defaults[name], item):
+        return {"$arg": name, "else": item}
+    return None
+
+
+def _given_defaults(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]:
+    """By argument, the value a JSON field of its name shows most often in the tool's successes that did
+    not give it (a null priority, an empty list of tags): the server's default for it."""
+    properties = tool.input_schema.get("properties") or {}
+    seen: dict[str, Counter[str]] = {}
+
+    def walk(value: Any, args: dict[str, Any]) -> None:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if name in properties and name not in args and not isinstance(item, dict):
+                    seen.setdefault(name, Counter())[json.dumps(item, sort_keys=True)] += 1
+                walk(item, args)
+
+    for call in calls:
+        if _succeeded(call):
+            walk(call.value, call.arguments)
+    return {name: json.loads(count.most_common(1)[0][0]) for name, count in seen.items()}
+
+
+def _composed(
+    calls: list[RecordedCall],
+    worlds: list[dict[str, Any]],
+    names: list[str],
+    root: str | None,
+    shown: list[list[Segment]],
+) -> list[dict[str, list[Any]]]:
+    """Per call, its answer's texts that a server composes from fields (`composed.py`), each with the
+    placeholder that writes it: from the call's arguments, or from the record stored under the key an
+    argument names. The segments of each source are merged over every call of the tool and every record any
+    answer shows with its line (`shown`)."""
+    sources: dict[str, list[Any]] = {"args": ["args"], **{name: ["stored", name] for name in names}}
+    texts: dict[str, list[tuple[int, str, list[Segment]]]] = {}
+    for index, (call, world) in enumerate(zip(calls, worlds, strict=True)):
+        if not _succeeded(call):
+            continue
+        fields_of: dict[str, dict[str, Any]] = {}
+        if root is None:
+            for name in names:
+                value = call.arguments.get(name)
+                entry = world["keys"].get(str(value)) if isinstance(value, str | int) else None
+                if isinstance(entry, dict):
+                    # The record as the call leaves it: an update's arguments in place of its fields.
+                    rec = entry.get("rec")
+                    given = {k: v for k, v in call.arguments.items() if k != name and "/" not in k}
+                    stored = {**entry.get("args", {}), **(rec if isinstance(rec, dict) else {}), **given}
+                    fields_of[name] = undated(stored)
+        # The record a key names first (as the call leaves it: an update's line), else the call's arguments.
+        fields_of["args"] = call.arguments
+        for leaf, text in _named_texts(call.value):
+            for source, fields in fields_of.items():
+                # Not the field itself: a stored record's old line is no part of its new one.
+                if (segments := parse(text, {k: v for k, v in fields.items() if k != leaf})) is not None:
+                    texts.setdefault(source, []).append((index, text, segments))
+                    break
+    found: list[dict[str, list[Any]]] = [{} for _ in calls]
+    for source, parsed in texts.items():
+        merged = merge(shown + [segments for _, _, segments in parsed])
+        if merged is None:
+            continue
+        for index, text, _ in parsed:
+            found[index][text] = ["compose", sources[source], [list(segment) for segment in merged]]
+    return found
+
+
+def _named_texts(value: Any, name: str = "") -> Iterator[tuple[str, str]]:
+    """Each text of more than one word in a JSON value, with the name of the field that holds it."""
+    if isinstance(value, str) and " " in value:
+        yield name, value
+    elif isinstance(value, dict):
+        for field_name, item in value.items():
+            yield from _named_texts(item, field_name)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _named_texts(item, name)
 
 
 def _stored_field(spec: dict[str, Any]) -> dict[str, Any]:
@@ -1419,15 +1573,16 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
 
 def _made_up(text: str, given: set[str]) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, an ISO 8601
-    time, also with a space for the `T`) that the call did not give: each is written as a placeholder of its form."""
+    time, also with a space for the `T`, a day alone: its clock's today) that the call did not give: each is
+    written as a placeholder of its form."""
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
             continue
-        kind = "uuid" if match.group("uuid") else "hex" if match.group("hex") else "date"
-        parts += [text[last : match.start()], ["made_up", kind, token if kind == "date" else len(token)]]
+        kind = next(kind for kind in ("uuid", "hex", "date", "today") if match.group(kind))
+        parts += [text[last : match.start()], ["made_up", kind, len(token) if kind in ("uuid", "hex") else token]]
         last = match.end()
     return [part for part in [*parts, text[last:]] if part != ""] or [text]
 
@@ -1482,7 +1637,8 @@ def _unmade(template: Any) -> Any:
     """`template` with the values a server makes up written as their recorded text: a success whose only
     placeholders are those (a listing with its records' creation times) is as constant as any other."""
     if isinstance(template, dict) and "$parts" in template:
-        parts = [part[2] if part[0] == "made_up" and part[1] == "date" else part for part in template["$parts"]]
+        dated = ("date", "today")
+        parts = [part[2] if part[0] == "made_up" and part[1] in dated else part for part in template["$parts"]]
         if all(isinstance(part, str) for part in parts):
             return "".join(parts)
         return {"$parts": parts}
@@ -1638,7 +1794,21 @@ def _record_keys(tool: _Tool) -> list[str]:
         )
         if given or made_up or _minted(values):
             found.append(name)
+    # A record nested under one field of most answers (`{"todo": {...}, "message": ...}`; a success-shaped
+    # `{"error": ...}` holds none): its fields too, as `todo/id`, from the answers that hold it.
+    for name in sorted({name for value, _ in answers for name in value}):
+        holding = [c for c in tool.calls if _succeeded(c) and isinstance(c.value.get(name), dict) and c.value[name]]
+        if 2 * len(holding) > len(answers):
+            inner = _Tool(tool.spec, [replace(c, result=_nested_result(c, name)) for c in holding])
+            found += [f"{name}/{field}" for field in _record_keys(inner) if "/" not in field]
     return found
+
+
+def _nested_result(call: RecordedCall, name: str) -> dict[str, Any] | None:
+    """A recorded call's result as if it answered only the object under `name` (its structured content)."""
+    if call.is_error or call.rpc_error is not None or not isinstance(call.value, dict):
+        return call.result
+    return {"content": [], "structuredContent": call.value[name], "isError": False}
 
 
 def _minted(values: list[tuple[Any, dict[str, Any]]]) -> bool:
@@ -1834,6 +2004,12 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
             readings.append((fits, ["size", known]))
     for known in ("$at", "$n", *others):
         readings += _field_reading(known, values)
+    if all(isinstance(shown, str) for _, shown, _ in values):
+        # A line the server composes from the record's fields (`composed.py`): after a field that shows it
+        # whole, which a record kept as answered holds.
+        parsed = [(shown, record) for _, shown, record in values if parse(shown, record) is not None]
+        if parsed and (segments := compositions(parsed)) is not None:
+            readings.append((len(parsed), ["compose", [list(segment) for segment in segments]]))
     code, count = Counter(code for code, _, _ in values).most_common(1)[0]
     if all(isinstance(shown, str) and _MADE_UP.fullmatch(shown) for _, shown, _ in values):
         count = len(values)
@@ -1860,14 +2036,17 @@ def _counted_rows(value: dict[str, Any], drawn: dict[str, Any]) -> dict[str, Any
     """An object holding a JSON listing of stored records with its number beside it (`"total": 3`, in a
     sibling object too), that number written as how many records the listing's predicate picks."""
     listing = next((item for item in drawn.values() if isinstance(item, dict) and "$rows" in item), None)
+    # Every stored record in order (`$records`) is counted as every stored key is.
+    listing = listing or next((item for item in drawn.values() if isinstance(item, dict) and "$records" in item), None)
     if listing is None:
         return drawn
     name = next(name for name, item in drawn.items() if item is listing)
     count = len(value[name])
+    pred = listing.get("$rows", ["all"])
 
     def counted(item: Any) -> Any:
         if type(item) is int and item == count:
-            return {"$count": listing["$rows"]}
+            return {"$count": pred}
         if isinstance(item, dict) and not any(marker in item for marker in ("$parts", *_WHOLE)):
             return {key: counted(inner) for key, inner in item.items()}
         return item

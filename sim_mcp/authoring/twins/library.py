@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import expression, functions
+from sim_mcp.authoring.twins import composed, expression, forms, functions
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -257,6 +257,9 @@ def twin_row_value(spec, fields):
         # ["number", name]: the field's digits as a JSON number (a key a server announced as an id, `"id": 3`).
         value = fields.get(spec[1])
         return int(value) if type(value) == "string" and value.isdigit() else None
+    if spec[0] == "compose":
+        # ["compose", segments]: a line the server composes from the record's fields (`composed.py`).
+        return twin_composed(spec[1], fields)
     return spec[1]
 
 def twin_rows(template, root, keys, args):
@@ -396,6 +399,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "unlike":
+        return twin_unlike(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
     if kind == "none":
@@ -457,6 +462,8 @@ def twin_part(part, root, keys, args, twin):
         return part[3].join([twin_label(k) for k in twin_ordered(found, part[2])])
     if kind == "lines":
         return twin_lines(part, root, keys, args)
+    if kind == "compose":
+        return twin_compose_part(part, root, keys, args)
     if kind == "fresh":
         return str(twin_fresh(part[1] if len(part) > 1 else None, keys, twin))
     if kind == "made_up":
@@ -591,6 +598,9 @@ def twin_made_up(part, keys, args, twin):
     # by value. Hex digits drawn from the call and the world, so that two calls get two values.
     if part[1] == "date":
         return part[2]
+    if part[1] == "today":
+        # A day alone that no call gave: the server's clock, so the twin's own (the session's) today.
+        return today()
     seed = hash(json.encode(args)) + 31 * len(keys) + 7919 * twin.get("stored", 0)
     digits = ""
     for step in range(12):
@@ -685,6 +695,14 @@ def twin_render(template, root, keys, args, twin = {}):
         return {"$text": stored[field] if field in stored else template["else"]}
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
+    if type(template) == "dict" and "$arg" in template:
+        # An argument's JSON value as the call gave it (a list of tags, a priority), or the server's default
+        # where the call gave none.
+        name = template["$arg"]
+        value = args[name] if name in args else template["else"]
+        if template.get("sorted") and type(value) == "list":
+            value = sorted(value)
+        return {"$text": value}
     if type(template) == "dict":
         answer = {}
         for name, item in template.items():
@@ -810,13 +828,23 @@ def twin_store(keys, key, entry, twin):
     entry["at"] = twin_latest(keys, key) + 1
     keys[key] = entry
 
+def twin_nested(answer, field):
+    # The record a field's path names in an answer: the answer itself, or the object under its first part.
+    if "/" not in field:
+        return answer
+    return answer.get(field.split("/", 1)[0]) if type(answer) == "dict" else None
+
 def twin_apply(effect, tool, root, keys, args, answer, twin):
     # What a success changes in the keyed world.
     if effect == None:
         return
     kind = effect[0]
+    if kind == "keep":
+        # ["keep", "todo/id"]: the record nested in the answer under a field (`{"todo": {...}, "message": ...}`).
+        answer = twin_nested(answer, effect[1])
     if kind == "put" or kind == "keep" or kind == "put_new":
-        value = args.get(effect[1]) if kind != "keep" else (answer.get(effect[1]) if type(answer) == "dict" else None)
+        field = effect[1].rsplit("/", 1)[-1] if kind == "keep" else effect[1]
+        value = args.get(field) if kind != "keep" else (answer.get(field) if type(answer) == "dict" else None)
         key = twin_key(root, value)
         if key == None:
             return
@@ -1319,6 +1347,10 @@ def twin_array_index(value):
 LIBRARY += expression.EXPRESSION
 # Functions of a string and of a number, a section of their own.
 LIBRARY += functions.FUNCTIONS
+# A text composed from a record's fields, a section of its own.
+LIBRARY += composed.COMPOSED
+# An argument's form as a condition, a section of its own.
+LIBRARY += forms.FORMS
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -1575,6 +1607,7 @@ _BRIDGE_TOOLS = (
     "twin_bridge_guard",
     *expression.BRIDGE_TOOLS,
     *functions.BRIDGE_TOOLS,
+    *forms.BRIDGE_TOOLS,
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
@@ -1586,7 +1619,7 @@ class TwinLibrary:
 
     def __init__(self) -> None:
         self._program = compile_program(
-            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE, "<twin library>", _BRIDGE_TOOLS
+            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE + forms.BRIDGE, "<twin library>", _BRIDGE_TOOLS
         )
 
     def call(self, function: str, payload: dict[str, Any]) -> Any:

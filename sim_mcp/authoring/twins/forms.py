@@ -1,0 +1,95 @@
+"""An argument's form as a condition (`FORMS`, a section of `library.LIBRARY`): a server that checks the format
+of a value (a priority that must be one uppercase letter, a date that must read `YYYY-MM-DD`) answers a value
+of another form otherwise, often as a success-shaped `{"error": ...}` that no key or length tells apart.
+
+A string's **form** is its characters' classes, a run of one class written as one character: uppercase
+letters `A`, lowercase ones `a`, digits `9`, any other character as itself (`2026-12-06` is `9-9-9`, `high`
+and `low` are `a`, `B` is `A`): what a format admits, not how long a value is; a string past
+`TWIN_FORM_LIMIT` characters has the form `*`. The condition `["unlike", name,
+forms]` holds where the call gives `name` as a string whose form is none of `forms`.
+
+The learner proposes it per string argument from the tool's recorded calls grouped by the shape of their
+answer (an error, or the set of a JSON object's top-level fields, or a text): where the forms one group's
+calls give are none of those the other groups give, and those are few (`_FEW`), the condition that the value
+is unlike the others' forms is an atom the covering may ask. The forms are computed by the Starlark below.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sim_mcp.authoring.twins.expression import TwinLibrary
+from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.specs.model import ToolSpec
+
+__all__ = ["BRIDGE", "BRIDGE_TOOLS", "FORMS", "form_atoms"]
+
+FORMS = """
+TWIN_FORM_LIMIT = 24
+
+def twin_form(value):
+    # A string's characters' classes, a run of one as one: A uppercase letters, a lowercase ones, 9 digits,
+    # other characters as they are.
+    if type(value) != "string":
+        return None
+    if len(value) > TWIN_FORM_LIMIT:
+        return "*"
+    out = []
+    for char in value.elems():
+        if char.isdigit():
+            out.append("9")
+        elif char.isupper():
+            out.append("A")
+        elif char.islower():
+            out.append("a")
+        else:
+            out.append(char)
+            continue
+        if len(out) > 1 and out[-1] == out[-2]:
+            out.pop()
+    return "".join(out)
+
+def twin_unlike(atom, args):
+    # ["unlike", name, forms]: the argument is a string of none of those forms.
+    form = twin_form(args.get(atom[1]))
+    return form != None and form not in atom[2]
+"""
+
+BRIDGE = """
+def twin_bridge_forms(state, args):
+    return [twin_form(value) for value in args["values"]]
+"""
+BRIDGE_TOOLS = ("twin_bridge_forms",)
+
+# The most forms the other calls may give for a condition on them: a server's format admits few.
+_FEW = 4
+
+
+def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
+    """`["unlike", name, forms]` for each argument given as a string whose values' forms tell one shape of the tool's
+    answers from the others'."""
+    # Any argument given as a string (a schema may say so through `anyOf`, or not at all).
+    names = list(tool.input_schema.get("properties") or {})
+    given = [(name, call) for name in names for call in calls if isinstance(call.arguments.get(name), str)]
+    if not given:
+        return []
+    forms = library.call("twin_bridge_forms", {"values": [call.arguments[name] for name, call in given]})
+    atoms: list[list[Any]] = []
+    for name in names:
+        by_shape: dict[str, set[str]] = {}
+        for (named, call), form in zip(given, forms, strict=True):
+            if named == name:
+                by_shape.setdefault(_shape(call), set()).add(form)
+        for shape, mine in by_shape.items():
+            others = set().union(*(seen for other, seen in by_shape.items() if other != shape))
+            if others and len(others) <= _FEW and not mine & others and "*" not in others:
+                atoms.append(["unlike", name, sorted(others)])
+    return atoms
+
+
+def _shape(call: RecordedCall) -> str:
+    if call.is_error or call.rpc_error is not None:
+        return "error"
+    value = call.value
+    return json.dumps(sorted(value)) if isinstance(value, dict) else type(value).__name__
