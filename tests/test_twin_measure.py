@@ -94,6 +94,20 @@ def test_chosen_values_are_renamed_alike_in_arguments_and_answers_and_server_ids
     assert Renamer(chosen, seen={"x"}, seed=1).mapping == renamer.mapping  # the same run, the same names
 
 
+def test_the_servers_vocabulary_is_not_chosen_an_enum_value_or_a_value_its_answers_gave_first() -> None:
+    schema = '{"properties": {"unit": {"enum": ["cubic meter", "nautical mile"]}}}'
+    listing = [({}, {"units": ["furlong", "light year"]}), ({"value": 2, "unit": "light year"}, "2 light year")]
+    # Another session gives the same values before any answer named them: still the server's, not the agent's.
+    converting = [
+        ({"value": 1, "unit": "cubic meter", "note": "my tank"}, "1 cubic meter"),
+        ({"value": 3, "unit": "light year", "note": "trip to Vega"}, "3 light year, noted 'trip to Vega'"),
+        ({"value": 4, "unit": "furlong"}, "4 furlong"),
+    ]
+    assert chosen_values([listing, converting], known=[schema]) == {"my tank", "trip to Vega"}
+    # A value only ever echoed after the agent gave it is the agent's.
+    assert chosen_values([converting], known=[schema]) == {"my tank", "trip to Vega", "light year", "furlong"}
+
+
 def test_an_arithmetic_expression_is_the_servers_language_not_a_chosen_value() -> None:
     session = [
         ({"expression": "sqrt(16)*pi + 2"}, "12.566"),

@@ -48,6 +48,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.authoring.twins.units import UNITS, UnitCall, fit_units, units_reproduced
 from sim_mcp.specs.model import ToolSpec
 
 __all__ = ["BRIDGE", "BRIDGE_TOOLS", "FUNCTIONS", "Functions", "read_functions"]
@@ -92,6 +93,8 @@ def twin_fn_of(part, args):
     kind = part[0]
     if kind == "linear":
         return twin_fn_linear(part, args)
+    if kind == "units":
+        return twin_fn_units(part, args)
     if kind == "lookup":
         chosen = twin_fn_chosen(part[1], args)
         return None if chosen == None or chosen not in part[2] else {"value": part[2][chosen]}
@@ -282,6 +285,7 @@ def twin_fn_radix(value, base, to):
             break
     return {"value": ("-" if negative and out != ["0"] else "") + "".join(reversed(out))}
 """
+FUNCTIONS += UNITS
 
 # The learner's entry point: every function of every recorded call's arguments, as pieces and failures.
 BRIDGE = """
@@ -465,10 +469,17 @@ def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[Record
         score = (counts[digits], len(selector))
         if best is None or score > best[:2]:
             best = (*score, ["linear", name, selector, table, digits])
+    # A table per unit answers each call its units were seen in, a line per pair only a pair seen twice: it
+    # is kept where it reproduces as many recorded successes.
+    for name, selector in itertools.product(numbers, [s for s in selectors if len(s) == 2]):
+        if (through := _through_units(name, selector, successes)) and (best is None or through[0] >= best[0]):
+            best = (through[0], 2, through[1])
     if best is None:
         return {}
     line = best[2]
-    parts = [line, ["lookup", line[2], _lookup(successes, line[2])]]
+    # A text every pair's calls show alike is a constant, which answers a pair never recorded too.
+    looked = _lookup(successes, line[2])
+    parts = [line, *([["lookup", line[2], looked]] if len(set(looked.values())) > 1 else [])]
     rendered: list[list[list[Any]]] = library.call(
         "twin_bridge_parts", {"parts": parts, "cases": [call.arguments for call in calls]}
     )
@@ -478,9 +489,31 @@ def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[Record
         for part, (value, text) in zip(parts, values, strict=True):
             if value is None or call.is_error:
                 continue
-            if value in _numbers_in(call.value) if part[0] == "linear" else _shows(answer, value):
+            if value in _numbers_in(call.value) if part[0] in ("linear", "units") else _shows(answer, value):
                 found.setdefault(id(call), []).append([text, part])
     return found
+
+
+def _through_units(name: str, selector: list[str], successes: list[RecordedCall]) -> tuple[int, list[Any]] | None:
+    """`["units", name, selector, table, digits]` and how many successes it reproduces: the table per unit
+    (`units.fit_units`) under the rounding that reproduces the most (first: none, then fewest decimals)."""
+    calls = []
+    for call in successes:
+        x, first, second = call.arguments.get(name), call.arguments.get(selector[0]), call.arguments.get(selector[1])
+        if isinstance(x, int | float) and _number(x) and _choices_of([first, second]):
+            shown = tuple(y for y in _numbers_in(call.value) if y != x or first == second)
+            calls.append(UnitCall(float(x), str(first), str(second), shown))
+    if len(calls) < 2:
+        return None
+    best: tuple[int, list[Any]] | None = None
+    for digits in _DIGITS:
+        table = fit_units(calls, digits)
+        count = units_reproduced(calls, table, digits)
+        if count >= 2 and (best is None or count > best[0]):
+            best = (count, ["units", name, selector, table, digits])
+        if best is not None and best[0] == len(calls):
+            break
+    return best
 
 
 def _lookup(successes: list[RecordedCall], selector: list[str]) -> dict[str, str]:

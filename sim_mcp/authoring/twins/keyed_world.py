@@ -89,8 +89,11 @@ argument (`["fn", f, name]`: a digest, base64, a URL's or HTML's escapes, upper 
 name]`), a length of one (`["measure", f, name]`: characters, UTF-16 units, bytes, words, lines), the edit
 distance of two (`["distance", first, second]`), a value read in one base and written in another (`["radix",
 name, base, to]`) and a number converted by a line fitted per value of one or two arguments (`["linear", name,
-selector, table, digits]`: a unit pair; `["lookup", selector, table]`, a text that selector tells, a conversion's
-category) are searched as well, each kept for a call only where its answer shows the value (`functions.py`).
+selector, table, digits]`: a unit pair; `["units", name, [from, to], table, digits]`, one number and offset per
+unit through a base unit, shared by every pair, `units.py`, also of an array's items; `["lookup", selector,
+table]`, a text that selector tells, a conversion's category) are searched as well, each kept for a call only
+where its answer shows the value (`functions.py`). A JSON number a server writes as a double (`3.0`) may be a
+number the call gave whole (`3`).
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
 (sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
@@ -149,8 +152,9 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing (it may count itself: `touch`). An error for arguments the twin's served schema refuses (a required one
-missing, a value outside an enum) is answered by that schema
+nothing (it may count itself: `touch`), nor does one most of whose successes show a number converted from the
+call (`_converts`). An error for arguments the twin's served schema refuses (a required one missing, a value
+outside an enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
@@ -177,6 +181,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.served import refuses, served_schema
+from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
 from sim_mcp.specs.model import ToolSpec
@@ -222,7 +227,7 @@ _NUMBER_PARTS = frozenset(
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
         *("reads", "serial"),
-        *("expr", "arith", "measure", "linear", "distance", "radix"),
+        *("expr", "arith", "measure", "linear", "units", "distance", "radix"),
     }
 )
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
@@ -458,6 +463,7 @@ class _Learner:
         self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
+        self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
         self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
@@ -595,6 +601,13 @@ class _Learner:
                     name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
                     for name, per_item in more["items"].items()
                 }
+                # An item's conversion first: a number its answer shows is read as the item's own.
+                for name, converted in self.conversions(tool).get(id(call), {}).items():
+                    if len(whole["items"].get(name, [])) == len(converted):
+                        whole["items"][name] = [
+                            (_usable(own) + drawn_pieces, present)
+                            for own, (drawn_pieces, present) in zip(converted, whole["items"][name], strict=True)
+                        ]
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
                 whole["given"] = {"args": call.arguments, "defaults": given}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
@@ -646,6 +659,13 @@ class _Learner:
         if name not in self.read:
             self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
         return self.read[name]
+
+    def conversions(self, tool: _Tool) -> dict[int, dict[str, list[list[Any]]]]:
+        """The conversions the items of an array argument ask for (`units.item_conversions`), read once."""
+        name = tool.spec.name
+        if name not in self.converted:
+            self.converted[name] = item_conversions(self.library, tool.calls)
+        return self.converted[name]
 
     def functions(self, tool: _Tool) -> Functions:
         """What functions of the tool's arguments its answers show (`functions.read_functions`), read once:
@@ -936,6 +956,8 @@ def _infer(
         if _reads_only(tool.spec):
             tool.effects = _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
             continue
+        if _converts(tool, learner.functions(tool)):
+            continue
         tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
@@ -1103,6 +1125,17 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
         if found:
             return str(found[0]).rstrip("/") or "/"
     return None
+
+
+def _converts(tool: _Tool, functions: Functions) -> bool:
+    """Whether most of a tool's successes show a number converted from the call (a line or a table per unit,
+    `functions`): a converter stores nothing, though its answers name values (a unit) another call may name
+    after it, which would make a store look as good as none, and tell a call from its session's past."""
+    successes = [call for call in tool.calls if _succeeded(call)]
+    converted = sum(
+        any(part[0] in ("linear", "units") for _, part in functions.pieces.get(id(call), [])) for call in successes
+    )
+    return bool(successes) and 2 * converted > len(successes)
 
 
 def _reads_only(tool: ToolSpec) -> bool:
@@ -1533,8 +1566,14 @@ def _number_leaf(
 def _line_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
     """A JSON number as the number a line converts (`functions`: a whole one or not)."""
     for written, part in pieces:
-        if part[0] == "linear" and float(written) == value:
+        if part[0] in ("linear", "units") and float(written) == value:
             return {"$number": part}
+    # A server that reads its numbers as doubles writes a whole number it was given as one (`3` as `3.0`); a
+    # 0 or 1 is as often a constant.
+    if type(value) is float and value not in (0.0, 1.0):
+        for written, part in pieces:
+            if part[0] == "num" and re.fullmatch(r"-?[0-9.e+-]+", written) and float(written) == value:
+                return {"$number": part}
     return None
 
 

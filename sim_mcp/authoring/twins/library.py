@@ -435,7 +435,7 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
-    if kind in ("fn", "measure", "radix", "hmac", "linear", "distance", "lookup"):
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup"):
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
@@ -749,7 +749,7 @@ def twin_number_of(part, root, keys, args, twin):
         return twin_size(part, args)
     if part[0] in ("stored_size", "order"):
         return twin_stored_number(part, root, keys, args)
-    if part[0] == "linear":
+    if part[0] in ("linear", "units"):
         return twin_fn_number(part, args)
     if part[0] == "writes":
         return twin_writes(part, root, keys, args)

@@ -30,7 +30,7 @@ from sim_mcp.authoring.twins.agreement import HEX_FORM, UUID_FORM
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.state.values import strings_in
 
-__all__ = ["IdMap", "Renamer", "chosen_values"]
+__all__ = ["IdMap", "Renamer", "chosen_values", "served"]
 
 _LETTERS = re.compile(r"[A-Za-z]+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
@@ -39,6 +39,7 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
 # each word of an expression stands next to an operator or parenthesis ("costs 2*3" is prose).
 _OPERATORS = "+-*/^%(),"
 _EXPRESSION = re.compile(r"^(?=.*\d)(?=.*[+*/^%(])[\w\s.+\-*/%^(),]*$")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _MIN_INSIDE = 3  # shorter chosen values are renamed only as whole strings
 # What a server makes up, as agreement compares it by form: a UUID, or hex of `HEX_FORM` (long, or short
 # holding a letter and a digit).
@@ -57,8 +58,13 @@ def _parts(text: str) -> list[str]:
 
 def chosen_values(sessions: Iterable[list[tuple[dict[str, Any], Any]]], known: Iterable[str] = ()) -> set[str]:
     """The strings the agent chose in `sessions` (each a list of (arguments, answer) in call order);
-    `known`: text the server's tools list (names, descriptions, schemas), whose words are never chosen."""
+    `known`: text the server's tools list (names, descriptions, schemas), whose words and quoted strings (an
+    enum's `cubic meter`) are never chosen; nor is a value the server's own answers gave first (`served`)."""
+    sessions = list(sessions)
+    known = list(known)
     words = {word.lower() for text in known for word in _WORD.findall(text)}
+    words |= {value.lower() for text in known for value in _quoted(text)}
+    words |= {value.lower() for value in served(sessions)}
     chosen: set[str] = set()
     for session in sessions:
         answered: list[str] = []  # the session's answers so far, as text
@@ -72,6 +78,39 @@ def chosen_values(sessions: Iterable[list[tuple[dict[str, Any], Any]]], known: I
                     chosen.add(part)
             answered += strings_in(answer)
     return chosen
+
+
+def served(sessions: list[list[tuple[dict[str, Any], Any]]]) -> set[str]:
+    """The values the server owns: those an answer shows, in some session, before that session's arguments
+    gave them (a unit a listing tool named, a status an answer reported). Sessions start from worlds of their
+    own, so such a value came from the server, not from the agent, wherever else the agent gives it."""
+    given = {
+        part
+        for session in sessions
+        for arguments, _ in session
+        for text in strings_in(arguments)
+        for part in _parts(text)
+    }
+    candidates = {part for part in given if _LETTERS.search(part)}
+    found: set[str] = set()
+    for session in sessions:
+        said: set[str] = set()
+        for arguments, answer in session:
+            said.update(part for text in strings_in(arguments) for part in _parts(text))
+            texts = list(strings_in(answer))
+            found.update(part for part in candidates - said - found if _shown(part, texts))
+    return found
+
+
+def _quoted(text: str) -> list[str]:
+    """The JSON strings inside `text` (a schema's enum values, its defaults), unescaped."""
+    values = []
+    for literal in _JSON_STRING.findall(text):
+        try:
+            values.append(json.loads(literal))
+        except ValueError:
+            continue
+    return values
 
 
 def _is_expression(text: str) -> bool:

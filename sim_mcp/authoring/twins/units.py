@@ -1,0 +1,371 @@
+"""Conversions between units learned as one scale (and offset) per unit, shared by every pair of units that
+names it: `["units", name, [from, to], table, digits]` (`UNITS`, a section of `functions.FUNCTIONS`).
+
+A converter keeps one number per unit relative to a base unit (a meter, a joule, a degree Celsius) and
+answers any pair through the base: `base = (x + offset[from]) * scale[from]`, `y = base / scale[to] -
+offset[to]`. A line fitted per pair (`["linear", ...]`) needs that pair recorded twice; the same calls, read
+as equations over the units, give each unit's number from the calls that link it to units already known,
+so a pair never recorded is answered where both its units were seen, and a call naming a unit never seen
+is handed on.
+
+The table holds per unit `[offset, numerator, denominator, group]`, its scale `numerator / denominator`, and the
+twin computes, as a server does on doubles, `(x + offset) * numerator / denominator` to the base and `base *
+denominator / numerator - offset` from it, so that a scale written as a product (`x * 0.3048`) or a quotient
+(`x / 60`) and an offset added after scaling (`x * 9 / 5 + 32`) give the server's own bits. An offset fitted
+through two points alone is kept only where written short: two points fit any line. Each unit's
+numbers are the shortest decimals (or small fractions) that reproduce every recorded call linking it to the
+units fitted before it, exactly, under the rounding the answers show (none, or a number of decimals, halves
+up as `functions.twin_fn_linear` rounds; where answers are rounded, many short numbers reproduce them, and
+the ratio the call of the largest number shows is tried first); the base is the unit whose table reproduces
+the most recorded calls. A unit no such number reproduces is left out of the table: its calls are handed
+on. Units that no recorded call links to the base's (a foot and a meter, a mile and a yard) are fitted as a
+group of their own, from a base of their own: a pair from two groups is handed on. Conversions asked as the
+items of an array argument (a batch) get one table from every recorded item (`item_conversions`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sim_mcp.authoring.twins.expression import TwinLibrary
+from sim_mcp.authoring.twins.recordings import RecordedCall
+
+__all__ = ["UNITS", "UnitCall", "fit_units", "item_conversions", "units_reproduced"]
+
+UNITS = """
+# --- a conversion through a base unit, one scale and offset per unit (`units.py`) ---
+
+def twin_fn_units(part, args):
+    # ["units", name, [from, to], table, digits]: number argument `name` in unit `from` written in unit `to`,
+    # through the base: (x + offset) * numerator / denominator, then base * denominator / numerator - offset;
+    # None where the units are of two groups (no recorded call linked them).
+    x = args.get(part[1])
+    first, second = args.get(part[2][0]), args.get(part[2][1])
+    table = part[3]
+    if type(x) not in ("int", "float") or type(first) != "string" or type(second) != "string":
+        return None
+    if first not in table or second not in table:
+        return None
+    given, wanted = table[first], table[second]
+    if given[3] != wanted[3]:
+        return None
+    base = (x + given[0]) * given[1] / given[2]
+    y = base * wanted[2] / wanted[1] - wanted[0]
+    if not twin_finite(y):
+        return None
+    return twin_fn_rounded(y, part[4])
+
+def twin_fn_rounded(y, digits):
+    # Rounded to `digits` decimals (None: not), halves up; a whole double as the integer it writes.
+    if digits != None:
+        scale = 1
+        for _ in range(digits):
+            scale = scale * 10
+        y = twin_fn_floor(y * scale + 0.5) / scale
+    if abs(y) < 9007199254740992 and y == twin_fn_floor(y):
+        return {"value": int(y)}
+    return {"value": y}
+"""
+
+# The most significant digits a unit's number is written with: past them, a double's own.
+_DIGITS = 17
+# Denominators of a scale written as a fraction (5 / 9) where no short decimal writes it.
+_DENOMINATORS = range(2, 13)
+# The most significant digits of a scale and offset fitted through two points alone.
+_SHORT_LINE = 8
+# The most units tried as the base: those named by most calls first.
+_BASES = 12
+
+Entry = tuple[float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitCall:
+    """A recorded success: number `x` in unit `first`, and the numbers its answer shows (`ys`)."""
+
+    x: float
+    first: str
+    second: str
+    ys: tuple[float, ...]
+
+
+def fit_units(calls: list[UnitCall], digits: int | None) -> dict[str, list[float]]:
+    """The table (unit to `[offset, numerator, denominator, group]`) that reproduces the most of `calls`,
+    rounded to `digits` decimals (None: not rounded). Units no recorded call links are fitted as groups of
+    their own, each from its own base (`_fit_group`), its number in the entry: a pair of units from two
+    groups has no known ratio, and is handed on."""
+    fitted: dict[str, list[float]] = {}
+    left = calls
+    groups = 0
+    while left and (table := _fit_group(left, digits)):
+        fitted.update({unit: [*entry, float(groups)] for unit, entry in table.items()})
+        groups += 1
+        left = [call for call in left if call.first not in fitted and call.second not in fitted]
+    return fitted
+
+
+def _fit_group(calls: list[UnitCall], digits: int | None) -> dict[str, Entry]:
+    """The units of `calls` linked to one base, from the base whose table reproduces the most of them: each
+    other unit fitted in turn from the calls that link it to the units fitted before it (`_fit_unit`)."""
+    named: dict[str, int] = {}
+    for call in calls:
+        for unit in (call.first, call.second):
+            named[unit] = named.get(unit, 0) + 1
+    best: tuple[tuple[int, int, int], dict[str, Entry]] = ((0, 0, 0), {})
+    for base in sorted(named, key=lambda unit: (-named[unit], unit))[:_BASES]:
+        table: dict[str, Entry] = {base: (0.0, 1.0, 1.0)}
+        growing = True
+        while growing:
+            growing = False
+            for unit in sorted(named, key=lambda unit: (-named[unit], unit)):
+                if unit in table:
+                    continue
+                links = [c for c in calls if unit in (c.first, c.second) and {c.first, c.second} - {unit} <= set(table)]
+                found = _fit_unit(unit, links, table, digits) if links else None
+                if found is not None:
+                    table[unit] = found
+                    growing = True
+        # Ties: fewer offsets, then fewer digits written: the base the server's own table is relative to
+        # writes its numbers shortest (a meter's 0.3048, not a centimeter's 30.48 and a millimeter's 0.1).
+        reproduced = sum(1 for call in calls if _reproduces(call, table, digits))
+        score = (reproduced, -sum(1 for entry in table.values() if entry[0]), -sum(map(_written, table.values())))
+        if reproduced and score > best[0]:
+            best = (score, table)
+    return best[1]
+
+
+def units_reproduced(calls: list[UnitCall], table: dict[str, list[float]], digits: int | None) -> int:
+    """How many of `calls` the table reproduces."""
+    entries = {unit: (entry[0], entry[1], entry[2]) for unit, entry in table.items()}
+    return sum(
+        1 for call in calls if _reproduces(call, entries, digits) and table[call.first][3] == table[call.second][3]
+    )
+
+
+def convert(x: float, given: Entry, wanted: Entry, digits: int | None) -> float:
+    """As `twin_fn_units` computes, on doubles."""
+    base = (x + given[0]) * given[1] / given[2]
+    return rounded(base * wanted[2] / wanted[1] - wanted[0], digits)
+
+
+def rounded(y: float, digits: int | None) -> float:
+    """As `twin_fn_rounded` rounds: halves up, as JavaScript's Math.round(y * 10^digits) / 10^digits."""
+    if digits is None or not math.isfinite(y):
+        return y
+    scale: int = 10**digits
+    return float(math.floor(y * scale + 0.5)) / scale
+
+
+def _reproduces(call: UnitCall, table: dict[str, Entry], digits: int | None) -> bool:
+    if call.first not in table or call.second not in table:
+        return False
+    try:
+        return convert(call.x, table[call.first], table[call.second], digits) in call.ys
+    except (ZeroDivisionError, OverflowError):
+        return False
+
+
+def _fit_unit(unit: str, links: list[UnitCall], table: dict[str, Entry], digits: int | None) -> Entry | None:
+    """The first entry for `unit`, shortest first, that reproduces every call of `links` (each linking it to a
+    unit of `table`, or to itself): a scale alone, else a scale and an offset."""
+    # The point of the largest number first: where answers are rounded, many short numbers reproduce the
+    # recorded calls, and the ratio of the largest is the nearest to the server's (it is tried first).
+    estimates = sorted(_estimates(unit, links, table), key=lambda point: -abs(point[0]))
+    for entry in itertools.chain(_scales(estimates, digits is not None), _affine(estimates, digits is not None)):
+        trial = {**table, unit: entry}
+        if all(_reproduces(call, trial, digits) for call in links):
+            return entry
+    return None
+
+
+def _estimates(unit: str, links: list[UnitCall], table: dict[str, Entry]) -> Iterator[tuple[float, float]]:
+    """Points (a number in `unit`, the same in the base) each call linking `unit` to a fitted unit gives."""
+    for call in links:
+        if call.first == call.second:
+            continue
+        for y in call.ys[:4]:
+            try:
+                if call.second == unit:
+                    yield y, _to_base(call.x, table[call.first])
+                else:
+                    yield call.x, _to_base(y, table[call.second])
+            except (ZeroDivisionError, OverflowError):
+                continue
+
+
+def _to_base(x: float, entry: Entry) -> float:
+    return (x + entry[0]) * entry[1] / entry[2]
+
+
+def _scales(estimates: list[tuple[float, float]], rounded: bool) -> Iterator[Entry]:
+    """Entries with no offset whose scale is near one point's ratio, shortest written first: the scale as a
+    multiplier (`x * 0.3048`), or its inverse as a divisor (`x / 60`); where answers are `rounded`, the
+    ratio of the largest point as it is before them."""
+    ratios = [base / x for x, base in estimates if x and base and math.isfinite(base / x)][:4]
+    if rounded and ratios:
+        yield 0.0, ratios[0], 1.0
+    for significant in range(1, _DIGITS + 1):
+        for ratio in ratios:
+            yield 0.0, _shortened(ratio, significant), 1.0
+            yield 0.0, 1.0, _shortened(1 / ratio, significant)
+
+
+def _affine(estimates: list[tuple[float, float]], rounded: bool) -> Iterator[Entry]:
+    """Entries with an offset, from the line through two points of distinct x: its slope as a small fraction
+    (5 / 9) or a short decimal, the offset (the line's value at 0 over its slope) as a short decimal; where
+    answers are `rounded`, the line as it is before them."""
+    points = sorted({x: base for x, base in estimates}.items())
+    if len(points) < 2:
+        return
+    (x1, b1), (x2, b2) = points[0], points[-1]
+    slope = (b2 - b1) / (x2 - x1)
+    if not slope or not math.isfinite(slope):
+        return
+    offset = b1 / slope - x1
+    # Two points fit any line: there, only a line written short (-32 and 5 / 9, -273.15) is evidence of one.
+    tested = len(points) > 2
+    if rounded and tested:
+        yield offset, slope, 1.0
+    fractions = [(float(round(slope * d)), float(d)) for d in _DENOMINATORS if math.gcd(round(slope * d), d) == 1]
+    slopes = [f for f in fractions if _near(f[0] / f[1], slope)]
+    slopes += [(_shortened(slope, significant), 1.0) for significant in range(1, _DIGITS + 1)]
+    for numerator, denominator in slopes:
+        for written in range(1, _DIGITS + 1):
+            entry = (_shortened(offset, written), numerator, denominator)
+            if tested or _written(entry) <= _SHORT_LINE:
+                yield entry
+
+
+def _written(entry: Entry) -> int:
+    """How many significant digits an entry's numbers are written with, as Python writes a double shortest
+    (`273.15`: 5; `1e-05`: 1)."""
+    return sum(len(repr(abs(number)).split("e")[0].replace(".", "").strip("0")) for number in entry if number)
+
+
+def _near(first: float, second: float) -> bool:
+    return abs(first - second) <= 1e-9 * max(abs(first), abs(second))
+
+
+def _shortened(value: float, significant: int) -> float:
+    """`value` written with `significant` digits, as a decimal constant is."""
+    return float(f"{value:.{significant - 1}e}")
+
+
+def item_conversions(library: TwinLibrary, calls: list[RecordedCall]) -> dict[int, dict[str, list[list[Any]]]]:
+    """Conversions asked as the items of an array argument (a batch of requests, each a number and two units),
+    answered as a list of as many objects: per call (by id), per array, each item's pieces (`[text, part]`),
+    its number (`["num", "array/*/field"]`) and its conversion (`["units", "array/*/field", [from, to],
+    table, digits]`, one table fitted from every recorded item), as `twin_item` lets an item's fields be read."""
+    successes = [call for call in calls if not call.is_error and call.rpc_error is None]
+    best: tuple[int, list[Any]] | None = None
+    for array, number, selector in _item_fields(successes):
+        found = _through_items(array, number, selector, successes)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    if best is None:
+        return {}
+    part = best[1]
+    array = part[1].split("/*/")[0]
+    viewed = [
+        (call, index, _viewed(array, item))
+        for call in successes
+        for index, item in enumerate(call.arguments.get(array) or [])
+        if isinstance(item, dict)
+    ]
+    rendered: list[list[list[Any]]] = library.call(
+        "twin_bridge_parts", {"parts": [part], "cases": [args for _, _, args in viewed]}
+    )
+    out: dict[int, dict[str, list[list[Any]]]] = {}
+    for (call, index, args), ((value, text),) in zip(viewed, rendered, strict=True):
+        per_item = out.setdefault(id(call), {}).setdefault(array, [[] for _ in call.arguments[array]])
+        x = args[part[1]]
+        per_item[index].append([str(x), ["num", part[1]]])
+        if value is not None and value in _answered(call.value, len(call.arguments[array]), index):
+            per_item[index].append([text, part])
+    return out
+
+
+def _viewed(array: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {f"{array}/*/{field}": value for field, value in item.items()}
+
+
+def _item_fields(successes: list[RecordedCall]) -> list[tuple[str, str, list[str]]]:
+    """Per array argument of object items: each number field and each two text fields (in the order the items
+    give them) as a conversion's number and unit pair."""
+    found: list[tuple[str, str, list[str]]] = []
+    arrays = {
+        name
+        for call in successes
+        for name, value in call.arguments.items()
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
+    }
+    for array in sorted(arrays):
+        fields: dict[str, set[str]] = {}
+        for call in successes:
+            for item in call.arguments.get(array) or []:
+                for field, value in item.items() if isinstance(item, dict) else []:
+                    kind = (
+                        "number"
+                        if isinstance(value, int | float) and not isinstance(value, bool)
+                        else type(value).__name__
+                    )
+                    fields.setdefault(field, set()).add(kind)
+        numbers = [field for field, kinds in fields.items() if kinds == {"number"}]
+        texts = [field for field, kinds in fields.items() if kinds == {"str"}]
+        found += [(array, number, list(pair)) for number in numbers for pair in itertools.combinations(texts, 2)]
+    return found
+
+
+def _through_items(
+    array: str, number: str, selector: list[str], successes: list[RecordedCall]
+) -> tuple[int, list[Any]] | None:
+    """The table (`fit_units`) over every recorded item, under the rounding that reproduces the most items."""
+    items: list[UnitCall] = []
+    for call in successes:
+        given = call.arguments.get(array) or []
+        for index, item in enumerate(given):
+            if not isinstance(item, dict):
+                continue
+            x, first, second = item.get(number), item.get(selector[0]), item.get(selector[1])
+            if isinstance(x, int | float) and isinstance(first, str) and isinstance(second, str):
+                shown = tuple(y for y in _answered(call.value, len(given), index) if y != x or first == second)
+                items.append(UnitCall(float(x), first, second, shown))
+    if len(items) < 2:
+        return None
+    best: tuple[int, list[Any]] | None = None
+    for digits in (None, *range(13)):
+        table = fit_units(items, digits)
+        # Items converted to their own unit tell nothing: any table writes their number back.
+        count = units_reproduced([item for item in items if item.first != item.second], table, digits)
+        if count >= 2 and (best is None or count > best[0]):
+            names = [f"{array}/*/{field}" for field in (number, *selector)]
+            best = (count, ["units", names[0], names[1:], table, digits])
+        if best is not None and best[0] == len(items):
+            break
+    return best
+
+
+def _answered(value: Any, length: int, index: int) -> tuple[float, ...]:
+    """The numbers of item `index` of a list as long as the array in an answer (its JSON numbers, one level)."""
+    for listed in _lists(value):
+        if len(listed) == length and isinstance(listed[index], dict):
+            return tuple(
+                number
+                for number in listed[index].values()
+                if isinstance(number, int | float) and not isinstance(number, bool)
+            )
+    return ()
+
+
+def _lists(value: Any) -> Iterator[list[Any]]:
+    if isinstance(value, list):
+        yield value
+        for item in value:
+            yield from _lists(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _lists(item)
