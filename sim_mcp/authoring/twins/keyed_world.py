@@ -1717,6 +1717,8 @@ def _effects(
     joined from two arguments its answers both name first: tried only where one argument explained too
     little); drop the keys a predicate picks; nothing."""
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    # An argument the answer writes as given (`$arg`: the key a read echoes) names the record it reads too.
+    every |= {name for template, error in found.values() if not error for name in _args_written(template)}
     joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
     named = sorted({name for name in every if "/*" not in name} | set(tool.keyed))
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
@@ -1763,9 +1765,16 @@ def _touches(
     if not _counts_up(tool):
         return [None]
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    # An argument the answer writes as given (`$arg`: the key a read echoes) names the record it reads too.
+    every |= {name for template, error in found.values() if not error for name in _args_written(template)}
     joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
     named = sorted(name for name in every if "/" not in name)
     return [None, *(["touch", name] for name in joined + named)]
+
+
+def _args_written(template: Any) -> list[str]:
+    """The arguments a template writes whole as the call gave them (`{"$arg": name}`)."""
+    return sorted(set(re.findall(r'"\$arg": "([^"]+)"', json.dumps(template))))
 
 
 def _counts_up(tool: _Tool) -> bool:

@@ -819,12 +819,12 @@ def twin_store(keys, key, entry, twin):
     entry["w"] = keys[key].get("w", 1) + 1 if key in keys else 1
     if key in keys and "n" in keys[key]:
         entry["n"] = keys[key]["n"]
-    if key in keys and "r" in keys[key]:
-        # What reads counted stays with the record stored again (an upsert keeps its row's counter).
-        entry["r"] = keys[key]["r"]
     else:
         twin["stored"] = twin.get("stored", 0) + 1
         entry["n"] = twin["stored"]
+    if key in keys and "r" in keys[key]:
+        # What reads counted stays with the record stored again (an upsert keeps its row's counter).
+        entry["r"] = keys[key]["r"]
     entry["at"] = twin_latest(keys, key) + 1
     keys[key] = entry
 
