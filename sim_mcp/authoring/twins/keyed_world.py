@@ -123,10 +123,14 @@ one approved); or so, with a text argument the call must give added to the end o
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
 after an empty text); for a read, count itself on the record the key an argument names picks (`["touch",
 name]`: an access count, `library.twin_touch`), learned, as every effect is, from what later answers about
-that record show, never from the tool's name. Which effect each tool has is found by coordinate ascent over
-the tools: each in turn takes the effect under which the rules of all tools answer most recorded calls, until
-none changes; a read that counts itself is also tried together with every tool's likeliest effect on the key
-it reads (a store's put, a delete's drop), since it tells only once the records are kept under that key.
+that record show, never from the tool's name. A key is an argument the answers read as one, else one they
+echo whole (`$arg`: a store that answers its key), never a text the call adds. Which effect each tool has is
+found by coordinate ascent over the tools: each round tries every tool's effects, those that answer most from
+where the round starts first, each kept where the rules of all tools then answer more recorded calls, until a
+round changes nothing (in the tools' order, a small gain of an early tool could shut out a large one of a later
+tool that no single change reaches afterwards); a read that counts itself is also tried together with every
+tool's likeliest effect on the key it reads (a store's put, a delete's drop), since it tells only once the
+records are kept under that key.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
@@ -1006,17 +1010,22 @@ def _infer(
 def _ascend(
     learner: _Learner, known: dict[str, _Tool], choice: dict[str, list[Any] | None], best: _Outcome
 ) -> tuple[_Outcome, dict[str, list[Any] | None]]:
-    """Coordinate ascent over the tools' effects from `choice`: each tool in turn takes the effect under
-    which the rules of all tools answer most recorded calls, until none changes."""
+    """Coordinate ascent over the tools' effects from `choice`: each round tries every tool's effects in the
+    order of what each answers from where the round starts, most first, a change kept where the rules of all
+    tools then answer more recorded calls, until a round changes nothing. Tried in the tools' order instead,
+    an early tool's small gain (a write read as a merge) may shut out a later tool's large one (an append)
+    that no single change reaches afterwards."""
     for _ in range(_EFFECT_ROUNDS):
+        moves = [(name, effect) for name, tool in known.items() for effect in tool.effects if effect != choice[name]]
+        start = choice
+        moves.sort(key=lambda move: -learner.evaluate({**start, move[0]: move[1]}).score)
         changed = False
-        for name, tool in known.items():
-            for effect in tool.effects:
-                if effect == choice[name]:
-                    continue
-                trial = learner.evaluate({**choice, name: effect})
-                if trial.score > best.score:
-                    best, choice, changed = trial, {**choice, name: effect}, True
+        for name, effect in moves:
+            if effect == choice[name]:
+                continue
+            trial = learner.evaluate({**choice, name: effect})
+            if trial.score > best.score:
+                best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
     return best, choice
@@ -1717,10 +1726,12 @@ def _effects(
     joined from two arguments its answers both name first: tried only where one argument explained too
     little); drop the keys a predicate picks; nothing."""
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
-    # An argument the answer writes as given (`$arg`: the key a read echoes) names the record it reads too.
-    every |= {name for template, error in found.values() if not error for name in _args_written(template)}
-    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
+    # An argument the answer writes back as given (`$arg`: a store that echoes its key) may name the key too,
+    # tried after those the answers read as keys; never a text the call adds (`append` below).
+    echoed = {name for template, error in found.values() if not error for name in _args_written(template)}
+    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every | echoed]
     named = sorted({name for name in every if "/*" not in name} | set(tool.keyed))
+    also = sorted(name for name in echoed - set(named) if "/" not in name and name in _strings(tool.spec))
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
     each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
     kept = _record_keys(tool)
@@ -1738,16 +1749,16 @@ def _effects(
     options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
     options += [[kind, name] for name in joined for kind in ("put", "put_new")]
-    options += [["put", name] for name in named]
+    options += [["put", name] for name in named + also]
     # A stored record some of whose fields the call changes (a task marked done, renamed).
-    options += [["merge", name] for name in named]
+    options += [["merge", name] for name in named + also]
     # A stored text the call adds to (a document appended to), with what joins them: only a later read tells
     # this from a merge, which is likelier where none does. The text is one the call must give.
     required = set(tool.spec.input_schema.get("required") or [])
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
-    drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
+    drops: list[list[Any] | None] = [["drop", name] for name in joined + named + also]
     drops += [["drop_each", array, item or None] for array, item in each]
     drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
     # Where the recordings cannot tell storing from dropping (a deleted key never read again), a tool named
