@@ -225,3 +225,63 @@ def test_a_read_whose_answers_count_nothing_changes_nothing() -> None:
     plans, played = _learned(counted=False)
     assert all(rule["effect"] is None for rule in plans["memory_retrieve"]["rules"])
     _agrees(plans, played)
+
+
+# Deletes that find their record and deletes that do not, the same name in two namespaces: which one a
+# delete removed only the namespace and the name together tell.
+DELETES = [
+    [
+        _store("cache", "ten minutes"),
+        _store("cache", "an hour", "ops"),
+        _read("cache", "ops"),
+        _read("cache", "ops", "memory_delete"),
+        _read("cache", "ops"),
+        _read("cache"),
+        _read("cache", "ops", "memory_delete"),
+        _read("cache", None, "memory_delete"),
+        _read("cache"),
+    ],
+    [
+        _store("plan", "ship", "web"),
+        _read("plan", "web", "memory_delete"),
+        _read("plan", "web", "memory_delete"),
+        _store("plan", "again", "web"),
+        _store("plan", "here"),
+        _read("plan", "web"),
+        _read("plan", None, "memory_delete"),
+        _read("plan", "web"),
+        _read("plan"),
+    ],
+    [
+        _read("notes", "ops", "memory_delete"),
+        _store("notes", "short", "ops"),
+        _store("notes", "long"),
+        _read("notes", "ops"),
+        _read("notes", "default", "memory_delete"),
+        _read("notes", "ops"),
+        _read("notes", "ops", "memory_delete"),
+        _read("notes", "ops"),
+        _read("notes", "ops", "memory_delete"),
+    ],
+]
+
+# A delete then finds nothing under its name in that namespace, and the same name elsewhere stays.
+DELETED = [
+    _store("rollout", "monday", "api"),
+    _store("rollout", "tuesday"),
+    _read("rollout", "api", "memory_delete"),
+    _read("rollout", "api"),
+    _read("rollout"),
+    _read("rollout", "api", "memory_delete"),
+    _read("rollout", None, "memory_delete"),
+    _read("rollout"),
+    _store("rollout", "again", "api"),
+    _read("rollout", "api"),
+]
+
+
+def test_a_delete_by_a_name_in_a_namespace_removes_what_a_store_kept_there() -> None:
+    recorded = [Memory(f"s{n}").play(steps) for n, steps in enumerate(DELETES + SESSIONS)]
+    plans = infer_guards(TOOLS, recorded, NAMES).plans
+    assert ["drop", "namespace+key"] in [rule.get("effect") for rule in plans["memory_delete"]["rules"]]
+    _agrees(plans, Memory("played").play(DELETED))

@@ -25,7 +25,9 @@ A key may be named by two string arguments together, a namespace and a name in i
 plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
 `first+second`, which every placeholder, condition and effect names as it names one argument; storing under
 it stores the namespace too (listed by `all`, missing or present as one argument's key). Pairs are tried
-only where one argument explains too little (`infer_guards`). A namespace a call may leave out, an optional
+only where one argument explains too little (`infer_guards`); a tool is asked about a pair (present, missing)
+where its answers name both arguments, as keys or echoed whole (`$arg`: a delete answering the namespace and
+name it was given), as `_effects` offers to store or drop under it. A namespace a call may leave out, an optional
 string argument whose schema names a default (`namespace: "default"`), is that default in the joined key
 (the plan's `defaults`, `_defaulted`), as the server reads it: a name stored without one is the one read
 back without one, and the argument with a default is the namespace, whatever the schema's order.
@@ -56,7 +58,8 @@ AUTOINCREMENT counts it (`["serial", name]`: one past every record stored before
 name, "every"]`: one past every store, a store of a record already there using one up, as an upsert does; a record
 stored again keeps its id), and how often it was read (`["reads", name]`, kept when it is stored again; `["reads",
 name, "write"]`, those since its last write), both also as a record's fields in a listing (`$s`, `$se`, `$r`,
-`$rw`), drawn once more before any other number of the same text and from 0 on (a first read's answer shows 0); a
+`$rw`), drawn once more before any other number of the same text and from 0 on (a first read's answer shows 0),
+that template coming after every other (of two answering the same calls the first is kept); a
 stored text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as
 JSON in a text). A JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an
 array argument
@@ -619,6 +622,7 @@ class _Learner:
         }
         extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes, "widths": self.widths}
         found: dict[str, tuple[Any, bool]] = {}
+        counted: dict[str, tuple[Any, bool]] = {}
         every = self.each("twin_bridge_pieces", payload)
         items_all = self.each("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
@@ -665,8 +669,10 @@ class _Learner:
                 found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             if (kept := _kept_first(pieces)) is not None:
                 # A record's reads and id are written from 0 and 1 on too: a read's first answers show them so.
+                # After every other reading: of two that answer the same calls, the covering keeps the first,
+                # and a 1 that is a record's id may as well be how many records a listing holds.
                 other = _template_of(call.value, kept, {**whole, "small": _KEPT} if not call.is_error else None)
-                found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
+                counted.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
                 # order or last stored, all records or the one named) is for the covering to tell.
@@ -676,6 +682,8 @@ class _Learner:
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         for template in picked_listings(tool.spec, calls):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
+        for key, drawn_kept in counted.items():
+            found.setdefault(key, drawn_kept)
         return found
 
     def filtered(
@@ -902,8 +910,12 @@ class _Learner:
         every = {name for template, _ in found.values() for name in _keys_named(template, tool.spec)}
         # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
         single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
-        # A pair whose two arguments the answers name is asked about as one key (a file of a project stored or not).
-        joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every}
+        # A pair whose two arguments the answers name is asked about as one key (a file of a project stored or not),
+        # those they echo whole too (`$arg`: a delete answering the namespace and name it was given), as
+        # `_effects` offers to store or drop under them: a delete that drops a joined key is told from one that
+        # finds nothing only by asking about that key.
+        echoed = {name for template, error in found.values() if not error for name in _args_written(template)}
+        joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every | echoed}
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
