@@ -77,7 +77,8 @@ def twin_fn_part(part, args):
     found = twin_fn_number(part, args)
     if found == None or type(found) == "string":
         return found
-    return twin_number_text(found)
+    # A flag, a null or a list is written only whole, as a JSON value (`$value`).
+    return twin_number_text(found) if type(found) in ("int", "float") else None
 
 def twin_fn_number(part, args):
     # A function's value: a text, or a number (a JSON number where a template's `$number` holds it).
@@ -99,6 +100,8 @@ def twin_fn_of(part, args):
         return twin_fn_units(part, args)
     if kind == "formula":
         return twin_formula_of(part, args)
+    if kind == "date":
+        return twin_date_of(part, args)
     if kind == "lookup":
         chosen = twin_fn_chosen(part[1], args)
         return None if chosen == None or chosen not in part[2] else {"value": part[2][chosen]}
@@ -437,6 +440,9 @@ def read_functions(
             elif _shows(shown, value) or (part[0] == "radix" and _stands_whole(shown[0], value)):
                 pieces.append([value if isinstance(value, str) else str(value), part])
                 telling = telling or (part[0] in _TELLING and not _same_as_given(value, part, call.arguments))
+            elif _whole_short(shown, value, part, call.arguments):
+                # A short text a function writes whole (a code upper-cased): a JSON value of its own.
+                pieces.append(["\x00" + json.dumps(value), part])
         if pieces:
             result.pieces[id(call)] = pieces
     for at, lined in _linear(library, properties, calls).items():
@@ -668,6 +674,18 @@ def _shows(shown: tuple[list[str], set[int]], value: Any) -> bool:
     if not isinstance(value, int) or value < _SMALLEST_MEASURE:
         return False
     return value in numbers or any(str(value) in _WHOLE_NUMBER.findall(text) for text in texts)
+
+
+def _whole_short(shown: tuple[list[str], set[int]], value: Any, part: list[Any], arguments: dict[str, Any]) -> bool:
+    """Whether a text function's value, too short to be looked for inside a text, is one whole text of the
+    answer other than the argument as given (`"country": "FR"` for `fr`)."""
+    return (
+        part[0] == "fn"
+        and isinstance(value, str)
+        and 0 < len(value.strip()) < _SHORTEST_TEXT
+        and value in shown[0]
+        and value != arguments.get(part[2])
+    )
 
 
 def _stands_whole(texts: list[str], value: str) -> bool:

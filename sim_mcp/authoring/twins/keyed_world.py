@@ -108,7 +108,15 @@ where its answer shows the value (`functions.py`); so is each number of a text r
 call's numbers (`["formula", steps, format]`: constants fitted, the report's numbers before it as terms, an
 annuity, a rate below a cap or above a threshold, a signed sum), written with the decimals and thousands
 separator its answers show (`formulas.py`: `$4,155.75`, `70.00%`). A JSON number a server writes as a
-double (`3.0`) may be a number the call gave whole (`3`).
+double (`3.0`) may be a number the call gave whole (`3`). A day's function (`["date", op, spec, calendar]`,
+`dates.py`: its weekday, ISO week, the days between two days, a month's last day; over the named days a
+region keeps, which every tool's recorded listings of days and names show, whether it is a business day,
+the next or previous one and how many days that stepped, the business days in a range and the named days
+in it) is searched likewise, kept only where every success it computes shows its value (a day is compared
+by form, so no rule is refuted by the day it writes; a rule of a tool that computes days is held to write
+each day alone exactly, `dates.days_agree`); a day the recordings never covered writes nothing.
+A JSON value a function computes whole (`{"$value": part}`: a flag, a null, a list of named days, a short
+code upper-cased, `"FR"` for `fr`) is a field of its own, each field of an object its own function.
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
 (sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
@@ -171,7 +179,9 @@ tool whose answers show a function's value, the function failing on
 the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
 value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
 formulas, the sign of a number argument or of the difference of two (`["sign", steps, signs]`: an error
-where a price does not exceed a cost, a word for a rise or a fall).
+where a price does not exceed a cost, a word for a rise or a fall); for a tool whose answers show a day's
+function, its days all reading as days in order, one reading as none, one after another (`["days", "read",
+names]`, `["days", "fails", name]`, `["days", "after", first, second]`: a range that ends before it starts).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -204,6 +214,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
+from sim_mcp.authoring.twins.dates import date_atoms, days_agree, read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
 from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
@@ -216,6 +227,7 @@ from sim_mcp.authoring.twins.served import refuses, served_schema
 from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
+from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.specs.schema import compile_schema
 from sim_mcp.state.values import strings_in
@@ -262,6 +274,10 @@ _NUMBER_PARTS = frozenset(
         *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
     }
 )
+# The learner's clock's day (the twin library's `today()` as inference runs it): a day a template makes up.
+_LEARNER_TODAY = DEFAULT_CLOCK.date().isoformat()
+# How a piece of a value written only whole is marked (`dates.json_piece`): no answer's text holds it.
+_WHOLE_VALUE = "\x00"
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
 _JOINERS = ("\n", " ", "")
 # What a listing of keys may be joined with.
@@ -278,7 +294,10 @@ _MADE_UP = re.compile(
     re.IGNORECASE,
 )
 # The markers of a JSON value a template builds from the world or the call.
-_WHOLE = ("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg")
+_WHOLE = (
+    *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
+    "$value",
+)
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
@@ -501,6 +520,7 @@ class _Learner:
         self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
+        self.calendar: dict[str, Any] | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
@@ -783,6 +803,14 @@ class _Learner:
                 if part[0] == "expr"
             }
             self.computed[name] = read_functions(self.library, tool.spec, calls, list(sources.values()))
+            # The dates its answers show, over the named days every tool's answers list.
+            if self.calendar is None:
+                self.calendar = read_calendar([(other.spec, other.calls) for other in self.tools.values()])
+            days = read_dates(self.library, tool.spec, calls, self.calendar)
+            for at, dated in days.items():
+                self.computed[name].pieces.setdefault(at, []).extend(dated)
+            if days:
+                self.computed[name].atoms += date_atoms(tool.spec, calls)
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
@@ -946,11 +974,15 @@ class _Learner:
         unordered_at = {key: _unordered_in(template) for key, (template, _) in entries}
         # Each recorded answer read once (a call's value is parsed from its result each time it is asked).
         recorded = [c.value for c in usable]
+        # A tool that computes days is held to write each day exactly (`dates.days_agree`).
+        dated = any(part[0] == "date" for found in self.functions(tool).pieces.values() for _, part in found)
         fits = {
             key: _bits(
                 i
                 for i, c in enumerate(usable)
-                if c.is_error == error and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
+                if c.is_error == error
+                and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
+                and (not dated or error or days_agree(recorded[i], table[i]["renders"][t][0], _LEARNER_TODAY))
             )
             for t, (key, (template, error)) in enumerate(entries)
         }
@@ -1257,7 +1289,7 @@ def _converts(tool: _Tool, functions: Functions) -> bool:
     call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units") or computed(part) for _, part in functions.pieces.get(id(call), []))
+        any(part[0] in ("linear", "units", "date") or computed(part) for _, part in functions.pieces.get(id(call), []))
         for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
@@ -1364,11 +1396,14 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         return {"$parts": parts} if any(not isinstance(part, str) for part in parts) else value
     if isinstance(value, dict):
         defaults = whole.get("defaults", {}) if whole is not None else {}
+        computed = _computed_values(value, pieces)
         drawn = {
             name: same
             if (same := _same_named(name, item, pieces)) is not None
             else argument
             if whole is not None and (argument := _given(name, item, whole.get("given"))) is not None
+            else computed[name]
+            if name in computed
             else _stored_field(defaults[name])
             if name in defaults and "$shown" in defaults[name] and _same(item, defaults[name]["$shown"])
             else defaults[name] | {"else": item}
@@ -1388,6 +1423,24 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
         return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
+
+
+def _computed_values(value: dict[str, Any], pieces: list[tuple[str, list[Any]]]) -> dict[str, dict[str, Any]]:
+    """The fields of a JSON object that a function computes whole (`{"$value": part}`: a flag, a null, a day
+    count, a list of named days, a short text such as a code upper-cased), each field its own function: of
+    the functions of equal value, the first no field before it took (`is_weekend` and `is_holiday` are
+    both false on most days, and are two functions)."""
+    found: dict[str, dict[str, Any]] = {}
+    taken: list[list[Any]] = []
+    for name, item in value.items():
+        if isinstance(item, dict) or (isinstance(item, str) and len(item.strip()) >= _SHORTEST):
+            continue
+        written = _WHOLE_VALUE + json.dumps(item, sort_keys=True)
+        part = next((p for text, p in pieces if text == written and p not in taken), None)
+        if part is not None:
+            found[name] = {"$value": part}
+            taken.append(part)
+    return found
 
 
 def _acknowledging(template: Any) -> bool:
@@ -1565,7 +1618,11 @@ def _kept_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
-    found = [(text, part) for text, part in pieces if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST]
+    found = [
+        (text, part)
+        for text, part in pieces
+        if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
+    ]
     found.sort(key=lambda piece: -len(piece[0]))
     return found
 

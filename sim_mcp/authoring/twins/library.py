@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import composed, expression, forms, functions
+from sim_mcp.authoring.twins import composed, dates, expression, forms, functions
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -405,6 +405,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "days":
+        return twin_date_holds(atom, args)
     if kind == "sign":
         return twin_formula_sign(atom, args)
     if kind == "unlike":
@@ -451,7 +453,7 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
-    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula"):
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula", "date"):
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
@@ -741,6 +743,10 @@ def twin_render(template, root, keys, args, twin = {}):
         return {"$text": stored[field] if field in stored else template["else"]}
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
+    if type(template) == "dict" and "$value" in template:
+        # Any JSON value a function computes (a flag, a null, a list of named days), as it is.
+        found = twin_fn_of(template["$value"], args)
+        return None if found == None or "value" not in found else {"$text": found["value"]}
     if type(template) == "dict" and "$arg" in template:
         # An argument's JSON value as the call gave it (a list of tags, a priority), or the server's default
         # where the call gave none.
@@ -1421,6 +1427,8 @@ def twin_array_index(value):
 LIBRARY += expression.EXPRESSION
 # Functions of a string and of a number, a section of their own.
 LIBRARY += functions.FUNCTIONS
+# Dates over a calendar of named days, a section of its own.
+LIBRARY += dates.DATES
 # A text composed from a record's fields, a section of its own.
 LIBRARY += composed.COMPOSED
 # An argument's form as a condition, a section of its own.
@@ -1698,6 +1706,7 @@ _BRIDGE_TOOLS = (
     *expression.BRIDGE_TOOLS,
     *functions.BRIDGE_TOOLS,
     *forms.BRIDGE_TOOLS,
+    *dates.BRIDGE_TOOLS,
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
@@ -1709,7 +1718,9 @@ class TwinLibrary:
 
     def __init__(self) -> None:
         self._program = compile_program(
-            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE + forms.BRIDGE, "<twin library>", _BRIDGE_TOOLS
+            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE + forms.BRIDGE + dates.BRIDGE,
+            "<twin library>",
+            _BRIDGE_TOOLS,
         )
 
     def call(self, function: str, payload: dict[str, Any]) -> Any:
