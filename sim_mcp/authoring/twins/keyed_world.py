@@ -9,7 +9,9 @@ learner searches a small language of operations on that world, pruned by the rec
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
 the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
-**Keys.** A string argument whose value the answers name is a key, and so is an integer one; so is an
+**Keys.** An argument's type is its schema's, or, for one that may also be null (an optional argument as a
+Python server declares it, `{"anyOf": [{"type": "string"}, {"type": "null"}]}`), its other option's
+(`_plain`). A string argument whose value the answers name is a key, and so is an integer one; so is an
 argument whose value names a key another tool stored before most of the calls that give it, though no
 answer writes it (a delete's `id` answered "Task deleted successfully", `_keyed`). When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
@@ -42,7 +44,8 @@ predicate picks (`["count", pred]`: all, or those starting with an argument, or 
 argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
-of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list),
+of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list;
+a day alone in a line the twin's today),
 a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
@@ -61,8 +64,10 @@ name, "write"]`, those since its last write), both also as a record's fields in 
 `$rw`), drawn once more before any other number of the same text and from 0 on (a first read's answer shows 0),
 that template coming after every other (of two answering the same calls the first is kept); a
 stored text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as
-JSON in a text). A JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an
-array argument
+JSON in a text); a stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs',
+'urgent']`); the names of the arguments the call gave, in its schema's order but the number naming the record,
+joined (`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
+number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
 place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
 field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
@@ -142,30 +147,38 @@ which twin-check and compile's replay send in place of the server's, `rename.IdM
 keep the records nested in it (a list of objects each with an id the server made up under a prefix) each under
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
-(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave); give a stored
+(`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave, also in a text
+under one field, `{"result": ...}`; none that names a stored record), and change the record an integer
+argument names where the call gives one (`["and", ["keep_id"], ["merge", name]]`: a save that creates
+without an id, updates with one); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
 (`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
 after an empty text); for a tool that names no record, key every stored record anew by its place among them
 (`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
-record that showed the old key showing the new one, the tool its storer; for a read, count itself on the record
-the key an argument names picks (`["touch", name]`: an access count, `library.twin_touch`), learned, as every
-effect is, from what later answers about that record show, never from the tool's name. A key is an argument the
-answers read as one, else one they echo whole (`$arg`: a store that answers its key), never a text the call adds.
-Which effect each tool has is found by coordinate ascent over the tools: each round tries every tool's effects,
-those that answer most from where the round starts first, each kept where the rules of all tools then answer
-more recorded calls, until a round changes nothing (in the tools' order, a small gain of an early tool could
-shut out a large one of a later tool that no single change reaches afterwards); a read that counts itself is
-also tried together with every tool's likeliest effect on the key it reads (a store's put, a delete's drop),
-since it tells only once the records are kept under that key.
+record that showed the old key showing the new one, the tool its storer; replace the text of one argument by
+another's in a text field of the record a key names (`["substitute", name, field, old, new]`: an edit of a
+record's data, both texts ones the call must give); for a read, count itself on the record the key an argument
+names picks (`["touch", name]`: an access count, `library.twin_touch`), learned, as every effect is, from what
+later answers about that record show, never from the tool's name. A key is an argument the answers read as one,
+else one they echo whole (`$arg`: a store that answers its key), never a text the call adds. Which effect each
+tool has is found by coordinate ascent over the tools: each round tries every tool's effects, those that answer
+most from where the round starts first, each kept where the rules of all tools then answer more recorded calls,
+or as many with fewer rules (`_Outcome.beats`: fewer exceptions, the likelier server), until a round changes
+nothing (in the tools' order, a small gain of an early tool could shut out a large one of a later tool that no
+single change reaches afterwards); a read that counts itself is also tried together with every tool's likeliest
+effect on the key it reads (a store's put, a delete's drop), since it tells only once the records are kept under
+that key.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
 given; a required argument absent (a server that does not check its input answers such a call too); an
 argument longer than a bound (far past every length recorded without that answer); a key missing from the
 world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
 root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
-(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); for a
+(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); the text
+stored in a field of that record holding a required string argument's text (`["holds", name, field, arg]`: a
+replace that finds what it is to replace, or says it is not there); for a
 tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
 tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
 stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
@@ -262,7 +275,7 @@ _LENGTH_MARGIN = 32
 # nothing under the key the call names, nothing a listing's predicate picks); a required argument absent.
 _BARE = frozenset({"empty", "missing", "absent", "none"})
 _WORLD_ATOMS = frozenset(
-    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none"}
+    {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none", "holds"}
 )
 _ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
@@ -401,6 +414,14 @@ class _Outcome:
     score: int
     plans: dict[str, dict[str, Any]]
     answered: dict[str, int]
+
+    def beats(self, other: _Outcome) -> bool:
+        """Whether this outcome answers more recorded calls than `other`, or as many with fewer rules: effects
+        that explain the same calls with fewer exceptions are likelier the server's (an edit that changes the
+        stored text, where a merge needs a condition per later edit)."""
+        rules = sum(len(plan["rules"]) for plan in self.plans.values())
+        theirs = sum(len(plan["rules"]) for plan in other.plans.values())
+        return self.score > other.score or (self.score == other.score and rules < theirs)
 
 
 # A condition as one template tries it: its atoms, the calls it holds for where the template writes an answer,
@@ -625,11 +646,12 @@ class _Learner:
         calls = [call for call in tool.calls if call.rpc_error is None]
         names, numbers = self.names(tool.spec), _numbers(tool.spec)
         payload = {
-            "fresh": effect is not None and effect[0] in ("keep", "keep_id"),
+            "fresh": effect is not None and (effect[0] in ("keep", "keep_id") or effect[:2] == ["and", ["keep_id"]]),
             "root": self.root,
             "names": names,
             "numbers": numbers,
             "preds": self.preds(tool.spec),
+            "fields": list(tool.spec.input_schema.get("properties") or {}),
             "separators": _SEPARATORS,
             "cases": [
                 {
@@ -951,6 +973,7 @@ class _Learner:
         atoms += _default_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
+        atoms += _holding_atoms(self.tools, stores, tool.spec, named)
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         entries = list(found.items())
@@ -1097,6 +1120,8 @@ def _infer(
     for tool in known.values():
         tool.own = _own_fields(tool, known)
     learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
+    # The text fields another tool may store: those a call may change a stretch of (`substitute`).
+    texts = sorted({name for tool in known.values() for name in _strings(tool.spec) if "/" not in name})
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
@@ -1108,7 +1133,7 @@ def _infer(
             continue
         if _converts(tool, learner.functions(tool)):
             continue
-        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
@@ -1126,8 +1151,11 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                effects = _touches if _reads_only(tool.spec) else _effects
-                tool.effects = effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+                found, pairs = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
+                if _reads_only(tool.spec):
+                    tool.effects = _touches(tool, found, pairs)
+                else:
+                    tool.effects = _effects(tool, found, pairs, texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
     best, choice = _ascend(learner, known, choice, best)
@@ -1148,7 +1176,7 @@ def _infer(
             # changed once the records are kept so.
             moved: dict[str, list[Any] | None] = {**choice, **move, name: touch}
             trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
-            if trial.score > best.score:
+            if trial.beats(best):
                 best, choice = trial, tried
     return GuardInference(best.plans, root, best.answered)
 
@@ -1170,7 +1198,7 @@ def _ascend(
             if effect == choice[name]:
                 continue
             trial = learner.evaluate({**choice, name: effect})
-            if trial.score > best.score:
+            if trial.beats(best):
                 best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
@@ -1304,11 +1332,24 @@ def _reads_only(tool: ToolSpec) -> bool:
     return read_intent(tool.name).action in (Action.GET, Action.LIST)
 
 
+def _plain(schema: Any) -> Any:
+    """A property's schema, or, for one that may also be null (`{"anyOf": [{"type": "string"}, {"type":
+    "null"}]}`, an optional argument as a Python server declares it), its one other option: the argument is
+    of that type where it is given."""
+    options = schema.get("anyOf") if isinstance(schema, dict) else None
+    if isinstance(options, list):
+        kept = [option for option in options if not (isinstance(option, dict) and option.get("type") == "null")]
+        if len(kept) == 1 and len(options) == 2 and isinstance(kept[0], dict):
+            return {**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]}
+    return schema
+
+
 def _strings(tool: ToolSpec) -> list[str]:
     """The string arguments, and each list of strings as its one item (`view`)."""
     properties = tool.input_schema.get("properties") or {}
     names: list[str] = []
     for name, schema in properties.items():
+        schema = _plain(schema)
         if not isinstance(schema, dict):
             continue
         items = schema.get("items")
@@ -1325,7 +1366,7 @@ def _numbers(tool: ToolSpec) -> list[str]:
     return [
         name
         for name, schema in properties.items()
-        if isinstance(schema, dict) and schema.get("type") in ("integer", "number")
+        if isinstance(_plain(schema), dict) and _plain(schema).get("type") in ("integer", "number")
     ]
 
 
@@ -1371,7 +1412,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
         return lines
     if isinstance(value, str):
-        parts: list[Any] = _made_up(value, {text for text, _ in pieces})
+        # A made-up value inside a listing the answer shows is the listing's to write (its line's clock).
+        regions = [text for text, placeholder in pieces if placeholder[0] == "lines" and text in value]
+        parts: list[Any] = _made_up(value, {text for text, _ in pieces}, regions)
         for text, placeholder in pieces:
             if not any(isinstance(part, str) and text in part for part in parts):
                 continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
@@ -1782,6 +1825,7 @@ def _arrays(tool: ToolSpec) -> dict[str, list[str]]:
     properties = tool.input_schema.get("properties") or {}
     found: dict[str, list[str]] = {}
     for name, schema in properties.items():
+        schema = _plain(schema)
         items = schema.get("items") if isinstance(schema, dict) else None
         if not isinstance(schema, dict) or schema.get("type") != "array" or not isinstance(items, dict):
             continue
@@ -1826,15 +1870,19 @@ def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> 
     return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
 
 
-def _made_up(text: str, given: set[str]) -> list[Any]:
+def _made_up(text: str, given: set[str], regions: list[str] | None = None) -> list[Any]:
     """`text` split around the values a server makes up (a UUID, a hex string of `HEX_FORM`, a signed hash
     after a word, an ISO 8601 time, also with a space for the `T`, a day alone: its clock's today) that the
-    call did not give: each is written as a placeholder of its form."""
+    call did not give, nor lie inside one of `regions` of the text (a listing, which writes its own): each
+    is written as a placeholder of its form."""
+    spans = [(at, at + len(region)) for region in regions or [] if (at := text.find(region)) >= 0]
     parts: list[Any] = []
     last = 0
     for match in _MADE_UP.finditer(text):
         token = match.group(0)
         if token in given or (match.group("hex") and not re.search(r"[a-f]", token, re.IGNORECASE)):
+            continue
+        if any(start <= match.start() and match.end() <= end for start, end in spans):
             continue
         kind = next(kind for kind in ("uuid", "hex", "signed", "date", "today") if match.group(kind))
         size = len(token) if kind in ("uuid", "hex", "signed") else token
@@ -1923,11 +1971,18 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
 
 def _integers(tool: ToolSpec) -> list[str]:
     properties = tool.input_schema.get("properties") or {}
-    return [name for name, schema in properties.items() if isinstance(schema, dict) and schema.get("type") == "integer"]
+    return [
+        name
+        for name, schema in properties.items()
+        if isinstance(_plain(schema), dict) and _plain(schema).get("type") == "integer"
+    ]
 
 
 def _effects(
-    tool: _Tool, found: dict[str, tuple[Any, bool]], pairs: list[list[str]] | None = None
+    tool: _Tool,
+    found: dict[str, tuple[Any, bool]],
+    pairs: list[list[str]] | None = None,
+    stored_texts: list[str] | None = None,
 ) -> list[list[Any] | None]:
     """The effects a tool's successes may have, likeliest first: keep the record an answer shows under one
     of its fields that names a key or was made up; store, move or drop a key its answers name (a key
@@ -1955,6 +2010,8 @@ def _effects(
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
+        # A save that creates a record under the id it makes up, or, given the id of one stored, changes it.
+        options += [["and", ["keep_id"], ["merge", name]] for name in named if name in _integers(tool.spec)]
     parents = [name for name in _strings(tool.spec) if "/" not in name]
     options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
@@ -1967,6 +2024,16 @@ def _effects(
     required = set(tool.spec.input_schema.get("required") or [])
     texts = [name for name in _strings(tool.spec) if name in required and name not in named and "/" not in name]
     options += [["append", name, text, joiner] for name in named for text in texts for joiner in _JOINERS]
+    # A stretch of a stored text replaced by another, both texts the call must give (an edit of a record's
+    # data by old and new string), in a field another tool stores: only a later read or edit tells it.
+    edits = [(old, new) for old, new in itertools.permutations(texts, 2)]
+    options += [
+        ["substitute", name, field, old, new]
+        for name in named
+        for field in stored_texts or []
+        if field not in tool.spec.input_schema.get("properties", {})
+        for old, new in edits
+    ]
     options += [["move", a, b] for a, b in itertools.permutations(named, 2)]
     if not named and not each and not children and not _given_keys(tool, kept):
         # A tool that names no record may read every record back anew, numbering them by their place (a
@@ -2061,14 +2128,23 @@ def _announces_ids(tool: _Tool) -> bool:
     more than one such number."""
     shown: set[int] = set()
     for call in tool.calls:
-        if not _succeeded(call) or not isinstance(call.value, str):
+        text = _text_of(call.value) if _succeeded(call) else None
+        if text is None:
             continue
         given = {value for value in call.arguments.values() if type(value) is int}
-        found = {int(text) for text in _ANNOUNCED.findall(call.value)} - given
+        found = {int(text) for text in _ANNOUNCED.findall(text)} - given
         if len(found) > 1:
             return False
         shown |= found
     return len(shown) > 1
+
+
+def _text_of(value: Any) -> str | None:
+    """The text an answer is: a string, or the one string under one field (`{"result": "Created: ..."}`, as a
+    server's framework wraps a tool that returns a text), as `library.twin_text_of` reads it."""
+    if isinstance(value, str):
+        return value
+    return next(iter(value.values())) if _refusal(value) else None
 
 
 def _record_keys(tool: _Tool) -> list[str]:
@@ -2260,6 +2336,18 @@ def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]
         if name not in required and isinstance(default, str) and name in _strings(tool):
             found.append(["at_default", name, default])
     return found
+
+
+def _holding_atoms(tools: dict[str, _Tool], stores: list[str], tool: ToolSpec, named: list[str]) -> list[list[Any]]:
+    """`["holds", key, field, argument]` for each string field a storing tool stores and each required
+    string argument of this tool that names no key: the text stored in the record's field holds the
+    argument's text (a replace that finds what it is to replace, or says it is not there)."""
+    fields = sorted(
+        {field for name in stores if name in tools for field in _strings(tools[name].spec) if "/" not in field}
+    )
+    required = set(tool.input_schema.get("required") or [])
+    texts = [name for name in _strings(tool) if name in required and name not in named and "/" not in name]
+    return [["holds", key, field, text] for key in named for field in fields for text in texts]
 
 
 def _stored_choices(tools: dict[str, _Tool], stores: list[str]) -> list[list[Any]]:

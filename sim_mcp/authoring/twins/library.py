@@ -192,7 +192,13 @@ def twin_lines(part, root, keys, args):
         fields = twin_fields(k, keys[k])
         out = []
         for piece in part[3]:
-            text = piece if type(piece) == "string" else twin_shown(fields, piece)
+            if type(piece) == "string":
+                text = piece
+            elif piece[0] == "made_up":
+                # A day alone in the line: the server's clock, so the twin's own today (`listing._dated`).
+                text = today()
+            else:
+                text = twin_shown(fields, piece)
             if text == None:
                 return None
             out.append(text)
@@ -437,6 +443,14 @@ def twin_holds(atom, root, keys, args):
     if kind == "stored_is":
         # ["stored_is", name, field, value]: the record under the key holds that value (None: not given).
         return key in keys and keys[key].get("args", {}).get(atom[2]) == atom[3]
+    if kind == "holds":
+        # ["holds", name, field, arg]: the text stored in the field holds the argument's text (a replace
+        # finds what it is to replace). None where either is no text.
+        stored = keys[key].get("args", {}).get(atom[2]) if key in keys else None
+        text = args.get(atom[3])
+        if type(stored) != "string" or type(text) != "string":
+            return None
+        return text in stored
     parent = twin_parent(root, key)
     if kind == "parent_missing":
         return parent != None and parent not in keys
@@ -460,6 +474,8 @@ def twin_part(part, root, keys, args, twin):
     if kind in TWIN_ARITHMETIC:
         number = twin_number(part, args)
         return None if number == None else twin_number_text(number)
+    if kind == "given_names":
+        return twin_given_names(part, args)
     if kind == "arg" or kind == "key":
         value = args.get(part[1])
         if type(value) != "string":
@@ -472,6 +488,8 @@ def twin_part(part, root, keys, args, twin):
         stored = None if entry == None else entry.get("args", {}).get(part[2])
         if stored == None and entry != None and type(entry.get("rec")) == "dict":
             stored = entry["rec"].get(part[2])
+        if len(part) > 3 and part[3] == "repr":
+            return twin_repr(stored)
         text = None if stored == None else twin_text(stored)
         # ["stored", name, field, "json"]: as a JSON string writes it, inside its quotes (a text answer that
         # is JSON shows a stored document so).
@@ -663,10 +681,34 @@ def twin_fresh(kind, keys, twin):
         return max(made + [0]) + 1
     return twin.get("fresh", 0) + 1
 
+def twin_repr(value):
+    # A stored list of texts as Python writes it (`['docs', 'urgent']`, a server's f-string of a list); None
+    # for any other value, or one whose quotes Python would write otherwise.
+    if type(value) != "list" or not value:
+        return None
+    if any([type(item) != "string" or "'" in item or "\\\\" in item for item in value]):
+        return None
+    return "[" + ", ".join(["'" + item + "'" for item in value]) + "]"
+
+def twin_given_names(part, args):
+    # ["given_names", order, sep]: the names of the arguments the call gave, in the server's order (its
+    # schema's, but the argument that names the record), joined: the fields an update reports it changed
+    # ("fields: description, tags"). None where it gave none of them.
+    names = [name for name in part[1] if name in args]
+    return part[2].join(names) if names else None
+
+def twin_text_of(answer):
+    # The text an answer is: a string, or the one string under one field (`{"result": "Created: ..."}`, as a
+    # server's framework wraps a tool that returns a text); None for any other answer.
+    if type(answer) == "dict" and len(answer) == 1 and type(answer.values()[0]) == "string":
+        return answer.values()[0]
+    return answer if type(answer) == "string" else None
+
 def twin_made_number(answer, args):
     # The id a text answer announces ("Task created successfully with ID: 3"): its one whole number that
     # no argument of the call gave, or None where it shows none or several.
-    if type(answer) != "string":
+    answer = twin_text_of(answer)
+    if answer == None:
         return None
     given = [v for v in args.values() if type(v) == "int"]
     found = []
@@ -929,7 +971,9 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     elif kind == "keep_id":
         # The call's arguments kept under the id its text answer announces (made up by the server).
         value = twin_made_number(answer, args)
-        if value == None:
+        if value == None or str(value) in keys:
+            # None announced, or one that names a record stored already (a refusal that names the record
+            # in the way): nothing made up.
             return
         if value > twin.get("fresh", 0):
             twin["fresh"] = value
@@ -939,6 +983,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         twin_merge(effect, tool, root, keys, args)
     elif kind == "append":
         twin_append(effect, tool, root, keys, args)
+    elif kind == "substitute":
+        twin_substitute(effect, tool, root, keys, args)
     elif kind == "move":
         source = twin_resolve(root, args.get(effect[1]))
         target = twin_resolve(root, args.get(effect[2]))
@@ -1020,6 +1066,23 @@ def twin_merge(effect, tool, root, keys, args):
     entry["w"] = entry.get("w", 1) + 1
     # A write: the reads counted since the last one start again (`twin_reads`).
     entry.pop("rw", None)
+    keys[key] = entry
+
+def twin_substitute(effect, tool, root, keys, args):
+    # ["substitute", name, field, old, new]: the stored text in `field` of the record a key names, with the
+    # text of argument `old` replaced by that of `new` everywhere (an edit of a record's data); a record
+    # whose text does not hold it stays as it is, and so does a key nothing stored.
+    key = twin_key(root, args.get(effect[1]))
+    if key == None or key not in keys or keys[key]["by"] == "_root":
+        return
+    stored = keys[key].get("args", {}).get(effect[2])
+    old, new = args.get(effect[3]), args.get(effect[4])
+    if type(stored) != "string" or type(old) != "string" or type(new) != "string" or not old or old not in stored:
+        return
+    entry = dict(keys[key])
+    entry["args"] = dict(entry.get("args", {}))
+    entry["args"][effect[2]] = stored.replace(old, new)
+    entry["w"] = entry.get("w", 1) + 1
     keys[key] = entry
 
 def twin_append(effect, tool, root, keys, args):
@@ -1481,6 +1544,8 @@ def twin_bridge_pieces(state, args):
                     pieces.append([text, ["stored", name, field]])
                     if twin_json_text(text) != text:
                         pieces.append([twin_json_text(text), ["stored", name, field, "json"]])
+                elif twin_repr(value) != None:
+                    pieces.append([twin_repr(value), ["stored", name, field, "repr"]])
         numbers = []
         given = [n for n in args["numbers"] if type(call.get(n)) in ("int", "float")]
         for name in given:
@@ -1497,6 +1562,14 @@ def twin_bridge_pieces(state, args):
             numbers.append(["count", pred])
         # The next made-up id, as a counter and as one past the largest stored (`twin_fresh`).
         numbers += [["fresh"], ["fresh", "stored"]]
+        # The names of the arguments the call gave (but the number naming the record), as an update lists
+        # the fields it changed.
+        for skip in [None] + given:
+            order = [name for name in args.get("fields", []) if name != skip]
+            for sep in args["separators"]:
+                text = twin_given_names(["given_names", order, sep], call)
+                if text != None and not text.isdigit():
+                    numbers.append(["given_names", order, sep])
         # After the plainer readings: a text two of them write is taken as the first (the 4 of 2 + 2 is a sum).
         for first in given:
             numbers += [["root", first], ["negation", first], ["absolute", first]]

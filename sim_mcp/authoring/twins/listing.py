@@ -5,7 +5,9 @@ before and after it left to the answer's own template (a markdown table's header
 The placeholder is `["lines", pred, order, line, sep]` (`library.twin_lines` renders it): the records the
 predicate picks, in an order, each written through `line`, a list of literal texts and fields
 (`["field", name]`, or `["field", name, map]`: the value written through a map keyed by its JSON, absent
-being null, and as it is where the map has no entry). A record's fields are its key (`$key`), the
+being null, and as it is where the map has no entry; a day alone in the literal text, not part of a time,
+is the server's clock, `["made_up", "today", day]`, which the twin writes as its own today). A record's
+fields are its key (`$key`), the
 arguments stored with it and the record an answer showed for it (`library.twin_fields`); a key under
 another (`work/plan`) has its last part too (`$name`).
 
@@ -42,6 +44,8 @@ _SHORTEST = 2
 # Where a listing of one record gives no separator to copy.
 _ONE_SEPARATOR = "\n"
 _SLOT = "\x00"
+# A day alone in a line's literal text, not part of a time: the server's clock.
+_DAY = re.compile(r"(?<![0-9A-Za-z])\d{4}-\d{2}-\d{2}(?![T ]?\d)(?![0-9A-Za-z])")
 # The fields that write a record's key.
 _KEYS = ("$key", "$name")
 # Distinct blocks one shared line template is drawn from, at most: the alignment is quadratic in them.
@@ -84,9 +88,27 @@ def listing_pieces(calls: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> 
         if line is None or not any(isinstance(part, list) and part[1] not in _KEYS for part in line):
             continue  # a listing of keys alone is `list`'s
         separator = between[0][0] if between and entry in taken and len(entry.blocks) == 1 else entry.separator
+        line = _dated(line)
         for pred, order in entry.placed:
             pieces[entry.call].append((entry.region, ["lines", pred, order, line, separator]))
     return pieces
+
+
+def _dated(line: list[Any]) -> list[Any]:
+    """A line template with each day alone in its literal text (not part of a time) written as the server's
+    clock, `["made_up", "today", day]`: a listing's "updated" column, which the twin writes as its own today,
+    as it does a day alone anywhere in an answer (`keyed_world._made_up`)."""
+    found: list[Any] = []
+    for part in line:
+        if not isinstance(part, str):
+            found.append(part)
+            continue
+        last = 0
+        for match in _DAY.finditer(part):
+            found += [part[last : match.start()], ["made_up", "today", match.group(0)]]
+            last = match.end()
+        found.append(part[last:])
+    return [part for part in found if part != ""]
 
 
 @dataclass(eq=False)
