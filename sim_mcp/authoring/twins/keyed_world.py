@@ -1151,11 +1151,11 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                found, pairs = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
+                found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
                 if _reads_only(tool.spec):
-                    tool.effects = _touches(tool, found, pairs)
+                    tool.effects = _touches(tool, found, joinable)
                 else:
-                    tool.effects = _effects(tool, found, pairs, texts)
+                    tool.effects = _effects(tool, found, joinable, texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
     best, choice = _ascend(learner, known, choice, best)
