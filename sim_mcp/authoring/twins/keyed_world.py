@@ -44,15 +44,19 @@ predicate picks (`["count", pred]`: all, or those starting with an argument, or 
 argument names, `["in", name]`) and those keys joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
-of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list;
-a day alone in a line the twin's today),
+of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list,
+a status shown as a mark, `~`, a description's presence as one, `$any`; a day alone in a line the twin's today; also
+of the records no other is counted under, `["unnested", "t"]`),
 a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
 newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
 id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
-width every id under the prefix shows, `_counted_widths`); a length from the call (`["size", name]`, `["total_size",
-array, field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
+width every id under the prefix shows, `_counted_widths`; a prefix may be letters alone before a padded counter,
+`s01`); the next id counted under the record an argument names (`["next_under", "parent", "t", 2]`: `s02t01`, a
+subtask of `s02`, one past the largest counter stored under it so, `_nested_counters`) and the id an id is counted
+under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["size", name]`, `["total_size", array,
+field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
 name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
 "next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; what the store
@@ -68,8 +72,10 @@ JSON in a text); a stored list of texts as Python writes it (`["stored", name, f
 'urgent']`); the names of the arguments the call gave, in its schema's order but the number naming the record,
 joined (`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
 number (`{"$number": part}`), a JSON list one answer per item of an array argument
-(`{"$each": array, "item": template, "cases": [[when, template]]}`: the item's fields as `array/*/field`, its
-place as `["index"]`, the second template where the key an item names is stored, or where the item gives a
+(`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
+`["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,
+`["opt", parts]`: the item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
+an item names is stored, or where the item gives a
 field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
 signed hash after a word, written as the twin's own of that form). A JSON field may be a field
 stored under the key an argument names, any JSON value, or the server's default where the record has none
@@ -140,7 +146,9 @@ name (`put_each`, `drop_each`); keep the answer (a record) under the value of on
 that is an argument, or an id the server made up, a number, one counted under a prefix or a random token,
 `task-c7e7c630` or a UUID, `_minted`, a refusal answered as a success, `{"error": ...}`, keying none;
 `["keep", "id", "known"]`, tried first for a tool whose answers show fields of their own beside those the
-other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`; or the
+other tools' records show, keeps a stored record's fields only, `_own_fields`: a close's `_next_issue_id`;
+`["keep", "id", "merged"]`, tried first for a tool that names a key, keeps the fields a record had beside
+those the answer shows and the call's other arguments: a task started keeps its title; or the
 record nested under a field of most answers, `["keep",
 "todo/id"]` for `{"todo": {"id": ...}, "message": ...}`; the twin keeps it under the id it made up itself,
 which twin-check and compile's replay send in place of the server's, `rename.IdMap`);
@@ -171,30 +179,30 @@ single change reaches afterwards); a read that counts itself is also tried toget
 effect on the key it reads (a store's put, a delete's drop), since it tells only once the records are kept under
 that key.
 
-**Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments
-given; a required argument absent (a server that does not check its input answers such a call too); an
-argument longer than a bound (far past every length recorded without that answer); a key missing from the
-world, present (stored by a given tool, or the root), its parent missing or present; a key outside the
-root; the record under a key holding a value of an enumerated argument of a storing tool, or not given
-(`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time from null); the text
-stored in a field of that record holding a required string argument's text (`["holds", name, field, arg]`: a
-replace that finds what it is to replace, or says it is not there); for a
-tool whose answers name no key, nothing stored or something stored; nothing stored that a predicate of the
-tool's own listings and counts picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last
-stored by a tool that renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a
-server may show otherwise); an expression argument's
-evaluation failing for a reason (`["expr_fails", name, reason, config]`: a division by zero, a domain error, an
-unknown name, a syntax error); an argument's form unlike those the tool's answers of another shape were given
-(`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had one uppercase letter); an optional
-string argument left at its default, given so or not (`["at_default", name, default]`, `_default_atoms`: a
-field the server fills only for a record left to the default owner); for a
-tool whose answers show a function's value, the function failing on
-the call (`["fn_fails", part]`: a text that is no base64) and an enumerated argument's value (`["is", name,
-value]`, None where it is not given: the algorithm a digest is asked by); for a tool whose reports show
-formulas, the sign of a number argument or of the difference of two (`["sign", steps, signs]`: an error
-where a price does not exceed a cost, a word for a rise or a fall); for a tool whose answers show a day's
-function, its days all reading as days in order, one reading as none, one after another (`["days", "read",
-names]`, `["days", "fails", name]`, `["days", "after", first, second]`: a range that ends before it starts).
+**Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments given, or
+not (`absent`, for a tool whose answers name no key); a required argument absent (a server that does not check its
+input answers such a call too); an argument longer than a bound (far past every length recorded without that
+answer); a key missing from the world, present (stored by a given tool, or the root), its parent missing or
+present; a key outside the root; a record counted under the key stored, or none (`["nested_present", name, "t"]`,
+`nested_absent`: a task with subtasks); the record under a key holding a value of an enumerated argument of a
+storing tool, or not given (`["stored_is", name, field, value]`: a task's status, which tells a `completed_at` time
+from null); the text stored in a field of that record holding a required string argument's text (`["holds", name,
+field, arg]`: a replace that finds what it is to replace, or says it is not there); for a tool whose answers name
+no key, nothing stored or something stored; nothing stored that a predicate of the tool's own listings and counts
+picks (`["none", pred]`: a search that finds nothing) some stored record, or none, last stored by a tool that
+renumbers (`["some_by", tool]`, `["none_by", tool]`: records a reload read back, which a server may show
+otherwise); an expression argument's evaluation failing for a reason (`["expr_fails", name, reason, config]`: a
+division by zero, a domain error, an unknown name, a syntax error); an argument's form unlike those the tool's
+answers of another shape were given (`["unlike", name, forms]`, `forms.py`: a priority `high` where successes had
+one uppercase letter); an optional string argument left at its default, given so or not (`["at_default", name,
+default]`, `_default_atoms`: a field the server fills only for a record left to the default owner); for a tool
+whose answers show a function's value, the function failing on the call (`["fn_fails", part]`: a text that is no
+base64) and an enumerated argument's value (`["is", name, value]`, None where it is not given: the algorithm a
+digest is asked by); for a tool whose reports show formulas, the sign of a number argument or of the difference of
+two (`["sign", steps, signs]`: an error where a price does not exceed a cost, a word for a rise or a fall); for a
+tool whose answers show a day's function, its days all reading as days in order, one reading as none, one after
+another (`["days", "read", names]`, `["days", "fails", name]`, `["days", "after", first, second]`: a range that
+ends before it starts).
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -293,6 +301,8 @@ _LEARNER_TODAY = DEFAULT_CLOCK.date().isoformat()
 _WHOLE_VALUE = "\x00"
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
 _JOINERS = ("\n", " ", "")
+# What may stand between the blocks of several lines a view of several records writes, one per record.
+_BLOCK_SEPARATORS = ("\n\n---\n\n", "\n---\n", "\n\n", "\n")
 # What a listing of keys may be joined with.
 _SEPARATORS = [", ", "\n", ",", " ", "; ", "\n- ", "\n* ", "\n  "]
 # Values a server makes up, inside any text: compared by form (`agreement`), written as placeholders.
@@ -327,12 +337,15 @@ _ROW_FIT = (9, 10)
 # A whole number in a text, as `library.twin_made_number` reads one: not part of a word, a counted id or a
 # decimal.
 _ANNOUNCED = re.compile(r"(?<![0-9A-Za-z._-])([0-9]{1,9})(?![0-9A-Za-z_]|\.[0-9])")
+# What follows a record's id in one counted under it: a separator (a few letters or one mark) and a counter.
+_NESTED = re.compile(r"([A-Za-z]{1,4}|[-_.:/])([0-9]{1,9})")
 # An id a server makes up at random: a UUID or eight hex digits or more (all digits, by chance, for a short
 # one: `HEX_FORM` reads such a token as a number inside a text, but a key field that holds ids of this form
 # in every other answer is one), after an optional prefix of letters (`task-c7e7c630`).
 _MINTED = re.compile(rf"(?:[A-Za-z][A-Za-z_]*[-_:])?(?:{UUID_FORM}|[0-9a-f]{{8,}})", re.IGNORECASE)
-# An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`.
-_COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_])([0-9]{1,9})(?![0-9A-Za-z])")
+# An id a server counts under a prefix of letters: `req-1`, `task-12`, `item_3`; or letters alone before a
+# counter padded with zeros (`s01`, `T007`): without the zeros such a token is a word's (`v2`, `h1`).
+_COUNTED = re.compile(r"(?<![0-9A-Za-z_])([A-Za-z][A-Za-z_]*[-_]|[A-Za-z]{1,4}(?=0[0-9]))([0-9]{1,9})(?![0-9A-Za-z])")
 
 
 @dataclass
@@ -532,6 +545,7 @@ class _Learner:
         self.root = root
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
+        self.nested = _nested_counters(sessions)  # ids counted under a record's own (`_nested_counters`)
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
@@ -566,8 +580,10 @@ class _Learner:
         that takes only the namespace (a project) lists what is stored in it (its files)."""
         spaces = sorted({first for first, _ in self.pairs} & set(_strings(tool)))
         # Where names are joined to their namespaces, every joined record too (`["joined"]`): all of a
-        # memory's records, the namespace left out.
-        return _preds(tool) + [["in", name] for name in spaces] + ([["joined"]] if self.pairs else [])
+        # memory's records, the namespace left out. Records not counted under another (top-level tasks, not
+        # their subtasks), where ids are so counted.
+        joined = [["joined"]] if self.pairs else []
+        return _preds(tool) + [["in", name] for name in spaces] + joined + [["unnested", sep] for sep, _ in self.nested]
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success."""
@@ -663,6 +679,7 @@ class _Learner:
             ],
         }
         extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes, "widths": self.widths}
+        extra["nested"] = self.nested
         found: dict[str, tuple[Any, bool]] = {}
         counted: dict[str, tuple[Any, bool]] = {}
         every = self.each("twin_bridge_pieces", payload)
@@ -976,6 +993,14 @@ class _Learner:
         atoms += _holding_atoms(self.tools, stores, tool.spec, named)
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
+        # A record with records counted under it (a task with subtasks), which a server may treat otherwise.
+        atoms += [
+            [kind, name, sep]
+            for name in named
+            for sep, _ in self.nested
+            for kind in ("nested_present", "nested_absent")
+            if "/*" not in name
+        ]
         entries = list(found.items())
         table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = (1 << len(usable)) - 1
@@ -1352,10 +1377,13 @@ def _strings(tool: ToolSpec) -> list[str]:
         schema = _plain(schema)
         if not isinstance(schema, dict):
             continue
-        items = schema.get("items")
-        if schema.get("type") == "string":
+        # An optional one may be typed `anyOf: [string, null]` (a default of null): a string all the same.
+        kinds = _types(schema) - {"null"}
+        arrays = [o for o in [schema, *(schema.get("anyOf") or [])] if isinstance(o, dict) and o.get("type") == "array"]
+        items = arrays[0].get("items") if arrays else None
+        if kinds == {"string"}:
             names.append(name)
-        elif schema.get("type") == "array" and isinstance(items, dict) and items.get("type") == "string":
+        elif kinds == {"array"} and isinstance(items, dict) and items.get("type") == "string":
             names.append(f"{name}/0")
     return names
 
@@ -1764,6 +1792,18 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
             [written for written, part in pieces if len(part) > 1 and str(part[1]).startswith(name + "/*")]
             for pieces, _ in per_item
         ]
+        for separator in _BLOCK_SEPARATORS if count > 1 else ():
+            # A block of several lines per item (a view of several records), between separators.
+            blocks = text.split(separator)
+            if len(blocks) != count:
+                continue
+            rows = [
+                _optional_lines(_template_of(block, item_pieces, None))
+                for block, (item_pieces, _) in zip(blocks, per_item, strict=True)
+            ]
+            first = json.dumps(rows[0], sort_keys=True)
+            if f'"{name}/*' in first and all(json.dumps(row, sort_keys=True) == first for row in rows[1:]):
+                return {"$parts": [["each_line", name, rows[0], separator]]}
         for start in range(len(lines) - count + 1):
             window = lines[start : start + count]
             if not all(any(written in line for written in texts) for line, texts in zip(window, own, strict=True)):
@@ -1786,6 +1826,27 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
                 parts += drawn_side["$parts"] if isinstance(drawn_side, dict) else [drawn_side]
             return {"$parts": [part for part in parts if part != ""]}
     return None
+
+
+def _optional_lines(template: Any) -> list[Any]:
+    """A block's parts with each line that writes a stored field, or the record an id is counted under, made
+    optional (`["opt", parts]`): a record's view leaves out the line of a field it lacks (a description, a
+    parent), so that blocks with and without it are one template."""
+    parts = template["$parts"] if isinstance(template, dict) and "$parts" in template else [template]
+    out: list[Any] = []
+    for at, part in enumerate(parts):
+        before = out[-1] if out else None
+        if (
+            isinstance(part, list)
+            and part[0] in ("stored", "outer")
+            and isinstance(before, str)
+            and before.startswith("\n")
+            and (at + 1 == len(parts) or (isinstance(parts[at + 1], str) and parts[at + 1].startswith("\n")))
+        ):
+            out[-1] = ["opt", [before, part]]
+        else:
+            out.append(part)
+    return out
 
 
 def _number_leaf(
@@ -1868,6 +1929,39 @@ def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> 
                     if m.group(2).startswith("0"):
                         padded.add(m.group(1))
     return {prefix: lengths[prefix].pop() for prefix in sorted(padded) if len(lengths[prefix]) == 1}
+
+
+def _nested_counters(sessions: list[list[RecordedCall]]) -> list[list[Any]]:
+    """The (separator, width) of ids a server counts under a record the call names (`s02t01`, a subtask of
+    `s02`: `t`, 2): a success shows a whole string that is an argument's value, a separator (a few letters or
+    one mark) and a counter, the counter padded with zeros to a width where one shows a leading zero, and
+    that value of a counter-free form first (no counted id itself: `s02` under `s`, never `s02t01` under it),
+    so that the argument names a record."""
+    found: dict[str, set[int]] = {}
+    padded: set[str] = set()
+    for call in (call for session in sessions for call in session if _succeeded(call)):
+        given = {v for v in call.arguments.values() if isinstance(v, str) and v}
+        for text in strings_in(call.value):
+            for value in given:
+                m = _NESTED.fullmatch(text[len(value) :]) if text.startswith(value) else None
+                if m is not None:
+                    found.setdefault(m.group(1), set()).add(len(m.group(2)))
+                    if m.group(2).startswith("0"):
+                        padded.add(m.group(1))
+    return [
+        [separator, widths.pop() if separator in padded and len(widths) == 1 else 0]
+        for separator, widths in sorted(found.items())
+    ]
+
+
+def _counted_id(value: Any) -> bool:
+    """Whether a string reads as an id a server counts: under a prefix (`task-3`, `s01`), or under another
+    such id (`s02t01`)."""
+    if not isinstance(value, str):
+        return False
+    return _COUNTED.fullmatch(value) is not None or any(
+        _COUNTED.fullmatch(value[:at]) and _NESTED.fullmatch(value[at:]) for at in range(2, len(value) - 1)
+    )
 
 
 def _made_up(text: str, given: set[str], regions: list[str] | None = None) -> list[Any]:
@@ -2007,6 +2101,9 @@ def _effects(
     ]
     # A write whose answers show fields of their own beside the record's keeps the record without them, first.
     options += [["keep", field, "known"] for field in kept if tool.own]
+    # A record the call names and answers (its id and new status), likelier kept with the fields it had than
+    # with those of this call alone: what a later read shows tells them apart, where it does.
+    options += [["keep", field, "merged"] for field in kept if named]
     options += [["keep", field] for field in kept]
     if _announces_ids(tool):
         options.append(["keep_id"])
@@ -2163,7 +2260,7 @@ def _record_keys(tool: _Tool) -> list[str]:
         values = [(value[name], args) for value, args in answers]
         given = all(isinstance(v, str | int) and not isinstance(v, bool) and v in args.values() for v, args in values)
         made_up = all(type(v) is int and v not in args.values() for v, args in values) or all(
-            isinstance(v, str) and _COUNTED.fullmatch(v) and v not in args.values() for v, args in values
+            _counted_id(v) and v not in args.values() for v, args in values
         )
         if given or made_up or _minted(values):
             found.append(name)
@@ -2263,10 +2360,7 @@ def _children(tool: _Tool) -> list[tuple[str, str]]:
             if not isinstance(items, list) or not items or not all(isinstance(item, dict) for item in items):
                 continue
             for key in set.intersection(*(set(item) for item in items)):
-                made_up = all(
-                    isinstance(item[key], str) and _COUNTED.fullmatch(item[key]) and item[key] not in given
-                    for item in items
-                )
+                made_up = all(_counted_id(item[key]) and item[key] not in given for item in items)
                 found[(listed, key)] = found.get((listed, key), True) and made_up
     return sorted(pair for pair, made_up in found.items() if made_up)
 
@@ -2283,6 +2377,10 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
     optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
     for name in optional:
         yield ["given", name]
+        if not named:
+            # Not given, only for a tool whose answers name no key (a listing of every record unless a filter
+            # is asked for): one that does is asked about its keys, which tell its calls apart likelier.
+            yield ["absent", name]
     for name in sorted(required):
         # A server that does not check its input answers a call without a required argument all the same.
         yield ["absent", name]

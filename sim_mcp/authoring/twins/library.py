@@ -174,6 +174,11 @@ def twin_picked(pred, root, keys, args):
         return twin_inside(root, keys, args.get(pred[1]))
     if pred[0] == "joined":
         return twin_joined(keys)
+    if pred[0] == "unnested":
+        # ["unnested", separator]: the records no other is counted under as `s02t01` is under `s02` (the
+        # top-level tasks, not their subtasks).
+        stored = twin_stored(keys)
+        return [k for k in stored if not twin_outer(["outer", "k", pred[1]], {"k": k}) in stored]
     if pred[0] != "under":
         return twin_matching(pred, keys, args)
     parent = twin_key(root, args.get(pred[1]))
@@ -212,6 +217,9 @@ def twin_shown(fields, piece):
     code = json.encode(value)
     if code in mapped:
         return mapped[code]
+    if value != None and "$any" in mapped:
+        # A mark that a field is there, whatever it holds (a description shown as " (...)").
+        return mapped["$any"]
     return twin_text(value)
 
 def twin_records(keys, order):
@@ -431,6 +439,16 @@ def twin_holds(atom, root, keys, args):
         # ["none", pred]: no stored record the predicate picks (a search that finds nothing).
         found = twin_picked(atom[1], root, keys, args)
         return None if found == None else len(found) == 0
+    if kind in ("nested_present", "nested_absent"):
+        # ["nested_present", name, separator]: some record is stored under an id counted under the one the
+        # argument names (a task's subtask, `s02t01` of `s02`); ["nested_absent", ...]: none is.
+        value = args.get(atom[1])
+        if type(value) != "string" or not value:
+            return None
+        prefix = value + atom[2]
+        return (kind == "nested_present") == any([
+            type(k) == "string" and k.startswith(prefix) and k[len(prefix):].isdigit() for k in twin_stored(keys)
+        ])
     key = twin_key(root, args.get(atom[1]))
     if key == None:
         return None
@@ -514,6 +532,12 @@ def twin_part(part, root, keys, args, twin):
         # ["next", prefix, width]: a server that pads its counter with zeros (`TASK-007`).
         width = part[2] if len(part) > 2 else 0
         return part[1] + "0" * (width - len(digits)) + digits
+    if kind == "opt":
+        return twin_optional(part, root, keys, args, twin)
+    if kind == "next_under":
+        return twin_next_under(part, keys, args)
+    if kind == "outer":
+        return twin_outer(part, args)
     if kind == "each_line":
         return twin_each_line(part, root, keys, args, twin)
     if kind in ("size", "total_size", "mean_size", "index"):
@@ -579,12 +603,57 @@ def twin_each_line(part, root, keys, args, twin):
                 return None
             out.append(text)
         lines.append("".join(out))
-    return "\\n".join(lines)
+    # ["each_line", array, parts, separator]: blocks of several lines each (a view of several records),
+    # joined by what the server puts between them.
+    return (part[3] if len(part) > 3 else "\\n").join(lines)
+
+def twin_record_fields(entry):
+    # The fields of the record an answer showed for an entry that its storer did not give.
+    rec = entry.get("rec")
+    return [f for f in rec.keys() if f not in entry.get("args", {})] if type(rec) == "dict" else []
+
+def twin_optional(part, root, keys, args, twin):
+    # ["opt", parts]: a line of a record's block that the server leaves out where its field is absent (a
+    # description, a parent): its parts, or nothing where one of them cannot be written.
+    out = []
+    for piece in part[1]:
+        text = piece if type(piece) == "string" else twin_part(piece, root, keys, args, twin)
+        if text == None:
+            return ""
+        out.append(text)
+    return "".join(out)
 
 def twin_next(prefix, args, twin):
     # The next id a server counts under a prefix (`task-3`): one past the largest seen, the i-th item of
     # an array argument taking the i-th after it.
     return twin.get("counters", {}).get(prefix, 0) + 1 + args.get("$index", 0)
+
+def twin_next_under(part, keys, args):
+    # ["next_under", name, separator, width]: the next id a server counts under the record an argument
+    # names (a subtask `s02t03` of `s02`): the argument's value, the separator, and one past the largest
+    # counter of the ids stored under it so, padded with zeros to the width its ids show.
+    value = args.get(part[1])
+    if type(value) != "string" or not value:
+        return None
+    prefix = value + part[2]
+    largest = 0
+    for key in keys:
+        rest = key[len(prefix):] if type(key) == "string" and key.startswith(prefix) else ""
+        if rest and rest.isdigit() and len(rest) < 10:
+            largest = max(largest, int(rest))
+    digits = str(largest + 1)
+    return prefix + "0" * (part[3] - len(digits)) + digits
+
+def twin_outer(part, args):
+    # ["outer", name, separator]: the id an argument's id is counted under (`s12` of `s12t03`), which a
+    # server names where that one is missing.
+    value = args.get(part[1])
+    if type(value) != "string":
+        return None
+    rest = value.rstrip("0123456789")
+    if rest == value or not rest.endswith(part[2]) or len(rest) == len(part[2]):
+        return None
+    return rest[:len(rest) - len(part[2])]
 
 def twin_size(part, args):
     # A length from the call: of a string or array argument (`size`), the sum of the lengths of a field
@@ -954,6 +1023,15 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
                 # ["keep", field, "known"]: a write that answers the record with fields of its own beside it
                 # (a close's `_next_issue_id`, never read back): the record keeps only the fields it had.
                 entry["rec"] = {name: v for name, v in answer.items() if name in before}
+            if len(effect) > 2 and effect[2] == "merged" and key in keys and type(answer) == "dict":
+                # ["keep", field, "merged"]: a move of a stored record through its lifecycle (started, done)
+                # that answers part of it: the fields it had stay, those the answer shows are its own now,
+                # and the call's other arguments replace theirs (the one that names it is no field).
+                entry["args"] = dict(keys[key].get("args", {}))
+                entry["args"].update({n: v for n, v in args.items() if n != effect[1] and v != value and "/" not in n})
+                if type(before) == "dict":
+                    entry["rec"] = dict(before)
+                    entry["rec"].update(answer)
             if type(value) == "int" and value not in args.values():
                 entry["made"] = True
             if type(value) == "int" and value > twin.get("fresh", 0):
@@ -1675,6 +1753,16 @@ def twin_bridge_items(state, args):
                 viewed = twin_item(call, name, index)
                 own = [n for n in viewed if n.startswith(name + "/*")]
                 found = twin_item_pieces(args, viewed, twin, own, {})
+                for n in own:
+                    # The fields stored under the key the item names (a view of several records).
+                    if not n.endswith("/*") or type(viewed.get(n)) != "string":
+                        continue
+                    entry = twin_entry(args["root"], twin["keys"], viewed, n)
+                    if entry != None:
+                        for f in sorted(entry.get("args", {}).keys()) + sorted(twin_record_fields(entry)):
+                            text = twin_part(["stored", n, f], args["root"], twin["keys"], viewed, twin)
+                            if text != None and len(text) > 0:
+                                found.append([text, ["stored", n, f]])
                 held = [twin_holds(["present", n, None], args["root"], twin["keys"], viewed) for n in own]
                 present = [n for n, hold in zip(own, held) if hold == True]
                 # Its place first: of the numbers an item shows, the likeliest to be meant.
@@ -1704,6 +1792,19 @@ def twin_item_pieces(args, call, twin, names, arrays):
         width = args.get("widths", {}).get(prefix)
         part = ["next", prefix, width] if width else ["next", prefix]
         pieces.append([twin_part(part, None, {}, call, twin), part])
+    for name in names:
+        for separator, _ in args.get("nested", []):
+            text = twin_outer(["outer", name, separator], call)
+            if text != None:
+                pieces.append([text, ["outer", name, separator]])
+        # Only under a record the argument names: a title is no parent.
+        if type(call.get(name)) != "string" or call[name] not in twin.get("keys", {}):
+            continue
+        for separator, width in args.get("nested", []):
+            part = ["next_under", name, separator, width]
+            text = twin_next_under(part, twin.get("keys", {}), call)
+            if text != None:
+                pieces.append([text, part])
     sizes = []
     for name in names:
         value = call.get(name)

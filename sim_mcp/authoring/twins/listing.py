@@ -16,9 +16,11 @@ records in the order given, each on a line of its own; a record's block is the l
 lines after it that show more of its fields; what lies between blocks is the separator, the same every
 time. Fields are written where their text stands whole. Where blocks differ in text no field writes as it
 is (a boolean shown as "✅ Done", a missing category as "none"), the blocks are aligned token by token and
-each stretch that differs is a field whose null, true or false values are written through a map: only
-those are mapped, a string or number is always written as it is, so one answer cannot make up a map that
-renames values. The blocks of every call are aligned into one line template where they can be, so that a
+each stretch that differs is a field whose null, true or false values are written through a map; so is
+a string field's where each value is shown as a mark of a character or two (a status `in-progress` as
+`~`), or every value, two at least, as one text that it is there (`$any`: a description as " (...)"); a
+longer text is never a string's, nor is a key mapped, so one answer cannot make up a map that renames
+values. The blocks of every call are aligned into one line template where they can be, so that a
 map learns true from one call and false from another. Like every template, one holding a listing belongs
 to the recorded calls the twin's own Starlark renders exactly with it.
 """
@@ -41,6 +43,8 @@ __all__ = ["listing_pieces", "may_list"]
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 # A field's text shorter than this (but for the key) is not looked for in a block: "a" is found everywhere.
 _SHORTEST = 2
+# The longest mark a string field's value may be shown as (`~` for a status): longer is a renaming.
+_MARK = 2
 # Where a listing of one record gives no separator to copy.
 _ONE_SEPARATOR = "\n"
 _SLOT = "\x00"
@@ -340,6 +344,19 @@ def _end(opcodes: Sequence[tuple[str, int, int, int, int]], at: int) -> int:
     return 0
 
 
+def _marks(strings: dict[str, str]) -> dict[str, str]:
+    """A string field's values written as marks (by their JSON): a mark per value, of a character or two that
+    no value is written as (a status `in-progress` shown as `~`); or one text for every value, two at least,
+    that it is there at all (`$any`: a description shown as " (...)"). Else none: a value is written as it
+    is, never renamed."""
+    texts = set(strings.values())
+    if len(strings) > 1 and len(texts) == 1:
+        return {"$any": texts.pop()}
+    if all(0 < len(text.strip()) <= _MARK and text.strip() == text for text in texts):
+        return strings
+    return {}
+
+
 def _explained(texts: list[str], records: list[Record]) -> list[Any] | None:
     """The field that writes `texts` (one per record): as it is, else through a map of its null, true and
     false values; of several, one written as it is somewhere first, then by name."""
@@ -347,6 +364,7 @@ def _explained(texts: list[str], records: list[Record]) -> list[Any] | None:
     mapped: list[tuple[int, str, dict[str, str]]] = []
     for name in names:
         entries: dict[str, str] = {}
+        strings: dict[str, str] = {}
         plain = 0
         for record, text in zip(records, texts, strict=True):
             item = record.get(name)
@@ -356,9 +374,16 @@ def _explained(texts: list[str], records: list[Record]) -> list[Any] | None:
                 code = json.dumps(item)
                 if entries.setdefault(code, text) != text:
                     break
+            elif isinstance(item, str) and name not in _KEYS:
+                strings.setdefault(json.dumps(item), text)
+                if strings[json.dumps(item)] != text:
+                    break
             else:
                 break
         else:
+            if strings and not (marks := _marks(strings)):
+                continue
+            entries.update(marks if strings else {})
             if not entries:
                 return ["field", name]
             mapped.append((-int(plain > 0), name, entries))
