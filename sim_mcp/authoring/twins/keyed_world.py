@@ -156,9 +156,9 @@ keep the records nested in it (a list of objects each with an id the server made
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
 (`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave, also in a text
-under one field, `{"result": ...}`; none that names a stored record), and change the record an integer
-argument names where the call gives one (`["and", ["keep_id"], ["merge", name]]`: a save that creates
-without an id, updates with one); give a stored
+under one field, `{"result": ...}`; none that names a record whose id was made up and is stored still; one a
+call put under its own id is replaced), and change the record an integer argument names where the call gives
+one (`["and", ["keep_id"], ["merge", name]]`: a save that creates without an id, updates with one); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field

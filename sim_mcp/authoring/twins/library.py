@@ -1049,9 +1049,10 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
     elif kind == "keep_id":
         # The call's arguments kept under the id its text answer announces (made up by the server).
         value = twin_made_number(answer, args)
-        if value == None or str(value) in keys:
-            # None announced, or one that names a record stored already (a refusal that names the record
-            # in the way): nothing made up.
+        if value == None or keys.get(str(value), {}).get("made"):
+            # None announced, or one the server made up before and still holds (a refusal that names the
+            # record in the way): nothing made up. A record a call put under that id itself (an update of
+            # an id the server had not made up yet) was the twin's guess, which the announcement overrides.
             return
         if value > twin.get("fresh", 0):
             twin["fresh"] = value
