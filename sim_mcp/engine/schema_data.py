@@ -11,7 +11,7 @@ import random
 import re
 
 # The stdlib's own regex parser (public as sre_parse before 3.11, which now warns on import).
-from re import _parser as re_parser  # type: ignore[attr-defined]
+from re import _parser as re_parser  # type: ignore[attr-defined,unused-ignore]
 from typing import Any
 
 from jsonpointer import unescape
