@@ -163,8 +163,8 @@ async def served_twin_answers(folder: Path) -> None:
         saved = await client.call_tool("put_note", {"path": "rho", "text": "hello"})
         assert text_of(saved) == "Saved rho"
         world = (await runtime.store.get("memory")).worlds["notes"]  # type: ignore[union-attr]
-        # Written once (`w`: a document's revision counts its writes).
-        stored = {"by": "put_note", "args": {"text": "hello"}, "n": 1, "at": 1, "w": 1}
+        # Written once (`w`: a document's revision counts its writes); the first record of the store (`s`, `se`).
+        stored = {"by": "put_note", "args": {"text": "hello"}, "n": 1, "at": 1, "w": 1, "s": 1, "se": 1}
         assert world["_twin"]["keys"]["{tmp}/rho"] == stored
         # ... so the guard declines it, and the replay, which never saw it, says so: never a made-up success.
         read = await client.call_tool("get_note", {"path": "rho"})

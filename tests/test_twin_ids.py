@@ -247,3 +247,19 @@ def test_a_property_schema_that_is_no_object_is_read_as_naming_no_type() -> None
     sessions = recorded(0, 24, NAMES)
     names = [tool.name for tool in TOOLS]
     assert infer_guards(loose, sessions, names).plans == infer_guards(TOOLS, sessions, names).plans
+
+
+def test_an_announced_id_replaces_a_record_a_call_put_there_not_one_made_up() -> None:
+    """An id the server made up and still holds is not made up again (a refusal naming the record in the
+    way keeps nothing); a record a call put under an id it gave itself (an update of a task the server had
+    not made yet) was the twin's guess, which the server's announcement replaces."""
+    keep: dict[str, Any] = {"when": [["always"]], "answer": "Created #2", "error": False, "effect": ["keep_id"]}
+    put: dict[str, Any] = {"when": [["always"]], "answer": "ok", "error": False, "effect": ["put", "id"]}
+    plan: dict[str, Any] = {"family": "guard", "root": None, "rules": [keep]}
+    state: dict[str, Any] = {}
+    run_guard({**plan, "rules": [put]}, "task_update", state, {"id": 2, "status": "completed"})
+    run_guard(plan, "task_create", state, {"name": "x"})
+    assert state["_twin"]["keys"]["2"]["args"] == {"name": "x"}
+    assert state["_twin"]["keys"]["2"]["made"]
+    run_guard(plan, "task_create", state, {"name": "y"})
+    assert state["_twin"]["keys"]["2"]["args"] == {"name": "x"}

@@ -27,7 +27,12 @@ A key may be named by two string arguments together, a namespace and a name in i
 plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
 `first+second`, which every placeholder, condition and effect names as it names one argument; storing under
 it stores the namespace too (listed by `all`, missing or present as one argument's key). Pairs are tried
-only where one argument explains too little (`infer_guards`).
+only where one argument explains too little (`infer_guards`); a tool is asked about a pair (present, missing)
+where its answers name both arguments, as keys or echoed whole (`$arg`: a delete answering the namespace and
+name it was given), as `_effects` offers to store or drop under it. A namespace a call may leave out, an optional
+string argument whose schema names a default (`namespace: "default"`), is that default in the joined key
+(the plan's `defaults`, `_defaulted`), as the server reads it: a name stored without one is the one read
+back without one, and the argument with a default is the namespace, whatever the schema's order.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as given
 (`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root, negation or
@@ -54,12 +59,19 @@ under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["si
 field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
 name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
-"next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; a stored text as a JSON
-string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as JSON in a text); a
-stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs', 'urgent']`); the
-names of the arguments the call gave, in its schema's order but the number naming the record, joined
-(`["given_names", order, sep]`: an update's "fields: description, data"). A
-JSON number may be such a number (`{"$number": part}`), a JSON list one answer per item of an array argument
+"next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; what the store
+keeps with a record beside its fields: its id counted across the whole store, every namespace, as a table's
+AUTOINCREMENT counts it (`["serial", name]`: one past every record stored before, a dropped one's too; `["serial",
+name, "every"]`: one past every store, a store of a record already there using one up, as an upsert does; a record
+stored again keeps its id), and how often it was read (`["reads", name]`, kept when it is stored again; `["reads",
+name, "write"]`, those since its last write), both also as a record's fields in a listing (`$s`, `$se`, `$r`,
+`$rw`), drawn once more before any other number of the same text and from 0 on (a first read's answer shows 0),
+that template coming after every other (of two answering the same calls the first is kept); a
+stored text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as
+JSON in a text); a stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs',
+'urgent']`); the names of the arguments the call gave, in its schema's order but the number naming the record,
+joined (`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
+number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
 `["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,
 `["opt", parts]`: the item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
@@ -76,8 +88,9 @@ stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": tru
 be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
-compared by form; a key of digits as its number, `"id": 3`); `$at`, a record's number as a server numbers rows (one
-past the newest other), is a field too; and a number beside it (or beside every stored record) how many
+compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
+(`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers
+rows (one past the newest other), is a field too; and a number beside it (or beside every stored record) how many
 records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument
 (optional or required) an equality with a default where it is not given and values that keep every record (a
@@ -143,9 +156,9 @@ keep the records nested in it (a list of objects each with an id the server made
 its id, the parent's key (a field of the answer, or an argument) beside its fields (`keep_children`, with
 `keep` as `["and", keep, keep_children]`); keep the call's arguments under the id a text answer announces
 (`keep_id`: "Task created successfully with ID: 3", its one whole number no argument gave, also in a text
-under one field, `{"result": ...}`; none that names a stored record), and change the record an integer
-argument names where the call gives one (`["and", ["keep_id"], ["merge", name]]`: a save that creates
-without an id, updates with one); give a stored
+under one field, `{"result": ...}`; none that names a record whose id was made up and is stored still; one a
+call put under its own id is replaced), and change the record an integer argument names where the call gives
+one (`["and", ["keep_id"], ["merge", name]]`: a save that creates without an id, updates with one); give a stored
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
@@ -154,9 +167,17 @@ after an empty text); for a tool that names no record, key every stored record a
 (`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
 record that showed the old key showing the new one, the tool its storer; replace the text of one argument by
 another's in a text field of the record a key names (`["substitute", name, field, old, new]`: an edit of a
-record's data, both texts ones the call must give). Which effect each tool has is found by coordinate ascent
-over the tools: each in turn takes the effect under which the rules of all tools answer most recorded calls,
-or as many with fewer rules (`_Outcome.beats`: fewer exceptions, the likelier server), until none changes.
+record's data, both texts ones the call must give); for a read, count itself on the record the key an argument
+names picks (`["touch", name]`: an access count, `library.twin_touch`), learned, as every effect is, from what
+later answers about that record show, never from the tool's name. A key is an argument the answers read as one,
+else one they echo whole (`$arg`: a store that answers its key), never a text the call adds. Which effect each
+tool has is found by coordinate ascent over the tools: each round tries every tool's effects, those that answer
+most from where the round starts first, each kept where the rules of all tools then answer more recorded calls,
+or as many with fewer rules (`_Outcome.beats`: fewer exceptions, the likelier server), until a round changes
+nothing (in the tools' order, a small gain of an early tool could shut out a large one of a later tool that no
+single change reaches afterwards); a read that counts itself is also tried together with every tool's likeliest
+effect on the key it reads (a store's put, a delete's drop), since it tells only once the records are kept under
+that key.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments given, or
 not (`absent`, for a tool whose answers name no key); a required argument absent (a server that does not check its
@@ -192,9 +213,9 @@ call lacks a required argument (a recorded listing or file content is never answ
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
 successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
 nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing, nor does one most of whose successes show a number converted from the call or computed by a
-formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An
-error for arguments the twin's served schema refuses (a required one missing, a value outside an
+nothing (it may count itself: `touch`), nor does one most of whose successes show a number converted from the
+call or computed by a formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is
+no such). An error for arguments the twin's served schema refuses (a required one missing, a value outside an
 enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
@@ -270,6 +291,7 @@ _NUMBER_PARTS = frozenset(
     {
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
+        *("reads", "serial"),
         *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
     }
 )
@@ -303,8 +325,12 @@ _WHOLE = (
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure", "distance", "writes", "count"}
+    | {"measure", "distance", "writes", "count", "reads", "serial"}
 )
+# The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
+# (`_kept_first`).
+_SMALL = frozenset({"index"})
+_KEPT = frozenset({"index", "reads", "serial"})
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
 _ROW_FIT = (9, 10)
@@ -351,9 +377,16 @@ def run_guard(
     return answer
 
 
-def view(args: dict[str, Any], pairs: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
+def view(
+    args: dict[str, Any], pairs: tuple[tuple[str, str], ...] = (), defaults: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The arguments a guard reads: as given, a list of one string also as that item (`paths/0`), and two
-    string arguments a plan joins as one key (`first+second`: `library.twin_paired`)."""
+    string arguments a plan joins as one key (`first+second`: `library.twin_paired`), a part not given as
+    the value its schema defaults to (`defaults`, `_defaulted`)."""
+    if defaults:
+        given = {**defaults, **args}
+        joined = view(given, pairs)
+        return {**view(args), **{name: joined[name] for name in joined if name not in given}}
     items = {
         f"{name}/0": value[0]
         for name, value in args.items()
@@ -528,6 +561,11 @@ class _Learner:
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
         self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
 
+    def defaults(self, tool: ToolSpec) -> dict[str, str]:
+        """The defaults of this tool's paired arguments that a call may leave out (`_defaulted`)."""
+        joined = {name for pair in self.tool_pairs(tool) for name in pair}
+        return {name: value for name, value in _defaulted(tool).items() if name in joined}
+
     def tool_pairs(self, tool: ToolSpec) -> list[list[str]]:
         """The pairs this tool takes both arguments of: joined in its calls (`library.twin_paired`)."""
         properties = tool.input_schema.get("properties") or {}
@@ -541,8 +579,11 @@ class _Learner:
         """`_preds`, and the names joined under the namespace an argument names (`["in", name]`): a tool
         that takes only the namespace (a project) lists what is stored in it (its files)."""
         spaces = sorted({first for first, _ in self.pairs} & set(_strings(tool)))
-        # Records not counted under another (top-level tasks, not their subtasks), where ids are so counted.
-        return _preds(tool) + [["in", name] for name in spaces] + [["unnested", sep] for sep, _ in self.nested]
+        # Where names are joined to their namespaces, every joined record too (`["joined"]`): all of a
+        # memory's records, the namespace left out. Records not counted under another (top-level tasks, not
+        # their subtasks), where ids are so counted.
+        joined = [["joined"]] if self.pairs else []
+        return _preds(tool) + [["in", name] for name in spaces] + joined + [["unnested", sep] for sep, _ in self.nested]
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success."""
@@ -584,6 +625,8 @@ class _Learner:
                     plans[name]["counters"] = self.prefixes
                 if self.tool_pairs(tool.spec):
                     plans[name]["pairs"] = self.tool_pairs(tool.spec)
+                if self.defaults(tool.spec):
+                    plans[name]["defaults"] = self.defaults(tool.spec)
                 answered[name] = count
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
@@ -638,6 +681,7 @@ class _Learner:
         extra = {**payload, "arrays": _arrays(tool.spec), "prefixes": self.prefixes, "widths": self.widths}
         extra["nested"] = self.nested
         found: dict[str, tuple[Any, bool]] = {}
+        counted: dict[str, tuple[Any, bool]] = {}
         every = self.each("twin_bridge_pieces", payload)
         items_all = self.each("twin_bridge_items", extra)
         listings = listing_pieces([(c.value, c.arguments, d["listings"]) for c, d in zip(calls, every, strict=True)])
@@ -682,6 +726,12 @@ class _Learner:
             if (revisions := _revisions_first(pieces)) is not None:
                 other = _template_of(call.value, revisions, whole if not call.is_error else None)
                 found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
+            if (kept := _kept_first(pieces)) is not None:
+                # A record's reads and id are written from 0 and 1 on too: a read's first answers show them so.
+                # After every other reading: of two that answer the same calls, the covering keeps the first,
+                # and a 1 that is a record's id may as well be how many records a listing holds.
+                other = _template_of(call.value, kept, {**whole, "small": _KEPT} if not call.is_error else None)
+                counted.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
                 # order or last stored, all records or the one named) is for the covering to tell.
@@ -691,6 +741,8 @@ class _Learner:
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         for template in picked_listings(tool.spec, calls):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
+        for key, drawn_kept in counted.items():
+            found.setdefault(key, drawn_kept)
         return found
 
     def filtered(
@@ -833,8 +885,10 @@ class _Learner:
         pairs: dict[tuple[str, ...], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
         for candidates in lined:
             if candidates:
-                # The first reading of each call: every reading of it pairs the same objects with the same records.
-                _, _, objects, records = candidates[0]
+                # The reading of each call whose records hold the most (the first of those): the readings of
+                # a call pair its objects with the same records, but where names are joined to namespaces a
+                # namespace's entry may line up with an object that shows it, beside the record it holds.
+                _, _, objects, records = max(candidates, key=lambda found: sum(len(record) for record in found[3]))
                 shape = tuple(sorted(objects[0]))
                 pairs.setdefault(shape, []).extend(zip(objects, records, strict=True))
         items = {shape: _row_item(shown) for shape, shown in pairs.items()}
@@ -923,8 +977,12 @@ class _Learner:
         every = {name for template, _ in found.values() for name in _keys_named(template, tool.spec)}
         # An item an answer names (`keys/*`) is asked about where a list of one is (`keys/0`, `view`).
         single = {name.replace("/*", "/0") for name in every if name.endswith("/*")} & set(_strings(tool.spec))
-        # A pair whose two arguments the answers name is asked about as one key (a file of a project stored or not).
-        joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every}
+        # A pair whose two arguments the answers name is asked about as one key (a file of a project stored or not),
+        # those they echo whole too (`$arg`: a delete answering the namespace and name it was given), as
+        # `_effects` offers to store or drop under them: a delete that drops a joined key is told from one that
+        # finds nothing only by asking about that key.
+        echoed = {name for template, error in found.values() if not error for name in _args_written(template)}
+        joined = {_pair_name(a, b) for a, b in self.tool_pairs(tool.spec) if {a, b} <= every | echoed}
         named = sorted({name for name in every if "/*" not in name} | single | joined | set(tool.keyed))
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
@@ -1074,7 +1132,11 @@ def _infer(
     root: str | None,
     pairs: tuple[tuple[str, str], ...],
 ) -> GuardInference:
-    sessions = [[replace(call, arguments=view(call.arguments, pairs)) for call in session] for session in sessions]
+    defaults = {tool.name: _defaulted(tool) for tool in tools}
+    sessions = [
+        [replace(call, arguments=view(call.arguments, pairs, defaults.get(call.tool))) for call in session]
+        for session in sessions
+    ]
     known = {
         tool.name: _Tool(tool, [c for s in sessions for c in s if c.tool == tool.name])
         for tool in tools
@@ -1089,7 +1151,10 @@ def _infer(
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
     for tool in known.values():
-        if not tool.calls or _reads_only(tool.spec) or all(c.is_error for c in tool.calls):
+        if not tool.calls or all(c.is_error for c in tool.calls):
+            continue
+        if _reads_only(tool.spec):
+            tool.effects = _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
             continue
         if _converts(tool, learner.functions(tool)):
             continue
@@ -1111,21 +1176,58 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+                found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
+                if _reads_only(tool.spec):
+                    tool.effects = _touches(tool, found, joinable)
+                else:
+                    tool.effects = _effects(tool, found, joinable, texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
+    best, choice = _ascend(learner, known, choice, best)
+    # A read that counts itself on a record tells only once the records are kept under the key it reads (a
+    # store that keeps its answer under one of its fields keys them otherwise, and ties with one that does
+    # until the read counts): each such read is tried together with every tool's likeliest effect on that
+    # key (a store's put, a delete's drop), and the ascent goes on from there.
+    for name, tool in known.items():
+        for touch in tool.effects:
+            if touch is None or touch[0] != "touch":
+                continue
+            move = {
+                other: next(e for e in store.effects if e is not None and e[1] == touch[1])
+                for other, store in known.items()
+                if other != name and any(e is not None and e[0] != "touch" and e[1] == touch[1] for e in store.effects)
+            }
+            # Taken where the ascent from there ends better: other tools' rules may need their own effects
+            # changed once the records are kept so.
+            moved: dict[str, list[Any] | None] = {**choice, **move, name: touch}
+            trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
+            if trial.beats(best):
+                best, choice = trial, tried
+    return GuardInference(best.plans, root, best.answered)
+
+
+def _ascend(
+    learner: _Learner, known: dict[str, _Tool], choice: dict[str, list[Any] | None], best: _Outcome
+) -> tuple[_Outcome, dict[str, list[Any] | None]]:
+    """Coordinate ascent over the tools' effects from `choice`: each round tries every tool's effects in the
+    order of what each answers from where the round starts, most first, a change kept where the rules of all
+    tools then answer more recorded calls, until a round changes nothing. Tried in the tools' order instead,
+    an early tool's small gain (a write read as a merge) may shut out a later tool's large one (an append)
+    that no single change reaches afterwards."""
     for _ in range(_EFFECT_ROUNDS):
+        moves = [(name, effect) for name, tool in known.items() for effect in tool.effects if effect != choice[name]]
+        start = choice
+        moves.sort(key=lambda move: -learner.evaluate({**start, move[0]: move[1]}).score)
         changed = False
-        for name, tool in known.items():
-            for effect in tool.effects:
-                if effect == choice[name]:
-                    continue
-                trial = learner.evaluate({**choice, name: effect})
-                if trial.beats(best):
-                    best, choice, changed = trial, {**choice, name: effect}, True
+        for name, effect in moves:
+            if effect == choice[name]:
+                continue
+            trial = learner.evaluate({**choice, name: effect})
+            if trial.beats(best):
+                best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
-    return GuardInference(best.plans, root, best.answered)
+    return best, choice
 
 
 def _pair_candidates(
@@ -1157,7 +1259,26 @@ def _pair_candidates(
         # In the order the schema declares them: a namespace before the names in it, as a path reads
         # (`projectName`, `fileName`; `collection`, `id`).
         found.update(itertools.combinations(names, 2))
+        # A name's namespace may be left out, the server reading its default (`namespace: "default"`): the
+        # argument with a default is the namespace, whatever the schema's order.
+        found.update((space, name) for space in _defaulted(tool) for name in names)
     return tuple(sorted(found))
+
+
+def _defaulted(tool: ToolSpec) -> dict[str, str]:
+    """The optional string arguments whose schema names a text default: the value a call that leaves one
+    out is read with, a namespace (`default`); none for an empty default, which names no key."""
+    properties = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required") or [])
+    return {
+        name: schema["default"]
+        for name, schema in properties.items()
+        if name not in required
+        and isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and isinstance(schema.get("default"), str)
+        and schema["default"]
+    }
 
 
 def _types(schema: Any) -> set[str]:
@@ -1290,7 +1411,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         return each
     if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
         return line
-    if type(value) is int and (number := _number_leaf(value, pieces)) is not None:
+    small = whole.get("small", _SMALL) if whole is not None else _SMALL
+    if type(value) is int and (number := _number_leaf(value, pieces, small)) is not None:
         return number
     if whole is not None and isinstance(value, list) and value:
         # An empty list is as often a constant (`"errors": []`) as an empty listing: a template drawn where
@@ -1361,7 +1483,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             if whole is not None
             and type(item) is int
             and item == whole["fresh"] >= 2  # a JSON 1 is as often a constant: a later id tells
-            and _number_leaf(item, pieces) is None  # a number of the call first
+            and _number_leaf(item, pieces, small) is None  # a number of the call first
             else _template_of(item, pieces, whole)
             for name, item in value.items()
         }
@@ -1553,6 +1675,17 @@ def _revisions_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, lis
     return sorted(pieces, key=lambda piece: (-len(piece[0]), piece[1][0] != "writes"))
 
 
+def _kept_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]] | None:
+    """The pieces with the numbers a store keeps with a record (its reads, then its id: `library.twin_reads`,
+    `twin_serial`) before every other number of the same text (a record's 2 reads and a count of 2), where
+    the call shows any: drawn again so, 0 and 1 written as them too, the covering tells which holds; else
+    None."""
+    rank = {"reads": 0, "serial": 1}
+    if not any(part[0] in rank for _, part in pieces):
+        return None
+    return sorted(pieces, key=lambda piece: (-len(piece[0]), rank.get(piece[1][0], 2)))
+
+
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
@@ -1610,7 +1743,9 @@ def _defaults(
     tags, a field an update gave), with the default `shown` (`_shown_defaults`) for records without it
     and the value stored (`$shown`: the answer shows that field only where it shows this value)."""
     found: dict[str, dict[str, Any]] = {}
-    for name, entry in entries.items():
+    # A record a pair of arguments names before its namespace (`first+second` before `first`): the namespace
+    # is no record, and what it lacks is no default of the server's.
+    for name, entry in sorted(entries.items(), key=lambda item: "+" not in item[0]):
         tool = tools.get(entry["by"])
         properties = tool.spec.input_schema.get("properties") or {} if tool is not None else {}
         for field_name in properties:
@@ -1714,14 +1849,17 @@ def _optional_lines(template: Any) -> list[Any]:
     return out
 
 
-def _number_leaf(value: int, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
-    """A JSON integer as the first number or length of the call that writes it: from 2 on, or an item's
-    place (a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more tells); a 1 that is how many
-    records are stored, too: where something is stored, a constant success is no answer the twin may give,
-    and the covering tells the count from a constant 1 by the calls of more records."""
+def _number_leaf(
+    value: int, pieces: list[tuple[str, list[Any]]], small: frozenset[str] = _SMALL
+) -> dict[str, Any] | None:
+    """A JSON integer as the first number or length of the call that writes it: from 2 on, or one of the
+    kinds `small` (an item's place; a JSON 0 or 1 is as often a constant, `"total": 1`; a call with more
+    tells); a 1 that is how many records are stored, too: where something is stored, a constant success is no
+    answer the twin may give, and the covering tells the count from a constant 1 by the calls of more
+    records."""
     text = str(value)
     for written, part in pieces:
-        if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] == "index"):
+        if written == text and part[0] in _LEAF_NUMBERS and (value >= 2 or part[0] in small):
             return {"$number": part}
     for written, part in pieces:
         if written == text and part[0] == "count" and value == 1:
@@ -1945,8 +2083,12 @@ def _effects(
     joined from two arguments its answers both name first: tried only where one argument explained too
     little); drop the keys a predicate picks; nothing."""
     every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
-    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
+    # An argument the answer writes back as given (`$arg`: a store that echoes its key) may name the key too,
+    # tried after those the answers read as keys; never a text the call adds (`append` below).
+    echoed = {name for template, error in found.values() if not error for name in _args_written(template)}
+    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every | echoed]
     named = sorted({name for name in every if "/*" not in name} | set(tool.keyed))
+    also = sorted(name for name in echoed - set(named) if "/" not in name and name in _strings(tool.spec))
     # An item's field an answer names (`items/*/key`), or the item itself (`keys/*`): each item is a key.
     each = sorted({(name.split("/*")[0], name.partition("/*/")[2]) for name in every - set(named)})
     kept = _record_keys(tool)
@@ -1971,9 +2113,9 @@ def _effects(
     options += [["keep_children", listed, key, name] for listed, key in children for name in parents]
     options += [["put_each", array, item or None] for array, item in each]
     options += [[kind, name] for name in joined for kind in ("put", "put_new")]
-    options += [["put", name] for name in named]
+    options += [["put", name] for name in named + also]
     # A stored record some of whose fields the call changes (a task marked done, renamed).
-    options += [["merge", name] for name in named]
+    options += [["merge", name] for name in named + also]
     # A stored text the call adds to (a document appended to), with what joins them: only a later read tells
     # this from a merge, which is likelier where none does. The text is one the call must give.
     required = set(tool.spec.input_schema.get("required") or [])
@@ -1996,7 +2138,7 @@ def _effects(
         # whose answers show the record an argument names (a write's `{"name": ...}`) names it: no reload
         # (its renumbering's small gain could shut out a later tool's larger one in the ascent).
         options += [["renumber", 0], ["renumber", 1]]
-    drops: list[list[Any] | None] = [["drop", name] for name in joined + named]
+    drops: list[list[Any] | None] = [["drop", name] for name in joined + named + also]
     drops += [["drop_each", array, item or None] for array, item in each]
     drops += [["drop_matching", pred] for pred in _preds(tool.spec)]
     # Where the recordings cannot tell storing from dropping (a deleted key never read again), a tool named
@@ -2023,6 +2165,58 @@ def _given_keys(tool: _Tool, fields: list[str]) -> list[str]:
         if values and all(values):
             found.append(name)
     return found
+
+
+def _touches(
+    tool: _Tool, found: dict[str, tuple[Any, bool]], pairs: list[list[str]] | None = None
+) -> list[list[Any] | None]:
+    """The effects a read may have: none first, then counting itself on the record a key its answers name
+    picks (`["touch", name]`, an access count), which only later answers about that record bear out."""
+    if not _counts_up(tool):
+        return [None]
+    every = {name for template, error in found.values() if not error for name in _keys_named(template, tool.spec)}
+    # An argument the answer writes as given (`$arg`: the key a read echoes) names the record it reads too.
+    every |= {name for template, error in found.values() if not error for name in _args_written(template)}
+    joined = [_pair_name(a, b) for a, b in pairs or [] if {a, b} <= every]
+    named = sorted(name for name in every if "/" not in name)
+    return [None, *(["touch", name] for name in joined + named)]
+
+
+def _args_written(template: Any) -> list[str]:
+    """The arguments a template writes whole as the call gave them (`{"$arg": name}`)."""
+    return sorted(set(re.findall(r'"\$arg": "([^"]+)"', json.dumps(template))))
+
+
+def _counts_up(tool: _Tool) -> bool:
+    """Whether a read's answers ever show it counting: two successes of one session with the same arguments
+    whose answers differ only in whole numbers, each greater the second time (an access count); a read
+    whose answers never do so is not tried as one that counts itself."""
+    last: dict[tuple[str, str], dict[str, Any]] = {}
+    for call in tool.calls:
+        if not _succeeded(call):
+            continue
+        at = (call.session, json.dumps(call.arguments, sort_keys=True))
+        leaves = dict(_leaves(call.value, ""))
+        before = last.get(at)
+        last[at] = leaves
+        if before is None or before.keys() != leaves.keys() or before == leaves:
+            continue
+        changed = [path for path in leaves if before[path] != leaves[path]]
+        if all(type(before[p]) is int and type(leaves[p]) is int and leaves[p] > before[p] for p in changed):
+            return True
+    return False
+
+
+def _leaves(value: Any, at: str) -> Iterator[tuple[str, Any]]:
+    """Each leaf of a JSON value with its JSON pointer."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            yield from _leaves(item, f"{at}/{name}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{at}/{index}")
+    else:
+        yield at, value
 
 
 def _announces_ids(tool: _Tool) -> bool:

@@ -82,14 +82,16 @@ def twin_stored(keys):
 # (no `/` is added: a joined key has no parent), and two pairs give one key only when both parts agree.
 TWIN_PAIR = "\x1f"
 
-def twin_paired(args, pairs):
+def twin_paired(args, pairs, defaults = {}):
     # The arguments and, for each pair [first, second] the plan joins, both values joined as one argument
-    # (`first+second`), which every placeholder, condition and effect may name as it names one argument.
+    # (`first+second`), which every placeholder, condition and effect may name as it names one argument. A
+    # part not given is the value its schema defaults to (`defaults`: a namespace `default`), as the server
+    # resolves it: a name stored without a namespace is the one read back without one.
     if not pairs:
         return args
     viewed = dict(args)
     for pair in pairs:
-        first, second = args.get(pair[0]), args.get(pair[1])
+        first, second = args.get(pair[0], defaults.get(pair[0])), args.get(pair[1], defaults.get(pair[1]))
         if type(first) == "string" and type(second) == "string":
             viewed[pair[0] + "+" + pair[1]] = first + TWIN_PAIR + second
     return viewed
@@ -104,6 +106,12 @@ def twin_inside(root, keys, value):
     if space == None:
         return None
     pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if k.startswith(space + TWIN_PAIR)])
+    return [pair[1] for pair in pairs]
+
+def twin_joined(keys):
+    # ["joined"]: every key joined from two arguments, in every namespace, in the order they were stored (a
+    # memory's every record, not its namespaces).
+    pairs = sorted([[entry.get("n", 0), k] for k, entry in keys.items() if TWIN_PAIR in k])
     return [pair[1] for pair in pairs]
 
 def twin_dropped(keys, key):
@@ -164,6 +172,8 @@ def twin_picked(pred, root, keys, args):
     # joined under the namespace an argument names, as a project's files.
     if pred[0] == "in":
         return twin_inside(root, keys, args.get(pred[1]))
+    if pred[0] == "joined":
+        return twin_joined(keys)
     if pred[0] == "unnested":
         # ["unnested", separator]: the records no other is counted under as `s02t01` is under `s02` (the
         # top-level tasks, not their subtasks).
@@ -243,6 +253,10 @@ def twin_row_fields(k, entry):
     fields = twin_fields(k, entry)
     fields["$n"] = entry.get("n", 0)
     fields["$at"] = entry.get("at", entry.get("n", 0))
+    # What the store keeps with a record beside its fields: its id counted across the store, its reads.
+    for name, kept in (("$s", "s"), ("$se", "se"), ("$r", "r"), ("$rw", "rw")):
+        if kept in entry or (kept in ("r", "rw") and "s" in entry):
+            fields[name] = entry.get(kept, 0)
     return fields
 
 def twin_row_value(spec, fields):
@@ -535,7 +549,18 @@ def twin_part(part, root, keys, args, twin):
     if kind == "writes":
         number = twin_writes(part, root, keys, args)
         return None if number == None else str(number)
+    if kind in ("reads", "serial"):
+        number = twin_record_number(part, root, keys, args)
+        return None if number == None else str(number)
     return None
+
+def twin_record_number(part, root, keys, args):
+    # A number the store keeps with a record: its reads (`twin_reads`) or its id (`twin_serial`); none for
+    # a namespace made on the way, which is no record.
+    if part[0] == "reads":
+        return twin_reads(part, root, keys, args)
+    entry = twin_entry(root, keys, args, part[1])
+    return None if entry == None else entry.get("se" if len(part) > 2 else "s")
 
 def twin_writes(part, root, keys, args):
     # ["writes", name]: the writes the record under the key an argument names has had (`w`: each success
@@ -891,6 +916,8 @@ def twin_number_of(part, root, keys, args, twin):
         return twin_fn_number(part, args)
     if part[0] == "writes":
         return twin_writes(part, root, keys, args)
+    if part[0] in ("reads", "serial"):
+        return twin_record_number(part, root, keys, args)
     text = twin_part(part, root, keys, args, twin)
     return None if text == None or not text.isdigit() else int(text)
 
@@ -912,6 +939,40 @@ def twin_apply_each(effect, tool, root, keys, args, twin):
         stored = {f: v for f, v in item.items() if f != effect[2]} if type(item) == "dict" else {}
         twin_store(keys, key, {"by": tool, "args": stored}, twin)
 
+def twin_serial(entry, before, twin):
+    # The id a store numbers a record by across the whole store, as a table's AUTOINCREMENT does: one past
+    # every record stored before, in any namespace, a dropped one's too (`s`: `["serial", name]`), or one
+    # past every store before, a record stored again using one up too (`se`: `["serial", name, "every"]`,
+    # an upsert that takes a number from the sequence before it finds the row); a record stored again keeps
+    # its id. A namespace made on the way is no record and takes none.
+    twin["serial_every"] = twin.get("serial_every", 0) + 1
+    if before != None and "s" in before:
+        entry["s"], entry["se"] = before["s"], before.get("se")
+    else:
+        twin["serial"] = twin.get("serial", 0) + 1
+        entry["s"], entry["se"] = twin["serial"], twin["serial_every"]
+
+def twin_touch(root, keys, args, name):
+    # ["touch", name]: a read that counts itself on the record it reads (an access count): where the key
+    # an argument names is stored, its reads (`r`, kept when stored again) and its reads since it was last
+    # written (`rw`) go one up. Learned from successive answers about one record, never from a tool's name.
+    key = twin_key(root, args.get(name))
+    if key == None or key not in keys or keys[key]["by"] == "_root":
+        return
+    entry = dict(keys[key])
+    entry["r"] = entry.get("r", 0) + 1
+    entry["rw"] = entry.get("rw", 0) + 1
+    keys[key] = entry
+
+def twin_reads(part, root, keys, args):
+    # ["reads", name]: the reads the record under the key an argument names has had before this call
+    # (`twin_touch`), 0 where none; ["reads", name, "write"]: those since it was last written (a counter a
+    # write resets).
+    entry = twin_entry(root, keys, args, part[1])
+    if entry == None or entry["by"] == "_root" or entry.get("space"):
+        return None
+    return entry.get("rw", 0) if len(part) > 2 else entry.get("r", 0)
+
 def twin_store(keys, key, entry, twin):
     # An entry stored under a key: when it was first stored (`n`, kept when stored again) and its row
     # number (`at`, one past the highest among the other keys, as a table that replaces a row numbers it).
@@ -924,6 +985,9 @@ def twin_store(keys, key, entry, twin):
     else:
         twin["stored"] = twin.get("stored", 0) + 1
         entry["n"] = twin["stored"]
+    if key in keys and "r" in keys[key]:
+        # What reads counted stays with the record stored again (an upsert keeps its row's counter).
+        entry["r"] = keys[key]["r"]
     entry["at"] = twin_latest(keys, key) + 1
     keys[key] = entry
 
@@ -976,14 +1040,19 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
         if space != key and space not in keys:
             # A name stored in a namespace makes the namespace (a file its project's folder), left when
             # its names are dropped.
-            twin_store(keys, space, {"by": tool, "args": {}}, twin)
+            twin_store(keys, space, {"by": tool, "args": {}, "space": True}, twin)
+        before = keys.get(key)
         twin_store(keys, key, entry, twin)
+        twin_serial(keys[key], before, twin)
+    elif kind == "touch":
+        twin_touch(root, keys, args, effect[1])
     elif kind == "keep_id":
         # The call's arguments kept under the id its text answer announces (made up by the server).
         value = twin_made_number(answer, args)
-        if value == None or str(value) in keys:
-            # None announced, or one that names a record stored already (a refusal that names the record
-            # in the way): nothing made up.
+        if value == None or keys.get(str(value), {}).get("made"):
+            # None announced, or one the server made up before and still holds (a refusal that names the
+            # record in the way): nothing made up. A record a call put under that id itself (an update of
+            # an id the server had not made up yet) was the twin's guess, which the announcement overrides.
             return
         if value > twin.get("fresh", 0):
             twin["fresh"] = value
@@ -1074,6 +1143,8 @@ def twin_merge(effect, tool, root, keys, args):
     entry["args"] = stored
     entry["by"] = tool
     entry["w"] = entry.get("w", 1) + 1
+    # A write: the reads counted since the last one start again (`twin_reads`).
+    entry.pop("rw", None)
     keys[key] = entry
 
 def twin_substitute(effect, tool, root, keys, args):
@@ -1373,7 +1444,7 @@ def twin_guard(plan, tool, state, args):
     root = plan["root"]
     twin = state.setdefault("_twin", {})
     keys = twin.setdefault("keys", {})
-    args = twin_paired(twin_view(args), plan.get("pairs"))
+    args = twin_paired(twin_view(args), plan.get("pairs"), plan.get("defaults", {}))
     for rule in plan["rules"]:
         if not all([twin_holds(atom, root, keys, args) == True for atom in rule["when"]]):
             continue
@@ -1690,6 +1761,10 @@ def twin_bridge_items(state, args):
             parts = [["order", name]] + [["stored_size", name, f] for f in entry.get("args", {})]
             for part in parts:
                 number = twin_stored_number(part, args["root"], twin["keys"], call)
+                if number != None:
+                    pieces.append([str(number), part])
+            for part in (["serial", name], ["serial", name, "every"], ["reads", name], ["reads", name, "write"]):
+                number = twin_record_number(part, args["root"], twin["keys"], call)
                 if number != None:
                     pieces.append([str(number), part])
         items = {}
