@@ -385,8 +385,8 @@ def twin_expr_binary(op, left, right, dialect):
         left, right = twin_expr_float(left), twin_expr_float(right)
         if left == None or right == None:
             return None  # an int past the largest double: Python's OverflowError
-        if not twin_finite(left) or not twin_finite(right):
-            return twin_expr_python_nonfinite(op, left, right)
+    # Where an operand is inf or nan (`1e300 * 1e300` is inf), `+ - * /` are IEEE's as below; a power is declined.
+    nonfinite = kind == "float" and (not twin_finite(left) or not twin_finite(right))
     if op == "+":
         return {"value": left + right}
     if op == "-":
@@ -394,13 +394,15 @@ def twin_expr_binary(op, left, right, dialect):
     if op == "*":
         return {"value": left * right}
     if op == "**":
-        return twin_expr_power(left, right)
+        return None if nonfinite else twin_expr_power(left, right)
     if right == 0:
         return {"error": "zero:" + op + ":" + kind}
     if op == "/":
         return {"value": twin_expr_divide(left, right)}
     if kind == "int":
         return {"value": left // right if op == "//" else left % right}
+    if nonfinite:
+        return twin_expr_python_nonfinite(op, left, right)
     if op == "%":
         found = left % right
         # Python's float remainder takes the divisor's sign, a zero one too (`0.0 % -1` is -0.0).
@@ -408,22 +410,8 @@ def twin_expr_binary(op, left, right, dialect):
     return {"value": twin_expr_floor_divide(left, right)}
 
 def twin_expr_python_nonfinite(op, left, right):
-    # Python's float arithmetic where an operand is inf or nan (`1e300 * 1e300` is inf): IEEE's for `+ - * /`,
-    # a division by a zero an error first; `//` and `%` as CPython's float_divmod gives them (nan but for a
-    # finite dividend over an infinite divisor: `5 % inf` is 5.0, `-5 % inf` inf, `-5 // inf` -1.0). A power
-    # is declined.
-    if op == "+":
-        return {"value": left + right}
-    if op == "-":
-        return {"value": left - right}
-    if op == "*":
-        return {"value": left * right}
-    if op == "**":
-        return None
-    if right == 0:
-        return {"error": "zero:" + op + ":float"}
-    if op == "/":
-        return {"value": left / right}
+    # Python's float `//` and `%` where an operand is inf or nan, as CPython's float_divmod gives them (nan but
+    # for a finite dividend over an infinite divisor: `5 % inf` is 5.0, `-5 % inf` inf, `-5 // inf` -1.0).
     if twin_nan(left) or twin_nan(right) or not twin_finite(left):
         return {"value": float("nan")}
     opposite = left != 0 and (left < 0) != (right < 0)
