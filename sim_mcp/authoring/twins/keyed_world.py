@@ -1374,7 +1374,6 @@ def _strings(tool: ToolSpec) -> list[str]:
     properties = tool.input_schema.get("properties") or {}
     names: list[str] = []
     for name, schema in properties.items():
-        schema = _plain(schema)
         if not isinstance(schema, dict):
             continue
         # An optional one may be typed `anyOf: [string, null]` (a default of null): a string all the same.
