@@ -195,20 +195,34 @@ def twin_lines(part, root, keys, args):
     lines = []
     for k in twin_ordered(found, part[2]):
         fields = twin_fields(k, keys[k])
-        out = []
-        for piece in part[3]:
-            if type(piece) == "string":
-                text = piece
-            elif piece[0] == "made_up":
-                # A day alone in the line: the server's clock, so the twin's own today (`listing._dated`).
-                text = today()
-            else:
-                text = twin_shown(fields, piece)
-            if text == None:
-                return None
-            out.append(text)
-        lines.append("".join(out))
+        # A record's place in the listing, from 1 (a numbered block, `[2] #7`).
+        fields["$i"] = len(lines) + 1
+        text = twin_line_text(part[3], fields)
+        if text == None:
+            return None
+        lines.append(text)
     return part[4].join(lines)
+
+def twin_line_text(pieces, fields):
+    # One record's line (or block) of a listing, or None where a piece cannot be written.
+    out = []
+    for piece in pieces:
+        if type(piece) == "string":
+            text = piece
+        elif piece[0] == "made_up":
+            # A day alone in the line: the server's clock, so the twin's own today (`listing._dated`); a time
+            # with its day, the record's clock, compared by form.
+            text = piece[2] if piece[1] == "date" else today()
+        elif piece[0] == "when":
+            # ["when", name, pieces]: a line the server shows only where the record holds that field.
+            value = fields.get(piece[1])
+            text = "" if value == None or value == "" or value == [] else twin_line_text(piece[2], fields)
+        else:
+            text = twin_shown(fields, piece)
+        if text == None:
+            return None
+        out.append(text)
+    return "".join(out)
 
 def twin_shown(fields, piece):
     # ["field", name, map]: a field's value written through a map keyed by its JSON (absent is null), else as it is.
@@ -220,6 +234,9 @@ def twin_shown(fields, piece):
     if value != None and "$any" in mapped:
         # A mark that a field is there, whatever it holds (a description shown as " (...)").
         return mapped["$any"]
+    if type(value) == "list" and value and all([type(item) == "string" for item in value]):
+        # A list of texts joined as a server's `", ".join(files)` writes them (`listing._ITEM_JOIN`).
+        return ", ".join(value)
     return twin_text(value)
 
 def twin_records(keys, order):
