@@ -992,6 +992,7 @@ class _Learner:
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += _holding_atoms(self.tools, stores, tool.spec, named)
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
+        atoms += _unfiltered_atoms(tool.spec, named, found)
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         # A record with records counted under it (a task with subtasks), which a server may treat otherwise.
         atoms += [
@@ -2393,6 +2394,17 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
             yield ["parent_present", name, by]
         if root is not None:
             yield ["outside", name]
+
+
+def _unfiltered_atoms(tool: ToolSpec, named: list[str], found: dict[str, tuple[Any, bool]]) -> list[list[Any]]:
+    """An optional argument not given, for a tool that lists records as text and whose answers also name a
+    key (`_atoms` asks others): a listing of every record unless a filter is asked for, in a tool whose other
+    argument (a limit) happens to read as a key."""
+    if not named or not any('"lines"' in key for key in found):
+        return []
+    required = set(tool.input_schema.get("required") or [])
+    optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
+    return [["absent", name] for name in optional if name not in named]
 
 
 def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:

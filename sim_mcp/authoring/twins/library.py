@@ -131,6 +131,8 @@ def twin_matching(pred, keys, args):
         found = [k for k in found if k.startswith(prefix)]
     elif pred[0] == "contains":
         found = twin_containing(pred, keys, args, found)
+    elif pred[0] == "has":
+        found = twin_having(pred, keys, args, found)
     return found
 
 def twin_ordered(found, order):
@@ -161,10 +163,21 @@ def twin_containing(pred, keys, args, found):
     picked = []
     for k in found:
         fields = twin_fields(k, keys[k])
-        texts = [twin_text(fields.get(name)) for name in pred[2]]
+        texts = []
+        for name in pred[2]:
+            value = fields.get(name)
+            texts += [twin_text(item) for item in value] if type(value) == "list" else [twin_text(value)]
         if any([text != None and query in text.lower() for text in texts]):
             picked.append(k)
     return picked
+
+def twin_having(pred, keys, args, found):
+    # ["has", name, field]: the records whose stored list of texts holds the argument's value as an item (a
+    # listing filtered by a tag).
+    value = args.get(pred[1])
+    if type(value) != "string":
+        return None
+    return [k for k in found if value in (twin_fields(k, keys[k]).get(pred[2]) or [])]
 
 def twin_picked(pred, root, keys, args):
     # The stored keys a listing shows: those a predicate picks, or (["under", name]) the keys right under
@@ -1737,14 +1750,24 @@ def twin_bridge_pieces(state, args):
     return out
 
 def twin_contains_preds(names, keys):
-    # What a search may match: a string argument inside the key, or inside the key or one stored text field.
+    # What a search may match: a string argument inside the key, or inside the key or one stored text field
+    # (or list of texts), or inside any of them (a search across a record's every field); and, for a filter,
+    # a string argument that is one of the items of a stored list of texts (["has", name, field]: a tag).
     fields = {}
+    lists = {}
     for k in twin_stored(keys):
         for name, value in twin_fields(k, keys[k]).items():
             if name != "$key" and type(value) == "string":
                 fields[name] = True
+            elif type(value) == "list" and value and all([type(item) == "string" for item in value]):
+                fields[name] = True
+                lists[name] = True
     sets = [["$key"]] + [["$key", name] for name in sorted(fields.keys())]
-    return [["contains", name, chosen] for name in names if "/" not in name for chosen in sets]
+    if len(fields) > 1:
+        sets.append(["$key"] + sorted(fields.keys()))
+    plain = [name for name in names if "/" not in name]
+    found = [["contains", name, chosen] for name in plain for chosen in sets]
+    return found + [["has", name, field] for name in plain for field in sorted(lists.keys())]
 
 def twin_listings(preds, root, keys, call):
     # The records the predicates pick, in each order, as the fields a listing line may show: each list of

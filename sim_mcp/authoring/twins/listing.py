@@ -306,14 +306,14 @@ def _lined(blocks: list[list[tuple[str, str]]], records: list[Record]) -> list[A
     holds the field whose presence tells it, `["when", name, parts]`. None where a block shows a line twice,
     two blocks show lines in different orders, or no field tells a line."""
     split = [_split_lines(block) for block in blocks]
-    if all(len(lines) == len(split[0]) for lines in split):
-        return None  # every block has every line: `_line`'s, which wrote none
     openings: list[list[tuple[str, ...]]] = []
     for lines in split:
         opened = [("",)] + [_opening(line) for line in lines[1:]]
         if len(set(opened)) < len(opened):
             return None
         openings.append(opened)
+    if all(opened == openings[0] for opened in openings):
+        return None  # every block has every line: `_line`'s, which wrote none
     order = _merged(openings)
     if order is None:
         return None
