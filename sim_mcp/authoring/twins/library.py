@@ -164,7 +164,8 @@ def twin_containing(pred, keys, args, found):
     for k in found:
         fields = twin_fields(k, keys[k])
         texts = []
-        for name in pred[2]:
+        names = [name for name in fields if not name.startswith("$")] if pred[2] == ["*"] else pred[2]
+        for name in names:
             value = fields.get(name)
             texts += [twin_text(item) for item in value] if type(value) == "list" else [twin_text(value)]
         if any([text != None and query in text.lower() for text in texts]):
@@ -1764,7 +1765,8 @@ def twin_contains_preds(names, keys):
                 lists[name] = True
     sets = [["$key"]] + [["$key", name] for name in sorted(fields.keys())]
     if len(fields) > 1:
-        sets.append(["$key"] + sorted(fields.keys()))
+        # Every field the record holds, whichever this world's records happen to hold (`twin_containing`).
+        sets.append(["*"])
     plain = [name for name in names if "/" not in name]
     found = [["contains", name, chosen] for name in plain for chosen in sets]
     return found + [["has", name, field] for name in plain for field in sorted(lists.keys())]

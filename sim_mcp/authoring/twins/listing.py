@@ -94,6 +94,13 @@ def listing_pieces(calls: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> 
                 if entry is not None:
                     entry.placed = [(pred, order) for pred, order in placed]
                     found.append(entry)
+    # The orders the tool's listings of several records show (newest first): a listing of one record shows
+    # none, and is read in those first, so that one template writes a filter's listings of one and of more.
+    orders = Counter(order for entry in found if len(entry.records) > 1 for _, order in entry.placed)
+    shown = [order for order, _ in orders.most_common() if order != "added"]
+    for entry in found:
+        if len(entry.records) == 1:
+            entry.placed = [(pred, order) for pred, _ in entry.placed for order in shown] + entry.placed
     shared = _shared_line(found)
     taken = shared[1] if shared is not None else []
     # A listing of one record shows no separator: it takes the one the longer listings show.
@@ -494,7 +501,9 @@ def _marks(strings: dict[str, str]) -> dict[str, str]:
     texts = set(strings.values())
     if len(strings) > 1 and len(texts) == 1:
         return {"$any": texts.pop()}
-    if all(0 < len(text.strip()) <= _MARK and text.strip() == text for text in texts):
+    # A number is no mark: a record's place (`[2]`) written through a map of its other fields would be a
+    # listing's place read off one answer.
+    if all(0 < len(text.strip()) <= _MARK and text.strip() == text and not text.isdigit() for text in texts):
         return strings
     return {}
 
