@@ -21,7 +21,13 @@ a string field's where each value is shown as a mark of a character or two (a st
 `~`), or every value, two at least, as one text that it is there (`$any`: a description as " (...)"); a
 longer text is never a string's, nor is a key mapped, so one answer cannot make up a map that renames
 values. The blocks of every call are aligned into one line template where they can be, so that a
-map learns true from one call and false from another. Like every template, one holding a listing belongs
+map learns true from one call and false from another. A block may show its place in the listing (`$i`, from
+1: `[2] #7`), a list of texts joined by `, `, and the server's clock when the record was stored (a date-time,
+compared by its form, `["made_up", "date", text]`); where blocks differ in which lines they show (a record's
+notes, shown only where it has some), each block's lines are told apart by what they start with and aligned
+line by line, a line some blocks lack written only where the record holds the field whose presence tells it
+(`["when", name, parts]`, `_lined`). A listing of one record shows no order: it is read in the order the
+tool's longer listings show (newest first) before the order stored. Like every template, one holding a listing belongs
 to the recorded calls the twin's own Starlark renders exactly with it.
 """
 
