@@ -129,7 +129,7 @@ def twin_matching(pred, keys, args):
         if type(prefix) != "string":
             return None
         found = [k for k in found if k.startswith(prefix)]
-    elif pred[0] == "contains":
+    elif pred[0] in ("contains", "words"):
         found = twin_containing(pred, keys, args, found)
     elif pred[0] == "has":
         found = twin_having(pred, keys, args, found)
@@ -168,9 +168,29 @@ def twin_containing(pred, keys, args, found):
         for name in names:
             value = fields.get(name)
             texts += [twin_text(item) for item in value] if type(value) == "list" else [twin_text(value)]
-        if any([text != None and query in text.lower() for text in texts]):
+        if pred[0] == "words":
+            held = {}
+            for text in texts:
+                for word in twin_words(text or ""):
+                    held[word] = True
+            wanted = twin_words(query)
+            if wanted and all([word in held for word in wanted]):
+                picked.append(k)
+        elif any([text != None and query in text.lower() for text in texts]):
             picked.append(k)
     return picked
+
+def twin_words(text):
+    # A text's words, lower case: runs of letters and digits, as a full-text index splits it.
+    words = []
+    word = ""
+    for c in text.lower().elems():
+        if c.isalnum():
+            word += c
+        elif word:
+            words.append(word)
+            word = ""
+    return words + [word] if word else words
 
 def twin_having(pred, keys, args, found):
     # ["has", name, field]: the records whose stored list of texts holds the argument's value as an item (a
@@ -1769,6 +1789,8 @@ def twin_contains_preds(names, keys):
         sets.append(["*"])
     plain = [name for name in names if "/" not in name]
     found = [["contains", name, chosen] for name in plain for chosen in sets]
+    # A full-text search: every word of the argument a whole word of some field, ignoring case.
+    found += [["words", name, chosen] for name in plain for chosen in sets[1:]]
     return found + [["has", name, field] for name in plain for field in sorted(lists.keys())]
 
 def twin_listings(preds, root, keys, call):
