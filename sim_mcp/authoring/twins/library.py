@@ -137,7 +137,9 @@ def twin_matching(pred, keys, args):
 
 def twin_ordered(found, order):
     if order == "reverse":
-        return list(reversed(found))
+        # Not `list(...)`: a twin's program names each tool's function after the tool, and a tool may be
+        # called `list`.
+        return [k for k in reversed(found)]
     return sorted(found) if order == "sorted" else found
 
 def twin_fields(key, entry):
@@ -290,7 +292,7 @@ def twin_row_order(found, keys, order):
     if order in ("latest", "latest_reverse"):
         pairs = sorted([[keys[k].get("at", keys[k].get("n", 0)), k] for k in found])
         ordered = [pair[1] for pair in pairs]
-        return list(reversed(ordered)) if order == "latest_reverse" else ordered
+        return [k for k in reversed(ordered)] if order == "latest_reverse" else ordered
     return twin_ordered(found, order)
 
 def twin_latest(keys, key):
