@@ -50,10 +50,10 @@ of the records no other is counted under, `["unnested", "t"]`; a block of severa
 the listing, `$i`, its clock as stored, `["made_up", "date", text]`, compared by form, a list of texts joined by
 `, ` and lines shown only where the record holds a field, `["when", name, parts]`),
 a predicate also picking the records with an argument inside their key or a field (`contains`; `["contains", name,
-["*"]]` any field the record holds, an item of a list of texts too), or whose stored list of texts holds it as an
-item (`["has", name, field]`: a tag) and an order also newest first (`reverse`); the next made-up id (`["fresh"]`,
-or `["fresh", "stored"]` one past the largest made-up id stored now; only for a tool whose effect keeps what it made
-up); the next id counted under a prefix (`["next",
+["*"]]` any field the record holds, an item of a list of texts too; `words`, each word of it a whole word), or whose
+stored list of texts holds it as an item (`["has", name, field]`: a tag) and an order also newest first (`reverse`);
+the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up id stored now; only for a tool
+whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
 width every id under the prefix shows, `_counted_widths`; a prefix may be letters alone before a padded counter,
