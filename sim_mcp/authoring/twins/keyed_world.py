@@ -46,10 +46,14 @@ a separator, in the order they were stored or sorted (`["list", pred, order, sep
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
 of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list,
 a status shown as a mark, `~`, a description's presence as one, `$any`; a day alone in a line the twin's today; also
-of the records no other is counted under, `["unnested", "t"]`),
-a predicate also picking the records with an argument inside their key or a field (`contains`) and an order also
-newest first (`reverse`); the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up
-id stored now; only for a tool whose effect keeps what it made up); the next id counted under a prefix (`["next",
+of the records no other is counted under, `["unnested", "t"]`; a block of several lines with the record's place in
+the listing, `$i`, its clock as stored, `["made_up", "date", text]`, compared by form, a list of texts joined by
+`, ` and lines shown only where the record holds a field, `["when", name, parts]`),
+a predicate also picking the records with an argument inside their key or a field (`contains`; `["contains", name,
+["*"]]` any field the record holds, an item of a list of texts too; `words`, each word of it a whole word), or whose
+stored list of texts holds it as an item (`["has", name, field]`: a tag) and an order also newest first (`reverse`);
+the next made-up id (`["fresh"]`, or `["fresh", "stored"]` one past the largest made-up id stored now; only for a tool
+whose effect keeps what it made up); the next id counted under a prefix (`["next",
 "task-"]`: one past the largest seen under it, `_twin.counters`, in the twin's answers and in those of the calls
 it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-", 3]` padded with zeros to the
 width every id under the prefix shows, `_counted_widths`; a prefix may be letters alone before a padded counter,
@@ -180,7 +184,8 @@ effect on the key it reads (a store's put, a delete's drop), since it tells only
 that key.
 
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments given, or
-not (`absent`, for a tool whose answers name no key); a required argument absent (a server that does not check its
+not (`absent`, for a tool whose answers name no key, or, for a tool listing records as text, an argument that names
+none, `_unfiltered_atoms`); a required argument absent (a server that does not check its
 input answers such a call too); an argument longer than a bound (far past every length recorded without that
 answer); a key missing from the world, present (stored by a given tool, or the root), its parent missing or
 present; a key outside the root; a record counted under the key stored, or none (`["nested_present", name, "t"]`,
@@ -992,6 +997,7 @@ class _Learner:
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += _holding_atoms(self.tools, stores, tool.spec, named)
         atoms += [["none", pred] for pred in _listed_preds(template for template, _ in found.values())]
+        atoms += _unfiltered_atoms(tool.spec, named, found)
         atoms += [[kind, name] for name in renumbering or [] for kind in ("none_by", "some_by")]
         # A record with records counted under it (a task with subtasks), which a server may treat otherwise.
         atoms += [
@@ -2393,6 +2399,17 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
             yield ["parent_present", name, by]
         if root is not None:
             yield ["outside", name]
+
+
+def _unfiltered_atoms(tool: ToolSpec, named: list[str], found: dict[str, tuple[Any, bool]]) -> list[list[Any]]:
+    """An optional argument not given, for a tool that lists records as text and whose answers also name a
+    key (`_atoms` asks others): a listing of every record unless a filter is asked for, in a tool whose other
+    argument (a limit) happens to read as a key."""
+    if not named or not any('"lines"' in key for key in found):
+        return []
+    required = set(tool.input_schema.get("required") or [])
+    optional = [name for name in (tool.input_schema.get("properties") or {}) if name not in required]
+    return [["absent", name] for name in optional if name not in named]
 
 
 def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:

@@ -129,13 +129,17 @@ def twin_matching(pred, keys, args):
         if type(prefix) != "string":
             return None
         found = [k for k in found if k.startswith(prefix)]
-    elif pred[0] == "contains":
+    elif pred[0] in ("contains", "words"):
         found = twin_containing(pred, keys, args, found)
+    elif pred[0] == "has":
+        found = twin_having(pred, keys, args, found)
     return found
 
 def twin_ordered(found, order):
     if order == "reverse":
-        return list(reversed(found))
+        # Not `list(...)`: a twin's program names each tool's function after the tool, and a tool may be
+        # called `list`.
+        return [k for k in reversed(found)]
     return sorted(found) if order == "sorted" else found
 
 def twin_fields(key, entry):
@@ -161,10 +165,42 @@ def twin_containing(pred, keys, args, found):
     picked = []
     for k in found:
         fields = twin_fields(k, keys[k])
-        texts = [twin_text(fields.get(name)) for name in pred[2]]
-        if any([text != None and query in text.lower() for text in texts]):
+        texts = []
+        names = [name for name in fields if not name.startswith("$")] if pred[2] == ["*"] else pred[2]
+        for name in names:
+            value = fields.get(name)
+            texts += [twin_text(item) for item in value] if type(value) == "list" else [twin_text(value)]
+        if pred[0] == "words":
+            held = {}
+            for text in texts:
+                for word in twin_words(text or ""):
+                    held[word] = True
+            wanted = twin_words(query)
+            if wanted and all([word in held for word in wanted]):
+                picked.append(k)
+        elif any([text != None and query in text.lower() for text in texts]):
             picked.append(k)
     return picked
+
+def twin_words(text):
+    # A text's words, lower case: runs of letters and digits, as a full-text index splits it.
+    words = []
+    word = ""
+    for c in text.lower().elems():
+        if c.isalnum():
+            word += c
+        elif word:
+            words.append(word)
+            word = ""
+    return words + [word] if word else words
+
+def twin_having(pred, keys, args, found):
+    # ["has", name, field]: the records whose stored list of texts holds the argument's value as an item (a
+    # listing filtered by a tag).
+    value = args.get(pred[1])
+    if type(value) != "string":
+        return None
+    return [k for k in found if value in (twin_fields(k, keys[k]).get(pred[2]) or [])]
 
 def twin_picked(pred, root, keys, args):
     # The stored keys a listing shows: those a predicate picks, or (["under", name]) the keys right under
@@ -195,20 +231,34 @@ def twin_lines(part, root, keys, args):
     lines = []
     for k in twin_ordered(found, part[2]):
         fields = twin_fields(k, keys[k])
-        out = []
-        for piece in part[3]:
-            if type(piece) == "string":
-                text = piece
-            elif piece[0] == "made_up":
-                # A day alone in the line: the server's clock, so the twin's own today (`listing._dated`).
-                text = today()
-            else:
-                text = twin_shown(fields, piece)
-            if text == None:
-                return None
-            out.append(text)
-        lines.append("".join(out))
+        # A record's place in the listing, from 1 (a numbered block, `[2] #7`).
+        fields["$i"] = len(lines) + 1
+        text = twin_line_text(part[3], fields)
+        if text == None:
+            return None
+        lines.append(text)
     return part[4].join(lines)
+
+def twin_line_text(pieces, fields):
+    # One record's line (or block) of a listing, or None where a piece cannot be written.
+    out = []
+    for piece in pieces:
+        if type(piece) == "string":
+            text = piece
+        elif piece[0] == "made_up":
+            # A day alone in the line: the server's clock, so the twin's own today (`listing._dated`); a time
+            # with its day, the record's clock, compared by form.
+            text = piece[2] if piece[1] == "date" else today()
+        elif piece[0] == "when":
+            # ["when", name, pieces]: a line the server shows only where the record holds that field.
+            value = fields.get(piece[1])
+            text = "" if value == None or value == "" or value == [] else twin_line_text(piece[2], fields)
+        else:
+            text = twin_shown(fields, piece)
+        if text == None:
+            return None
+        out.append(text)
+    return "".join(out)
 
 def twin_shown(fields, piece):
     # ["field", name, map]: a field's value written through a map keyed by its JSON (absent is null), else as it is.
@@ -220,6 +270,9 @@ def twin_shown(fields, piece):
     if value != None and "$any" in mapped:
         # A mark that a field is there, whatever it holds (a description shown as " (...)").
         return mapped["$any"]
+    if type(value) == "list" and value and all([type(item) == "string" for item in value]):
+        # A list of texts joined as a server's `", ".join(files)` writes them (`listing._ITEM_JOIN`).
+        return ", ".join(value)
     return twin_text(value)
 
 def twin_records(keys, order):
@@ -239,7 +292,7 @@ def twin_row_order(found, keys, order):
     if order in ("latest", "latest_reverse"):
         pairs = sorted([[keys[k].get("at", keys[k].get("n", 0)), k] for k in found])
         ordered = [pair[1] for pair in pairs]
-        return list(reversed(ordered)) if order == "latest_reverse" else ordered
+        return [k for k in reversed(ordered)] if order == "latest_reverse" else ordered
     return twin_ordered(found, order)
 
 def twin_latest(keys, key):
@@ -1720,14 +1773,27 @@ def twin_bridge_pieces(state, args):
     return out
 
 def twin_contains_preds(names, keys):
-    # What a search may match: a string argument inside the key, or inside the key or one stored text field.
+    # What a search may match: a string argument inside the key, or inside the key or one stored text field
+    # (or list of texts), or inside any of them (a search across a record's every field); and, for a filter,
+    # a string argument that is one of the items of a stored list of texts (["has", name, field]: a tag).
     fields = {}
+    lists = {}
     for k in twin_stored(keys):
         for name, value in twin_fields(k, keys[k]).items():
             if name != "$key" and type(value) == "string":
                 fields[name] = True
+            elif type(value) == "list" and value and all([type(item) == "string" for item in value]):
+                fields[name] = True
+                lists[name] = True
     sets = [["$key"]] + [["$key", name] for name in sorted(fields.keys())]
-    return [["contains", name, chosen] for name in names if "/" not in name for chosen in sets]
+    if len(fields) > 1:
+        # Every field the record holds, whichever this world's records happen to hold (`twin_containing`).
+        sets.append(["*"])
+    plain = [name for name in names if "/" not in name]
+    found = [["contains", name, chosen] for name in plain for chosen in sets]
+    # A full-text search: every word of the argument a whole word of some field, ignoring case.
+    found += [["words", name, chosen] for name in plain for chosen in sets[1:]]
+    return found + [["has", name, field] for name in plain for field in sorted(lists.keys())]
 
 def twin_listings(preds, root, keys, call):
     # The records the predicates pick, in each order, as the fields a listing line may show: each list of

@@ -21,7 +21,13 @@ a string field's where each value is shown as a mark of a character or two (a st
 `~`), or every value, two at least, as one text that it is there (`$any`: a description as " (...)"); a
 longer text is never a string's, nor is a key mapped, so one answer cannot make up a map that renames
 values. The blocks of every call are aligned into one line template where they can be, so that a
-map learns true from one call and false from another. Like every template, one holding a listing belongs
+map learns true from one call and false from another. A block may show its place in the listing (`$i`, from
+1: `[2] #7`), a list of texts joined by `, `, and the server's clock when the record was stored (a date-time,
+compared by its form, `["made_up", "date", text]`); where blocks differ in which lines they show (a record's
+notes, shown only where it has some), each block's lines are told apart by what they start with and aligned
+line by line, a line some blocks lack written only where the record holds the field whose presence tells it
+(`["when", name, parts]`, `_lined`). A listing of one record shows no order: it is read in the order the
+tool's longer listings show (newest first) before the order stored. Like every template, one holding a listing belongs
 to the recorded calls the twin's own Starlark renders exactly with it.
 """
 
@@ -52,6 +58,16 @@ _SLOT = "\x00"
 _DAY = re.compile(r"(?<![0-9A-Za-z])\d{4}-\d{2}-\d{2}(?![T ]?\d)(?![0-9A-Za-z])")
 # The fields that write a record's key.
 _KEYS = ("$key", "$name")
+# The field that is a record's place in the listing, from 1 (`library.twin_lines` gives it).
+_PLACE = "$i"
+# What a list of texts is written with, joined (`files: a, b`), as `library.twin_shown` writes it.
+_ITEM_JOIN = ", "
+# A time of day with its day, to the minute or finer, in a block's literal text: the server's clock when the
+# record was stored, compared by form (`["made_up", "date", text]`), never by value.
+_CLOCK = re.compile(
+    r"(?<![0-9A-Za-z])\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![0-9A-Za-z])"
+)
+_CLOCK_SLOT = "\x01"
 # Distinct blocks one shared line template is drawn from, at most: the alignment is quadratic in them.
 _POOL = 96
 
@@ -78,17 +94,26 @@ def listing_pieces(calls: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> 
                 if len(records) == 1 and records[0].get("$key") in given:
                     # One record the call named is that record shown, not a listing of what is stored.
                     continue
-                entry = _found(index, text, records)
+                # A record's place in the listing (`$i`, from 1): a numbered block, `[2] #7`.
+                numbered = [{**record, _PLACE: place + 1} for place, record in enumerate(records)]
+                entry = _found(index, text, numbered)
                 if entry is not None:
                     entry.placed = [(pred, order) for pred, order in placed]
                     found.append(entry)
+    # The orders the tool's listings of several records show (newest first): a listing of one record shows
+    # none, and is read in those first, so that one template writes a filter's listings of one and of more.
+    orders = Counter(order for entry in found if len(entry.records) > 1 for _, order in entry.placed)
+    shown = [order for order, _ in orders.most_common() if order != "added"]
+    for entry in found:
+        if len(entry.records) == 1:
+            entry.placed = [(pred, order) for pred, _ in entry.placed for order in shown] + entry.placed
     shared = _shared_line(found)
     taken = shared[1] if shared is not None else []
     # A listing of one record shows no separator: it takes the one the longer listings show.
     between = Counter(entry.separator for entry in taken if len(entry.blocks) > 1).most_common(1)
     pieces: list[list[tuple[str, list[Any]]]] = [[] for _ in calls]
     for entry in found:
-        line = shared[0] if shared is not None and entry in taken else _line(entry.blocks, entry.records)
+        line = shared[0] if shared is not None and entry in taken else _template(entry.blocks, entry.records)
         if line is None or not any(isinstance(part, list) and part[1] not in _KEYS for part in line):
             continue  # a listing of keys alone is `list`'s
         separator = between[0][0] if between and entry in taken and len(entry.blocks) == 1 else entry.separator
@@ -155,7 +180,7 @@ def _shared_line(found: list[_Found]) -> tuple[list[Any], list[_Found]] | None:
         pool = {**blocks, **more}
         if len(pool) > _POOL:
             continue
-        trial = _line([block for block, _ in pool.values()], [record for _, record in pool.values()])
+        trial = _template([block for block, _ in pool.values()], [record for _, record in pool.values()])
         if trial is not None:
             line, blocks = trial, pool
             taken.append(entry)
@@ -177,27 +202,35 @@ def _blocks(text: str, records: list[Record]) -> tuple[list[int], list[int]] | N
         key = record.get(anchor)
         if not isinstance(key, str) or not key:
             return None
-        found = _whole(key).search(text, at)
-        if found is None:
-            return None
-        newline = text.rfind("\n", at, found.start())
-        if newline < 0 and index:
-            return None  # two records on one line: not a listing of lines
-        start = newline + 1
-        end = _line_end(text, found.end())
         following = records[index + 1].get(anchor) if index + 1 < len(records) else None
         shown = [_whole(item) for item in _texts(record) if item != key]
-        while end < len(text):
-            after = _line_end(text, end + 1)
-            line = text[end + 1 : after]
-            if isinstance(following, str) and _whole(following).search(line):
+        block: tuple[int, int] | None = None
+        for found in _whole(key).finditer(text, at):
+            newline = text.rfind("\n", at, found.start())
+            if newline < 0 and index:
+                break  # two records on one line: not a listing of lines
+            start, end = newline + 1, _line_end(text, found.end())
+            own = any(pattern.search(text[start:end]) for pattern in shown)
+            while end < len(text):
+                after = _line_end(text, end + 1)
+                line = text[end + 1 : after]
+                if isinstance(following, str) and _whole(following).search(line):
+                    break
+                if not any(pattern.search(line) for pattern in shown):
+                    break
+                end, own = after, True
+            if block is None:
+                block = (start, end)
+            if own or not shown:
+                # The key where the record's other fields are shown with it: a short key (`4`) may also
+                # stand in a header before the listing ("4 entries").
+                block = (start, end)
                 break
-            if not any(pattern.search(line) for pattern in shown):
-                break
-            end = after
-        starts.append(start)
-        ends.append(end)
-        at = end
+        if block is None:
+            return None
+        starts.append(block[0])
+        ends.append(block[1])
+        at = block[1]
     return starts, ends
 
 
@@ -219,6 +252,8 @@ def _text(value: Any) -> str | None:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return _ITEM_JOIN.join(value)
     return None
 
 
@@ -228,13 +263,22 @@ def _texts(record: Record) -> list[str]:
 
 
 def _tokens(block: str, record: Record) -> list[tuple[str, str]]:
-    """A block as tokens (what is compared, the text): each field written whole one token, the rest split
-    into words and marks."""
+    """A block as tokens (what is compared, the text): each field written whole one token, each clock one
+    token compared by its form, the rest split into words and marks."""
     fields = sorted(
         ((name, text) for name, item in record.items() if (text := _text(item)) is not None),
         key=lambda pair: (-len(pair[1]), pair[0] not in _KEYS, pair[0]),
     )
-    parts: list[tuple[str | None, str]] = [(None, block)]
+    # A clock first, so that a short field (a key `12`) is not found inside its day; but not one a field's
+    # own text holds (a stored due time).
+    stored = [text for _, text in fields]
+    parts: list[tuple[str | None, str]] = []
+    last = 0
+    for clock in _CLOCK.finditer(block):
+        if not any(clock.group(0) in text for text in stored):
+            parts += [(None, block[last : clock.start()]), (_CLOCK_SLOT, clock.group(0))]
+            last = clock.end()
+    parts.append((None, block[last:]))
     for name, text in fields:
         if name not in _KEYS and len(text) < _SHORTEST:
             continue
@@ -252,11 +296,117 @@ def _tokens(block: str, record: Record) -> list[tuple[str, str]]:
         parts = split
     tokens: list[tuple[str, str]] = []
     for shown, chunk in parts:
-        if shown is not None:
+        if shown == _CLOCK_SLOT:
+            # Compared by its form alone: each record's time differs, its shape does not.
+            tokens.append((_CLOCK_SLOT + re.sub(r"[0-9]", "9", chunk), chunk))
+        elif shown is not None:
             tokens.append((_SLOT + shown, chunk))
         else:
             tokens += [(token, token) for token in _TOKEN.findall(chunk)]
     return tokens
+
+
+def _template(blocks: list[list[tuple[str, str]]], records: list[Record]) -> list[Any] | None:
+    """The one line template that writes every block from its record: aligned token by token, else line by
+    line, a line some blocks leave out shown only where its record has a field (`_lined`)."""
+    return _line(blocks, records) or _lined(blocks, records)
+
+
+def _lined(blocks: list[list[tuple[str, str]]], records: list[Record]) -> list[Any] | None:
+    """A template of blocks of several lines where some lines show only in some blocks (a record's notes,
+    shown where it has some): each block's lines told apart by what they start with (`_opening`), the same
+    line of every block aligned as `_line` aligns blocks, one some blocks lack written only where its record
+    holds the field whose presence tells it, `["when", name, parts]`. None where a block shows a line twice,
+    two blocks show lines in different orders, or no field tells a line."""
+    split = [_split_lines(block) for block in blocks]
+    openings: list[list[tuple[str, ...]]] = []
+    for lines in split:
+        opened = [("",)] + [_opening(line) for line in lines[1:]]
+        if len(set(opened)) < len(opened):
+            return None
+        openings.append(opened)
+    if all(opened == openings[0] for opened in openings):
+        return None  # every block has every line: `_line`'s, which wrote none
+    order = _merged(openings)
+    if order is None:
+        return None
+    template: list[Any] = []
+    for opening in order:
+        having = [
+            (dict(zip(opened, lines, strict=True))[opening], record)
+            for opened, lines, record in zip(openings, split, records, strict=True)
+            if opening in opened
+        ]
+        line = _line([tokens for tokens, _ in having], [record for _, record in having])
+        if line is None:
+            return None
+        if len(having) == len(blocks):
+            template += line
+            continue
+        shown = {id(record) for _, record in having}
+        tellers = [
+            name
+            for name in sorted({name for record in records for name in record})
+            if all(_present(record.get(name)) == (id(record) in shown) for record in records)
+        ]
+        used = [name for name in tellers if any(isinstance(part, list) and part[1:2] == [name] for part in line)]
+        if not tellers:
+            return None
+        template.append(["when", (used or tellers)[0], line])
+    merged: list[Any] = []
+    for part in template:
+        if isinstance(part, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += part
+        else:
+            merged.append(part)
+    return merged
+
+
+def _present(value: Any) -> bool:
+    """Whether a record holds a field, as a server that leaves out a line for it tells: not null, not empty."""
+    return value is not None and value != "" and value != []
+
+
+def _split_lines(block: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """A block's tokens by line, each line after the first opening with the break before it."""
+    lines: list[list[tuple[str, str]]] = [[]]
+    for token in block:
+        compare, text = token
+        if not compare.startswith((_SLOT, _CLOCK_SLOT)) and "\n" in text:
+            lines.append([])
+        lines[-1].append(token)
+    return lines
+
+
+def _opening(line: list[tuple[str, str]]) -> tuple[str, ...]:
+    """What a line starts with, that tells it from a block's other lines: its literal tokens before its first
+    field, clock or number (`  Files     : `)."""
+    opening: list[str] = []
+    for compare, _ in line:
+        if compare.startswith((_SLOT, _CLOCK_SLOT)) or any(c.isdigit() for c in compare):
+            break
+        opening.append(compare)
+    return tuple(opening)
+
+
+def _merged(orders: list[list[tuple[str, ...]]]) -> list[tuple[str, ...]] | None:
+    """One order of every block's lines that each block's order keeps (each line after those some block shows
+    before it, else as first seen), or None where two blocks disagree."""
+    seen: list[tuple[str, ...]] = []
+    before: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for order in orders:
+        for at, item in enumerate(order):
+            if item not in before:
+                seen.append(item)
+                before[item] = set()
+            before[item] |= set(order[:at])
+    merged: list[tuple[str, ...]] = []
+    while len(merged) < len(seen):
+        ready = [item for item in seen if item not in merged and before[item] <= set(merged)]
+        if not ready:
+            return None
+        merged.append(ready[0])
+    return merged
 
 
 def _line(blocks: list[list[tuple[str, str]]], records: list[Record]) -> list[Any] | None:
@@ -295,7 +445,10 @@ def _line(blocks: list[list[tuple[str, str]]], records: list[Record]) -> list[An
         if index == len(compared):
             break
         compare, text = blocks[base][index]
-        line.append(["field", compare[1:]] if compare.startswith(_SLOT) else text)
+        if compare.startswith(_CLOCK_SLOT):
+            line.append(["made_up", "date", text])
+        else:
+            line.append(["field", compare[1:]] if compare.startswith(_SLOT) else text)
         index += 1
     merged: list[Any] = []
     for part in line:
@@ -313,10 +466,12 @@ def _joined(line: list[Any]) -> list[Any]:
     for part in line:
         if (
             isinstance(part, list)
+            and part[0] == "field"
             and len(part) == 3
             and len(out) >= 2
             and isinstance(out[-1], str)
             and isinstance(out[-2], list)
+            and out[-2][0] == "field"
             and len(out[-2]) == 3
             and out[-2][1] == part[1]
             and set(out[-2][2]) == set(part[2])
@@ -352,7 +507,9 @@ def _marks(strings: dict[str, str]) -> dict[str, str]:
     texts = set(strings.values())
     if len(strings) > 1 and len(texts) == 1:
         return {"$any": texts.pop()}
-    if all(0 < len(text.strip()) <= _MARK and text.strip() == text for text in texts):
+    # A number is no mark: a record's place (`[2]`) written through a map of its other fields would be a
+    # listing's place read off one answer.
+    if all(0 < len(text.strip()) <= _MARK and text.strip() == text and not text.isdigit() for text in texts):
         return strings
     return {}
 
