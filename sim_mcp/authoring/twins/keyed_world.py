@@ -241,6 +241,7 @@ from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
+from sim_mcp.authoring.twins.json_texts import decoded, documents, with_documents
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -1107,7 +1108,19 @@ class _Learner:
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session.
     Keys joined from two arguments are tried only where one argument explains too little: a tool that takes
-    both is left with recorded calls its rules do not answer; and kept only where they answer more."""
+    both is left with recorded calls its rules do not answer; and kept only where they answer more. A JSON
+    document a tool's successes write into a text is learned as the value it writes, and written back as
+    text (`json_texts`)."""
+    written = {tool.name: documents([c for s in sessions for c in s if c.tool == tool.name]) for tool in tools}
+    if any(written.values()):
+        sessions = [[decoded(call, written.get(call.tool, {})) for call in session] for session in sessions]
+        found = _infer_guards(tools, sessions, left)
+        plans = {name: with_documents(plan, written.get(name, {})) for name, plan in found.plans.items()}
+        return GuardInference(plans, found.root, found.answered)
+    return _infer_guards(tools, sessions, left)
+
+
+def _infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     root = _root(sessions)
     found = _infer(tools, sessions, left, root, ())
     pairs = _pair_candidates(tools, sessions, left)
