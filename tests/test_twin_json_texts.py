@@ -102,7 +102,8 @@ def _sessions() -> list[list[RecordedCall]]:
 def _played(plans: dict[str, Any], calls: list[tuple[str, dict[str, Any]]]) -> None:
     """Each call answered by the twin as the server answers it, the twin's own made-up ids given back to it
     as a client would."""
-    server, state = Tasks(), {}
+    server = Tasks()
+    state: dict[str, Any] = {}
     mine: dict[str, str] = {}
     for tool, arguments in calls:
         arguments = _made(server, arguments)
