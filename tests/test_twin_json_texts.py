@@ -182,5 +182,8 @@ def test_clock_stamps_in_epoch_seconds_agree_by_form_and_only_they() -> None:
     assert agree('{"created_at": 1796608533.9689274}', '{"created_at": 1796602881.25}')
     assert not agree({"total": 1796608533}, {"total": 1796602881})
     assert not agree({"total": 12.5}, {"total": 13.5})
+    # A computed number of ten digits is no clock: before late 2020, or with no fraction.
+    assert not agree({"area": 1328877720.2554405}, {"area": 1328877720.2554})
+    assert not agree({"volume": 2500000000.0}, {"volume": 2600000000.0})
     assert not agree("v1796608533.96", "v1796602881.96")
     assert not agree({"created_at": 1796608533.9689274}, {"created_at": None})

@@ -6,11 +6,12 @@ dates or date-times (`T` or a space between date and time: `2026-12-06 07:16:57`
 strings of the same length (`HEX_FORM`: 16 or more hex digits, a commit hash, a token; or 8 to 15 holding
 both a digit and a letter, a short id such as a session's `a5e8e023`), two ids of one word and a long signed
 number (`SIGNED_FORM`: `speed_3598404652517860456`, a hash a server makes up) with the same word, two clock
-stamps in epoch seconds (`EPOCH_FORM`: ten digits and a fraction, `1796608533.9689274`, Python's
-`time.time()`; a JSON number or in a text). A leaf that is such a value agrees with another of its form;
-inside free text ("Committed 3f9a...c2 at 2026-01-02"), each such value is read as its form, and the texts
-agree when they are equal so read. An error meets an error (both `is_error`, or both JSON-RPC errors)
-whatever its text; the texts are compared too, and reported apart (`error_text`).
+stamps in epoch seconds (`EPOCH_FORM`: ten digits from late 2020 to 2099 and a fraction not zero,
+`1796608533.9689274`, Python's `time.time()`; a JSON number or in a text). A leaf that is such a value
+agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each such value is
+read as its form, and the texts agree when they are equal so read. An error meets an error (both
+`is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported apart
+(`error_text`).
 
 `days="exact"` compares every bare day (`2026-12-28` alone, not followed by a clock time), as a whole leaf or
 inside free text, as it is: a day a server computes (the next business day, a month's last one) must not
@@ -36,9 +37,10 @@ UUID_FORM = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 SIGNED_FORM = r"(?<=[A-Za-z]_)-?[0-9]{12,20}"
 _SIGNED = re.compile(rf"^([A-Za-z][A-Za-z_]*_){SIGNED_FORM}$")
 # A clock's reading in seconds since 1970 with its fraction (`time.time()`, a record's `created_at`): ten
-# digits (2001 to 2286) and a fraction, as no count, sum or id a server computes is written. A whole number
-# of seconds is left exact: an integer is as often a quantity.
-EPOCH_FORM = r"[1-9][0-9]{9}\.[0-9]+"
+# digits from late 2020 to 2099 and a fraction that is not zero, as a sum or a conversion a server computes is
+# seldom written (`2500000000.0`, a volume, has none; `1328877720.25`, an area, is in 2012). A whole number of
+# seconds is left exact: an integer is as often a quantity.
+EPOCH_FORM = r"(?:1[6-9]|[23][0-9]|40)[0-9]{8}\.(?=[0-9]*[1-9])[0-9]+"
 _EPOCH = re.compile(rf"^{EPOCH_FORM}$")
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
