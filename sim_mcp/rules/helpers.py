@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import random
 import re
 import string
@@ -164,6 +165,7 @@ def python_helpers(slot: ContextSlot) -> dict[str, Callable[..., object]]:
         "base64_decode": base64_decode,
         "url_encode": url_encode,
         "url_decode": url_decode,
+        "json_text": json_text,
     }
 
 
@@ -233,6 +235,18 @@ def digest(text: str, algorithm: str) -> str:
     if algorithm not in _DIGESTS:
         raise ValueError(f"digest(text, algorithm): expected one of {', '.join(_DIGESTS)}, crc32; got {algorithm!r}")
     return hashlib.new(algorithm, text.encode()).hexdigest()
+
+
+def json_text(value: object, indent: int | None, sort_keys: bool, ensure_ascii: bool) -> str:
+    """`value` written as Python's `json.dumps` writes it in that style: a server's record returned as its
+    JSON text (`json.dumps(record, indent=2)`), whose spacing, key order and escapes a twin writes alike."""
+    if indent is not None and not (isinstance(indent, int) and 0 <= indent <= 8):
+        raise ValueError(
+            f"json_text(value, indent, sort_keys, ensure_ascii): expected an indent of 0 to 8, got {indent!r}"
+        )
+    text = json.dumps(value, indent=indent, sort_keys=bool(sort_keys), ensure_ascii=bool(ensure_ascii))
+    _bounded("json_text(value, indent, sort_keys, ensure_ascii)", text)
+    return text
 
 
 def hmac_digest(key: str, text: str, algorithm: str) -> str:

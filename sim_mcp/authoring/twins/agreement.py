@@ -5,11 +5,13 @@ every leaf equal, except that values two servers make up on their own are compar
 dates or date-times (`T` or a space between date and time: `2026-12-06 07:16:57`), two UUIDs, two hex
 strings of the same length (`HEX_FORM`: 16 or more hex digits, a commit hash, a token; or 8 to 15 holding
 both a digit and a letter, a short id such as a session's `a5e8e023`), two ids of one word and a long signed
-number (`SIGNED_FORM`: `speed_3598404652517860456`, a hash a server makes up) with the same word. A leaf that
-is such a value agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"),
-each such value is read as its form, and the texts agree when they are equal so read. An error meets an error
-(both `is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported
-apart (`error_text`).
+number (`SIGNED_FORM`: `speed_3598404652517860456`, a hash a server makes up) with the same word, two clock
+stamps in epoch seconds (`EPOCH_FORM`: ten digits from late 2020 to 2099 and a fraction not zero,
+`1796608533.9689274`, Python's `time.time()`; a JSON number or in a text). A leaf that is such a value
+agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each such value is
+read as its form, and the texts agree when they are equal so read. An error meets an error (both
+`is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported apart
+(`error_text`).
 
 `days="exact"` compares every bare day (`2026-12-28` alone, not followed by a clock time), as a whole leaf or
 inside free text, as it is: a day a server computes (the next business day, a month's last one) must not
@@ -24,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["DAYS", "HEX_FORM", "SIGNED_FORM", "UUID_FORM", "Answer", "Days", "Verdict", "compare_answers"]
+__all__ = ["DAYS", "EPOCH_FORM", "HEX_FORM", "SIGNED_FORM", "UUID_FORM", "Answer", "Days", "Verdict", "compare_answers"]
 
 # A hex string a server makes up: long, or short (8 to 15 digits) but holding both a digit and a letter, so
 # that neither a number ("20261206") nor a word ("deadbeef", "accede") reads as one.
@@ -34,6 +36,12 @@ UUID_FORM = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # more, signed, right after the word's `_`.
 SIGNED_FORM = r"(?<=[A-Za-z]_)-?[0-9]{12,20}"
 _SIGNED = re.compile(rf"^([A-Za-z][A-Za-z_]*_){SIGNED_FORM}$")
+# A clock's reading in seconds since 1970 with its fraction (`time.time()`, a record's `created_at`): ten
+# digits from late 2020 to 2099 and a fraction that is not zero, as a sum or a conversion a server computes is
+# seldom written (`2500000000.0`, a volume, has none; `1328877720.25`, an area, is in 2012). A whole number of
+# seconds is left exact: an integer is as often a quantity.
+EPOCH_FORM = r"(?:1[6-9]|[23][0-9]|40)[0-9]{8}\.(?=[0-9]*[1-9])[0-9]+"
+_EPOCH = re.compile(rf"^{EPOCH_FORM}$")
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 _UUID = re.compile(rf"^{UUID_FORM}$", re.IGNORECASE)
@@ -44,6 +52,7 @@ _IN_TEXT = re.compile(
     rf"(?P<uuid>{UUID_FORM})"
     r"|(?P<time>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
     rf"|(?P<hex>{HEX_FORM})"
+    rf"|(?<![0-9.])(?P<epoch>{EPOCH_FORM})(?![0-9.])"
     r")(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
@@ -115,7 +124,7 @@ def _same_leaf(expected: Any, actual: Any, exact_days: bool) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return expected is actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return expected == actual
+        return expected == actual or (_stamp(expected) and _stamp(actual))
     if isinstance(expected, str) and isinstance(actual, str):
         if expected == actual:
             return True
@@ -131,14 +140,21 @@ def _same_leaf(expected: Any, actual: Any, exact_days: bool) -> bool:
     return bool(type(expected) is type(actual) and expected == actual)
 
 
+def _stamp(value: float) -> bool:
+    """Whether a JSON number is a clock stamp in epoch seconds, as `EPOCH_FORM` writes one."""
+    return isinstance(value, float) and _EPOCH.match(repr(value)) is not None
+
+
 def _by_form(text: str, exact_days: bool = False) -> str:
-    """`text` with each made-up value in it written as its form: `<uuid>`, `<time:19>`, `<hex:40>`; with
+    """`text` with each made-up value in it written as its form: `<uuid>`, `<time:19>`, `<hex:40>`, `<epoch>`; with
     `exact_days`, a bare day stays as it is."""
 
     def form(found: re.Match[str]) -> str:
         if exact_days and found.lastgroup == "time" and len(found.group(0)) == _DAY_LENGTH:
             return found.group(0)
-        return f"\x00{found.lastgroup}:{len(found.group(0))}\x00"
+        # A clock stamp's digits after the point vary with the reading (`.25`, `.2500317`): its form is one.
+        size = 0 if found.lastgroup == "epoch" else len(found.group(0))
+        return f"\x00{found.lastgroup}:{size}\x00"
 
     return _IN_TEXT.sub(form, text)
 

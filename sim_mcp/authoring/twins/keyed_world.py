@@ -225,6 +225,15 @@ enum) is answered by that schema
 before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
+
+**A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2)` returned as
+a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a tool's structured successes whose
+texts are JSON objects or arrays that `json.dumps` writes back exactly in one style (indent, sorted keys,
+escaped non-ASCII) is learned as the values those texts write, so that its records are kept, read back,
+changed and listed as a JSON answer's are, and the plan's `documents` names the field and the style the
+twin writes it back in (`library.twin_documents`, after the answer's effect). A clock stamp in epoch
+seconds (`"created_at": 1796608533.96`) is compared by form (`agreement.EPOCH_FORM`), so such a record's
+times are written as recorded.
 """
 
 from __future__ import annotations
@@ -246,6 +255,7 @@ from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
+from sim_mcp.authoring.twins.json_texts import decoded, documents, with_documents
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -1113,7 +1123,19 @@ class _Learner:
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session.
     Keys joined from two arguments are tried only where one argument explains too little: a tool that takes
-    both is left with recorded calls its rules do not answer; and kept only where they answer more."""
+    both is left with recorded calls its rules do not answer; and kept only where they answer more. A JSON
+    document a tool's successes write into a text is learned as the value it writes, and written back as
+    text (`json_texts`)."""
+    written = {tool.name: documents([c for s in sessions for c in s if c.tool == tool.name]) for tool in tools}
+    if any(written.values()):
+        sessions = [[decoded(call, written.get(call.tool, {})) for call in session] for session in sessions]
+        found = _infer_guards(tools, sessions, left)
+        plans = {name: with_documents(plan, written.get(name, {})) for name, plan in found.plans.items()}
+        return GuardInference(plans, found.root, found.answered)
+    return _infer_guards(tools, sessions, left)
+
+
+def _infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     root = _root(sessions)
     found = _infer(tools, sessions, left, root, ())
     pairs = _pair_candidates(tools, sessions, left)

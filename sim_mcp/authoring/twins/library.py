@@ -1509,8 +1509,19 @@ def twin_guard(plan, tool, state, args):
             return error(value)
         twin_apply(rule.get("effect"), tool, root, keys, args, value, twin)
         twin_counted(plan.get("counters"), value, twin, args)
-        return value
+        return twin_documents(value, plan.get("documents"))
     return decline("no rule of the recordings holds for this call")
+
+def twin_documents(value, documents):
+    # The fields a server writes a JSON document into as text (`json_texts.py`): learned and kept in the
+    # world as the values they write, answered as the server's `json.dumps` writes them.
+    if not documents or type(value) != "dict":
+        return value
+    written = dict(value)
+    for name, indent, sort_keys, ascii in documents:
+        if type(written.get(name)) in ("dict", "list"):
+            written[name] = json_text(written[name], indent, sort_keys, ascii)
+    return written
 
 def twin_effect(effect, state, args):
     kind = effect["kind"]
