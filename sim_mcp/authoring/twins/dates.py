@@ -39,6 +39,7 @@ import json
 import re
 from typing import Any
 
+from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
@@ -308,8 +309,7 @@ def _region_arguments(tool: ToolSpec, dated: list[str]) -> list[str]:
     """The string arguments that are no day: what names the calendar (a country, a subdivision)."""
     found = []
     for name, schema in (tool.input_schema.get("properties") or {}).items():
-        options = [schema, *schema.get("anyOf", [])] if isinstance(schema, dict) else []
-        if name not in dated and any(isinstance(o, dict) and o.get("type") == "string" for o in options):
+        if name not in dated and "string" in types_of(schema):
             found.append(name)
     return found
 

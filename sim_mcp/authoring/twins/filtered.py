@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
@@ -114,17 +115,12 @@ def picked_listings(spec: ToolSpec, calls: list[RecordedCall]) -> list[dict[str,
     listing = whole[0]
     found = []
     for name, schema in properties.items():
-        if not isinstance(schema, dict) or "string" not in _kinds(schema):
+        if not isinstance(schema, dict) or "string" not in types_of(schema):
             continue
         asked = [(args[name], value) for args, value in answers if isinstance(args.get(name), str)]
         if asked and all(value == {kind: listing.get(kind)} and kind in listing for kind, value in asked):
             found.append({"$pick": name, "from": listing})
     return found
-
-
-def _kinds(schema: dict[str, Any]) -> set[str]:
-    options = [schema, *(o for o in schema.get("anyOf", []) if isinstance(o, dict))]
-    return {option["type"] for option in options if isinstance(option.get("type"), str)}
 
 
 def _stored_fields(item: dict[str, list[Any]], worlds: list[dict[str, Any]]) -> dict[str, list[Any]]:

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import fixed_text
@@ -240,9 +241,9 @@ def read_formulas(
     numbers = {
         name: schema.get("default") if _is_number(schema.get("default")) else None
         for name, schema in properties.items()
-        if isinstance(schema, dict) and _types(schema) & {"number", "integer"}
+        if types_of(schema) & {"number", "integer"}
     }
-    integers = [name for name, schema in properties.items() if isinstance(schema, dict) and "integer" in _types(schema)]
+    integers = [name for name, schema in properties.items() if "integer" in types_of(schema)]
     texts = [(call, call.value) for call in calls if not call.is_error and isinstance(call.value, str)]
     sources = sources or []
     if not (numbers or sources) or len(texts) < 2:
@@ -299,16 +300,12 @@ def sign_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
     exceed a cost, a word for a rise or a fall); and an integer argument equal to a value its recorded
     calls gave (a report with a line per year has as many lines as the years asked)."""
     properties = tool.input_schema.get("properties") or {}
-    names = [
-        name
-        for name, schema in properties.items()
-        if isinstance(schema, dict) and _types(schema) & {"number", "integer"}
-    ]
+    names = [name for name, schema in properties.items() if types_of(schema) & {"number", "integer"}]
     formulas: list[list[Any]] = [[["var", name, None]] for name in names]
     formulas += [[["var", a, None], ["var", b, None], ["-"]] for a, b in itertools.combinations(names, 2)]
     found = [["sign", steps, list(signs)] for steps in formulas for signs in _SIGNS]
     for name, schema in properties.items():
-        if isinstance(schema, dict) and "integer" in _types(schema):
+        if "integer" in types_of(schema):
             given = sorted(
                 {v for c in calls if isinstance(v := c.arguments.get(name), int) and not isinstance(v, bool)}
             )
@@ -632,15 +629,6 @@ def _argument(value: Any, default: Any) -> float | None:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _types(schema: dict[str, Any]) -> set[str]:
-    options = [schema, *schema.get("anyOf", [])]
-    found: set[str] = set()
-    for option in options:
-        kind = option.get("type") if isinstance(option, dict) else None
-        found |= {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else set()
-    return found
 
 
 def _distinct(terms: list[_Term]) -> list[_Term]:

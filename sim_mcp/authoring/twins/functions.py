@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim_mcp.authoring.twins import formulas
+from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.formulas import FORMULAS, read_formulas, sign_atoms
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -417,9 +418,9 @@ def read_functions(
     and the numbers its text answers compute by formulas (`formulas.read_formulas`), also from `sources`
     (an expression argument's value)."""
     properties = tool.input_schema.get("properties") or {}
-    texts = [name for name, schema in properties.items() if "string" in _types(schema)]
-    numbers = [name for name, schema in properties.items() if "integer" in _types(schema)]
-    values = [name for name, schema in properties.items() if _types(schema) & {"string", "integer", "number"}]
+    texts = [name for name, schema in properties.items() if "string" in types_of(schema)]
+    numbers = [name for name, schema in properties.items() if "integer" in types_of(schema)]
+    values = [name for name, schema in properties.items() if types_of(schema) & {"string", "integer", "number"}]
     if not texts and not values and not sources:
         return Functions()
     cases = [{"args": call.arguments, "hints": _hints(call.value)} for call in calls]
@@ -473,8 +474,8 @@ def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[Record
     and kept where every success of its values shows it (`_fit`). The selector and number whose lines
     answer the most successes are kept (ties: two arguments, as a unit pair names a conversion); beside it,
     the text its selector tells (`_lookup`). Per call (by id), the pieces its answer shows."""
-    numbers = [name for name, schema in properties.items() if _types(schema) & {"number", "integer"}]
-    texts = [name for name, schema in properties.items() if "string" in _types(schema)]
+    numbers = [name for name, schema in properties.items() if types_of(schema) & {"number", "integer"}]
+    texts = [name for name, schema in properties.items() if "string" in types_of(schema)]
     successes = [call for call in calls if not call.is_error]
     best: tuple[int, int, list[Any]] | None = None
     selectors = [list(pair) for pair in itertools.combinations(texts, 2)] + [[name] for name in texts]
@@ -631,15 +632,6 @@ def _same_as_given(value: Any, part: list[Any], arguments: dict[str, Any]) -> bo
     (one that is a string or a number)."""
     name = part[1] if part[0] == "radix" else part[2] if part[0] in ("fn", "measure") else None
     return name is not None and isinstance(value, str) and value == str(arguments.get(name))
-
-
-def _types(schema: Any) -> set[str]:
-    options = [schema, *schema.get("anyOf", [])] if isinstance(schema, dict) else []
-    found: set[str] = set()
-    for option in options:
-        kind = option.get("type") if isinstance(option, dict) else None
-        found |= {kind} if isinstance(kind, str) else set(kind) if isinstance(kind, list) else set()
-    return found
 
 
 def _shown(value: Any) -> tuple[list[str], set[int]]:

@@ -9,10 +9,11 @@ learner searches a small language of operations on that world, pruned by the rec
 PROSE/FlashFill do), and mines the conditions under which each answer holds. Every rule is evaluated by
 the Starlark the twin ships (`library.TwinLibrary`): there is no Python copy of the language.
 
-**Keys.** An argument's type is its schema's, or, for one that may also be null (an optional argument as a
-Python server declares it, `{"anyOf": [{"type": "string"}, {"type": "null"}]}`), its other option's
-(`_plain`). A string argument whose value the answers name is a key, and so is an integer one; so is an
-argument whose value names a key another tool stored before most of the calls that give it, though no
+**Keys.** An argument's type is what its schema allows but null, named as one type, a list of them, or
+`anyOf`/`oneOf` options (an optional argument as a Python server declares it, `{"anyOf": [{"type": "string"},
+{"type": "null"}]}`: a string), one reading for every learner (`argument_types`). A string argument whose value
+the answers name is a key, and so is an integer one; so is an argument whose value names a key another tool
+stored before most of the calls that give it, though no
 answer writes it (a delete's `id` answered "Task deleted successfully", `_keyed`). When a tool
 with no arguments answers one constant naming a root (`{tmp}`, where `sim-mcp record` wrote the server's
 folder, or an absolute path), a string key is read as a path relative to that root, as a server with a
@@ -248,6 +249,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
+from sim_mcp.authoring.twins.argument_types import declaring, types_of
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.dates import date_atoms, days_agree, read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
@@ -825,7 +827,7 @@ class _Learner:
             if value is not None:
                 enums.setdefault(name, []).append(value)
         properties = tool.spec.input_schema.get("properties") or {}
-        kinds = {name: _types(schema) for name, schema in properties.items()}
+        kinds = {name: types_of(schema) for name, schema in properties.items()}
         return filtered_listings(self.library, self.root, tool.spec, calls, worlds, template, enums, kinds)
 
     def expressions(self, tool: _Tool) -> Expressions:
@@ -1309,30 +1311,13 @@ def _defaulted(tool: ToolSpec) -> dict[str, str]:
     }
 
 
-def _types(schema: Any) -> set[str]:
-    """The JSON types a property's schema names: one (`"integer"`), a list of them (`["string", "null"]`), or
-    those of its `anyOf` options; none for a schema that is no object (`true`)."""
-    if not isinstance(schema, dict):
-        return set()
-    kind = schema.get("type")
-    kinds = (
-        {kind}
-        if isinstance(kind, str)
-        else {item for item in kind if isinstance(item, str)}
-        if isinstance(kind, list)
-        else set()
-    )
-    options = schema.get("anyOf")
-    return kinds.union(*(_types(option) for option in options)) if isinstance(options, list) else kinds
-
-
 def _keyed(tool: _Tool, worlds: dict[int, dict[str, Any]], root: str | None) -> list[str]:
     """The integer arguments (and string ones, where keys are not paths under a root) whose value names a
     stored key in the world before most of the tool's calls that give one (a number that names a record
     now and then by chance, a `limit` of 5, is no key), two calls at least."""
     found = []
     for name, schema in (tool.spec.input_schema.get("properties") or {}).items():
-        kinds = _types(schema)
+        kinds = types_of(schema)
         if "integer" not in kinds and ("string" not in kinds or root is not None):
             continue
         given = [(c, c.arguments[name]) for c in tool.calls if type(c.arguments.get(name)) in (int, str)]
@@ -1385,18 +1370,6 @@ def _reads_only(tool: ToolSpec) -> bool:
     return read_intent(tool.name).action in (Action.GET, Action.LIST)
 
 
-def _plain(schema: Any) -> Any:
-    """A property's schema, or, for one that may also be null (`{"anyOf": [{"type": "string"}, {"type":
-    "null"}]}`, an optional argument as a Python server declares it), its one other option: the argument is
-    of that type where it is given."""
-    options = schema.get("anyOf") if isinstance(schema, dict) else None
-    if isinstance(options, list):
-        kept = [option for option in options if not (isinstance(option, dict) and option.get("type") == "null")]
-        if len(kept) == 1 and len(options) == 2 and isinstance(kept[0], dict):
-            return {**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]}
-    return schema
-
-
 def _strings(tool: ToolSpec) -> list[str]:
     """The string arguments, and each list of strings as its one item (`view`)."""
     properties = tool.input_schema.get("properties") or {}
@@ -1405,9 +1378,9 @@ def _strings(tool: ToolSpec) -> list[str]:
         if not isinstance(schema, dict):
             continue
         # An optional one may be typed `anyOf: [string, null]` (a default of null): a string all the same.
-        kinds = _types(schema) - {"null"}
-        arrays = [o for o in [schema, *(schema.get("anyOf") or [])] if isinstance(o, dict) and o.get("type") == "array"]
-        items = arrays[0].get("items") if arrays else None
+        kinds = types_of(schema) - {"null"}
+        array = declaring(schema, "array")
+        items = array.get("items") if array else None
         if kinds == {"string"}:
             names.append(name)
         elif kinds == {"array"} and isinstance(items, dict) and items.get("type") == "string":
@@ -1418,11 +1391,8 @@ def _strings(tool: ToolSpec) -> list[str]:
 def _numbers(tool: ToolSpec) -> list[str]:
     """The arguments the input schema types as numbers."""
     properties = tool.input_schema.get("properties") or {}
-    return [
-        name
-        for name, schema in properties.items()
-        if isinstance(_plain(schema), dict) and _plain(schema).get("type") in ("integer", "number")
-    ]
+    kinds = {name: types_of(schema) - {"null"} for name, schema in properties.items()}
+    return [name for name, found in kinds.items() if found and found <= {"integer", "number"}]
 
 
 def _preds(tool: ToolSpec) -> list[list[Any]]:
@@ -1913,9 +1883,9 @@ def _arrays(tool: ToolSpec) -> dict[str, list[str]]:
     properties = tool.input_schema.get("properties") or {}
     found: dict[str, list[str]] = {}
     for name, schema in properties.items():
-        schema = _plain(schema)
-        items = schema.get("items") if isinstance(schema, dict) else None
-        if not isinstance(schema, dict) or schema.get("type") != "array" or not isinstance(items, dict):
+        array = declaring(schema, "array") if types_of(schema) - {"null"} == {"array"} else None
+        items = array.get("items") if array else None
+        if not isinstance(items, dict):
             continue
         fields = items.get("properties") or {}
         found[name] = sorted(f for f, s in fields.items() if isinstance(s, dict) and s.get("type") == "string")
@@ -2092,11 +2062,7 @@ def _keys_named(template: Any, tool: ToolSpec) -> list[str]:
 
 def _integers(tool: ToolSpec) -> list[str]:
     properties = tool.input_schema.get("properties") or {}
-    return [
-        name
-        for name, schema in properties.items()
-        if isinstance(_plain(schema), dict) and _plain(schema).get("type") == "integer"
-    ]
+    return [name for name, schema in properties.items() if types_of(schema) - {"null"} == {"integer"}]
 
 
 def _effects(
