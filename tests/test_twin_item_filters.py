@@ -108,3 +108,93 @@ def test_compile_keeps_the_rule_through_the_twins_starlark(tmp_path: Path) -> No
     tools = compile_recorded(tmp_path, TOOLS, recorded(2, 12))
     assert tools["sales_report"]["status"] == "guarded", tools["sales_report"]
     assert "rules runtime missed" not in tools["sales_report"]["reason"], tools["sales_report"]
+
+
+STOCK = [
+    ToolSpec(
+        name="positions",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "trades": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "symbol": {"type": "string"},
+                            "side": {"type": "string"},
+                            "qty": {"type": "integer"},
+                            "price": {"type": "number"},
+                            "fee": {"type": "number"},
+                        },
+                    },
+                }
+            },
+            "required": ["trades"],
+        },
+    )
+]
+_SYMBOLS = ["ABC", "XYZ", "QQ", "MNO"]
+
+
+def positions(args: dict[str, Any]) -> dict[str, Any]:
+    """Per symbol, in sorted order: the quantity held, its cost (quantity times price plus fee, rounded to cents)
+    and the cost per unit; a trade out takes its share of the cost away, in order (a running state the
+    twin does not learn)."""
+    held: dict[str, list[float]] = {}
+    for trade in args["trades"]:
+        qty, cost = held.setdefault(trade["symbol"], [0.0, 0.0])
+        if trade["side"] == "in":
+            held[trade["symbol"]] = [qty + trade["qty"], cost + trade["qty"] * trade["price"] + trade.get("fee", 0)]
+        else:
+            left = max(qty - trade["qty"], 0.0)
+            held[trade["symbol"]] = [left, cost * left / qty if qty else 0.0]
+    rows = [
+        {"symbol": s, "qty": q, "cost": round(c, 2), "per_unit": round(c / q, 2)}
+        for s, (q, c) in sorted(held.items())
+        if q
+    ]
+    return {"positions": rows, "warnings": []}
+
+
+def trades(rng: random.Random, out: bool) -> list[dict[str, Any]]:
+    made = []
+    for _ in range(rng.randint(1, 5)):
+        trade: dict[str, Any] = {"symbol": rng.choice(_SYMBOLS), "side": "in", "qty": rng.randint(1, 60)}
+        trade["price"] = rng.choice([12.5, 40.1, 99.99, 7.25, 18.4])
+        if rng.random() < 0.5:
+            trade["fee"] = rng.choice([4.95, 9.99])
+        made.append(trade)
+    if out:
+        made.append({"symbol": made[0]["symbol"], "side": "out", "qty": 1, "price": 50.0})
+    return made
+
+
+def stock_sessions(seed: int, count: int) -> list[list[RecordedCall]]:
+    rng = random.Random(seed)
+    sessions = []
+    for number in range(count):
+        calls = []
+        for seq in range(1, 5):
+            args = {"trades": trades(rng, rng.random() < 0.4)}
+            result = {"content": [{"type": "text", "text": json.dumps(positions(args))}], "isError": False}
+            calls.append(RecordedCall(f"s{seed}-{number}", seq, "positions", args, result, False))
+        sessions.append(calls)
+    return sessions
+
+
+def test_a_list_grouped_over_the_items_is_computed_where_no_item_takes_any_out() -> None:
+    plans = infer_guards(STOCK, stock_sessions(3, 10), ["positions"]).plans
+    rules = plans["positions"]["rules"]
+    grouped = [rule for rule in rules if "$groups" in json.dumps(rule["answer"])]
+    assert grouped, rules
+    assert grouped[0]["when"] == [["no_items", "trades", [["side", "is", "out"]]]], grouped[0]
+    item = grouped[0]["answer"]["positions"]["item"]
+    assert item["per_unit"][0] == "ratio", item
+    rng = random.Random(5)
+    for _ in range(40):
+        args = {"trades": trades(rng, False)}
+        twin = run_guard(plans["positions"], "positions", {}, args)
+        assert twin is not None, args
+        value = json.loads(twin[0]) if isinstance(twin[0], str) else twin[0]
+        assert (value, twin[1]) == (positions(args), False), args
