@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -138,9 +139,9 @@ _SYMBOLS = ["ABC", "XYZ", "QQ", "MNO"]
 
 
 def positions(args: dict[str, Any]) -> dict[str, Any]:
-    """Per symbol, in sorted order: the quantity held, its cost (quantity times price plus fee, rounded to cents)
-    and the cost per unit; a trade out takes its share of the cost away, in order (a running state the
-    twin does not learn)."""
+    """Per symbol, in sorted order: the quantity held, its cost (quantity times price plus fee, rounded to cents,
+    a tie up as a decimal rounds it, `ROUND_HALF_UP`) and the cost per unit; a trade out takes its share of the
+    cost away, in order (a running state the twin does not learn)."""
     held: dict[str, list[float]] = {}
     for trade in args["trades"]:
         qty, cost = held.setdefault(trade["symbol"], [0.0, 0.0])
@@ -150,18 +151,21 @@ def positions(args: dict[str, Any]) -> dict[str, Any]:
             left = max(qty - trade["qty"], 0.0)
             held[trade["symbol"]] = [left, cost * left / qty if qty else 0.0]
     rows = [
-        {"symbol": s, "qty": q, "cost": round(c, 2), "per_unit": round(c / q, 2)}
-        for s, (q, c) in sorted(held.items())
-        if q
+        {"symbol": s, "qty": q, "cost": _cents(c), "per_unit": _cents(c / q)} for s, (q, c) in sorted(held.items()) if q
     ]
     return {"positions": rows, "warnings": []}
+
+
+def _cents(value: float) -> float:
+    return float(Decimal(str(value)).quantize(Decimal("0.01"), ROUND_HALF_UP))
 
 
 def trades(rng: random.Random, out: bool) -> list[dict[str, Any]]:
     made = []
     for _ in range(rng.randint(1, 5)):
         trade: dict[str, Any] = {"symbol": rng.choice(_SYMBOLS), "side": "in", "qty": rng.randint(1, 60)}
-        trade["price"] = rng.choice([12.5, 40.1, 99.99, 7.25, 18.4])
+        # A price of thousandths, whose costs are often a tie at cents: rounded up, not to even.
+        trade["price"] = rng.choice([12.5, 40.1, 99.99, 7.25, 18.4, 3.125])
         if rng.random() < 0.5:
             trade["fee"] = rng.choice([4.95, 9.99])
         made.append(trade)
@@ -191,6 +195,7 @@ def test_a_list_grouped_over_the_items_is_computed_where_no_item_takes_any_out()
     assert grouped[0]["when"] == [["no_items", "trades", [["side", "is", "out"]]]], grouped[0]
     item = grouped[0]["answer"]["positions"]["item"]
     assert item["per_unit"][0] == "ratio", item
+    assert item["cost"][2] == [2, "up"], item
     rng = random.Random(5)
     for _ in range(40):
         args = {"trades": trades(rng, False)}

@@ -11,7 +11,9 @@ order, each a spec:
 - `["count"]`: how many items the group has;
 - `["sum", steps, digits]`: the sum over the group's items, in the order given, of a formula of the item's
   number fields (postfix: `["field", f, default]`, the default where the item lacks it, `["*"]`, `["+"]` on the
-  two numbers before), as a double, rounded to `digits` decimals as Python's `round` does (None: not rounded);
+  two numbers before), as a double, rounded to `digits` decimals as Python's `round` does (None: not rounded;
+  `[digits, "up"]`: the shortest decimal that reads as the double, Python's `repr`, rounded with a tie away
+  from zero, as a server rounding `Decimal(str(x))` with `ROUND_HALF_UP` does);
 - `["ratio", first, second, digits]`: the unrounded sum of one field of the object over another's, rounded;
   nothing where the second is 0.
 
@@ -53,7 +55,24 @@ def twin_group_value(steps, item):
     return stack[0]
 
 def twin_group_round(value, digits):
-    return value if digits == None else float(fixed_text(value, digits))
+    if digits == None:
+        return value
+    if type(digits) != "list":
+        return float(fixed_text(value, digits))
+    # The shortest decimal that reads as the double (JSON writes it so), a tie at the last digit kept away
+    # from zero.
+    text = json.encode(abs(value))
+    places = digits[0]
+    if "e" in text or "E" in text or "." not in text or len(text.split(".")[1]) <= places:
+        return float(fixed_text(value, places))
+    whole, fraction = text.split(".")
+    kept = float(whole + "." + fraction[:places]) if places else float(whole)
+    if fraction[places] in "56789":
+        step = 1.0
+        for _ in range(places):
+            step /= 10
+        kept += step
+    return float(fixed_text(kept if value >= 0 else -kept, places))
 
 def twin_render_groups(template, args):
     # One object per distinct text the items give in a field, each of numbers computed over its items.
@@ -95,8 +114,9 @@ def twin_render_groups(template, args):
     return {"$text": out}
 """
 
-# The roundings tried, after none: whole numbers to a hundredth of a cent.
-_DIGITS = (None, 0, 1, 2, 3, 4)
+# The roundings tried, after none: whole numbers to a hundredth of a cent, a tie to even (Python's `round`), then
+# the shortest decimal's tie away from zero.
+_DIGITS: tuple[int | list[Any] | None, ...] = (None, 0, 1, 2, 3, 4, *([d, "up"] for d in range(5)))
 # The fewest recorded answers a group's template must write whole: one could be by chance.
 _SUPPORT = 2
 
@@ -193,8 +213,23 @@ def _value(steps: list[list[Any]], item: dict[str, Any]) -> float | None:
     return stack[0]
 
 
-def _rounded(value: float, digits: int | None) -> float:
-    return value if digits is None else float(fixed_text(value, digits))
+def _rounded(value: float, digits: int | list[Any] | None) -> float:
+    # As `twin_group_round` rounds, to search with.
+    if digits is None:
+        return value
+    if not isinstance(digits, list):
+        return float(fixed_text(value, digits))
+    text, places = repr(abs(value)), digits[0]
+    if "e" in text or "." not in text or len(text.split(".")[1]) <= places:
+        return float(fixed_text(value, places))
+    whole, fraction = text.split(".")
+    kept = float(whole + "." + fraction[:places]) if places else float(whole)
+    if fraction[places] in "56789":
+        step = 1.0
+        for _ in range(places):
+            step /= 10
+        kept += step
+    return float(fixed_text(kept if value >= 0 else -kept, places))
 
 
 def _groups(items: list[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
