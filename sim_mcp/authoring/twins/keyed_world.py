@@ -133,6 +133,9 @@ by form, so no rule is refuted by the day it writes; a rule of a tool that compu
 each day alone exactly, `dates.days_agree`); a day the recordings never covered writes nothing.
 A JSON value a function computes whole (`{"$value": part}`: a flag, a null, a list of named days, a short
 code upper-cased, `"FR"` for `fr`) is a field of its own, each field of an object its own function.
+A JSON list of objects may be computed over an array argument's items grouped by a text field (`{"$groups": array,
+"by": [field, name], "order": order, "item": {name: spec}}`, `grouped.py`: the group's key, its count, the sum
+over its items of a formula of their numbers, rounded, or the ratio of two such sums: holdings per security).
 A text the server composes from a record's fields (`["compose", source, segments]`, `composed.py`: a todo.txt
 line, `(A) 2026-12-06 Review draft +work @phone`) is its fields each between marks, an array item by item
 (sorted where the server sorts it), a flag as its mark, the clock's day, joined by spaces, a part left out
@@ -208,7 +211,9 @@ digest is asked by); for a tool whose reports show formulas, the sign of a numbe
 two (`["sign", steps, signs]`: an error where a price does not exceed a cost, a word for a rise or a fall); for a
 tool whose answers show a day's function, its days all reading as days in order, one reading as none, one after
 another (`["days", "read", names]`, `["days", "fails", name]`, `["days", "after", first, second]`: a range that
-ends before it starts).
+ends before it starts); for a tool given an array of records, none of its items a filter picks (`["no_items",
+array, filter]`, `items.py`: a field's text among the few it takes, or starting with an argument's text: no
+sale in the year asked), under which a constant success may be answered, as where nothing is stored.
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
@@ -257,6 +262,8 @@ from sim_mcp.authoring.twins.filtered import filtered_listings, picked_listings
 from sim_mcp.authoring.twins.forms import form_atoms
 from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
+from sim_mcp.authoring.twins.grouped import grouped_lists
+from sim_mcp.authoring.twins.items import item_atoms
 from sim_mcp.authoring.twins.json_texts import decoded, documents, with_documents
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
@@ -297,8 +304,9 @@ _EFFECT_ROUNDS = 3
 _SUPPORT = 2
 _LENGTH_MARGIN = 32
 # Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
-# nothing under the key the call names, nothing a listing's predicate picks); a required argument absent.
-_BARE = frozenset({"empty", "missing", "absent", "none"})
+# nothing under the key the call names, nothing a listing's predicate picks, no item of an array argument a
+# filter picks); a required argument absent.
+_BARE = frozenset({"empty", "missing", "absent", "none", "no_items"})
 _WORLD_ATOMS = frozenset(
     {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none", "holds"}
 )
@@ -336,7 +344,7 @@ _MADE_UP = re.compile(
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = (
     *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
-    "$value",
+    *("$value", "$groups"),
 )
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
@@ -575,6 +583,7 @@ class _Learner:
         self.calendar: dict[str, Any] | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
+        self.groups: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}  # by tool (`grouped.grouped_lists`)
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
         self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
 
@@ -709,6 +718,9 @@ class _Learner:
         keys = self.names(tool.spec) + _integers(tool.spec)
         composed = _composed(calls, [worlds[id(call)] for call in calls], keys, self.root, self.shown)
         given = _given_defaults(tool.spec, calls)
+        if tool.spec.name not in self.groups:
+            self.groups[tool.spec.name] = grouped_lists(calls)
+        grouped = self.groups[tool.spec.name]
         for call, drawn, more, listed, picked, lines in zip(
             calls, every, items_all, listings, rows, composed, strict=True
         ):
@@ -736,6 +748,11 @@ class _Learner:
                 whole["given"] = {"args": call.arguments, "defaults": given}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            if isinstance(template, dict) and (groups := grouped.get(id(call))):
+                # A list of objects computed over the items of an array argument grouped by a field: after the
+                # reading as the call's pieces, which the covering keeps where both answer as many calls.
+                other = {**template, **groups}
+                found.setdefault(json.dumps(other, sort_keys=True), (other, False))
             if lines and not call.is_error:
                 # The texts composed from fields as such too: which reading holds is for the covering to tell.
                 other = _template_of(call.value, pieces, {**whole, "composed": lines})
@@ -1004,6 +1021,7 @@ class _Learner:
         atoms = list(_atoms(tool.spec, self.root, named, stores)) + self.expressions(tool).atoms
         atoms += self.functions(tool).atoms
         atoms += self.forms(tool)
+        atoms += item_atoms(tool.spec, [call for call in tool.calls if call.rpc_error is None])
         atoms += _default_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]

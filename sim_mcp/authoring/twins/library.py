@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import composed, dates, expression, forms, functions
+from sim_mcp.authoring.twins import composed, dates, expression, forms, functions, grouped, items
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -478,6 +478,8 @@ def twin_holds(atom, root, keys, args):
         return twin_formula_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
+    if kind == "no_items":
+        return twin_items_hold(atom, args)
     if kind == "is":
         return args.get(atom[1]) == atom[2]
     if kind in ("some_by", "none_by"):
@@ -894,6 +896,8 @@ def twin_render(template, root, keys, args, twin = {}):
         return twin_fresh(template["$fresh"], keys, twin)
     if type(template) == "dict" and "$each" in template:
         return twin_render_each(template, root, keys, args, twin)
+    if type(template) == "dict" and "$groups" in template:
+        return twin_render_groups(template, args)
     if type(template) == "dict" and "$stored" in template:
         # A field stored under the key an argument names, or what the server shows where it was not given.
         entry = twin_entry(root, keys, args, template["$stored"][0])
@@ -1661,6 +1665,10 @@ LIBRARY += dates.DATES
 LIBRARY += composed.COMPOSED
 # An argument's form as a condition, a section of its own.
 LIBRARY += forms.FORMS
+# Conditions on the items of an array argument, a section of their own.
+LIBRARY += items.ITEMS
+# Lists computed over an array argument's items grouped by a field, a section of their own.
+LIBRARY += grouped.GROUPED
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
