@@ -221,8 +221,8 @@ before any rule runs: no rule need meet it, and a success's rule may cover it. A
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
 
-**A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2)` returned as
-a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a tool's structured successes whose
+**A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2,
+sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a tool's structured successes whose
 texts are JSON objects or arrays that `json.dumps` writes back exactly in one style (indent, escaped
 non-ASCII, keys sorted: a server that keeps its code's order in any has none) is learned as the values
 those texts write, so that its records are kept, read back, changed and listed as a JSON answer's are, and
