@@ -1,7 +1,7 @@
-"""A JSON document a server writes into a text (`json.dumps(record, indent=2, sort_keys=True)` returned as a tool's string,
-which an MCP server answers as `{"result": "{\\n  \\"id\\": ...}"}`): read as the JSON value it writes, so
-that the keyed world learns its records, listings and fields as it learns those of any JSON answer, and
-written back as the server writes it.
+"""A JSON document a server writes into a text (`json.dumps(record, indent=2, sort_keys=True)` returned as
+a tool's string, which an MCP server answers as `{"result": "{\n  \"id\": ...}"}`): read as the JSON value
+it writes, so that the keyed world learns its records, listings and fields as it learns those of any JSON
+answer, and written back as the server writes it.
 
 A field of a success's structured answer is such a document where its text is a JSON object or array that
 Python's `json.dumps` writes back exactly in one style (`Style`: its indent, whether non-ASCII letters are

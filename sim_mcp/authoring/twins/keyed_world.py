@@ -222,13 +222,14 @@ writes nothing for a call (a number or key it reads is missing there, a listing 
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
 
 **A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2,
-sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a tool's structured successes whose
-texts are JSON objects or arrays that `json.dumps` writes back exactly in one style (indent, escaped
-non-ASCII, keys sorted: a server that keeps its code's order in any has none) is learned as the values
-those texts write, so that its records are kept, read back, changed and listed as a JSON answer's are, and
-the plan's `documents` names the field and the style the twin writes it back in (`library.twin_documents`,
-after the answer's effect). A clock stamp in epoch seconds (`"created_at": 1796608533.96`) is compared by
-form (`agreement.EPOCH_FORM`), so such a record's times are written as recorded.
+sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a
+tool's structured successes whose texts are JSON objects or arrays that `json.dumps` writes back exactly
+in one style (indent, escaped non-ASCII, keys sorted: a server that keeps its code's order in any has
+none) is learned as the values those texts write, so that its records are kept, read back, changed and
+listed as a JSON answer's are, and the plan's `documents` names the field and the style the twin writes
+it back in (`library.twin_documents`, after the answer's effect). A clock stamp in epoch seconds
+(`"created_at": 1796608533.96`) is compared by form (`agreement.EPOCH_FORM`), so such a record's times are
+written as recorded.
 """
 
 from __future__ import annotations
