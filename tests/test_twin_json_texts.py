@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.json_texts import Style, decoded, documents, styles_of
+from sim_mcp.authoring.twins.json_texts import Style, decoded, documents, server_documents, styles_of
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import json_text
@@ -158,10 +158,11 @@ def _sessions_reading() -> list[list[RecordedCall]]:
 
 def test_a_json_texts_style_is_the_one_python_writes_it_back_in() -> None:
     record = {"b": 1, "a": ["é"]}
-    # Keys in order already read as sorted first; keys out of order only as written.
-    assert styles_of(json.dumps(record, indent=2, sort_keys=True)) == [Style(2, True, True), Style(2, False, True)]
-    assert styles_of(json.dumps(record)) == [Style(None, False, True)]
-    assert styles_of(json.dumps(record, ensure_ascii=False, indent=4)) == [Style(4, False, False)]
+    # Keys sorted: a document; keys in the order the server put them, none (the twin keeps no such order).
+    assert styles_of(json.dumps(record, indent=2, sort_keys=True)) == [Style(2, True, True)]
+    assert styles_of(json.dumps(record, sort_keys=True, ensure_ascii=False)) == [Style(None, True, False)]
+    assert styles_of(json.dumps(record)) == []
+    assert styles_of(json.dumps(record, indent=2)) == []
     assert styles_of("[]")[0] == Style(2, True, True)
     assert len(styles_of("[]")) > 1
     assert styles_of("Task added") == []
@@ -172,6 +173,23 @@ def test_a_json_texts_style_is_the_one_python_writes_it_back_in() -> None:
     assert documents(calls) == {"result": Style(2, True, True)}
     assert decoded(calls[1], documents(calls)).value["result"]["status"] == "pending"
     assert decoded(calls[4], documents(calls)) is calls[4]
+    every = {"result": Style(2, True, True)}
+    assert server_documents(calls) == {"add_task": every, "list_tasks": every}
+
+
+def test_a_server_that_keeps_its_keys_in_its_own_order_writes_no_document_the_twin_learns() -> None:
+    # One answer whose keys stand as the server's code put them: the server sorts none, and the twin, whose
+    # records keep no order of their fields, learns every text as text, even those sorted by chance.
+    calls = _sessions()[0]
+    unsorted = json.dumps({"path": "/tmp", "name": "mobile-app"}, indent=2)
+    result = {
+        "content": [{"type": "text", "text": unsorted}],
+        "isError": False,
+        "structuredContent": {"result": unsorted},
+    }
+    calls.append(RecordedCall("s0", len(calls) + 1, "project_register", {"name": "mobile-app"}, result, False))
+    assert documents(calls[:-1]) == {"result": Style(2, True, True)}
+    assert server_documents(calls) == {}
 
 
 def test_clock_stamps_in_epoch_seconds_agree_by_form_and_only_they() -> None:

@@ -1,11 +1,12 @@
-"""A JSON document a server writes into a text (`json.dumps(record, indent=2)` returned as a tool's string,
-which an MCP server answers as `{"result": "{\\n  \\"id\\": ...}"}`): read as the JSON value it writes, so
-that the keyed world learns its records, listings and fields as it learns those of any JSON answer, and
-written back as the server writes it.
+"""A JSON document a server writes into a text (`json.dumps(record, indent=2, sort_keys=True)` returned as
+a tool's string, which an MCP server answers as `{"result": "{\n  \"id\": ...}"}`): read as the JSON value
+it writes, so that the keyed world learns its records, listings and fields as it learns those of any JSON
+answer, and written back as the server writes it.
 
 A field of a success's structured answer is such a document where its text is a JSON object or array that
-Python's `json.dumps` writes back exactly in one style (`Style`: its indent, whether keys are sorted, whether
-non-ASCII letters are escaped). A tool's successes are read so at a field where every one whose text there is
+Python's `json.dumps` writes back exactly in one style (`Style`: its indent, whether non-ASCII letters are
+escaped; its keys sorted, `sort_keys=True`, since the twin keeps no order of a record's fields). A tool's
+successes are read so at a field where every one whose text there is
 a document is written in one style (`documents`); the answers are then learned decoded (`decoded`), and the plan
 names those fields and their style (`plan["documents"]`), which `library.twin_documents` writes back as text
 after the answer's effect: the keyed world keeps the records, the caller sees the text.
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple
 
 from sim_mcp.authoring.twins.recordings import RecordedCall
 
-__all__ = ["Style", "decoded", "documents", "styles_of", "with_documents"]
+__all__ = ["Style", "decoded", "documents", "server_documents", "styles_of", "with_documents"]
 
 
 class Style(NamedTuple):
@@ -30,11 +31,10 @@ class Style(NamedTuple):
     ensure_ascii: bool
 
 
-# The styles tried, likeliest first: Python's defaults with an indent of 2, 4 or none; keys sorted before
-# as written, where both write a text back (its keys in order already): the twin's records keep no order.
-_STYLES = tuple(
-    Style(indent, sort_keys, ascii) for indent in (2, None, 4) for sort_keys in (True, False) for ascii in (True, False)
-)
+# The styles tried, likeliest first: Python's with an indent of 2, 4 or none, its keys sorted. A document
+# whose keys stand in the order the server's code put them is none: the twin's records keep no order of
+# their fields (JSON objects cross into Starlark with their keys sorted), so it could not write it back.
+_STYLES = tuple(Style(indent, True, ascii) for indent in (2, None, 4) for ascii in (True, False))
 
 
 def styles_of(text: str) -> list[Style]:
@@ -66,6 +66,30 @@ def documents(calls: list[RecordedCall]) -> dict[str, Style]:
                 styles = styles_of(text)
                 found[name] = [style for style in found.get(name, styles) if style in styles]
     return {name: styles[0] for name, styles in found.items() if styles}
+
+
+def server_documents(calls: list[RecordedCall]) -> dict[str, dict[str, Style]]:
+    """By tool, its documents (`documents`); none at all where any success of any tool writes a JSON object
+    or array into a text in no style the twin writes back (its keys in the order the server's code put them):
+    a server that sorts its keys does so everywhere, and one whose texts sort by chance is none."""
+    for call in calls:
+        value = call.value
+        if call.is_error or call.rpc_error is not None or not isinstance(value, dict):
+            continue
+        for text in value.values():
+            if isinstance(text, str) and text[:1] in ("{", "[") and _json(text) and not styles_of(text):
+                return {}
+    tools = sorted({call.tool for call in calls})
+    found = {tool: documents([call for call in calls if call.tool == tool]) for tool in tools}
+    return {tool: fields for tool, fields in found.items() if fields}
+
+
+def _json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def decoded(call: RecordedCall, fields: dict[str, Style]) -> RecordedCall:

@@ -232,14 +232,15 @@ before any rule runs: no rule need meet it, and a success's rule may cover it. A
 writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
 call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
 
-**A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2)` returned as
-a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a tool's structured successes whose
-texts are JSON objects or arrays that `json.dumps` writes back exactly in one style (indent, sorted keys,
-escaped non-ASCII) is learned as the values those texts write, so that its records are kept, read back,
-changed and listed as a JSON answer's are, and the plan's `documents` names the field and the style the
-twin writes it back in (`library.twin_documents`, after the answer's effect). A clock stamp in epoch
-seconds (`"created_at": 1796608533.96`) is compared by form (`agreement.EPOCH_FORM`), so such a record's
-times are written as recorded.
+**A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2,
+sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a
+tool's structured successes whose texts are JSON objects or arrays that `json.dumps` writes back exactly
+in one style (indent, escaped non-ASCII, keys sorted: a server that keeps its code's order in any has
+none) is learned as the values those texts write, so that its records are kept, read back, changed and
+listed as a JSON answer's are, and the plan's `documents` names the field and the style the twin writes
+it back in (`library.twin_documents`, after the answer's effect). A clock stamp in epoch seconds
+(`"created_at": 1796608533.96`) is compared by form (`agreement.EPOCH_FORM`), so such a record's times are
+written as recorded.
 """
 
 from __future__ import annotations
@@ -264,7 +265,7 @@ from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.grouped import grouped_lists
 from sim_mcp.authoring.twins.items import item_atoms
-from sim_mcp.authoring.twins.json_texts import decoded, documents, with_documents
+from sim_mcp.authoring.twins.json_texts import decoded, server_documents, with_documents
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -1146,8 +1147,8 @@ def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left
     both is left with recorded calls its rules do not answer; and kept only where they answer more. A JSON
     document a tool's successes write into a text is learned as the value it writes, and written back as
     text (`json_texts`)."""
-    written = {tool.name: documents([c for s in sessions for c in s if c.tool == tool.name]) for tool in tools}
-    if any(written.values()):
+    written = server_documents([c for s in sessions for c in s])
+    if written:
         sessions = [[decoded(call, written.get(call.tool, {})) for call in session] for session in sessions]
         found = _infer_guards(tools, sessions, left)
         plans = {name: with_documents(plan, written.get(name, {})) for name, plan in found.plans.items()}
