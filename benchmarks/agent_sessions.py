@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to sixth sets, dev now, and the seventh set,
+"Twins held out", "Twins held out, second set", the third to seventh sets, dev now, and the eighth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to seventh sets' agents are written
+does not exist, a step out of order, an argument left out). The second to eighth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -2393,6 +2393,418 @@ class AdjustedCostAgent:
             }
 
 
+_MEMORY_CATEGORIES = ("decision", "incident", "research", "project", "howto", "config", "other")
+_IMPORTANCES = ("low", "normal", "high", "critical")
+_THREADS = tuple(f"{topic}-rollout" for topic in _TOPICS[:4])
+_ENTITY_TYPES = ("service", "person", "team")
+_PEOPLE = ("alice", "bob", "carol")
+
+
+class TopicMemoryAgent:
+    """agentmemdb: a memory of entries saved under a topic (content, a category, tags, an importance, now and
+    then a thread and named entities, rarely an expiry), read back, appended to, updated field by field and
+    deleted by the number the save answered; searched by a word, listed (by category, tag or thread), found
+    by entity, threads and entities listed, an entry's history, likely duplicates, counts and a day's
+    summary. Mistakes: a number never saved or deleted, a category or importance the server does not know,
+    entities that are not JSON, a word no entry holds."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.entries: dict[int, dict[str, Any]] = {}  # number -> the fields saved
+        self.gone: list[int] = []
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _number(self) -> int:
+        if self.entries and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.entries))
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else 99
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.entries or roll < 0.2:
+            return "save_memory", self._saved()
+        if roll < 0.36:
+            return "get_memory", {"memory_id": self._number()}
+        if roll < 0.44:
+            return "append_memory", self._appended()
+        if roll < 0.53:
+            return "update_memory", self._updated()
+        if roll < 0.59:
+            return "delete_memory", {"memory_id": self._number()}
+        if roll < 0.68:
+            return "search_memory", self._search()
+        if roll < 0.76:
+            return "list_memories", self._list()
+        if roll < 0.8:
+            return "find_by_entity", self._entity()
+        if roll < 0.83:
+            return "get_thread", {"thread_id": self._thread()}
+        if roll < 0.86:
+            return "get_memory_history", {"memory_id": self._number()}
+        which = self.rng.random()
+        if which < 0.25:
+            return "list_entities", {"entity_type": self.rng.choice(_ENTITY_TYPES)} if self.rng.random() < 0.4 else {}
+        if which < 0.45:
+            return "list_threads", {}
+        if which < 0.65:
+            return "find_duplicates", {}
+        if which < 0.85:
+            return "get_stats", {}
+        return ("cleanup_expired", {}) if which < 0.93 else ("get_daily_summary", {})
+
+    def _saved(self) -> dict[str, Any]:
+        topic = f"{self.rng.choice(_TOPICS)} {self.rng.choice(_ASPECTS)}"
+        arguments: dict[str, Any] = {"topic": topic, "content": self.rng.choice(_WORDS)}
+        if self.rng.random() < 0.7:
+            arguments["category"] = self.rng.choice(_MEMORY_CATEGORIES)
+        if self.rng.random() < 0.6:
+            arguments["tags"] = ",".join(self.rng.sample(_TAGS, self.rng.randint(1, 2)))
+        if self.rng.random() < 0.4:
+            arguments["importance"] = self.rng.choice(_IMPORTANCES)
+        if self.rng.random() < 0.3:
+            arguments["thread_id"] = self.rng.choice(_THREADS)
+        if self.rng.random() < 0.3:
+            kind = self.rng.choice(_ENTITY_TYPES)
+            value = self.rng.choice(_PEOPLE if kind == "person" else _PROJECTS)
+            arguments["entities"] = json.dumps([{"type": kind, "value": value}])
+        if self.rng.random() < 0.08:
+            arguments["expires_at"] = self.rng.choice(_DUE_DATES)
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 4:
+            arguments["category"] = "meeting"  # not one of its categories
+        elif mistake < MISTAKE / 2:
+            arguments["importance"] = "urgent"
+        elif mistake < 3 * MISTAKE / 4:
+            arguments["entities"] = "billing-api"  # not JSON
+        return arguments
+
+    def _appended(self) -> dict[str, Any]:
+        return {"memory_id": self._number(), "content": self.rng.choice(_PROGRESS)}
+
+    def _updated(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"memory_id": self._number()}
+        change = self.rng.random()
+        if change < 0.3:
+            arguments["content"] = self.rng.choice(_WORDS)
+        elif change < 0.5:
+            arguments["importance"] = self.rng.choice(_IMPORTANCES)
+        elif change < 0.65:
+            arguments["tags"] = self.rng.choice(_TAGS)
+        elif change < 0.8:
+            arguments["category"] = self.rng.choice(_MEMORY_CATEGORIES)
+        elif change < 0.9:
+            arguments["thread_id"] = self.rng.choice(_THREADS)
+        else:
+            arguments["topic"] = f"{self.rng.choice(_TOPICS)} {self.rng.choice(_ASPECTS)} (revised)"
+        return arguments
+
+    def _word(self) -> str:
+        """A word of a topic or content saved, or (a mistake) one no entry holds."""
+        saved = [f"{entry['topic']} {entry['content']}" for entry in self.entries.values()]
+        if saved and self.rng.random() >= MISTAKE:
+            words = self.rng.choice(saved).split()
+            return self.rng.choice([word for word in words if len(word) > 3] or words)
+        return self.rng.choice(("kubernetes", "invoice", "penguin"))
+
+    def _search(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"query": self._word()}
+        if self.rng.random() < 0.2:
+            arguments["category"] = self.rng.choice(_MEMORY_CATEGORIES)
+        if self.rng.random() < 0.2:
+            arguments["limit"] = self.rng.choice((1, 3))
+        if self.rng.random() < 0.15:
+            arguments["full_content"] = True
+        return arguments
+
+    def _list(self) -> dict[str, Any]:
+        which = self.rng.random()
+        if which < 0.35:
+            return {}
+        if which < 0.55:
+            return {"category": self.rng.choice(_MEMORY_CATEGORIES)}
+        if which < 0.8:
+            used = sorted({tag for entry in self.entries.values() for tag in str(entry.get("tags", "")).split(",")})
+            used = [tag for tag in used if tag]
+            return {"tag": self.rng.choice(used) if used and self.rng.random() >= MISTAKE else self.rng.choice(_TAGS)}
+        if which < 0.9:
+            return {"thread_id": self._thread()}
+        return {"limit": self.rng.choice((1, 2, 5))}
+
+    def _thread(self) -> str:
+        used = sorted({str(entry["thread_id"]) for entry in self.entries.values() if entry.get("thread_id")})
+        return self.rng.choice(used) if used and self.rng.random() >= MISTAKE else self.rng.choice(_THREADS)
+
+    def _entity(self) -> dict[str, Any]:
+        kind = self.rng.choice(_ENTITY_TYPES)
+        value = self.rng.choice(_PEOPLE if kind == "person" else _PROJECTS)
+        which = self.rng.random()
+        if which < 0.5:
+            return {"entity_type": kind, "entity_value": value}
+        return {"entity_value": value} if which < 0.8 else {"entity_type": kind}
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        found = _json_of(value)
+        if not isinstance(found, dict) or not isinstance(found.get("id"), int):
+            return
+        number = found["id"]
+        if tool == "save_memory" and found.get("status") == "saved":
+            self.entries[number] = dict(arguments)
+        elif tool == "update_memory" and found.get("status") == "updated" and number in self.entries:
+            self.entries[number].update({k: v for k, v in arguments.items() if k != "memory_id"})
+        elif tool == "delete_memory" and found.get("status") == "deleted":
+            self.entries.pop(number, None)
+            self.gone.append(number)
+
+
+_TODO_LEVELS = ("low", "med", "high")
+_PAST_DUE = ("2026-11-02", "2026-11-20")  # days before the sessions run: such a task is overdue
+
+
+class TodoLifecycleAgent:
+    """cadence-todo: to-dos with a lifecycle (pending, done): added with a priority and a due date now and
+    then (rarely one already past), listed (pending, done, all), shown, completed, rescheduled with a
+    reason, reprioritised, split into subtasks, their history told, the overdue ones listed, the last
+    change undone, everything exported; ids are read from the answers. The sync tools, which need a remote
+    store no session has, are rare. Mistakes: an id never made, a priority or date the server does not
+    read, a status or export format it does not know, completing a task twice."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tasks: dict[int, str] = {}  # id -> status as last answered
+        self.changed: tuple[str, list[int]] = ("", [])  # the last change made: its tool and the ids it made or moved
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _id(self, status: str | None = "pending") -> int:
+        pool = sorted(number for number, held in self.tasks.items() if status is None or held == status)
+        if pool and self.rng.random() >= MISTAKE:
+            return self.rng.choice(pool)
+        done = sorted(number for number, held in self.tasks.items() if held == "done")
+        return self.rng.choice(done) if done and self.rng.random() < 0.5 else 42
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.tasks or roll < 0.24:
+            return "add_task", self._added()
+        if roll < 0.36:
+            return "list_tasks", self._listing()
+        if roll < 0.45:
+            return "show_task", {"id": self._id(None)}
+        if roll < 0.57:
+            return "complete_task", {"id": self._id()}
+        if roll < 0.65:
+            return "schedule_task", self._scheduled()
+        if roll < 0.72:
+            return "reprioritise_task", self._reprioritised()
+        if roll < 0.77:
+            return "decompose_task", self._decomposed()
+        if roll < 0.82:
+            return "why_task", {"id": self._id(None)}
+        if roll < 0.86:
+            return "undo", {}
+        if roll < 0.91:
+            return "overdue_tasks", {}
+        if roll < 0.96:
+            return "export_tasks", {"format": self.rng.choice(("json", "json", "table", "csv"))}
+        which = self.rng.random()
+        if which < 0.4:
+            return "register_project", {}
+        if which < 0.8:
+            return "sync_tasks", {}
+        return "resolve_sync_conflict", {"id": self._id(None), "keep": self.rng.choice(("local", "remote"))}
+
+    def _added(self) -> dict[str, Any]:
+        title, _ = self.rng.choice(_TASKS)
+        arguments: dict[str, Any] = {"title": title}
+        if self.rng.random() < 0.6:
+            arguments["priority"] = self.rng.choice(_TODO_LEVELS)
+        if self.rng.random() < 0.5:
+            arguments["due"] = self.rng.choice(_PAST_DUE if self.rng.random() < 0.15 else _DUE_DATES)
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 3:
+            arguments["priority"] = self.rng.choice(("medium", "urgent"))
+        elif mistake < 2 * MISTAKE / 3:
+            arguments["due"] = "next friday"
+        return arguments
+
+    def _listing(self) -> dict[str, Any]:
+        which = self.rng.random()
+        if which < 0.45:
+            return {}
+        if which < 0.93:
+            return {"status": self.rng.choice(("pending", "done", "all"))}
+        return {"status": "open"}  # not a status it knows
+
+    def _scheduled(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"id": self._id(), "due": self.rng.choice(_DUE_DATES)}
+        if self.rng.random() < 0.4:
+            arguments["reason"] = self.rng.choice(_PROGRESS)
+        if self.rng.random() < MISTAKE / 3:
+            arguments["due"] = "2027-02-30"  # no such day
+        return arguments
+
+    def _reprioritised(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"id": self._id(), "priority": self.rng.choice(_TODO_LEVELS)}
+        if self.rng.random() < 0.3:
+            arguments["reason"] = self.rng.choice(_PROGRESS)
+        return arguments
+
+    def _decomposed(self) -> dict[str, Any]:
+        parts = [title for title, _ in self.rng.sample(_TASKS, 2)]
+        arguments: dict[str, Any] = {"id": self._id(), "into": parts}
+        if self.rng.random() < 0.3:
+            arguments["reason"] = "too big for one step"
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        tool = self.last[0]
+        found = _json_of(value)
+        if not isinstance(found, dict) or found.get("ok") is not True:
+            return
+        if tool == "undo":
+            self._undone()
+            return
+        answered = [found.get("task"), found.get("parent"), *(found.get("subtasks") or []), *(found.get("tasks") or [])]
+        for task in answered:
+            if isinstance(task, dict) and isinstance(task.get("id"), int):
+                self.tasks[task["id"]] = str(task.get("status"))
+        if tool in ("add_task", "decompose_task", "complete_task"):
+            made = found.get("subtasks") if tool == "decompose_task" else [found.get("task")]
+            self.changed = (tool, [task["id"] for task in made or [] if isinstance(task, dict) and "id" in task])
+
+    def _undone(self) -> None:
+        """An undo reverts the last change: the tasks it made are gone, the one it completed is pending again
+        (a reschedule or a new priority undone leaves the status as it was)."""
+        tool, ids = self.changed
+        for number in ids:
+            if tool == "complete_task":
+                self.tasks[number] = "pending"
+            else:
+                self.tasks.pop(number, None)
+        self.changed = ("", [])
+
+
+_MARKED = (
+    "name=[amber] id=[birch-12]",
+    "call <main> then <exit>",
+    "{alpha} and {beta} and {gamma}",
+    "see (the guide) or (the faq)",
+)
+_MARKERS = {"[": "]", "<": ">", "{": "}", "(": ")"}
+
+
+class CharacterIndexAgent:
+    """char-index-mcp: character-level string work by index, no state. The agent finds where a character
+    or a substring occurs (the n-th, or all of them), counts a text's characters, cuts a text at indices,
+    inserts, deletes and replaces a range, takes the text between markers and substrings by ranges, now
+    and then working on the text its previous edit answered, or at an index a previous search answered.
+    Mistakes: a "character" of several letters, an occurrence past the last, a marker the text lacks, a
+    range without its start."""
+
+    TEXTS: tuple[str, ...] = (*_TEXTS, *_WORDS[:4], *(request for request in _REQUESTS[:3]), *_MARKED)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.edited: str | None = None  # the text the last edit answered
+        self.found: int | None = None  # an index a search answered
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _text(self) -> str:
+        if self.edited is not None and self.rng.random() < 0.35:
+            return self.edited
+        return self.rng.choice(self.TEXTS)
+
+    def _index(self, text: str) -> int:
+        if self.found is not None and 0 <= self.found <= len(text) and self.rng.random() < 0.4:
+            return self.found
+        return self.rng.randint(-3, len(text)) if self.rng.random() < 0.15 else self.rng.randint(0, len(text))
+
+    def _range(self, text: str) -> tuple[int, int]:
+        start = self._index(text)
+        return start, min(len(text), max(start, 0) + self.rng.randint(0, 5))
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        text = self._text()
+        roll = self.rng.random()
+        if roll < 0.12:
+            char = self.rng.choice(text) if text else "a"
+            if self.rng.random() < MISTAKE / 2:
+                char = "ab"  # several letters
+            arguments: dict[str, Any] = {"text": text, "char": char}
+            if self.rng.random() < 0.5:
+                arguments["n"] = self.rng.choice((1, 2, 3, 9))
+            return "find_nth_char", arguments
+        if roll < 0.2:
+            return "find_all_char_indices", {"text": text, "char": self.rng.choice("aeo ")}
+        if roll < 0.3:
+            arguments = {"text": text, "substring": self._piece(text)}
+            if self.rng.random() < 0.5:
+                arguments["n"] = self.rng.choice((1, 2, 5))
+            return "find_nth_substring", arguments
+        if roll < 0.37:
+            return "find_all_substring_indices", {"text": text, "substring": self._piece(text)}
+        if roll < 0.45:
+            cuts = sorted({self._index(text) for _ in range(self.rng.randint(1, 3))})
+            return "split_at_indices", {"text": text, "indices": cuts}
+        if roll < 0.55:
+            insertion = self.rng.choice(_WORDS).split()[0] + " "
+            return "insert_at_index", {"text": text, "index": self._index(text), "insertion": insertion}
+        if roll < 0.63:
+            start, end = self._range(text)
+            return "delete_range", {"text": text, "start": start, "end": end}
+        if roll < 0.72:
+            start, end = self._range(text)
+            return "replace_range", {"text": text, "start": start, "end": end, "replacement": self.rng.choice(_TAGS)}
+        if roll < 0.83:
+            return "extract_between_markers", self._between()
+        if roll < 0.92:
+            return "count_chars", {"text": text}
+        ranges: list[dict[str, Any]] = []
+        for _ in range(self.rng.randint(1, 3)):
+            start, end = self._range(text)
+            ranges.append({"start": start, "end": end} if self.rng.random() < 0.8 else {"start": start})
+        if self.rng.random() < MISTAKE / 2:
+            ranges.append({"end": 3})  # a range without its start
+        return "extract_substrings", {"text": text, "ranges": ranges}
+
+    def _piece(self, text: str) -> str:
+        words = [word for word in text.split() if len(word) > 1]
+        if words and self.rng.random() >= MISTAKE:
+            word = self.rng.choice(words)
+            return word[: self.rng.randint(2, len(word))]
+        return "zz"  # not in the text
+
+    def _between(self) -> dict[str, Any]:
+        text = self.rng.choice(_MARKED)
+        opening = next(mark for mark in _MARKERS if mark in text)
+        arguments: dict[str, Any] = {"text": text, "start_marker": opening, "end_marker": _MARKERS[opening]}
+        if self.rng.random() < 0.4:
+            arguments["occurrence"] = self.rng.choice((1, 2, 3))
+        if self.rng.random() < MISTAKE / 2:
+            arguments["start_marker"] = "|"  # a marker the text lacks
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        tool, _ = self.last
+        found = value.get("result") if isinstance(value, dict) else None
+        if tool in ("insert_at_index", "delete_range", "replace_range") and isinstance(found, str):
+            self.edited = found
+        elif tool in ("find_nth_char", "find_nth_substring") and isinstance(found, int) and found >= 0:
+            self.found = found
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -2416,8 +2828,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to sixth sets (dev), then the
-# seventh (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to seventh sets (dev), then the
+# eighth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -2440,4 +2852,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "memex": WorkEntryAgent,
     "memtask": TaskMemoryAgent,
     "acb": AdjustedCostAgent,
+    "memdb": TopicMemoryAgent,
+    "cadence": TodoLifecycleAgent,
+    "charidx": CharacterIndexAgent,
 }

@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to seventh sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to eighth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the seventh set, declared before any run of it; `DEV_SERVERS`, the first to
-sixth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the eighth set, declared before any run of it; `DEV_SERVERS`, the first to
+seventh sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the seventh set: memex, memtask, acb
+    # held out, the eighth set: memdb, cadence, charidx
+    python3 -m venv /tmp/ho8-keys && /tmp/ho8-keys/bin/pip install agentmemdb==0.1.0
+    python3 -m venv /tmp/ho8-life && /tmp/ho8-life/bin/pip install cadence-todo==0.2.41
+    python3 -m venv /tmp/ho8-more && /tmp/ho8-more/bin/pip install char-index-mcp==0.3.0 'mcp<2'
+    # dev, the seventh set: memex, memtask, acb
     python3 -m venv /tmp/ho7-keys && /tmp/ho7-keys/bin/pip install mcp-memex==0.1.9 'mcp<2'
     python3 -m venv /tmp/ho7-life && /tmp/ho7-life/bin/pip install memtask==0.0.2 'mcp<2'
     python3 -m venv /tmp/ho7-more && /tmp/ho7-more/bin/pip install acb-tax-mcp==0.5.0
@@ -55,10 +59,12 @@ installed over the pin (pip warns of the conflict; the server's own code runs un
 The sixth set needs no pin: mcp-kb-sqlite asks for mcp 2 (`mcp.server.mcpserver`), mcp-tasker pins
 `mcp<2` itself, and business-day-mcp runs on fastmcp 2, which pins mcp 1. In the seventh set, mcp-memex
 (`mcp>=1.0`) and memtask (`mcp`, unbounded) import `mcp.server.fastmcp`, hence `'mcp<2'` (memtask exits
-before answering `initialize` on mcp 2); acb-tax-mcp asks for mcp 2 itself.
+before answering `initialize` on mcp 2); acb-tax-mcp asks for mcp 2 itself. In the eighth set, agentmemdb
+and cadence-todo pin `mcp<2` themselves; char-index-mcp (`mcp>=1.0`) imports `mcp.server.fastmcp`, hence `'mcp<2'`.
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers memex --keep /tmp/ho7-run
+    python -m benchmarks.heldout --servers memdb --keep /tmp/ho8-run
+    python -m benchmarks.heldout --servers memex,memtask,acb  # the seventh set, dev now
     python -m benchmarks.heldout --servers kb,tasker,bizdays  # the sixth set, dev now
     python -m benchmarks.heldout --servers memo,runloq,fincalc  # the fifth set, dev now
     python -m benchmarks.heldout --servers mem,todotxt,units  # the fourth set, dev now
@@ -145,12 +151,10 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
         {"HOME": "{tmp}", "XDG_DATA_HOME": "{tmp}/share"},
     ),
     "bizdays": (["/tmp/ho6-more/bin/business-day-mcp"], {}),
-}
-# The seventh set, held out: work entries saved under a number (mcp-memex keeps one SQLite file per project
-# under MEMEX_DIR, the project named by MEMEX_PROJECT, else by its working folder: a fixed name here), tasks
-# with a lifecycle beside memories (memtask's SQLite file at MEMTASK_DB_PATH), adjusted cost base and
-# capital gains over the trades a call gives (no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The seventh set, dev from the eighth on: work entries saved under a number (mcp-memex keeps one SQLite file
+    # per project under MEMEX_DIR, the project named by MEMEX_PROJECT, else by its working folder: a fixed name
+    # here), tasks with a lifecycle beside memories (memtask's SQLite file at MEMTASK_DB_PATH), adjusted cost base
+    # and capital gains over the trades a call gives (no state).
     "memex": (
         ["/tmp/ho7-keys/bin/python", "-m", "memex.server"],
         {"MEMEX_DIR": "{tmp}/memex", "MEMEX_PROJECT": "project", "HOME": "{tmp}"},
@@ -160,6 +164,31 @@ HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
         {"MEMTASK_DB_PATH": "{tmp}/tasks.sqlite", "MEMTASK_HOME": "{tmp}", "HOME": "{tmp}"},
     ),
     "acb": (["/tmp/ho7-more/bin/acb-tax-mcp"], {}),
+}
+# The eighth set, held out: memories saved under a topic and read back by number (agentmemdb's SQLite file at
+# AGENTMEMDB_DB_PATH; its config file is looked for under XDG_CONFIG_HOME, none there), to-dos with a lifecycle
+# (cadence's SQLite file at CADENCE_DB_PATH, its change log a git repository it keeps beside that file; its
+# cross-project registry under CADENCE_CONFIG_HOME), character-level string work by index (no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "memdb": (
+        ["/tmp/ho8-keys/bin/agentmemdb"],
+        {
+            "AGENTMEMDB_DB_PATH": "{tmp}/memory.db",
+            "HOME": "{tmp}",
+            "XDG_CONFIG_HOME": "{tmp}/config",
+            "XDG_DATA_HOME": "{tmp}/share",
+        },
+    ),
+    "cadence": (
+        ["/tmp/ho8-life/bin/cadence", "mcp"],
+        {
+            "CADENCE_DB_PATH": "{tmp}/cadence.db",
+            "CADENCE_HOME": "{tmp}",
+            "CADENCE_CONFIG_HOME": "{tmp}/config",
+            "HOME": "{tmp}",
+        },
+    ),
+    "charidx": (["/tmp/ho8-more/bin/char-index-mcp"], {}),
 }
 
 
@@ -240,7 +269,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"sixth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"seventh sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

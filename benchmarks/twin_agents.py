@@ -6,7 +6,16 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the seventh set, BENCHMARKS.md "Seventh set", the default):
+Tasks per server (the eighth set, BENCHMARKS.md "Eighth set", the default):
+- memdb (memories saved under a topic, read back by number): save a memory under a topic with its tag (its
+  content read back from the one listed under that tag); forget one memory of three (the other two still
+  listed); add a note to a memory (its content kept with the note after it, no new memory beside it).
+- cadence (to-dos with a lifecycle, by id): complete a task (shown done); add a task with its priority and due
+  date (listed pending with both); split a task into two subtasks (both shown under it).
+- charidx (character-level string work by index, no state): the index of a character's n-th occurrence; the
+  letters of a text; where the text between the n-th pair of brackets starts, each the agent's figure against
+  the right call made through that server's own tools.
+The seventh set, dev now ("Seventh set"):
 - memex (work entries saved under a number): save an entry with its tag (listed under that tag); forget one
   entry of three (the other two still listed); add a warning to an entry (that entry shows it, no new entry
   beside it).
@@ -67,7 +76,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho7-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho8-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho7-base --servers memex,memtask,acb
     python -m benchmarks.twin_agents --twins /tmp/ho6-base --servers kb,tasker,bizdays
     python -m benchmarks.twin_agents --twins /tmp/ho5-after --servers memo,runloq,fincalc
     python -m benchmarks.twin_agents --twins /tmp/ho4-base --servers mem,todotxt,units
@@ -2245,7 +2255,7 @@ async def _once(side: Side, tool: str, arguments: dict[str, Any]) -> None:
     await side.call(tool, arguments)
 
 
-# --- memex: work entries saved under a number (held out, the seventh set) ------------------------------
+# --- memex: work entries saved under a number (the seventh set, dev now) ------------------------------
 
 _MEMEX_SAVED = re.compile(r"Saved memory #(\d+)")
 _MEMEX_ENTRY = re.compile(r"^\[\d+\] #(\d+) ", re.MULTILINE)
@@ -2370,7 +2380,7 @@ def _memex_warn() -> Task:
     )
 
 
-# --- memtask: tasks with a lifecycle beside memories (held out, the seventh set) -----------------------
+# --- memtask: tasks with a lifecycle beside memories (the seventh set, dev now) -----------------------
 
 
 def _memtask_json(value: Any) -> Any:
@@ -2481,7 +2491,7 @@ def _memtask_drop() -> Task:
     )
 
 
-# --- acb: adjusted cost base over the trades a call gives, no state (held out, the seventh set) --------
+# --- acb: adjusted cost base over the trades a call gives, no state (the seventh set, dev now) --------
 
 
 def _field(*path: str | int) -> Callable[[Any], float | None]:
@@ -2567,6 +2577,293 @@ def _acb_task(
     return Task(name, _acb_draw, task.setup, task.agents, task.reward)
 
 
+# --- memdb: memories saved under a topic, read back by number (held out, the eighth set) -----------------
+
+
+def _memdb_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "topics": [f"{word} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "content": f"{rng.choice(_WORDS)} ships at {rng.randint(1, 12)} o'clock",
+        "tag": rng.choice(_WORDS),
+        "other": f"{rng.choice(_WORDS)}x",
+        "note": f"moved to room {rng.randint(100, 999)}",
+    }
+
+
+async def _memdb_saved(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for topic in g["topics"]:
+        value, _ = await side.call("save_memory", {"topic": topic, "content": f"about {topic}", "tags": "setup"})
+        saved = _memtask_json(value)
+        ids.append(saved.get("id") if isinstance(saved, dict) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _memdb_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's memory it takes (by the number its save answered), the
+    rest of its arguments."""
+    ids = g.get(f"ids@{id(side)}", [])
+    for tool, index, rest in steps:
+        if index < len(ids) and isinstance(ids[index], int):
+            await side.call(tool, {"memory_id": ids[index], **rest})
+
+
+async def _memdb_listed(side: Side, arguments: dict[str, Any]) -> dict[str, int]:
+    """topic -> number of the memories list_memories gives."""
+    value, error = await side.call("list_memories", {**arguments, "limit": 100})
+    found = None if error else _memtask_json(value)
+    results = found.get("results") if isinstance(found, dict) else None
+    return {
+        str(item.get("topic")): item["id"]
+        for item in results or []
+        if isinstance(item, dict) and isinstance(item.get("id"), int)
+    }
+
+
+async def _memdb_content(side: Side, number: int) -> str | None:
+    value, error = await side.call("get_memory", {"memory_id": number})
+    found = None if error else _memtask_json(value)
+    content = found.get("content") if isinstance(found, dict) else None
+    return content if isinstance(content, str) else None
+
+
+def _memdb_save() -> Task:
+    async def save(side: Side, g: dict[str, Any], content: str | None, tag: str) -> None:
+        if content is None:
+            await side.call("search_memory", {"query": g["topics"][0]})  # looks, never saves
+            return
+        await side.call("save_memory", {"topic": g["topics"][0], "content": content, "tags": tag})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        number = (await _memdb_listed(side, {"tag": g["tag"]})).get(g["topics"][0])
+        return float(number is not None and await _memdb_content(side, number) == g["content"])
+
+    return _fixture_task(
+        "save a memory under a topic with its tag",
+        _memdb_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: save(side, g, g["content"], g["tag"]),
+            "sloppy": lambda side, g, rng: save(side, g, g["content"], g["tag"] if rng.random() < 0.5 else g["other"]),
+            "partial": lambda side, g, rng: save(side, g, None, ""),
+            "wrong": lambda side, g, rng: save(side, g, "TODO", g["tag"]),
+        },
+        reward,
+    )
+
+
+def _memdb_forget() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _memdb_listed(side, {})
+        kept = [topic in listed for topic in g["topics"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "forget one memory of three",
+        _memdb_draw,
+        _memdb_saved,
+        {
+            "perfect": lambda side, g, rng: _memdb_act(side, g, [("delete_memory", 1, {})]),
+            "sloppy": lambda side, g, rng: _memdb_act(side, g, [("delete_memory", 1 if rng.random() < 0.5 else 2, {})]),
+            "partial": lambda side, g, rng: _memdb_act(side, g, [("update_memory", 1, {"importance": "low"})]),
+            "wrong": lambda side, g, rng: _memdb_act(side, g, [("delete_memory", n, {}) for n in range(3)]),
+        },
+        reward,
+    )
+
+
+def _memdb_append() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _memdb_listed(side, {})
+        number = listed.get(g["topics"][0])
+        content = await _memdb_content(side, number) if number is not None else None
+        if content is None:
+            return 0.0
+        kept = content.startswith(f"about {g['topics'][0]}")
+        return float(kept and g["note"] in content and len(listed) == 3)  # added to it, not a new one beside it
+
+    return _fixture_task(
+        "add a note to a memory (its content kept)",
+        _memdb_draw,
+        _memdb_saved,
+        {
+            "perfect": lambda side, g, rng: _memdb_act(side, g, [("append_memory", 0, {"content": g["note"]})]),
+            "sloppy": lambda side, g, rng: _memdb_act(
+                side, g, [("append_memory", 0 if rng.random() < 0.5 else 1, {"content": g["note"]})]
+            ),
+            "partial": lambda side, g, rng: _memdb_act(side, g, [("update_memory", 0, {"content": g["note"]})]),
+            "wrong": lambda side, g, rng: _once(side, "save_memory", {"topic": g["topics"][0], "content": g["note"]}),
+        },
+        reward,
+    )
+
+
+# --- cadence: to-dos with a lifecycle, by id (held out, the eighth set) ----------------------------------
+
+
+def _cadence_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "priority": rng.choice(("low", "med", "high")),
+        "due": f"2027-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        "parts": [f"{word.capitalize()} part" for word in rng.sample(_WORDS, 2)],
+    }
+
+
+async def _cadence_added(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call("add_task", {"title": title})
+        task = value.get("task") if isinstance(value, dict) else None
+        ids.append(task.get("id") if isinstance(task, dict) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _cadence_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's task it takes (by the id its add answered), the rest of
+    its arguments."""
+    ids = g.get(f"ids@{id(side)}", [])
+    for tool, index, rest in steps:
+        if index < len(ids) and isinstance(ids[index], int):
+            await side.call(tool, {"id": ids[index], **rest})
+
+
+async def _cadence_shown(side: Side, g: dict[str, Any], index: int) -> dict[str, Any]:
+    """show_task's answer for the episode's task `index` (empty when it has none)."""
+    ids = g.get(f"ids@{id(side)}", [])
+    if index >= len(ids) or not isinstance(ids[index], int):
+        return {}
+    value, error = await side.call("show_task", {"id": ids[index]})
+    return value if not error and isinstance(value, dict) and value.get("ok") is True else {}
+
+
+async def _cadence_undone(side: Side, g: dict[str, Any]) -> None:
+    """Completes the task, then undoes the wrong change: the completion itself."""
+    await _cadence_act(side, g, [("complete_task", 0, {})])
+    await side.call("undo", {})
+
+
+def _cadence_complete() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        task = (await _cadence_shown(side, g, 0)).get("task")
+        return float(isinstance(task, dict) and task.get("status") == "done")
+
+    return _fixture_task(
+        "complete a task",
+        _cadence_draw,
+        _cadence_added,
+        {
+            "perfect": lambda side, g, rng: _cadence_act(side, g, [("complete_task", 0, {})]),
+            "sloppy": lambda side, g, rng: _cadence_act(
+                side, g, [("complete_task", 0 if rng.random() < 0.5 else 1, {})]
+            ),
+            "partial": lambda side, g, rng: _cadence_act(side, g, [("reprioritise_task", 0, {"priority": "high"})]),
+            "wrong": lambda side, g, rng: _cadence_undone(side, g),
+        },
+        reward,
+    )
+
+
+def _cadence_add() -> Task:
+    async def add(side: Side, g: dict[str, Any], arguments: dict[str, Any] | None) -> None:
+        if arguments is None:
+            await side.call("list_tasks", {})  # looks, never adds
+            return
+        await side.call("add_task", {"title": g["titles"][0], **arguments})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("list_tasks", {"status": "pending"})
+        tasks = value.get("tasks") if not error and isinstance(value, dict) else None
+        wanted = {"title": g["titles"][0], "priority": g["priority"], "due": g["due"]}
+        return float(any(isinstance(t, dict) and all(t.get(k) == v for k, v in wanted.items()) for t in tasks or []))
+
+    return _fixture_task(
+        "add a task with its priority and due date",
+        _cadence_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: add(side, g, {"priority": g["priority"], "due": g["due"]}),
+            "sloppy": lambda side, g, rng: add(
+                side, g, {"priority": g["priority"], "due": g["due"]} if rng.random() < 0.5 else {"due": g["due"]}
+            ),
+            "partial": lambda side, g, rng: add(side, g, None),
+            "wrong": lambda side, g, rng: add(side, g, {"priority": g["priority"], "due": "2027-13-01"}),
+        },
+        reward,
+    )
+
+
+def _cadence_split() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        subtasks = (await _cadence_shown(side, g, 0)).get("subtasks")
+        titles = sorted(str(t.get("title")) for t in subtasks or [] if isinstance(t, dict))
+        return float(titles == sorted(g["parts"]))
+
+    async def separately(side: Side, g: dict[str, Any]) -> None:
+        for part in g["parts"]:
+            await side.call("add_task", {"title": part})  # two tasks, not under the first
+
+    return _fixture_task(
+        "split a task into two subtasks",
+        _cadence_draw,
+        _cadence_added,
+        {
+            "perfect": lambda side, g, rng: _cadence_act(side, g, [("decompose_task", 0, {"into": g["parts"]})]),
+            "sloppy": lambda side, g, rng: _cadence_act(
+                side, g, [("decompose_task", 0, {"into": g["parts"] if rng.random() < 0.5 else g["parts"][:1]})]
+            ),
+            "partial": lambda side, g, rng: _cadence_act(side, g, [("show_task", 0, {})]),
+            "wrong": lambda side, g, rng: separately(side, g),
+        },
+        reward,
+    )
+
+
+# --- charidx: character-level string work by index, no state (held out, the eighth set) -------------------
+
+
+def _charidx_draw(rng: random.Random) -> dict[str, Any]:
+    words = rng.sample(_WORDS, 4)
+    text = " ".join(f"{word}-{rng.randint(10, 99)}" for word in words)
+    return {
+        "text": text,
+        "char": rng.choice(sorted({letter for letter in text if letter.isalpha()})),
+        "n": rng.randint(2, 3),
+        "marked": f"{words[0]} [{words[1]}] and [{words[2]} {rng.randint(1, 9)}] then [{words[3]}]",
+        "occurrence": rng.randint(2, 3),
+    }
+
+
+def _nth_char(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    text = " ".join([g["text"]] * 3)  # a letter of the text, so there at least three times
+    n = {"sloppy": g["n"] + 1, "wrong": g["n"]}.get(how, g["n"])  # sloppy: one occurrence further
+    char = g["char"].upper() if how == "wrong" else g["char"]  # wrong: the capital letter, never there
+    if how == "partial":  # the first occurrence only, whatever n
+        return "find_nth_char", {"text": text, "char": char}, _field("result")
+    return "find_nth_char", {"text": text, "char": char, "n": n}, _field("result")
+
+
+def _letters(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    text = g["text"].split()[0] if how == "sloppy" else g["text"]  # sloppy: the first word only
+    field = {"partial": "without_spaces", "wrong": "digits"}.get(how, "letters")
+    return "count_chars", {"text": text}, _field(field)
+
+
+def _between(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    occurrence = 1 if how == "sloppy" else g["occurrence"]  # sloppy: the first pair of brackets
+    field = {"partial": "full_start", "wrong": "content_end"}.get(how, "content_start")
+    arguments = {"text": g["marked"], "start_marker": "[", "end_marker": "]", "occurrence": occurrence}
+    return "extract_between_markers", arguments, _field(field)
+
+
+def _charidx_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """The agent's figure against the perfect call made through that server's own tools (as units')."""
+    task = _units_task(name, steps)
+    return Task(name, _charidx_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -2614,6 +2911,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_acb_task, "the ACB per share after two buys", _acb_per_share),
         partial(_acb_task, "the taxable capital gain of a tax year", _taxable_gain),
         partial(_acb_task, "the unrealized gain at a market price", _unrealized),
+    ],
+    "memdb": [_memdb_save, _memdb_forget, _memdb_append],
+    "cadence": [_cadence_complete, _cadence_add, _cadence_split],
+    "charidx": [
+        partial(_charidx_task, "the index of a character's n-th occurrence", _nth_char),
+        partial(_charidx_task, "the letters of a text", _letters),
+        partial(_charidx_task, "where the text between the n-th pair of brackets starts", _between),
     ],
 }
 
