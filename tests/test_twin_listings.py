@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.keyed_world import GuardInference, infer_guards, run_guard
+from sim_mcp.authoring.twins.keyed_world import GuardInference, _Learner, _Tool, infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 from tests.fixture_servers.filtered_todo import TOOLS, FilteredTodos
@@ -155,3 +155,21 @@ def test_ids_that_are_places_are_learned_from_a_reload_and_records_it_shows_othe
     # Records named by their places after a reload are found there, and some listings were handed on.
     assert answered >= 3
     assert declined >= 1
+
+
+def test_a_json_listings_count_is_not_read_as_a_count_by_every_field_or_by_whole_words() -> None:
+    """The searches across every field (`*`) and by whole words count beside a listing of text only: in a
+    listing of JSON, a count by a priority's whole word (`A`) is the filter's count read once more, whose
+    `none` conditions let the ascent fit worlds that keep what a tool drops."""
+    words = ["draft", "invites", "garden", "taxes", "work", "review", "phone", "errands"]
+    sessions = [_recorded(n, _session(words, f"train-{n}")) for n in range(6)]
+    tools = {
+        tool.name: _Tool(tool, [call for session in sessions for call in session if call.tool == tool.name])
+        for tool in SPECS
+    }
+    learner = _Learner(tools, sessions, None)
+    worlds = learner.worlds({name: ["keep", "todo/id"] if name == "add_todo" else None for name in tools})
+    for name in ("filter_by_priority", "search_todos"):
+        found = learner.templates(tools[name], worlds)
+        assert any('"count"' in text for text in found), name
+        assert not any('"words"' in text or '["*"]' in text for text in found), name

@@ -1731,7 +1731,7 @@ def twin_bridge_pieces(state, args):
                         numbers.append(["sum", first, second])
                         numbers.append(["product", first, second])
         searches = twin_contains_preds([n for n in args["names"] if type(call.get(n)) == "string"], keys)
-        for pred in args["preds"] + searches:
+        for pred in args["preds"] + twin_counted_preds(searches, case.get("listed")):
             numbers.append(["count", pred])
         # The next made-up id, as a counter and as one past the largest stored (`twin_fresh`).
         numbers += [["fresh"], ["fresh", "stored"]]
@@ -1813,6 +1813,16 @@ def twin_contains_preds(names, keys):
     # A full-text search: every word of the argument a whole word of some field, ignoring case.
     found += [["words", name, chosen] for name in plain for chosen in sets[1:]]
     return found + [["has", name, field] for name in plain for field in sorted(lists.keys())]
+
+def twin_counted_preds(searches, listed):
+    # The searches whose counts an answer may show. The wider ones (every field, whole words) only where the
+    # answer lists records as text, as the listing they count: an answer of JSON lists its records as rows,
+    # filtered by `filtered`'s conditions, and a count by such a search there is one more reading of a small
+    # number (a priority's `A` is a whole word of one record), whose conditions (`["none", pred]`) fit the
+    # recorded calls in worlds that keep what a tool should drop.
+    if listed:
+        return searches
+    return [pred for pred in searches if pred[0] != "words" and pred[2] != ["*"]]
 
 def twin_listings(preds, root, keys, call):
     # The records the predicates pick, in each order, as the fields a listing line may show: each list of
