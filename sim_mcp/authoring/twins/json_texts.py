@@ -15,6 +15,7 @@ after the answer's effect: the keyed world keeps the records, the caller sees th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -57,14 +58,9 @@ def documents(calls: list[RecordedCall]) -> dict[str, Style]:
     """By field of the structured answer, the style of the documents one tool's successes write there: one
     that every text there that opens as a JSON object or array is written in."""
     found: dict[str, list[Style]] = {}
-    for call in calls:
-        value = call.value
-        if call.is_error or call.rpc_error is not None or not isinstance(value, dict):
-            continue
-        for name, text in value.items():
-            if isinstance(text, str) and text[:1] in ("{", "["):
-                styles = styles_of(text)
-                found[name] = [style for style in found.get(name, styles) if style in styles]
+    for name, text in _opening_texts(calls):
+        styles = styles_of(text)
+        found[name] = [style for style in found.get(name, styles) if style in styles]
     return {name: styles[0] for name, styles in found.items() if styles}
 
 
@@ -72,16 +68,22 @@ def server_documents(calls: list[RecordedCall]) -> dict[str, dict[str, Style]]:
     """By tool, its documents (`documents`); none at all where any success of any tool writes a JSON object
     or array into a text in no style the twin writes back (its keys in the order the server's code put them):
     a server that sorts its keys does so everywhere, and one whose texts sort by chance is none."""
+    if any(_json(text) and not styles_of(text) for _, text in _opening_texts(calls)):
+        return {}
+    tools = sorted({call.tool for call in calls})
+    found = {tool: documents([call for call in calls if call.tool == tool]) for tool in tools}
+    return {tool: fields for tool, fields in found.items() if fields}
+
+
+def _opening_texts(calls: list[RecordedCall]) -> Iterator[tuple[str, str]]:
+    """Each field and text of the successes' structured answers that opens as a JSON object or array."""
     for call in calls:
         value = call.value
         if call.is_error or call.rpc_error is not None or not isinstance(value, dict):
             continue
-        for text in value.values():
-            if isinstance(text, str) and text[:1] in ("{", "[") and _json(text) and not styles_of(text):
-                return {}
-    tools = sorted({call.tool for call in calls})
-    found = {tool: documents([call for call in calls if call.tool == tool]) for tool in tools}
-    return {tool: fields for tool, fields in found.items() if fields}
+        for name, text in value.items():
+            if isinstance(text, str) and text[:1] in ("{", "["):
+                yield name, text
 
 
 def _json(text: str) -> bool:
