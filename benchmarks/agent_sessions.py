@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to seventh sets, dev now, and the eighth set,
+"Twins held out", "Twins held out, second set", the third to eighth sets, dev now, and the ninth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to eighth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to ninth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -2805,6 +2805,358 @@ class CharacterIndexAgent:
             self.found = found
 
 
+_MEMORY_KINDS = ("decision", "project_memory", "environment_fact", "user_profile", "timeline_event", "feedback")
+_MEMORY_SCOPES = ("global", "project", "team")
+_MEMORY_STATUSES = ("active", "stale", "archived")
+_RELATIONS = ("related_to", "supports", "supersedes", "contradicts", "part_of")
+
+
+class StructuredMemoryAgent:
+    """local-memory-mcp: structured memories added with a kind (decision, project memory, environment fact,
+    ...), a title, content, a scope, tags and an importance, read back by the id the add answered, updated
+    field by field (content, title, status, importance), given feedback, linked to each other and their
+    links read, searched by a word with filters, listed by recency, told on a timeline, with a context pack
+    for a task, conflict warnings, the audit log and statistics; the vector and curator tools, which have no
+    store behind them here, are rare. Mistakes: a kind, status or relation the server does not know, a title
+    given where an id belongs, an id never made, a word no memory holds."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.memories: dict[str, dict[str, Any]] = {}  # id -> title, content, kind, scope, tags
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _id(self) -> str:
+        if self.memories and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.memories))
+        if self.memories and self.rng.random() < 0.5:
+            return str(self.memories[self.rng.choice(sorted(self.memories))]["title"])  # the title, not the id
+        return "mem-0042"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.memories or roll < 0.24:
+            return "memory_add", self._added()
+        if roll < 0.36:
+            return "memory_get", {"id": self._id()}
+        if roll < 0.46:
+            return "memory_search", self._search()
+        if roll < 0.53:
+            return "memory_list_recent", {"limit": self.rng.choice((3, 5, 10))} if self.rng.random() < 0.6 else {}
+        if roll < 0.62:
+            return "memory_update", self._updated()
+        if roll < 0.68:
+            arguments: dict[str, Any] = {"id": self._id(), "score": self.rng.choice((1, 1, -1, 0.5))}
+            if self.rng.random() < 0.4:
+                arguments["note"] = self.rng.choice(_PROGRESS)
+            return "memory_feedback", arguments
+        if roll < 0.74:
+            return "memory_link_add", self._linked()
+        if roll < 0.78:
+            arguments = {"memory_id": self._id()}
+            if self.rng.random() < 0.3:
+                arguments["direction"] = self.rng.choice(("outgoing", "incoming"))
+            return "memory_link_query", arguments
+        if roll < 0.82:
+            return "memory_timeline", {"query": self._word()} if self.rng.random() < 0.3 else {}
+        if roll < 0.86:
+            return "memory_context", {"task": f"work on the {self.rng.choice(_TOPICS)} {self.rng.choice(_ASPECTS)}"}
+        if roll < 0.89:
+            picked = self.rng.sample(sorted(self.memories), min(2, len(self.memories)))
+            return "memory_warnings", {"memory_ids": picked}
+        if roll < 0.93:
+            return "memory_stats", {}
+        if roll < 0.97:
+            return "memory_audit_log", {"memory_id": self._id()} if self.rng.random() < 0.5 else {"limit": 5}
+        return self.rng.choice((("memory_vector_status", {}), ("memory_curator_report", {}), ("memory_stats", {})))
+
+    def _added(self) -> dict[str, Any]:
+        topic = self.rng.choice(_TOPICS)
+        arguments: dict[str, Any] = {
+            "type": self.rng.choice(_MEMORY_KINDS),
+            "title": f"{topic.capitalize()} {self.rng.choice(_ASPECTS)}",
+            "content": self.rng.choice(_WORDS),
+        }
+        if self.rng.random() < 0.5:
+            arguments["scope"] = self.rng.choice(_MEMORY_SCOPES)
+        if self.rng.random() < 0.6:
+            tags = self.rng.sample(_TAGS, self.rng.randint(1, 2))
+            arguments["tags"] = tags if self.rng.random() < 0.7 else ",".join(tags)
+        if self.rng.random() < 0.5:
+            arguments["importance"] = self.rng.choice((0.3, 0.5, 0.8, 0.9))
+        if self.rng.random() < 0.2:
+            arguments["confidence"] = self.rng.choice((0.6, 0.9))
+        if self.rng.random() < MISTAKE / 2:
+            arguments["type"] = self.rng.choice(("meeting", "note"))  # not one of its kinds
+        return arguments
+
+    def _updated(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"id": self._id()}
+        change = self.rng.random()
+        if change < 0.3:
+            arguments["content"] = self.rng.choice(_WORDS)
+        elif change < 0.45:
+            arguments["title"] = f"{self.rng.choice(_TOPICS).capitalize()} {self.rng.choice(_ASPECTS)} (revised)"
+        elif change < 0.7:
+            arguments["status"] = self.rng.choice(_MEMORY_STATUSES) if self.rng.random() >= MISTAKE else "done"
+        elif change < 0.9:
+            arguments["importance"] = self.rng.choice((0.2, 0.6, 0.95))
+        else:
+            arguments["confidence"] = self.rng.choice((0.4, 0.8))
+        return arguments
+
+    def _linked(self) -> dict[str, Any]:
+        ids = sorted(self.memories)
+        source = self._id()
+        target = self.rng.choice([number for number in ids if number != source] or ids)
+        arguments: dict[str, Any] = {"source_id": source, "target_id": target}
+        if self.rng.random() < 0.6:
+            arguments["relation_type"] = self.rng.choice(_RELATIONS) if self.rng.random() >= MISTAKE else "depends_on"
+        if self.rng.random() < 0.2:
+            arguments["note"] = self.rng.choice(_PROGRESS)
+        return arguments
+
+    def _word(self) -> str:
+        """A word of a title or content added, or (a mistake) one no memory holds."""
+        saved = [f"{entry['title']} {entry['content']}" for entry in self.memories.values()]
+        if saved and self.rng.random() >= MISTAKE:
+            words = self.rng.choice(saved).split()
+            return self.rng.choice([word for word in words if len(word) > 3] or words)
+        return self.rng.choice(("kubernetes", "invoice", "penguin"))
+
+    def _search(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"query": self._word()}
+        if self.rng.random() < 0.2:
+            arguments["types"] = [self.rng.choice(_MEMORY_KINDS)]
+        if self.rng.random() < 0.15:
+            arguments["scope"] = self.rng.choice(_MEMORY_SCOPES)
+        if self.rng.random() < 0.15:
+            arguments["tags"] = [self.rng.choice(_TAGS)]
+        if self.rng.random() < 0.2:
+            arguments["limit"] = self.rng.choice((1, 3))
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        tool = self.last[0]
+        if not isinstance(value, dict) or not isinstance(value.get("id"), str) or "error" in value:
+            return
+        if tool == "memory_add":
+            self.memories[value["id"]] = {key: value.get(key) for key in ("title", "content", "type", "scope", "tags")}
+        elif tool == "memory_update" and value["id"] in self.memories:
+            self.memories[value["id"]].update({key: value.get(key) for key in ("title", "content")})
+
+
+_BATCH_PRIORITIES = ("low", "medium", "high")
+_TASK_STATUSES = ("open", "in-progress", "done")
+_ASSIGNEES = ("alice", "bob", "carol")
+
+
+class BatchTaskAgent:
+    """todo-list-mcp: tasks created in batches (one to three, each a title with now and then a description,
+    a priority, an urgency, tags, an assignee, a time estimate and a due date), read back by the ids the
+    create answered, taken through open, in progress and done, reprioritised, reassigned, deleted, and
+    listed with filters (status, priority, tags, assignee, a due date before or after) and pages. The
+    desktop-reminder tools are left alone. Mistakes: a priority or status the server does not know, a task
+    without a title, an id never made or already deleted."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tasks: dict[int, dict[str, Any]] = {}  # id -> what was sent, with its status as last set
+        self.gone: list[int] = []
+        self.pending: list[dict[str, Any]] = []  # the batch last sent, in order
+        self.last: tuple[str, dict[str, Any]] = ("", {})
+
+    def _id(self) -> int:
+        if self.tasks and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.tasks))
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else 99
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.last = self._choose()
+        return self.last
+
+    def _choose(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.tasks or roll < 0.24:
+            self.pending = [self._task() for _ in range(self.rng.choice((1, 1, 2, 3)))]
+            return "create_tasks", {"tasks": self.pending}
+        if roll < 0.38:
+            picked = {self._id() for _ in range(self.rng.choice((1, 1, 2)))}
+            return "read_tasks", {"ids": sorted(picked)}
+        if roll < 0.6:
+            return "update_tasks", {"updates": [self._update() for _ in range(self.rng.choice((1, 1, 1, 2)))]}
+        if roll < 0.68:
+            return "delete_tasks", {"ids": [self._id()]}
+        return "list_tasks", self._listing()
+
+    def _task(self) -> dict[str, Any]:
+        title, description = self.rng.choice(_TASKS)
+        task: dict[str, Any] = {"title": title}
+        if self.rng.random() < 0.5:
+            task["description"] = description
+        if self.rng.random() < 0.6:
+            task["priority"] = self.rng.choice(_BATCH_PRIORITIES)
+        if self.rng.random() < 0.25:
+            task["urgency"] = self.rng.choice(_BATCH_PRIORITIES)
+        if self.rng.random() < 0.4:
+            task["tags"] = self.rng.sample(_TAGS, self.rng.randint(1, 2))
+        if self.rng.random() < 0.3:
+            task["assignee"] = self.rng.choice(_ASSIGNEES)
+        if self.rng.random() < 0.2:
+            task["time_estimate"] = self.rng.choice((0.5, 1.5, 3.0))
+        if self.rng.random() < 0.4:
+            task["due_date"] = f"{self.rng.choice(_DUE_DATES)}T{self.rng.choice(('09', '17'))}:00:00Z"
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 3:
+            task["priority"] = self.rng.choice(("urgent", "normal"))
+        elif mistake < MISTAKE / 2:
+            del task["title"]
+            task["description"] = description
+        return task
+
+    def _update(self) -> dict[str, Any]:
+        number = self._id()
+        update: dict[str, Any] = {"id": number}
+        change = self.rng.random()
+        if change < 0.55:
+            status = str(self.tasks.get(number, {}).get("status", "open"))
+            following = {"open": "in-progress", "in-progress": "done"}.get(status, "open")
+            update["status"] = following if self.rng.random() >= MISTAKE / 2 else "finished"
+        elif change < 0.7:
+            update["priority"] = self.rng.choice(_BATCH_PRIORITIES)
+        elif change < 0.8:
+            update["assignee"] = self.rng.choice(_ASSIGNEES)
+        elif change < 0.9:
+            update["due_date"] = f"{self.rng.choice(_DUE_DATES)}T12:00:00Z"
+        else:
+            update["description"] = self.rng.choice(_PROGRESS)
+        return update
+
+    def _listing(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        which = self.rng.random()
+        if which < 0.3:
+            return arguments
+        if which < 0.55:
+            arguments["status"] = self.rng.sample(_TASK_STATUSES, self.rng.choice((1, 1, 2)))
+        elif which < 0.7:
+            arguments["priority"] = [self.rng.choice(_BATCH_PRIORITIES)]
+        elif which < 0.78:
+            arguments["tags"] = [self.rng.choice(_TAGS)]
+        elif which < 0.84:
+            arguments["assignee"] = self.rng.choice(_ASSIGNEES)
+        elif which < 0.92:
+            bound = f"{self.rng.choice(_DUE_DATES)}T00:00:00Z"
+            arguments["due_before" if self.rng.random() < 0.5 else "due_after"] = bound
+        else:
+            arguments["page_size"] = self.rng.choice((1, 2))
+            arguments["page"] = self.rng.choice((1, 2))
+        if self.rng.random() < 0.2:
+            arguments["include_description"] = False
+        if self.rng.random() < MISTAKE / 3:
+            arguments["status"] = ["closed"]  # not a status it knows
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        tool, arguments = self.last
+        if not isinstance(value, dict):
+            return
+        if tool == "create_tasks" and isinstance(value.get("created"), list):
+            for number, task in zip(value["created"], self.pending, strict=False):
+                if isinstance(number, int):
+                    self.tasks[number] = {**task, "status": task.get("status", "open")}
+        elif tool == "update_tasks" and isinstance(value.get("updated"), list):
+            for update in arguments.get("updates", []):
+                if update.get("id") in value["updated"] and update["id"] in self.tasks:
+                    self.tasks[update["id"]].update({k: v for k, v in update.items() if k != "id"})
+        elif tool == "delete_tasks" and isinstance(value.get("deleted"), list):
+            for number in value["deleted"]:
+                if self.tasks.pop(number, None) is not None:
+                    self.gone.append(number)
+
+
+_EXACT_NUMBERS = (2, 3, 7, 12, 25, 0.1, 0.2, 0.5, 1.5, 2.25, 3.75, 12.5, 0.125, 100)
+# Expressions an agent asks an exact calculator for: decimals that binary floats get wrong, fractions,
+# powers, the functions it documents (sqrt, round, gcd, lcm, factorial, ln, log, exp, min, max, pi, e).
+_EXACT_SHAPES = (
+    "{a} + {b}",
+    "{a} - {b}",
+    "{a} * {b}",
+    "{a} / {b}",
+    "({a} + {b}) * {c}",
+    "{a} ** 2",
+    "{a} // {c}",
+    "{a} % {c}",
+    "sqrt({a})",
+    "round({a} / {b}, 2)",
+    "gcd({k}, 12)",
+    "lcm({k}, 8)",
+    "factorial({k})",
+    "ln({a})",
+    "log({a}, 2)",
+    "exp(1)",
+    "{a} * pi",
+    "max({a}, {b}) - min({a}, {b})",
+    "abs({b} - {a})",
+    "pow({c}, 3)",
+)
+# The same agent's mistakes: a zero divisor, a dangling operator, a function it does not document, a
+# letter for times, a root of a negative number.
+_EXACT_MISTAKES = ("{a} / 0", "{a} +", "sin({a})", "{a} x {b}", "sqrt(-{a})")
+_DECIMALS = ("0.375", "-2.5", "0.1", "3.14159", "1.25", "0.2", "12.5", "0.333")
+
+
+class ExactCalculatorAgent:
+    """exact-calc-mcp: exact decimal arithmetic, no state. The agent has expressions of varied shapes
+    calculated (now and then at a chosen precision, now and then the previous result taken a step further),
+    verified when a wrong number would cost, two expressions compared (an expression against its value, a
+    fraction against a rounded decimal), a decimal turned into a fraction, and rarely the engines' status
+    asked. Mistakes: a zero divisor, a dangling operator, an unknown function, a decimal that is no number."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.result: str | None = None  # the value the last calculation answered
+        self.calculated = ""  # the expression it answered for
+
+    def _expression(self) -> str:
+        numbers: dict[str, Any] = {name: self.rng.choice(_EXACT_NUMBERS) for name in ("a", "b", "c")}
+        numbers["c"] = self.rng.choice((2, 3, 4, 7))
+        numbers["k"] = self.rng.randint(3, 12)
+        roll = self.rng.random()
+        if roll < MISTAKE:
+            return self.rng.choice(_EXACT_MISTAKES).format(**numbers)
+        if self.result is not None and roll < 0.4:
+            return f"({self.result}) {self.rng.choice(('+', '*', '/', '-'))} {numbers['b']}"
+        return self.rng.choice(_EXACT_SHAPES).format(**numbers)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if roll < 0.5:
+            arguments: dict[str, Any] = {"expression": self._expression()}
+            if self.rng.random() < 0.25:
+                arguments["precision"] = self.rng.choice((10, 20, 30))
+            return "calculate", arguments
+        if roll < 0.65:
+            return "verify", {"expression": self._expression()}
+        if roll < 0.8:
+            if self.result is not None and self.rng.random() < 0.5:  # is what it calculated equal to the answer
+                return "are_equal", {"left": self.calculated, "right": self.result}
+            return "are_equal", {"left": self._expression(), "right": self._expression()}
+        if roll < 0.96:
+            wrong = self.rng.random() < MISTAKE  # a fraction, a word, a decimal comma: no decimal it reads
+            return "to_fraction", {"decimal_string": self.rng.choice(("1/3", "abc", "1,5") if wrong else _DECIMALS)}
+        return "engine_status", {}
+
+    def observe(self, value: Any) -> None:
+        found = value.get("value") if isinstance(value, dict) else None
+        if isinstance(found, str) and found:
+            self.result = found if len(found) < 40 else None
+            self.calculated = str(value.get("expression"))
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -2828,8 +3180,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to seventh sets (dev), then the
-# eighth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to eighth sets (dev), then the
+# ninth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -2855,4 +3207,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "memdb": TopicMemoryAgent,
     "cadence": TodoLifecycleAgent,
     "charidx": CharacterIndexAgent,
+    "lmem": StructuredMemoryAgent,
+    "todolist": BatchTaskAgent,
+    "exactcalc": ExactCalculatorAgent,
 }

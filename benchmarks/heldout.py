@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to eighth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to ninth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,17 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the eighth set, declared before any run of it; `DEV_SERVERS`, the first to
-seventh sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the ninth set, declared before any run of it; `DEV_SERVERS`, the first to
+eighth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the eighth set: memdb, cadence, charidx
+    # held out, the ninth set: lmem, todolist, exactcalc
+    python3 -m venv /tmp/ho9-keys && /tmp/ho9-keys/bin/pip install local-memory-mcp==0.25.0
+    python3 -m venv /tmp/ho9-life && /tmp/ho9-life/bin/pip install --no-deps todo-list-mcp==0.3.1 \
+        && /tmp/ho9-life/bin/pip install 'fastmcp>=2.14.2' 'pydantic>=2.11.7' 'httpx>=0.28.1' 'sqlalchemy>=2.0.0' \
+        'typer>=0.21.1' 'rich>=14.2.0' 'loguru>=0.7.3' 'pydantic-settings>=2.12.0'
+    python3 -m venv /tmp/ho9-more && /tmp/ho9-more/bin/pip install exact-calc-mcp==0.1.0
+    # dev, the eighth set: memdb, cadence, charidx
     python3 -m venv /tmp/ho8-keys && /tmp/ho8-keys/bin/pip install agentmemdb==0.1.0
     python3 -m venv /tmp/ho8-life && /tmp/ho8-life/bin/pip install cadence-todo==0.2.41
     python3 -m venv /tmp/ho8-more && /tmp/ho8-more/bin/pip install char-index-mcp==0.3.0 'mcp<2'
@@ -61,9 +67,17 @@ The sixth set needs no pin: mcp-kb-sqlite asks for mcp 2 (`mcp.server.mcpserver`
 (`mcp>=1.0`) and memtask (`mcp`, unbounded) import `mcp.server.fastmcp`, hence `'mcp<2'` (memtask exits
 before answering `initialize` on mcp 2); acb-tax-mcp asks for mcp 2 itself. In the eighth set, agentmemdb
 and cadence-todo pin `mcp<2` themselves; char-index-mcp (`mcp>=1.0`) imports `mcp.server.fastmcp`, hence `'mcp<2'`.
+The ninth set needs no pin: local-memory-mcp and exact-calc-mcp pin `mcp<2` themselves (both import
+`mcp.server.fastmcp`), and todo-list-mcp runs on fastmcp (4.2.3 here, on mcp 2). todo-list-mcp also asks for
+wxPython, which only its desktop-reminder daemon imports and which will not build here (no GTK 3): it is
+installed without its dependencies, then with every other one. On start it looks for its reminder daemon and,
+finding none, starts one, which stops at once without wxPython (no window, no file); the server goes on.
+local-memory-mcp serves stdio only as `local-memory-mcp serve --port 0` (with no command it prints its usage;
+without `--port 0` it serves HTTP on port 8318), exact-calc-mcp only as `python -m exact_calc_mcp --serve`.
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers memdb --keep /tmp/ho8-run
+    python -m benchmarks.heldout --servers lmem --keep /tmp/ho9-run
+    python -m benchmarks.heldout --servers memdb,cadence,charidx  # the eighth set, dev now
     python -m benchmarks.heldout --servers memex,memtask,acb  # the seventh set, dev now
     python -m benchmarks.heldout --servers kb,tasker,bizdays  # the sixth set, dev now
     python -m benchmarks.heldout --servers memo,runloq,fincalc  # the fifth set, dev now
@@ -164,12 +178,11 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
         {"MEMTASK_DB_PATH": "{tmp}/tasks.sqlite", "MEMTASK_HOME": "{tmp}", "HOME": "{tmp}"},
     ),
     "acb": (["/tmp/ho7-more/bin/acb-tax-mcp"], {}),
-}
-# The eighth set, held out: memories saved under a topic and read back by number (agentmemdb's SQLite file at
-# AGENTMEMDB_DB_PATH; its config file is looked for under XDG_CONFIG_HOME, none there), to-dos with a lifecycle
-# (cadence's SQLite file at CADENCE_DB_PATH, its change log a git repository it keeps beside that file; its
-# cross-project registry under CADENCE_CONFIG_HOME), character-level string work by index (no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The eighth set, dev from the ninth on: memories saved under a topic and read back by number (agentmemdb's
+    # SQLite file at AGENTMEMDB_DB_PATH; its config file is looked for under XDG_CONFIG_HOME, none there), to-dos
+    # with a lifecycle (cadence's SQLite file at CADENCE_DB_PATH, its change log a git repository it keeps beside
+    # that file; its cross-project registry under CADENCE_CONFIG_HOME), character-level string work by index (no
+    # state).
     "memdb": (
         ["/tmp/ho8-keys/bin/agentmemdb"],
         {
@@ -189,6 +202,28 @@ HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
         },
     ),
     "charidx": (["/tmp/ho8-more/bin/char-index-mcp"], {}),
+}
+# The ninth set, held out: structured memories with a kind, a scope, tags and an importance, read back by id
+# (local-memory-mcp's SQLite file at LOCAL_MEMORY_DB and its config file at LOCAL_MEMORY_CONFIG, by default both
+# in site-packages beside the package; `serve --port 0` serves stdio; it starts a curator thread that first runs
+# two minutes in, longer than a session), tasks created in batches with a status, a priority and a due date
+# (todo-list-mcp's SQLite file from TODO_LIST_MCP__DATABASE_URL, its log under TODO_LIST_MCP__APP_DATA_DIR/logs;
+# the reminder daemon it starts stops at once without wxPython), exact decimal arithmetic at a chosen precision
+# (no state; `--serve` starts the server; its C++ second engine is skipped, its source not shipped by pip).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "lmem": (
+        ["/tmp/ho9-keys/bin/local-memory-mcp", "serve", "--port", "0"],
+        {"LOCAL_MEMORY_DB": "{tmp}/memory.sqlite3", "LOCAL_MEMORY_CONFIG": "{tmp}/config.yaml", "HOME": "{tmp}"},
+    ),
+    "todolist": (
+        ["/tmp/ho9-life/bin/todo-list-mcp"],
+        {
+            "TODO_LIST_MCP__DATABASE_URL": "sqlite:///{tmp}/todo.db",
+            "TODO_LIST_MCP__APP_DATA_DIR": "{tmp}",
+            "HOME": "{tmp}",
+        },
+    ),
+    "exactcalc": (["/tmp/ho9-more/bin/python", "-m", "exact_calc_mcp", "--serve"], {}),
 }
 
 
@@ -269,7 +304,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"seventh sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"eighth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

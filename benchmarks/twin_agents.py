@@ -6,7 +6,16 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the eighth set, BENCHMARKS.md "Eighth set", the default):
+Tasks per server (the ninth set, BENCHMARKS.md "Ninth set", the default):
+- lmem (structured memories read back by id): add a memory with its kind and tag (its kind, content and tag
+  read back from the recent list); archive one memory of three (its status archived, the other two active);
+  mark a memory as superseding another (the one link out of it, to that memory, of that relation).
+- todolist (tasks created in batches, by id): complete a task (read back done); create a task with its priority,
+  tag and due date (listed under that tag with both); delete one task of three (the other two still listed).
+- exactcalc (exact decimal arithmetic, no state): the exact sum of three decimals; a decimal as a fraction; a
+  quotient rounded to three places, each the agent's figure (read from the exact value, a fraction or a
+  decimal) against the right call made through that server's own tools.
+The eighth set, dev now ("Eighth set"):
 - memdb (memories saved under a topic, read back by number): save a memory under a topic with its tag (its
   content read back from the one listed under that tag); forget one memory of three (the other two still
   listed); add a note to a memory (its content kept with the note after it, no new memory beside it).
@@ -76,7 +85,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho8-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho9-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho8-base --servers memdb,cadence,charidx
     python -m benchmarks.twin_agents --twins /tmp/ho7-base --servers memex,memtask,acb
     python -m benchmarks.twin_agents --twins /tmp/ho6-base --servers kb,tasker,bizdays
     python -m benchmarks.twin_agents --twins /tmp/ho5-after --servers memo,runloq,fincalc
@@ -100,6 +110,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -2577,7 +2588,7 @@ def _acb_task(
     return Task(name, _acb_draw, task.setup, task.agents, task.reward)
 
 
-# --- memdb: memories saved under a topic, read back by number (held out, the eighth set) -----------------
+# --- memdb: memories saved under a topic, read back by number (the eighth set, dev now) ---------------
 
 
 def _memdb_draw(rng: random.Random) -> dict[str, Any]:
@@ -2698,7 +2709,7 @@ def _memdb_append() -> Task:
     )
 
 
-# --- cadence: to-dos with a lifecycle, by id (held out, the eighth set) ----------------------------------
+# --- cadence: to-dos with a lifecycle, by id (the eighth set, dev now) --------------------------------
 
 
 def _cadence_draw(rng: random.Random) -> dict[str, Any]:
@@ -2819,7 +2830,7 @@ def _cadence_split() -> Task:
     )
 
 
-# --- charidx: character-level string work by index, no state (held out, the eighth set) -------------------
+# --- charidx: character-level string work by index, no state (the eighth set, dev now) -----------------
 
 
 def _charidx_draw(rng: random.Random) -> dict[str, Any]:
@@ -2862,6 +2873,327 @@ def _charidx_task(
     """The agent's figure against the perfect call made through that server's own tools (as units')."""
     task = _units_task(name, steps)
     return Task(name, _charidx_draw, task.setup, task.agents, task.reward)
+
+
+# --- lmem: structured memories read back by id (held out, the ninth set) --------------------------------
+
+
+def _lmem_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "content": f"{rng.choice(_WORDS)} ships at {rng.randint(1, 12)} o'clock",
+        "kind": rng.choice(("decision", "project_memory", "environment_fact")),
+        "tag": rng.choice(_WORDS),
+        "other": f"{rng.choice(_WORDS)}x",
+    }
+
+
+def _lmem_record(value: Any) -> dict[str, Any]:
+    """The memory an answer gives: the record itself, or the one its `result` wraps (empty when none)."""
+    found = value.get("result", value) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) and isinstance(found.get("id"), str) else {}
+
+
+async def _lmem_added(side: Side, g: dict[str, Any]) -> None:
+    ids = []
+    for title in g["titles"]:
+        value, _ = await side.call(
+            "memory_add", {"type": "project_memory", "title": title, "content": f"about {title}"}
+        )
+        ids.append(_lmem_record(value).get("id"))
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _lmem_act(side: Side, g: dict[str, Any], steps: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Each step: a tool, the index of the episode's memory it takes (by the id its add answered), the rest
+    of its arguments."""
+    ids = g.get(f"ids@{id(side)}", [])
+    for tool, index, rest in steps:
+        if index < len(ids) and isinstance(ids[index], str):
+            await side.call(tool, {"id": ids[index], **rest})
+
+
+async def _lmem_recent(side: Side) -> dict[str, dict[str, Any]]:
+    """title -> record of the memories memory_list_recent gives."""
+    value, error = await side.call("memory_list_recent", {"limit": 100})
+    found = value.get("result") if not error and isinstance(value, dict) else None
+    return {str(item.get("title")): item for item in found or [] if isinstance(item, dict)}
+
+
+async def _lmem_status(side: Side, g: dict[str, Any], index: int) -> str | None:
+    ids = g.get(f"ids@{id(side)}", [])
+    if index >= len(ids) or not isinstance(ids[index], str):
+        return None
+    value, error = await side.call("memory_get", {"id": ids[index]})
+    status = None if error else _lmem_record(value).get("status")
+    return status if isinstance(status, str) else None
+
+
+def _lmem_add() -> Task:
+    async def add(side: Side, g: dict[str, Any], arguments: dict[str, Any] | None) -> None:
+        if arguments is None:
+            await side.call("memory_search", {"query": g["titles"][0].split()[0]})  # looks, never adds
+            return
+        await side.call("memory_add", {"title": g["titles"][0], **arguments})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        record = (await _lmem_recent(side)).get(g["titles"][0], {})
+        wanted = {"type": g["kind"], "content": g["content"]}
+        return float(all(record.get(k) == v for k, v in wanted.items()) and g["tag"] in (record.get("tags") or []))
+
+    def arguments(g: dict[str, Any], content: str, tag: str) -> dict[str, Any]:
+        return {"type": g["kind"], "content": content, "tags": [tag]}
+
+    return _fixture_task(
+        "add a memory with its kind and tag",
+        _lmem_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: add(side, g, arguments(g, g["content"], g["tag"])),
+            "sloppy": lambda side, g, rng: add(
+                side, g, arguments(g, g["content"], g["tag"] if rng.random() < 0.5 else g["other"])
+            ),
+            "partial": lambda side, g, rng: add(side, g, None),
+            "wrong": lambda side, g, rng: add(side, g, arguments(g, "TODO", g["tag"])),
+        },
+        reward,
+    )
+
+
+def _lmem_archive() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        statuses = [await _lmem_status(side, g, index) for index in range(3)]
+        kept = [status == "active" for status in statuses]
+        return float(statuses[1] == "archived") * (1.0 + kept[0] + kept[2]) / 3  # the others count only with it
+
+    return _fixture_task(
+        "archive one memory of three",
+        _lmem_draw,
+        _lmem_added,
+        {
+            "perfect": lambda side, g, rng: _lmem_act(side, g, [("memory_update", 1, {"status": "archived"})]),
+            "sloppy": lambda side, g, rng: _lmem_act(
+                side, g, [("memory_update", 1 if rng.random() < 0.5 else 2, {"status": "archived"})]
+            ),
+            "partial": lambda side, g, rng: _lmem_act(side, g, [("memory_feedback", 1, {"score": -1})]),
+            "wrong": lambda side, g, rng: _lmem_act(
+                side, g, [("memory_update", n, {"status": "archived"}) for n in range(3)]
+            ),
+        },
+        reward,
+    )
+
+
+def _lmem_supersede() -> Task:
+    async def link(side: Side, g: dict[str, Any], source: int, target: int, relation: str | None) -> None:
+        ids = g.get(f"ids@{id(side)}", [])
+        if len(ids) < 3 or not all(isinstance(number, str) for number in ids):
+            return
+        if relation is None:
+            await side.call("memory_link_query", {"memory_id": ids[source]})  # looks, never links
+            return
+        await side.call(
+            "memory_link_add", {"source_id": ids[source], "target_id": ids[target], "relation_type": relation}
+        )
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        ids = g.get(f"ids@{id(side)}", [])
+        if len(ids) < 3 or not isinstance(ids[0], str):
+            return 0.0
+        value, error = await side.call("memory_link_query", {"memory_id": ids[0], "direction": "outgoing"})
+        links = value.get("outgoing") if not error and isinstance(value, dict) else None
+        wanted = {(ids[1], "supersedes")}
+        found = {(link.get("target_id"), link.get("relation_type")) for link in links or [] if isinstance(link, dict)}
+        return float(found == wanted)
+
+    return _fixture_task(
+        "mark a memory as superseding another",
+        _lmem_draw,
+        _lmem_added,
+        {
+            "perfect": lambda side, g, rng: link(side, g, 0, 1, "supersedes"),
+            "sloppy": lambda side, g, rng: link(side, g, 0, 1, "supersedes" if rng.random() < 0.5 else "related_to"),
+            "partial": lambda side, g, rng: link(side, g, 0, 1, None),
+            "wrong": lambda side, g, rng: link(side, g, 1, 0, "supersedes"),
+        },
+        reward,
+    )
+
+
+# --- todolist: tasks created in batches, by id (held out, the ninth set) ---------------------------------
+
+
+def _todolist_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "titles": [f"{word.capitalize()} {_name(rng)}" for word in rng.sample(_WORDS, 3)],
+        "priority": rng.choice(("low", "high")),
+        "tag": rng.choice(_WORDS),
+        "due": f"2027-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00Z",
+    }
+
+
+async def _todolist_created(side: Side, g: dict[str, Any]) -> None:
+    value, _ = await side.call("create_tasks", {"tasks": [{"title": title} for title in g["titles"]]})
+    created = value.get("created") if isinstance(value, dict) else None
+    g[f"ids@{id(side)}"] = list(created) if isinstance(created, list) else []
+
+
+def _todolist_ids(side: Side, g: dict[str, Any], *indices: int) -> list[int]:
+    ids = g.get(f"ids@{id(side)}", [])
+    return [ids[index] for index in indices if index < len(ids) and isinstance(ids[index], int)]
+
+
+async def _todolist_update(side: Side, g: dict[str, Any], index: int, status: str) -> None:
+    for number in _todolist_ids(side, g, index):
+        await side.call("update_tasks", {"updates": [{"id": number, "status": status}]})
+
+
+async def _todolist_delete(side: Side, g: dict[str, Any], *indices: int) -> None:
+    numbers = _todolist_ids(side, g, *indices)
+    if numbers:
+        await side.call("delete_tasks", {"ids": numbers})
+
+
+async def _todolist_listed(side: Side, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tasks list_tasks gives (each its fields, with its id)."""
+    value, error = await side.call("list_tasks", {**arguments, "page_size": 100})
+    found = value.get("tasks") if not error and isinstance(value, dict) else None
+    return [
+        {**item["task"], "id": item.get("id")}
+        for item in found or []
+        if isinstance(item, dict) and isinstance(item.get("task"), dict)
+    ]
+
+
+def _todolist_complete() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        numbers = _todolist_ids(side, g, 0)
+        if not numbers:
+            return 0.0
+        value, error = await side.call("read_tasks", {"ids": numbers})
+        found = value.get("tasks") if not error and isinstance(value, dict) else None
+        tasks = [item.get("task") for item in found or [] if isinstance(item, dict)]
+        return float(len(tasks) == 1 and isinstance(tasks[0], dict) and tasks[0].get("status") == "done")
+
+    return _fixture_task(
+        "complete a task",
+        _todolist_draw,
+        _todolist_created,
+        {
+            "perfect": lambda side, g, rng: _todolist_update(side, g, 0, "done"),
+            "sloppy": lambda side, g, rng: _todolist_update(side, g, 0 if rng.random() < 0.5 else 1, "done"),
+            "partial": lambda side, g, rng: _todolist_update(side, g, 0, "in-progress"),
+            "wrong": lambda side, g, rng: _todolist_delete(side, g, 0),
+        },
+        reward,
+    )
+
+
+def _todolist_create() -> Task:
+    async def create(side: Side, g: dict[str, Any], task: dict[str, Any] | None) -> None:
+        if task is None:
+            await side.call("list_tasks", {})  # looks, never creates
+            return
+        await side.call("create_tasks", {"tasks": [{"title": g["titles"][0], **task}]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        tasks = await _todolist_listed(side, {"tags": [g["tag"]]})
+        wanted = {"title": g["titles"][0], "priority": g["priority"], "due_date": g["due"]}
+        return float(any(all(task.get(k) == v for k, v in wanted.items()) for task in tasks))
+
+    def detailed(g: dict[str, Any], priority: bool = True, due: str | None = None) -> dict[str, Any]:
+        task: dict[str, Any] = {"tags": [g["tag"]], "due_date": due or g["due"]}
+        return {**task, "priority": g["priority"]} if priority else task
+
+    return _fixture_task(
+        "create a task with its priority, tag and due date",
+        _todolist_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: create(side, g, detailed(g)),
+            "sloppy": lambda side, g, rng: create(side, g, detailed(g, priority=rng.random() < 0.5)),
+            "partial": lambda side, g, rng: create(side, g, None),
+            "wrong": lambda side, g, rng: create(side, g, detailed(g, due="2026-01-01T10:00:00Z")),
+        },
+        reward,
+    )
+
+
+def _todolist_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        titles = {str(task.get("title")) for task in await _todolist_listed(side, {})}
+        kept = [title in titles for title in g["titles"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one task of three",
+        _todolist_draw,
+        _todolist_created,
+        {
+            "perfect": lambda side, g, rng: _todolist_delete(side, g, 1),
+            "sloppy": lambda side, g, rng: _todolist_delete(side, g, 1 if rng.random() < 0.5 else 2),
+            "partial": lambda side, g, rng: _todolist_update(side, g, 1, "done"),
+            "wrong": lambda side, g, rng: _todolist_delete(side, g, 0, 1, 2),
+        },
+        reward,
+    )
+
+
+# --- exactcalc: exact decimal arithmetic, no state (held out, the ninth set) ------------------------------
+
+
+def _exact(field: str) -> Callable[[Any], float | None]:
+    """How an answer is read as a number: the exact value (a fraction or a decimal, as text) at `field`."""
+
+    def read(value: Any) -> float | None:
+        text = value.get(field) if isinstance(value, dict) else None
+        try:
+            return float(Fraction(text)) if isinstance(text, str) else None
+        except (ValueError, ZeroDivisionError):
+            return None
+
+    return read
+
+
+def _exactcalc_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "a": f"{rng.randint(0, 9)}.{rng.randint(1, 99):02d}",
+        "b": f"{rng.randint(1, 9)}.{rng.randint(1, 9)}",
+        "c": f"0.{rng.randint(1, 9)}",
+        "decimal": f"{rng.randint(0, 20)}.{rng.randint(1, 999):03d}",
+    }
+
+
+def _decimal_sum(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    expression = {"sloppy": "{a} + {b}", "wrong": "{a} * {b} + {c}"}.get(how, "{a} + {b} + {c}").format(**g)
+    if how == "partial":  # the first number as a fraction only
+        return "to_fraction", {"decimal_string": g["a"]}, _exact("fraction")
+    return "calculate", {"expression": expression}, _exact("value")
+
+
+def _fraction_of(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    decimal = g["decimal"]
+    if how == "wrong":  # its reciprocal
+        return "calculate", {"expression": f"1 / {decimal}"}, _exact("value")
+    text = {"sloppy": decimal[:-1], "partial": decimal.split(".")[0]}.get(how, decimal)  # a digit short; whole
+    return "to_fraction", {"decimal_string": text}, _exact("fraction")
+
+
+def _rounded_quotient(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    expression = {
+        "sloppy": "round({a} / {b}, 2)",
+        "partial": "{a} / {b}",
+        "wrong": "round({b} / {a}, 3)",
+    }.get(how, "round({a} / {b}, 3)")
+    return "calculate", {"expression": expression.format(**g)}, _exact("value")
+
+
+def _exactcalc_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """The agent's figure against the perfect call made through that server's own tools (as units')."""
+    task = _units_task(name, steps)
+    return Task(name, _exactcalc_draw, task.setup, task.agents, task.reward)
 
 
 TASKS: dict[str, list[Callable[[], Task]]] = {
@@ -2918,6 +3250,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_charidx_task, "the index of a character's n-th occurrence", _nth_char),
         partial(_charidx_task, "the letters of a text", _letters),
         partial(_charidx_task, "where the text between the n-th pair of brackets starts", _between),
+    ],
+    "lmem": [_lmem_add, _lmem_archive, _lmem_supersede],
+    "todolist": [_todolist_complete, _todolist_create, _todolist_drop],
+    "exactcalc": [
+        partial(_exactcalc_task, "the exact sum of three decimals", _decimal_sum),
+        partial(_exactcalc_task, "a decimal as a fraction", _fraction_of),
+        partial(_exactcalc_task, "a quotient rounded to three places", _rounded_quotient),
     ],
 }
 
