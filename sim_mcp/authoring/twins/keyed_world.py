@@ -250,9 +250,9 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.argument_types import declaring, types_of
@@ -277,6 +277,9 @@ from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.specs.schema import compile_schema
 from sim_mcp.state.values import strings_in
+
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 __all__ = [
     "ROOT_BY",
@@ -379,6 +382,9 @@ class GuardInference:
     plans: dict[str, dict[str, Any]] = field(default_factory=dict)
     root: str | None = None
     answered: dict[str, int] = field(default_factory=dict)  # by tool, the recorded calls its rules answer
+    # By tool, why its rules could not be learned (the learner failed on its answers): it gets none, its calls
+    # are handed on, and the other tools' rules are learned as before.
+    failed: dict[str, str] = field(default_factory=dict)
 
     def answers_all(self, tool: str, calls: int) -> bool:
         """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
@@ -587,6 +593,19 @@ class _Learner:
         self.groups: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}  # by tool (`grouped.grouped_lists`)
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
         self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
+        self.failed: dict[str, str] = {}  # by tool, why learning its rules failed (`isolated`)
+
+    def isolated(self, name: str, fallback: _T, learn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """`learn(*args, **kwargs)` for the tool `name`, or `fallback` where it fails: a server's answers of a
+        shape the learner did not expect must cost that tool its rules (the reason kept in `failed`), never
+        the whole twin."""
+        if name in self.failed:
+            return fallback
+        try:
+            return learn(*args, **kwargs)
+        except Exception as e:  # any failure while learning one tool is that tool's alone
+            self.failed[name] = f"learning its rules failed: {type(e).__name__}: {e}"
+            return fallback
 
     def defaults(self, tool: ToolSpec) -> dict[str, str]:
         """The defaults of this tool's paired arguments that a call may leave out (`_defaulted`)."""
@@ -645,7 +664,9 @@ class _Learner:
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            rules, count = self.learned(tool, worlds, effects.get(name), stores, renumbering)
+            rules, count = self.isolated(
+                name, ([], 0), self.learned, tool, worlds, effects.get(name), stores, renumbering
+            )
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
@@ -1200,14 +1221,8 @@ def _infer(
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
     for tool in known.values():
-        if not tool.calls or all(c.is_error for c in tool.calls):
-            continue
-        if _reads_only(tool.spec):
-            tool.effects = _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
-            continue
-        if _converts(tool, learner.functions(tool)):
-            continue
-        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+        if tool.calls and not all(c.is_error for c in tool.calls):
+            tool.effects = learner.isolated(tool.spec.name, [], _first_effects, learner, tool, worlds, texts)
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
@@ -1225,11 +1240,7 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
-                if _reads_only(tool.spec):
-                    tool.effects = _touches(tool, found, joinable)
-                else:
-                    tool.effects = _effects(tool, found, joinable, texts)
+                tool.effects = learner.isolated(name, [], _keyed_effects, learner, tool, worlds, texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
     best, choice = _ascend(learner, known, choice, best)
@@ -1252,7 +1263,29 @@ def _infer(
             trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
             if trial.beats(best):
                 best, choice = trial, tried
-    return GuardInference(best.plans, root, best.answered)
+    return GuardInference(best.plans, root, best.answered, dict(learner.failed))
+
+
+def _first_effects(
+    learner: _Learner, tool: _Tool, worlds: dict[int, dict[str, Any]], texts: list[str]
+) -> list[list[Any] | None]:
+    """A tool's candidate effects from the templates its answers give in the first world: a read's touches, a
+    conversion's none, any other tool's stores, drops and changes (`_effects`)."""
+    if _reads_only(tool.spec):
+        return _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+    if _converts(tool, learner.functions(tool)):
+        return tool.effects
+    return _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+
+
+def _keyed_effects(
+    learner: _Learner, tool: _Tool, worlds: dict[int, dict[str, Any]], texts: list[str]
+) -> list[list[Any] | None]:
+    """A tool's candidate effects again, once the arguments that name stored keys are known (`_keyed`)."""
+    found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
+    if _reads_only(tool.spec):
+        return _touches(tool, found, joinable)
+    return _effects(tool, found, joinable, texts)
 
 
 def _ascend(
@@ -2316,8 +2349,10 @@ def _nested_listing(calls: list[RecordedCall]) -> tuple[str, set[str]] | None:
 
 
 def _nested_result(call: RecordedCall, name: str) -> dict[str, Any] | None:
-    """A recorded call's result as if it answered only the object under `name` (its structured content)."""
-    if call.is_error or call.rpc_error is not None or not isinstance(call.value, dict):
+    """A recorded call's result as if it answered only the object under `name` (its structured content). An
+    answer without it is kept whole: a success-shaped refusal (`{"ok": false, "error": ...}`) among a tool's
+    listings is no listing, and no listing template answers it."""
+    if call.is_error or call.rpc_error is not None or not isinstance(call.value, dict) or name not in call.value:
         return call.result
     return {"content": [], "structuredContent": call.value[name], "isError": False}
 
