@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sim_mcp.authoring.twins import build, keyed_world
-from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
+from sim_mcp.authoring.twins.keyed_world import _root, infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 from tests.twin_learning import compile_recorded, played
@@ -107,3 +107,14 @@ def test_a_failure_no_tool_is_named_for_costs_the_guards_only(tmp_path: Path, mo
     assert any("ValueError: no world" in problem for problem in problems)
     assert all(entry["status"] in ("exact", "llm") for entry in report.values())
     assert any("ValueError: no world" in entry.get("reason", "") for entry in report.values())
+
+
+def test_a_data_file_a_server_names_is_no_root() -> None:
+    """A tool with no arguments that says where the server keeps its data (a file in its folder) names no root
+    under which string arguments would be read as paths; one that lists its folder does."""
+
+    def answering(text: str) -> list[list[RecordedCall]]:
+        return [played(lambda tool, arguments: (text, False), f"s{n}", [("where", {})]) for n in range(2)]
+
+    assert _root(answering(json.dumps({"ok": True, "path": "{tmp}/tasks.db"}))) is None
+    assert _root(answering("Allowed directories:\n{tmp}")) == "{tmp}"

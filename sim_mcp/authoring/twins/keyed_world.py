@@ -314,7 +314,9 @@ _BARE = frozenset({"empty", "missing", "absent", "none", "no_items"})
 _WORLD_ATOMS = frozenset(
     {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none", "holds"}
 )
-_ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
+# The folder a server lists as its root: `{tmp}`, a folder in it, or an absolute path; a file (a name with an
+# extension: `{tmp}/tasks.db`, where a server says where it keeps its data) is no root.
+_ROOT_TOKEN = re.compile(r"(?![^\s'\"]*\.[A-Za-z0-9]{1,4}(?![^\s'\"]))(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
 _NUMBER_PARTS = frozenset(
     {
@@ -578,6 +580,7 @@ class _Learner:
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
         self.nested = _nested_counters(sessions)  # ids counted under a record's own (`_nested_counters`)
+        self.numbered = _numbered_records(sessions)  # records numbered from one sequence (`_numbered_records`)
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
@@ -638,6 +641,7 @@ class _Learner:
             "initial": initial_keys(self.root),
             "effects": {name: effect for name, effect in effects.items() if effect is not None},
             "counters": self.prefixes,
+            "numbered": self.numbered,
             "sessions": [
                 [{"tool": c.tool, "args": c.arguments, "ok": _succeeded(c), "answer": c.value} for c in session]
                 for session in self.sessions
@@ -671,6 +675,8 @@ class _Learner:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
                     plans[name]["counters"] = self.prefixes
+                if self.numbered:
+                    plans[name]["numbered"] = self.numbered
                 if self.tool_pairs(tool.spec):
                     plans[name]["pairs"] = self.tool_pairs(tool.spec)
                 if self.defaults(tool.spec):
@@ -1962,6 +1968,63 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
             ]
             found.update(m.group(1) for m in shown if m.group(0) not in given)
     return tuple(sorted(found))
+
+
+def _numbered_records(sessions: list[list[RecordedCall]]) -> list[list[Any]]:
+    """Records a server numbers from one sequence, wherever an answer shows them: `[field, fields]`, an object
+    of exactly `fields` (three at least, shown by two tools at least) whose integer `field` differs between the
+    records one answer shows (some answer showing several: a listing's count is no record's number), names a
+    record in a later call of its session (an id, not a priority), and is
+    sometimes shown though no call gave it (made up: a split's subtasks, beside the task it was given). The
+    twin's next made-up id is then past every such number an answer showed (`library.twin_numbered`)."""
+    shown: dict[tuple[str, ...], set[str]] = {}  # by fields: the tools whose successes show such records
+    candidates: dict[tuple[str, ...], set[str]] = {}  # by fields: the integer fields that may number them
+    for call in (call for session in sessions for call in session if _succeeded(call)):
+        for record in _objects_in(call.value):
+            fields = tuple(sorted(record))
+            if len(fields) < 3:
+                continue
+            shown.setdefault(fields, set()).add(call.tool)
+            numbers = {name for name, value in record.items() if type(value) is int}
+            candidates[fields] = candidates.get(fields, numbers) & numbers
+    found: list[list[Any]] = []
+    for fields, names in sorted(candidates.items()):
+        if len(shown[fields]) < 2:
+            continue
+        for name in sorted(names):
+            if _numbers_records(sessions, fields, name):
+                found.append([name, list(fields)])
+    return found
+
+
+def _numbers_records(sessions: list[list[RecordedCall]], fields: tuple[str, ...], name: str) -> bool:
+    """Whether the integer field `name` of records of `fields` numbers them (`_numbered_records`)."""
+    named = made = listed = False
+    for session in sessions:
+        seen: set[int] = set()
+        for call in session:
+            given = {value for value in call.arguments.values() if type(value) is int}
+            named = named or bool(given & seen)
+            if not _succeeded(call):
+                continue
+            numbers = [r[name] for r in _objects_in(call.value) if tuple(sorted(r)) == fields]
+            if len(set(numbers)) < len(numbers):
+                return False
+            made = made or any(number not in given for number in numbers)
+            listed = listed or len(numbers) > 1
+            seen.update(numbers)
+    return named and made and listed
+
+
+def _objects_in(value: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in `value`, itself and those nested in it."""
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _objects_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects_in(item)
 
 
 def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> dict[str, int]:
