@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,8 +25,8 @@ from sim_mcp.authoring.programs.compile import compile_environment, programs_pat
 from sim_mcp.authoring.programs.transitions import Recording
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
-from sim_mcp.authoring.twins.infer import infer_plans
-from sim_mcp.authoring.twins.keyed_world import as_set, infer_guards, initial_keys, unordered
+from sim_mcp.authoring.twins.infer import Inference, infer_plans
+from sim_mcp.authoring.twins.keyed_world import GuardInference, as_set, infer_guards, initial_keys, unordered
 from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.authoring.twins.rename import IdMap
@@ -107,7 +108,11 @@ async def build_twin(
     report.calls, report.sessions = len(calls), len(sessions)
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
-    inference = infer_plans(list(environment.tools), sessions)
+    try:
+        inference = infer_plans(list(environment.tools), sessions)
+    except Exception as e:  # answers of a shape no behaviour expected cost the behaviours only
+        report.problems.append(f"inferring the record stores' behaviours failed ({_failure(e)}); none is used")
+        inference = Inference(calls=dict(Counter(call.tool for call in calls)))
     plans, reasons = _verified(
         environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
     )
@@ -117,7 +122,13 @@ async def build_twin(
     # (one that uses its arguments, and stores what other tools read back, before one that ignores them).
     constant = [name for name, plan in plans.items() if plan["family"] in ("const", "template")]
     left = [tool.name for tool in environment.tools if tool.name not in plans]
-    guards = infer_guards(list(environment.tools), sessions, left + constant)
+    try:
+        guards = infer_guards(list(environment.tools), sessions, left + constant)
+    except Exception as e:  # a failure the learner pinned on no one tool costs the guards only
+        report.problems.append(f"learning the keyed world's rules failed ({_failure(e)}); no tool has them")
+        guards = GuardInference(failed={name: f"learning its rules failed: {_failure(e)}" for name in left})
+    for name, why in guards.failed.items():
+        reasons[name] = why
     for name in constant:
         if guards.answers_all(name, sum(call.tool == name for call in calls)):
             del plans[name]
@@ -174,6 +185,11 @@ async def build_twin(
     if backend is not None and left_over:
         await _ask_model(spec_path, plans, initial, sessions, left_over, backend, rounds, report, progress)
     return report
+
+
+def _failure(error: Exception) -> str:
+    """An inference's failure as the report names it: its kind and message."""
+    return f"{type(error).__name__}: {error}"
 
 
 def _as_served(tools: list[ToolSpec], calls: list[RecordedCall]) -> tuple[list[ToolSpec], dict[str, list[str]]]:

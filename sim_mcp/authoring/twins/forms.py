@@ -11,12 +11,22 @@ forms]` holds where the call gives `name` as a string whose form is none of `for
 The learner proposes it per string argument from the tool's recorded calls grouped by the shape of their
 answer (an error, or the set of a JSON object's top-level fields, or a text): where the forms one group's
 calls give are none of those the other groups give, and those are few (`_FEW`), the condition that the value
-is unlike the others' forms is an atom the covering may ask. The forms are computed by the Starlark below.
+is unlike the others' forms is an atom the covering may ask; and where one group's forms are few and other
+groups' calls give values of other forms too, that a value is unlike that group's (a refusal's group mixes
+the calls refused for this argument with those refused for another: `next friday` beside `2027-01-15`, where
+every success gave a date). The forms are computed by the Starlark below.
+
+A server may check a value against a set instead (a priority of `low`, `med` or `high`, where `medium` has
+the same form): `["outside", name, values]` holds where the call gives `name` as a string none of `values`.
+It is proposed where one group's values are few and each a word the tool's own description or schema names
+(an enumeration a server documents, not a name the agent chose: a title is never a condition), and other
+groups' calls give values outside them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from sim_mcp.authoring.twins.expression import TwinLibrary
@@ -54,6 +64,11 @@ def twin_unlike(atom, args):
     # ["unlike", name, forms]: the argument is a string of none of those forms.
     form = twin_form(args.get(atom[1]))
     return form != None and form not in atom[2]
+
+def twin_outside(atom, args):
+    # ["outside", name, values]: the argument is a string none of those values.
+    value = args.get(atom[1])
+    return type(value) == "string" and value not in atom[2]
 """
 
 BRIDGE = """
@@ -64,6 +79,7 @@ BRIDGE_TOOLS = ("twin_bridge_forms",)
 
 # The most forms the other calls may give for a condition on them: a server's format admits few.
 _FEW = 4
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
 
 def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
@@ -78,14 +94,29 @@ def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) 
     atoms: list[list[Any]] = []
     for name in names:
         by_shape: dict[str, set[str]] = {}
+        values: dict[str, set[str]] = {}
         for (named, call), form in zip(given, forms, strict=True):
             if named == name:
                 by_shape.setdefault(_shape(call), set()).add(form)
+                values.setdefault(_shape(call), set()).add(call.arguments[name])
         for shape, mine in by_shape.items():
             others = set().union(*(seen for other, seen in by_shape.items() if other != shape))
             if others and len(others) <= _FEW and not mine & others and "*" not in others:
                 atoms.append(["unlike", name, sorted(others)])
+            if len(mine) <= _FEW and "*" not in mine and others - mine and ["unlike", name, sorted(mine)] not in atoms:
+                atoms.append(["unlike", name, sorted(mine)])
+        named = _named_words(tool)
+        for shape, mine in values.items():
+            others = set().union(*(seen for other, seen in values.items() if other != shape))
+            if len(mine) <= _FEW and mine <= named and others - mine:
+                atoms.append(["outside", name, sorted(mine)])
     return atoms
+
+
+def _named_words(tool: ToolSpec) -> set[str]:
+    """The words the tool's description and input schema name: the values it documents."""
+    text = (tool.description or "") + " " + json.dumps(tool.input_schema)
+    return set(_WORD.findall(text))
 
 
 def _shape(call: RecordedCall) -> str:

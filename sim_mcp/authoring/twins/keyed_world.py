@@ -250,9 +250,9 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.argument_types import declaring, types_of
@@ -277,6 +277,9 @@ from sim_mcp.rules.helpers import DEFAULT_CLOCK
 from sim_mcp.specs.model import ToolSpec
 from sim_mcp.specs.schema import compile_schema
 from sim_mcp.state.values import strings_in
+
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 __all__ = [
     "ROOT_BY",
@@ -311,7 +314,9 @@ _BARE = frozenset({"empty", "missing", "absent", "none", "no_items"})
 _WORLD_ATOMS = frozenset(
     {"missing", "present", "parent_missing", "parent_present", "outside", "empty", "nonempty", "none", "holds"}
 )
-_ROOT_TOKEN = re.compile(r"(\{tmp\}|/[^\s'\"]+)")
+# The folder a server lists as its root: `{tmp}`, a folder in it, or an absolute path; a file (a name with an
+# extension: `{tmp}/tasks.db`, where a server says where it keeps its data) is no root.
+_ROOT_TOKEN = re.compile(r"(?![^\s'\"]*\.[A-Za-z0-9]{1,4}(?![^\s'\"]))(\{tmp\}|/[^\s'\"]+)")
 # Placeholders that write a number: from the call, a count of stored keys, a made-up id.
 _NUMBER_PARTS = frozenset(
     {
@@ -379,6 +384,9 @@ class GuardInference:
     plans: dict[str, dict[str, Any]] = field(default_factory=dict)
     root: str | None = None
     answered: dict[str, int] = field(default_factory=dict)  # by tool, the recorded calls its rules answer
+    # By tool, why its rules could not be learned (the learner failed on its answers): it gets none, its calls
+    # are handed on, and the other tools' rules are learned as before.
+    failed: dict[str, str] = field(default_factory=dict)
 
     def answers_all(self, tool: str, calls: int) -> bool:
         """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
@@ -572,6 +580,7 @@ class _Learner:
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
         self.nested = _nested_counters(sessions)  # ids counted under a record's own (`_nested_counters`)
+        self.numbered = _numbered_records(sessions)  # records numbered from one sequence (`_numbered_records`)
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
@@ -587,6 +596,19 @@ class _Learner:
         self.groups: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}  # by tool (`grouped.grouped_lists`)
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
         self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
+        self.failed: dict[str, str] = {}  # by tool, why learning its rules failed (`isolated`)
+
+    def isolated(self, name: str, fallback: _T, learn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """`learn(*args, **kwargs)` for the tool `name`, or `fallback` where it fails: a server's answers of a
+        shape the learner did not expect must cost that tool its rules (the reason kept in `failed`), never
+        the whole twin."""
+        if name in self.failed:
+            return fallback
+        try:
+            return learn(*args, **kwargs)
+        except Exception as e:  # any failure while learning one tool is that tool's alone
+            self.failed[name] = f"learning its rules failed: {type(e).__name__}: {e}"
+            return fallback
 
     def defaults(self, tool: ToolSpec) -> dict[str, str]:
         """The defaults of this tool's paired arguments that a call may leave out (`_defaulted`)."""
@@ -619,6 +641,7 @@ class _Learner:
             "initial": initial_keys(self.root),
             "effects": {name: effect for name, effect in effects.items() if effect is not None},
             "counters": self.prefixes,
+            "numbered": self.numbered,
             "sessions": [
                 [{"tool": c.tool, "args": c.arguments, "ok": _succeeded(c), "answer": c.value} for c in session]
                 for session in self.sessions
@@ -645,11 +668,15 @@ class _Learner:
         for name, tool in self.tools.items():
             if not tool.calls:
                 continue
-            rules, count = self.learned(tool, worlds, effects.get(name), stores, renumbering)
+            rules, count = self.isolated(
+                name, ([], 0), self.learned, tool, worlds, effects.get(name), stores, renumbering
+            )
             if rules:
                 plans[name] = {"family": "guard", "root": self.root, "rules": rules}
                 if self.prefixes:
                     plans[name]["counters"] = self.prefixes
+                if self.numbered:
+                    plans[name]["numbered"] = self.numbered
                 if self.tool_pairs(tool.spec):
                     plans[name]["pairs"] = self.tool_pairs(tool.spec)
                 if self.defaults(tool.spec):
@@ -1200,14 +1227,8 @@ def _infer(
     first: dict[str, list[Any] | None] = dict.fromkeys(known)
     worlds = learner.worlds(first)
     for tool in known.values():
-        if not tool.calls or all(c.is_error for c in tool.calls):
-            continue
-        if _reads_only(tool.spec):
-            tool.effects = _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
-            continue
-        if _converts(tool, learner.functions(tool)):
-            continue
-        tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+        if tool.calls and not all(c.is_error for c in tool.calls):
+            tool.effects = learner.isolated(tool.spec.name, [], _first_effects, learner, tool, worlds, texts)
     choice: dict[str, list[Any] | None] = {
         name: tool.effects[0] if tool.effects else None for name, tool in known.items()
     }
@@ -1225,11 +1246,7 @@ def _infer(
         for name, tool in known.items():
             tool.keyed = keyed[name]
             if tool.keyed and tool.effects:
-                found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
-                if _reads_only(tool.spec):
-                    tool.effects = _touches(tool, found, joinable)
-                else:
-                    tool.effects = _effects(tool, found, joinable, texts)
+                tool.effects = learner.isolated(name, [], _keyed_effects, learner, tool, worlds, texts)
         learner.cache.clear()
         best = learner.evaluate(choice)
     best, choice = _ascend(learner, known, choice, best)
@@ -1252,7 +1269,29 @@ def _infer(
             trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
             if trial.beats(best):
                 best, choice = trial, tried
-    return GuardInference(best.plans, root, best.answered)
+    return GuardInference(best.plans, root, best.answered, dict(learner.failed))
+
+
+def _first_effects(
+    learner: _Learner, tool: _Tool, worlds: dict[int, dict[str, Any]], texts: list[str]
+) -> list[list[Any] | None]:
+    """A tool's candidate effects from the templates its answers give in the first world: a read's touches, a
+    conversion's none, any other tool's stores, drops and changes (`_effects`)."""
+    if _reads_only(tool.spec):
+        return _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
+    if _converts(tool, learner.functions(tool)):
+        return tool.effects
+    return _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+
+
+def _keyed_effects(
+    learner: _Learner, tool: _Tool, worlds: dict[int, dict[str, Any]], texts: list[str]
+) -> list[list[Any] | None]:
+    """A tool's candidate effects again, once the arguments that name stored keys are known (`_keyed`)."""
+    found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
+    if _reads_only(tool.spec):
+        return _touches(tool, found, joinable)
+    return _effects(tool, found, joinable, texts)
 
 
 def _ascend(
@@ -1931,6 +1970,63 @@ def _counted_prefixes(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def _numbered_records(sessions: list[list[RecordedCall]]) -> list[list[Any]]:
+    """Records a server numbers from one sequence, wherever an answer shows them: `[field, fields]`, an object
+    of exactly `fields` (three at least, shown by two tools at least) whose integer `field` differs between the
+    records one answer shows (some answer showing several: a listing's count is no record's number), names a
+    record in a later call of its session (an id, not a priority), and is
+    sometimes shown though no call gave it (made up: a split's subtasks, beside the task it was given). The
+    twin's next made-up id is then past every such number an answer showed (`library.twin_numbered`)."""
+    shown: dict[tuple[str, ...], set[str]] = {}  # by fields: the tools whose successes show such records
+    candidates: dict[tuple[str, ...], set[str]] = {}  # by fields: the integer fields that may number them
+    for call in (call for session in sessions for call in session if _succeeded(call)):
+        for record in _objects_in(call.value):
+            fields = tuple(sorted(record))
+            if len(fields) < 3:
+                continue
+            shown.setdefault(fields, set()).add(call.tool)
+            numbers = {name for name, value in record.items() if type(value) is int}
+            candidates[fields] = candidates.get(fields, numbers) & numbers
+    found: list[list[Any]] = []
+    for fields, names in sorted(candidates.items()):
+        if len(shown[fields]) < 2:
+            continue
+        for name in sorted(names):
+            if _numbers_records(sessions, fields, name):
+                found.append([name, list(fields)])
+    return found
+
+
+def _numbers_records(sessions: list[list[RecordedCall]], fields: tuple[str, ...], name: str) -> bool:
+    """Whether the integer field `name` of records of `fields` numbers them (`_numbered_records`)."""
+    named = made = listed = False
+    for session in sessions:
+        seen: set[int] = set()
+        for call in session:
+            given = {value for value in call.arguments.values() if type(value) is int}
+            named = named or bool(given & seen)
+            if not _succeeded(call):
+                continue
+            numbers = [r[name] for r in _objects_in(call.value) if tuple(sorted(r)) == fields]
+            if len(set(numbers)) < len(numbers):
+                return False
+            made = made or any(number not in given for number in numbers)
+            listed = listed or len(numbers) > 1
+            seen.update(numbers)
+    return named and made and listed
+
+
+def _objects_in(value: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in `value`, itself and those nested in it."""
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _objects_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _objects_in(item)
+
+
 def _counted_widths(sessions: list[list[RecordedCall]], prefixes: list[str]) -> dict[str, int]:
     """The width to which a server pads the counter under each prefix with zeros (`TASK-007`: 3): where every
     id a success shows under it has digits of one length, and some begin with a zero (a counter that merely
@@ -2316,8 +2412,10 @@ def _nested_listing(calls: list[RecordedCall]) -> tuple[str, set[str]] | None:
 
 
 def _nested_result(call: RecordedCall, name: str) -> dict[str, Any] | None:
-    """A recorded call's result as if it answered only the object under `name` (its structured content)."""
-    if call.is_error or call.rpc_error is not None or not isinstance(call.value, dict):
+    """A recorded call's result as if it answered only the object under `name` (its structured content). An
+    answer without it is kept whole: a success-shaped refusal (`{"ok": false, "error": ...}`) among a tool's
+    listings is no listing, and no listing template answers it."""
+    if call.is_error or call.rpc_error is not None or not isinstance(call.value, dict) or name not in call.value:
         return call.result
     return {"content": [], "structuredContent": call.value[name], "isError": False}
 

@@ -478,6 +478,8 @@ def twin_holds(atom, root, keys, args):
         return twin_formula_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
+    if kind == "outside":
+        return twin_outside(atom, args)
     if kind == "no_items":
         return twin_items_hold(atom, args)
     if kind == "is":
@@ -765,6 +767,31 @@ def twin_counted(prefixes, value, twin, given = None):
                     if any([prefix + digits in text for text in asked]):
                         continue
                     counters[prefix] = max(counters.get(prefix, 0), int(digits))
+
+def twin_numbered(numbered, value, twin, given = None):
+    # Raise the largest made-up id (`fresh`) to the largest number a record of a numbered kind shows
+    # (`[field, fields]`: an object with exactly those fields, numbered by `field`), but for a number the call
+    # gave: a server that numbers its records from one sequence makes some up beside the one a call keeps
+    # (the subtasks a split shows), and the next one it makes up is past them all.
+    if not numbered:
+        return
+    asked = [v for v in (given or {}).values() if type(v) == "int"]
+    top = twin.get("fresh", 0)
+    stack = [value]
+    for _ in range(100000):
+        if not stack:
+            break
+        item = stack.pop()
+        if type(item) == "list":
+            stack.extend(item)
+        elif type(item) == "dict":
+            stack.extend(list(item.values()))
+            for field, fields in numbered:
+                number = item.get(field)
+                if type(number) == "int" and number > top and number not in asked and sorted(item.keys()) == fields:
+                    top = number
+    if top > twin.get("fresh", 0):
+        twin["fresh"] = top
 
 def twin_made_up(part, keys, args, twin):
     # A value the server makes up (a hash, a UUID, a time), of the form recorded: compared by form, never
@@ -1513,6 +1540,7 @@ def twin_guard(plan, tool, state, args):
             return error(value)
         twin_apply(rule.get("effect"), tool, root, keys, args, value, twin)
         twin_counted(plan.get("counters"), value, twin, args)
+        twin_numbered(plan.get("numbered"), value, twin, args)
         return twin_documents(value, plan.get("documents"))
     return decline("no rule of the recordings holds for this call")
 
@@ -1687,6 +1715,7 @@ def twin_bridge_worlds(state, args):
                 twin_apply(effect, call["tool"], root, twin["keys"], call["args"], call["answer"], twin)
             if call["ok"]:
                 twin_counted(args.get("counters"), call["answer"], twin, call["args"])
+                twin_numbered(args.get("numbered"), call["answer"], twin, call["args"])
         worlds.append(before)
     return worlds
 
@@ -2045,14 +2074,17 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
             "",
         ]
     prefixes = sorted({prefix for plan in plans.values() for prefix in plan.get("counters") or []})
-    if prefixes:
-        # A call handed on (to the replay, the model) may make up ids under these prefixes too: the twin's
-        # next id must be past them (`twin_next`), so the answer's ids are counted as its own answers' are.
+    numbered: list[Any] = next((plan["numbered"] for plan in plans.values() if plan.get("numbered")), [])
+    if prefixes or numbered:
+        # A call handed on (to the replay, the model) may make up ids under these prefixes, or number records,
+        # too: the twin's next id must be past them (`twin_next`, `twin_fresh`), so the answer's ids are
+        # counted as its own answers' are.
         parts += [
             "# --- ids a handed-on call's answer shows ---",
             f"def {HANDED_ON}(state, call):",
-            f'    twin_counted({starlark_literal(prefixes)}, call["result"], state.setdefault("_twin", {{}}), '
-            'call.get("arguments"))',
+            '    twin = state.setdefault("_twin", {})',
+            f'    twin_counted({starlark_literal(prefixes)}, call["result"], twin, call.get("arguments"))',
+            f'    twin_numbered({starlark_literal(numbered)}, call["result"], twin, call.get("arguments"))',
             "",
         ]
     return "\n".join(parts) + "\n"
