@@ -265,7 +265,7 @@ from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.grouped import grouped_lists
 from sim_mcp.authoring.twins.items import item_atoms
-from sim_mcp.authoring.twins.json_texts import decoded, server_documents, with_documents
+from sim_mcp.authoring.twins.json_texts import decoded, key_orders, server_documents, with_documents
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -1147,11 +1147,15 @@ def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left
     both is left with recorded calls its rules do not answer; and kept only where they answer more. A JSON
     document a tool's successes write into a text is learned as the value it writes, and written back as
     text (`json_texts`)."""
-    written = server_documents([c for s in sessions for c in s])
+    every = [c for s in sessions for c in s]
+    written = server_documents(every)
     if written:
         sessions = [[decoded(call, written.get(call.tool, {})) for call in session] for session in sessions]
         found = _infer_guards(tools, sessions, left)
-        plans = {name: with_documents(plan, written.get(name, {})) for name, plan in found.plans.items()}
+        plans = {
+            name: with_documents(plan, written.get(name, {}), key_orders(every, name))
+            for name, plan in found.plans.items()
+        }
         return GuardInference(plans, found.root, found.answered)
     return _infer_guards(tools, sessions, left)
 
