@@ -218,7 +218,9 @@ sale in the year asked), under which a constant success may be answered, as wher
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
 session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
 none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
-next, among the calls left. A success is built from the call or the world, or is a constant only where
+next, among the calls left; last, where calls are left, a lenient rule that answers most of them rightly and
+fewer than one in `_LENIENT` of those it fires on wrongly (`_lenient`: a rare variant no condition tells apart
+leaves the common answer to the twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant only where
 nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the
 call lacks a required argument (a recorded listing or file content is never answered as a constant), or
 where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
@@ -303,6 +305,9 @@ _EFFECT_ROUNDS = 3
 # A rule under no condition must answer at least this many recorded calls (one call would make its answer
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
+# The decision list's last rule may answer some of the calls it fires on wrongly: at most one in this many
+# (`_Learner.cover`).
+_LENIENT = 5
 _LENGTH_MARGIN = 32
 # Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
 # nothing under the key the call names, nothing a listing's predicate picks, no item of an array argument a
@@ -1125,6 +1130,10 @@ class _Learner:
             rules.append(best[1])
             covered += best[2].bit_count()
             remaining &= ~best[2]
+        last = _lenient(found, options, fits, remaining & ~refused, effect) if remaining else None
+        if last is not None:
+            rules.append(last[0])
+            covered += last[1]
         return rules, covered + invalid.bit_count() if rules else 0
 
     def bounded(
@@ -1139,6 +1148,35 @@ class _Learner:
             for b, bound in enumerate(new):
                 known[json.dumps(bound)] = _bits(i for i in range(len(tool.calls)) if table[i]["holds"][b])
         return [_Condition.of([bound], known[text]) for bound, text in zip(longer, texts, strict=True)]
+
+
+def _lenient(
+    found: dict[str, tuple[Any, bool]],
+    options: dict[str, list[_Option]],
+    fits: dict[str, int],
+    left: int,
+    effect: list[Any] | None,
+) -> tuple[dict[str, Any], int] | None:
+    """The decision list's last rule, for the calls no rule answers without a wrong answer (`left`): of every
+    template and condition, the one that answers most of them rightly, where it answers at least two so and
+    fewer than one in `_LENIENT` of those it fires on wrongly, marked `lenient` (compile's check bears its
+    wrong answers). A rare variant that no condition tells apart (a flag a server adds to a duplicate, a
+    refusal of a value it does not know) would otherwise leave every call of the tool to the replay, which
+    answers an error where the common answer was right; and how many it answers rightly."""
+    best: tuple[tuple[int, tuple[int, int, int, int, int]], dict[str, Any], int] | None = None
+    for key, (template, error) in found.items():
+        for when, hit, bad, rank, _ in options[key]:
+            right = (hit & fits[key] & left).bit_count()
+            wrong = (bad & left).bit_count()
+            if right < _SUPPORT or wrong * _LENIENT >= right + wrong:
+                continue
+            score = (right - wrong, rank)
+            if best is None or score > best[0]:
+                rule: dict[str, Any] = {"when": when, "answer": template, "error": error, "lenient": True}
+                if not error:
+                    rule["effect"] = effect
+                best = (score, rule, right)
+    return None if best is None else (best[1], best[2])
 
 
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
