@@ -75,3 +75,54 @@ def test_compile_keeps_the_lenient_rule_that_answers_a_recorded_variant_wrongly(
     entry = report["save_note"]
     assert entry["status"] == "guarded", entry
     assert entry["plan"]["rules"][-1].get("lenient") is True
+
+
+READ_TOOLS = [
+    *NOTE_TOOLS,
+    ToolSpec(
+        name="get_note",
+        input_schema={"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+    ),
+]
+
+
+class Refusing:
+    """Notes saved under a number the server counts, read back by it; a content it refuses is answered as a
+    success that saves nothing and uses no number up."""
+
+    def __init__(self) -> None:
+        self.notes: dict[int, str] = {}
+
+    def answer(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if tool == "get_note":
+            topic = self.notes.get(arguments["id"])
+            found = {"id": arguments["id"], "topic": topic} if topic else {"error": f"Note {arguments['id']} not found"}
+            return json.dumps(found), False
+        if arguments["content"] in _FLAGGED:
+            return json.dumps({"error": "Content refused"}), False
+        number = len(self.notes) + 1
+        self.notes[number] = arguments["topic"]
+        return json.dumps({"status": "saved", "id": number, "topic": arguments["topic"]}), False
+
+
+def _refusing_sessions() -> list[list[RecordedCall]]:
+    sessions = []
+    for number in range(5):
+        calls: list[tuple[str, dict[str, Any]]] = []
+        if number == 2:
+            calls.append(("save_note", {"topic": "kilo plan", "content": "lorem"}))
+        calls += [
+            ("save_note", {"topic": f"{_WORDS[(number + i) % 10]} plan", "content": _WORDS[(number * 3 + i) % 10]})
+            for i in range(4)
+        ]
+        calls += [("get_note", {"id": 1}), ("get_note", {"id": 9})]
+        sessions.append(played(Refusing().answer, f"s{number}", calls))
+    return sessions
+
+
+def test_a_lenient_answer_that_was_wrong_leaves_the_checked_world_as_the_server_left_it(tmp_path: Path) -> None:
+    # The refusal is answered as a save by the lenient rule; compile's check goes on from the world the
+    # server's refusal left (nothing saved), so the read's rules, checked after it, keep their numbers.
+    report = compile_recorded(tmp_path, READ_TOOLS, _refusing_sessions())
+    assert report["save_note"]["plan"]["rules"][-1].get("lenient") is True
+    assert "its rules answer 10 of its 10 recorded calls" in report["get_note"]["reason"], report["get_note"]

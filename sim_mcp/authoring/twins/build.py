@@ -333,7 +333,7 @@ def _starlark_misses(
     misses: dict[str, tuple[str, Any, dict[str, Any]]] = {}
     schemas = _served_schemas(list(environment.tools), sessions)
     for session in sessions:
-        for before, _, call, result in _replay(program, plans, session, initial, schemas):
+        for before, _, call, result in _replay(program, plans, session, initial, schemas, library):
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
@@ -351,12 +351,15 @@ def _replay(
     session: list[RecordedCall],
     initial: dict[str, Any],
     schemas: dict[str, CompiledSchema] | None = None,
+    library: TwinLibrary | None = None,
 ) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
     """Each call of `session` with the state before and after it, and the program's answer (None: no plan,
     or its program declined the call; an error where the tool's served schema, of `schemas`, refuses its
     arguments, as the twin does before its program runs). An id the twin made up in place of the one
     recorded (a random `task-c7e7c630`, kept under its own) stands for it in the later calls that name it,
-    as twin-check sends them (`rename.IdMap`): each call is returned with the arguments the twin got."""
+    as twin-check sends them (`rename.IdMap`): each call is returned with the arguments the twin got. Given
+    `library`, a call a guard's lenient rule answers otherwise than recorded leaves the world as the recorded
+    answer would (`_shown`), so that its wrong answer is borne once and does not make later calls miss."""
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
     made_up = IdMap()
@@ -382,6 +385,10 @@ def _replay(
             state = after
             continue
         after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
+        if library is not None and _lenient_answer(library, plans[call.tool], call.tool, state, call.arguments):
+            verdict = compare_answers(Answer(call.value, call.is_error), Answer(outcome.result, outcome.is_error))
+            if not verdict.agree:
+                after = _shown(program, state, call, context)
         if not outcome.is_error:
             made_up.learn(call.value, outcome.result)
         steps.append((state, after, call, (outcome.result, outcome.is_error)))
