@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.json_texts import Style, decoded, documents, server_documents, styles_of
+from sim_mcp.authoring.twins.json_texts import Style, decoded, documents, key_orders, server_documents, styles_of
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import json_text
@@ -67,14 +67,15 @@ def _made(server: Tasks, arguments: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def task_session(number: int, calls: list[tuple[str, dict[str, Any]]]) -> list[RecordedCall]:
-    """A session as the server answers it; a success as FastMCP answers a tool's string, structured."""
+def task_session(number: int, calls: list[tuple[str, dict[str, Any]]], sort_keys: bool = True) -> list[RecordedCall]:
+    """A session as the server answers it; a success as FastMCP answers a tool's string, structured (its keys
+    sorted, or in the order the server's code put them)."""
     server = Tasks()
     recorded = []
     for seq, (tool, given) in enumerate(calls, 1):
         arguments = _made(server, given)
         value, is_error = server.call(tool, arguments)
-        text = value if is_error else json.dumps(value, indent=2, sort_keys=True)
+        text = value if is_error else json.dumps(value, indent=2, sort_keys=sort_keys)
         result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": is_error}
         if not is_error:
             result["structuredContent"] = {"result": text}
@@ -99,7 +100,7 @@ def _sessions() -> list[list[RecordedCall]]:
     return sessions
 
 
-def _played(plans: dict[str, Any], calls: list[tuple[str, dict[str, Any]]]) -> None:
+def _played(plans: dict[str, Any], calls: list[tuple[str, dict[str, Any]]], sort_keys: bool = True) -> None:
     """Each call answered by the twin as the server answers it, the twin's own made-up ids given back to it
     as a client would."""
     server = Tasks()
@@ -111,7 +112,7 @@ def _played(plans: dict[str, Any], calls: list[tuple[str, dict[str, Any]]]) -> N
         expected, is_error = server.call(tool, arguments)
         answer = run_guard(plans[tool], tool, state, given)
         assert answer is not None, (tool, arguments)
-        text = expected if is_error else json.dumps(expected, indent=2, sort_keys=True)
+        text = expected if is_error else json.dumps(expected, indent=2, sort_keys=sort_keys)
         wanted = text if is_error else {"result": text}
         verdict = compare_answers(Answer(wanted, is_error), Answer(answer[0], answer[1]))
         assert verdict.agree, (tool, verdict, answer[0])
@@ -144,7 +145,7 @@ def test_a_stored_record_is_read_back_by_the_made_up_id_its_json_text_showed() -
     _played(plans, [*calls, ("get_task", {"task_id": "<1>"}), ("list_tasks", {})])
 
 
-def _sessions_reading() -> list[list[RecordedCall]]:
+def _sessions_reading(sort_keys: bool = True) -> list[list[RecordedCall]]:
     """Sessions that read back the tasks their calls added by the ids their answers made up (`<0>`: the
     first one's), two tasks of a session sometimes alike."""
     sessions = []
@@ -152,17 +153,32 @@ def _sessions_reading() -> list[list[RecordedCall]]:
         second = "Review draft" if number % 2 else f"Task {number}"
         calls = [_add("Review draft"), _add(second, "home"), ("get_task", {"task_id": "<1>"})]
         calls += [("get_task", {"task_id": "<0>"}), ("list_tasks", {})]
-        sessions.append(task_session(number, calls))
+        sessions.append(task_session(number, calls, sort_keys))
     return sessions
+
+
+def test_a_record_whose_keys_keep_the_servers_order_is_read_back_in_that_order() -> None:
+    # `json.dumps(record)` with the keys as the server's code put them (task_ref, description, tags, status,
+    # ...): learned as the records they write, each written back with its keys in the order recorded.
+    plans = infer_guards(TASK_TOOLS, _sessions_reading(sort_keys=False), [tool.name for tool in TASK_TOOLS]).plans
+    for tool in ("add_task", "get_task", "list_tasks"):
+        assert plans[tool]["documents"][0][:4] == ["result", 2, False, True], tool
+        assert plans[tool]["documents"][0][4][0][:4] == ["task_ref", "description", "tags", "status"]
+    calls = [_add("Plan the offsite", "work"), _add("Plan the offsite"), ("get_task", {"task_id": "<0>"})]
+    _played(plans, [*calls, ("get_task", {"task_id": "<1>"}), ("list_tasks", {})], sort_keys=False)
 
 
 def test_a_json_texts_style_is_the_one_python_writes_it_back_in() -> None:
     record = {"b": 1, "a": ["é"]}
-    # Keys sorted: a document; keys in the order the server put them, none (the twin keeps no such order).
-    assert styles_of(json.dumps(record, indent=2, sort_keys=True)) == [Style(2, True, True)]
-    assert styles_of(json.dumps(record, sort_keys=True, ensure_ascii=False)) == [Style(None, True, False)]
-    assert styles_of(json.dumps(record)) == []
-    assert styles_of(json.dumps(record, indent=2)) == []
+    # Keys sorted: a document in a sorted style (and in the server's order, which is the same here).
+    assert styles_of(json.dumps(record, indent=2, sort_keys=True)) == [Style(2, True, True), Style(2, False, True)]
+    assert styles_of(json.dumps(record, sort_keys=True, ensure_ascii=False)) == [
+        Style(None, True, False),
+        Style(None, False, False),
+    ]
+    # Keys in the order the server put them: a document written back in the order learned (`key_orders`).
+    assert styles_of(json.dumps(record)) == [Style(None, False, True)]
+    assert styles_of(json.dumps(record, indent=2)) == [Style(2, False, True)]
     assert styles_of("[]")[0] == Style(2, True, True)
     assert len(styles_of("[]")) > 1
     assert styles_of("Task added") == []
@@ -177,9 +193,9 @@ def test_a_json_texts_style_is_the_one_python_writes_it_back_in() -> None:
     assert server_documents(calls) == {"add_task": every, "list_tasks": every}
 
 
-def test_a_server_that_keeps_its_keys_in_its_own_order_writes_no_document_the_twin_learns() -> None:
-    # One answer whose keys stand as the server's code put them: the server sorts none, and the twin, whose
-    # records keep no order of their fields, learns every text as text, even those sorted by chance.
+def test_a_server_that_keeps_its_keys_in_its_own_order_keeps_it_in_every_document() -> None:
+    # One answer whose keys stand as the server's code put them: the server sorts none, and every tool's
+    # documents are read in its own order, those sorted by chance too, each written back in the orders seen.
     calls = _sessions()[0]
     unsorted = json.dumps({"path": "/tmp", "name": "mobile-app"}, indent=2)
     result = {
@@ -189,6 +205,28 @@ def test_a_server_that_keeps_its_keys_in_its_own_order_writes_no_document_the_tw
     }
     calls.append(RecordedCall("s0", len(calls) + 1, "project_register", {"name": "mobile-app"}, result, False))
     assert documents(calls[:-1]) == {"result": Style(2, True, True)}
+    own = {"result": Style(2, False, True)}
+    assert server_documents(calls) == {"add_task": own, "list_tasks": own, "project_register": own}
+    orders = key_orders(calls, "project_register")
+    assert orders[0] == ["path", "name"]
+    assert json_text({"name": "x", "path": "/"}, 2, False, True, orders) == json.dumps(
+        {"path": "/", "name": "x"}, indent=2
+    )
+    # An object of keys never seen together: those of the order holding most of them first, the rest sorted.
+    assert list(json.loads(json_text({"z": 1, "name": 2, "a": 3, "path": 4}, None, False, True, orders))) == [
+        "path",
+        "name",
+        "a",
+        "z",
+    ]
+    # A server that writes compact JSON (JavaScript's `JSON.stringify`) fits no style: no document at all.
+    compact = '{"path":"/tmp"}'
+    result = {
+        "content": [{"type": "text", "text": compact}],
+        "isError": False,
+        "structuredContent": {"result": compact},
+    }
+    calls.append(RecordedCall("s0", len(calls) + 1, "project_register", {"name": "x"}, result, False))
     assert server_documents(calls) == {}
 
 

@@ -237,16 +237,46 @@ def digest(text: str, algorithm: str) -> str:
     return hashlib.new(algorithm, text.encode()).hexdigest()
 
 
-def json_text(value: object, indent: int | None, sort_keys: bool, ensure_ascii: bool) -> str:
+def json_text(value: object, indent: int | None, sort_keys: bool, ensure_ascii: bool, orders: object = None) -> str:
     """`value` written as Python's `json.dumps` writes it in that style: a server's record returned as its
-    JSON text (`json.dumps(record, indent=2)`), whose spacing, key order and escapes a twin writes alike."""
+    JSON text (`json.dumps(record, indent=2)`), whose spacing, key order and escapes a twin writes alike.
+    `orders` (with `sort_keys` false): sequences of keys, each object's keys written in the one that holds
+    exactly them, else in the one that holds most of them, the rest after it, sorted (a server's records
+    keep the order its code gave their fields)."""
     if indent is not None and not (isinstance(indent, int) and 0 <= indent <= 8):
         raise ValueError(
             f"json_text(value, indent, sort_keys, ensure_ascii): expected an indent of 0 to 8, got {indent!r}"
         )
+    if orders is not None and not sort_keys:
+        value = _in_orders(value, _key_orders(orders))
     text = json.dumps(value, indent=indent, sort_keys=bool(sort_keys), ensure_ascii=bool(ensure_ascii))
     _bounded("json_text(value, indent, sort_keys, ensure_ascii)", text)
     return text
+
+
+def _key_orders(orders: object) -> list[list[str]]:
+    if not isinstance(orders, list | tuple) or not all(isinstance(keys, list | tuple) for keys in orders):
+        raise ValueError(f"json_text(..., orders): expected a list of lists of keys, got {orders!r}")
+    return [[str(key) for key in keys] for keys in orders]
+
+
+def _in_orders(value: object, orders: list[list[str]]) -> object:
+    """`value` with each object's keys in the order `orders` gives them (`json_text`)."""
+    if isinstance(value, list | tuple):
+        return [_in_orders(item, orders) for item in value]
+    if not isinstance(value, dict):
+        return value
+    keys = set(value)
+    best: list[str] = []
+    for order in orders:
+        held = [key for key in order if key in keys]
+        if len(held) == len(keys) == len(order):
+            best = held
+            break
+        if len(held) > len(best):
+            best = held
+    ordered = best + sorted(key for key in keys if key not in set(best))
+    return {key: _in_orders(value[key], orders) for key in ordered}
 
 
 def hmac_digest(key: str, text: str, algorithm: str) -> str:

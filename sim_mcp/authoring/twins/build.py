@@ -276,7 +276,7 @@ def _verified(
     reasons = dict(reasons)
     library = TwinLibrary()
     while plans:
-        misses = _starlark_misses(environment, plans, sessions, initial)
+        misses = _starlark_misses(environment, plans, sessions, initial, library)
         if not misses:
             break
         for tool, (miss, state, arguments) in misses.items():
@@ -307,6 +307,16 @@ def _answering_rule(
     return None
 
 
+def _lenient_answer(
+    library: TwinLibrary, plan: dict[str, Any], tool: str, state: Any, arguments: dict[str, Any]
+) -> bool:
+    """Whether a guard's rule that answers a call is its last one, learned `lenient`."""
+    if plan["family"] != "guard" or not any(rule.get("lenient") for rule in plan["rules"]):
+        return False
+    at = _answering_rule(library, plan, tool, state, arguments)
+    return at is not None and bool(plan["rules"][at].get("lenient"))
+
+
 def _answered(
     plans: dict[str, dict[str, Any]],
     sessions: list[list[RecordedCall]],
@@ -331,21 +341,22 @@ def _starlark_misses(
     plans: dict[str, dict[str, Any]],
     sessions: list[list[RecordedCall]],
     initial: dict[str, Any],
+    library: TwinLibrary,
 ) -> dict[str, tuple[str, Any, dict[str, Any]]]:
-    program = compile_program(program_text(plans), "<twin programs>", list(plans))
     """By tool, the first recorded call its program answers wrongly: where and how, the state before it, and
-    its arguments."""
+    its arguments. A guard's last rule learned `lenient` (`keyed_world._lenient`) may answer some wrongly."""
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
     misses: dict[str, tuple[str, Any, dict[str, Any]]] = {}
     schemas = _served_schemas(list(environment.tools), sessions)
     for session in sessions:
-        for before, _, call, result in _replay(program, plans, session, initial, schemas):
+        for before, _, call, result in _replay(program, plans, session, initial, schemas, library):
             if result is None or call.tool in misses:
                 continue
             value, is_error = result
             listed = unordered(plans[call.tool]) if plans[call.tool]["family"] == "guard" else []
             expected, value = as_set(call.value, listed), as_set(value, listed)
             verdict = compare_answers(Answer(expected, call.is_error), Answer(value, is_error))
-            if not verdict.agree:
+            if not verdict.agree and not _lenient_answer(library, plans[call.tool], call.tool, before, call.arguments):
                 misses[call.tool] = (f"{call.where}: {verdict.kind}: {verdict.detail}", before, call.arguments)
     return misses
 
@@ -356,12 +367,15 @@ def _replay(
     session: list[RecordedCall],
     initial: dict[str, Any],
     schemas: dict[str, CompiledSchema] | None = None,
+    library: TwinLibrary | None = None,
 ) -> list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]]:
     """Each call of `session` with the state before and after it, and the program's answer (None: no plan,
     or its program declined the call; an error where the tool's served schema, of `schemas`, refuses its
     arguments, as the twin does before its program runs). An id the twin made up in place of the one
     recorded (a random `task-c7e7c630`, kept under its own) stands for it in the later calls that name it,
-    as twin-check sends them (`rename.IdMap`): each call is returned with the arguments the twin got."""
+    as twin-check sends them (`rename.IdMap`): each call is returned with the arguments the twin got. Given
+    `library`, a call a guard's lenient rule answers otherwise than recorded leaves the world as the recorded
+    answer would (`_shown`), so that its wrong answer is borne once and does not make later calls miss."""
     state: Any = json.loads(json.dumps(initial))
     steps: list[tuple[Any, Any, RecordedCall, tuple[Any, bool] | None]] = []
     made_up = IdMap()
@@ -387,6 +401,10 @@ def _replay(
             state = after
             continue
         after = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
+        if library is not None and _lenient_answer(library, plans[call.tool], call.tool, state, call.arguments):
+            verdict = compare_answers(Answer(call.value, call.is_error), Answer(outcome.result, outcome.is_error))
+            if not verdict.agree:
+                after = _shown(program, state, call, context)
         if not outcome.is_error:
             made_up.learn(call.value, outcome.result)
         steps.append((state, after, call, (outcome.result, outcome.is_error)))

@@ -5,11 +5,18 @@ answer, and written back as the server writes it.
 
 A field of a success's structured answer is such a document where its text is a JSON object or array that
 Python's `json.dumps` writes back exactly in one style (`Style`: its indent, whether non-ASCII letters are
-escaped; its keys sorted, `sort_keys=True`, since the twin keeps no order of a record's fields). A tool's
-successes are read so at a field where every one whose text there is
-a document is written in one style (`documents`); the answers are then learned decoded (`decoded`), and the plan
-names those fields and their style (`plan["documents"]`), which `library.twin_documents` writes back as text
-after the answer's effect: the keyed world keeps the records, the caller sees the text.
+escaped, whether its keys are sorted). A tool's successes are read so at a field where every one whose text
+there is a document is written in one style (`documents`); the answers are then learned decoded (`decoded`),
+and the plan names those fields and their style (`plan["documents"]`), which `library.twin_documents` writes
+back as text after the answer's effect: the keyed world keeps the records, the caller sees the text.
+
+Most servers write a record's keys in the order their code put them (`json.dumps(row)`), not sorted. The
+twin's records keep no order of their fields (JSON objects cross into Starlark with their keys sorted), so
+the order is learned apart (`key_orders`): every sequence of keys an object of the server's documents showed,
+the tool's own first. Written back, an object takes the sequence of exactly its keys, else the one that holds
+most of them (its other keys after, sorted): a record read, listed or saved shows its fields as the server
+wrote them. A server one of whose texts fits no sorted style keeps its own order everywhere, so that a text
+sorted by chance (`{"count": 0, "results": []}`) is not read as sorted.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from typing import Any, NamedTuple
 
 from sim_mcp.authoring.twins.recordings import RecordedCall
 
-__all__ = ["Style", "decoded", "documents", "server_documents", "styles_of", "with_documents"]
+__all__ = ["Style", "decoded", "documents", "key_orders", "server_documents", "styles_of", "with_documents"]
 
 
 class Style(NamedTuple):
@@ -32,10 +39,13 @@ class Style(NamedTuple):
     ensure_ascii: bool
 
 
-# The styles tried, likeliest first: Python's with an indent of 2, 4 or none, its keys sorted. A document
-# whose keys stand in the order the server's code put them is none: the twin's records keep no order of
-# their fields (JSON objects cross into Starlark with their keys sorted), so it could not write it back.
-_STYLES = tuple(Style(indent, True, ascii) for indent in (2, None, 4) for ascii in (True, False))
+# The styles tried, likeliest first: Python's with an indent of 2, 4 or none, its keys sorted, then the same
+# with its keys in the order the server's code put them (written back in the orders `key_orders` learns).
+_STYLES = tuple(
+    Style(indent, sort_keys, ascii) for sort_keys in (True, False) for indent in (2, None, 4) for ascii in (True, False)
+)
+# At most this many sequences of keys are kept per tool: a server's records come in a few shapes.
+_ORDERS = 200
 
 
 def styles_of(text: str) -> list[Style]:
@@ -54,25 +64,55 @@ def styles_of(text: str) -> list[Style]:
     ]
 
 
-def documents(calls: list[RecordedCall]) -> dict[str, Style]:
+def documents(calls: list[RecordedCall], own_order: bool = False) -> dict[str, Style]:
     """By field of the structured answer, the style of the documents one tool's successes write there: one
-    that every text there that opens as a JSON object or array is written in."""
+    that every text there that opens as a JSON object or array is written in (`own_order`: one that keeps
+    the server's order of keys, for a server that sorts none)."""
     found: dict[str, list[Style]] = {}
     for name, text in _opening_texts(calls):
-        styles = styles_of(text)
+        styles = [style for style in styles_of(text) if not (own_order and style.sort_keys)]
         found[name] = [style for style in found.get(name, styles) if style in styles]
     return {name: styles[0] for name, styles in found.items() if styles}
 
 
 def server_documents(calls: list[RecordedCall]) -> dict[str, dict[str, Style]]:
     """By tool, its documents (`documents`); none at all where any success of any tool writes a JSON object
-    or array into a text in no style the twin writes back (its keys in the order the server's code put them):
-    a server that sorts its keys does so everywhere, and one whose texts sort by chance is none."""
-    if any(_json(text) and not styles_of(text) for _, text in _opening_texts(calls)):
+    or array into a text in no style the twin writes back (JavaScript's compact `JSON.stringify`). Where one
+    fits no sorted style, the server keeps its keys in its own order everywhere: every tool's documents are
+    read so, a text sorted by chance too."""
+    texts = list(_opening_texts(calls))
+    if any(_json(text) and not styles_of(text) for _, text in texts):
         return {}
+    own_order = any(_json(text) and not any(style.sort_keys for style in styles_of(text)) for _, text in texts)
     tools = sorted({call.tool for call in calls})
-    found = {tool: documents([call for call in calls if call.tool == tool]) for tool in tools}
+    found = {tool: documents([call for call in calls if call.tool == tool], own_order) for tool in tools}
     return {tool: fields for tool, fields in found.items() if fields}
+
+
+def key_orders(calls: list[RecordedCall], tool: str) -> list[list[str]]:
+    """Every sequence of two keys or more that an object of the successes' documents showed (`calls`: the
+    server's), `tool`'s own first, each once: the orders its records' fields are written back in."""
+    found: dict[tuple[str, ...], None] = {}
+    for own in (True, False):
+        for call in calls:
+            if (call.tool == tool) != own:
+                continue
+            for _, text in _opening_texts([call]):
+                if _json(text):
+                    for keys in _key_sequences(json.loads(text)):
+                        found.setdefault(keys, None)
+    return [list(keys) for keys in list(found)[:_ORDERS]]
+
+
+def _key_sequences(value: Any) -> Iterator[tuple[str, ...]]:
+    if isinstance(value, dict):
+        if len(value) > 1:
+            yield tuple(value)
+        for item in value.values():
+            yield from _key_sequences(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _key_sequences(item)
 
 
 def _opening_texts(calls: list[RecordedCall]) -> Iterator[tuple[str, str]]:
@@ -110,8 +150,10 @@ def decoded(call: RecordedCall, fields: dict[str, Style]) -> RecordedCall:
     return replace(call, result=result)
 
 
-def with_documents(plan: dict[str, Any], fields: dict[str, Style]) -> dict[str, Any]:
-    """A guard plan learned from decoded answers that writes the documents at `fields` back as text."""
+def with_documents(plan: dict[str, Any], fields: dict[str, Style], orders: list[list[str]]) -> dict[str, Any]:
+    """A guard plan learned from decoded answers that writes the documents at `fields` back as text; those
+    whose keys keep the server's order, in `orders` (`key_orders`)."""
     if not fields:
         return plan
-    return {**plan, "documents": [[name, *style] for name, style in sorted(fields.items())]}
+    written = [[name, *style] if style.sort_keys else [name, *style, orders] for name, style in sorted(fields.items())]
+    return {**plan, "documents": written}

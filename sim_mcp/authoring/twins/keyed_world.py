@@ -215,22 +215,23 @@ ends before it starts); for a tool given an array of records, none of its items 
 array, filter]`, `items.py`: a field's text among the few it takes, or starting with an argument's text: no
 sale in the year asked), under which a constant success may be answered, as where nothing is stored.
 
-**Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its
-session had reached: the rule (template, condition) that answers most of the calls still uncovered, and
-none of them wrongly, first (ties: fewer atoms, then the condition true of fewer recorded calls); then the
-next, among the calls left. A success is built from the call or the world, or is a constant only where
-nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the
-call lacks a required argument (a recorded listing or file content is never answered as a constant), or
-where it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted
-successfully"), or a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds
-nothing (a recorded listing with its records' creation times is a constant); a tool that only reads stores
-nothing (it may count itself: `touch`), nor does one most of whose successes show a number converted from the
-call or computed by a formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is
-no such). An error for arguments the twin's served schema refuses (a required one missing, a value outside an
-enum) is answered by that schema
-before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
-writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the
-call on to the next rule, as the twin does: only the calls it writes an answer for bear on it.
+**Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its session had
+reached: the rule (template, condition) that answers most of the calls still uncovered, and none of them wrongly,
+first (ties: fewer atoms, then the condition true of fewer recorded calls); then the next, among the calls left;
+last, where calls are left, a lenient rule that answers most of them rightly and fewer than one in `_LENIENT` of
+those it fires on wrongly (`_lenient`: a rare variant no condition tells apart leaves the common answer to the
+twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant
+only where nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or
+the call lacks a required argument (a recorded listing or file content is never answered as a constant), or where
+it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or
+a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds nothing (a recorded
+listing with its records' creation times is a constant); a tool that only reads stores nothing (it may count
+itself: `touch`), nor does one most of whose successes show a number converted from the call or computed by a
+formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An error for
+arguments the twin's served schema refuses (a required one missing, a value outside an enum) is answered by that
+schema before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
+writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the call on
+to the next rule, as the twin does: only the calls it writes an answer for bear on it.
 
 **A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2,
 sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a
@@ -265,7 +266,7 @@ from sim_mcp.authoring.twins.formulas import computed
 from sim_mcp.authoring.twins.functions import Functions, read_functions
 from sim_mcp.authoring.twins.grouped import grouped_lists
 from sim_mcp.authoring.twins.items import item_atoms
-from sim_mcp.authoring.twins.json_texts import decoded, server_documents, with_documents
+from sim_mcp.authoring.twins.json_texts import decoded, key_orders, server_documents, with_documents
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -306,6 +307,9 @@ _EFFECT_ROUNDS = 3
 # A rule under no condition must answer at least this many recorded calls (one call would make its answer
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
+# The decision list's last rule may answer some of the calls it fires on wrongly: at most one in this many
+# (`_Learner.cover`).
+_LENIENT = 5
 _LENGTH_MARGIN = 32
 # Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
 # nothing under the key the call names, nothing a listing's predicate picks, no item of an array argument a
@@ -1152,6 +1156,10 @@ class _Learner:
             rules.append(best[1])
             covered += best[2].bit_count()
             remaining &= ~best[2]
+        last = _lenient(found, options, fits, remaining & ~refused, effect) if remaining else None
+        if last is not None:
+            rules.append(last[0])
+            covered += last[1]
         return rules, covered + invalid.bit_count() if rules else 0
 
     def bounded(
@@ -1168,17 +1176,50 @@ class _Learner:
         return [_Condition.of([bound], known[text]) for bound, text in zip(longer, texts, strict=True)]
 
 
+def _lenient(
+    found: dict[str, tuple[Any, bool]],
+    options: dict[str, list[_Option]],
+    fits: dict[str, int],
+    left: int,
+    effect: list[Any] | None,
+) -> tuple[dict[str, Any], int] | None:
+    """The decision list's last rule, for the calls no rule answers without a wrong answer (`left`): of every
+    template and condition, the one that answers most of them rightly, where it answers at least two so and
+    fewer than one in `_LENIENT` of those it fires on wrongly, marked `lenient` (compile's check bears its
+    wrong answers). A rare variant that no condition tells apart (a flag a server adds to a duplicate, a
+    refusal of a value it does not know) would otherwise leave every call of the tool to the replay, which
+    answers an error where the common answer was right; and how many it answers rightly."""
+    best: tuple[tuple[int, tuple[int, int, int, int, int]], dict[str, Any], int] | None = None
+    for key, (template, error) in found.items():
+        for when, hit, bad, rank, _ in options[key]:
+            right = (hit & fits[key] & left).bit_count()
+            wrong = (bad & left).bit_count()
+            if right < _SUPPORT or wrong * _LENIENT >= right + wrong:
+                continue
+            score = (right - wrong, rank)
+            if best is None or score > best[0]:
+                rule: dict[str, Any] = {"when": when, "answer": template, "error": error, "lenient": True}
+                if not error:
+                    rule["effect"] = effect
+                best = (score, rule, right)
+    return None if best is None else (best[1], best[2])
+
+
 def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
     """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session.
     Keys joined from two arguments are tried only where one argument explains too little: a tool that takes
     both is left with recorded calls its rules do not answer; and kept only where they answer more. A JSON
     document a tool's successes write into a text is learned as the value it writes, and written back as
     text (`json_texts`)."""
-    written = server_documents([c for s in sessions for c in s])
+    every = [c for s in sessions for c in s]
+    written = server_documents(every)
     if written:
         sessions = [[decoded(call, written.get(call.tool, {})) for call in session] for session in sessions]
         found = _infer_guards(tools, sessions, left)
-        plans = {name: with_documents(plan, written.get(name, {})) for name, plan in found.plans.items()}
+        plans = {
+            name: with_documents(plan, written.get(name, {}), key_orders(every, name))
+            for name, plan in found.plans.items()
+        }
         return GuardInference(plans, found.root, found.answered)
     return _infer_guards(tools, sessions, left)
 

@@ -1549,10 +1549,12 @@ def twin_documents(value, documents):
     # world as the values they write, answered as the server's `json.dumps` writes them.
     if not documents or type(value) != "dict":
         return value
+    # A document whose keys keep the server's order carries the orders learned for them (`key_orders`).
     written = dict(value)
-    for name, indent, sort_keys, ascii in documents:
+    for entry in documents:
+        name = entry[0]
         if type(written.get(name)) in ("dict", "list"):
-            written[name] = json_text(written[name], indent, sort_keys, ascii)
+            written[name] = json_text(written[name], entry[1], entry[2], entry[3], entry[4] if len(entry) > 4 else None)
     return written
 
 def twin_effect(effect, state, args):
