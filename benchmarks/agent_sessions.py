@@ -2808,7 +2808,7 @@ class CharacterIndexAgent:
 _MEMORY_KINDS = ("decision", "project_memory", "environment_fact", "user_profile", "timeline_event", "feedback")
 _MEMORY_SCOPES = ("global", "project", "team")
 _MEMORY_STATUSES = ("active", "stale", "archived")
-_RELATIONS = ("related_to", "supports", "supersedes", "contradicts", "part_of")
+_MEMORY_RELATIONS = ("related_to", "supports", "supersedes", "contradicts", "part_of")
 
 
 class StructuredMemoryAgent:
@@ -2914,7 +2914,7 @@ class StructuredMemoryAgent:
         target = self.rng.choice([number for number in ids if number != source] or ids)
         arguments: dict[str, Any] = {"source_id": source, "target_id": target}
         if self.rng.random() < 0.6:
-            arguments["relation_type"] = self.rng.choice(_RELATIONS) if self.rng.random() >= MISTAKE else "depends_on"
+            arguments["relation_type"] = self.rng.choice(_MEMORY_RELATIONS) if self.rng.random() >= MISTAKE else "depends_on"
         if self.rng.random() < 0.2:
             arguments["note"] = self.rng.choice(_PROGRESS)
         return arguments
