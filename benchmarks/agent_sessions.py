@@ -2914,7 +2914,9 @@ class StructuredMemoryAgent:
         target = self.rng.choice([number for number in ids if number != source] or ids)
         arguments: dict[str, Any] = {"source_id": source, "target_id": target}
         if self.rng.random() < 0.6:
-            arguments["relation_type"] = self.rng.choice(_MEMORY_RELATIONS) if self.rng.random() >= MISTAKE else "depends_on"
+            arguments["relation_type"] = (
+                self.rng.choice(_MEMORY_RELATIONS) if self.rng.random() >= MISTAKE else "depends_on"
+            )
         if self.rng.random() < 0.2:
             arguments["note"] = self.rng.choice(_PROGRESS)
         return arguments
