@@ -1,6 +1,6 @@
 """A to-do server that checks its arguments and answers a refusal in the body (`{"ok": false, "error": ...}`,
 not marked as an error), and numbers every task from one sequence, subtasks too: the twin refuses a value
-outside the set the tool documents (`["outside", ...]`) or of another form than every success gave
+outside the set the tool documents (`["not_among", ...]`) or of another form than every success gave
 (`["unlike", ...]`), and its next id is past the ids a split made up (`library.twin_numbered`)."""
 
 from __future__ import annotations

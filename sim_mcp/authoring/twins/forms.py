@@ -17,7 +17,7 @@ the calls refused for this argument with those refused for another: `next friday
 every success gave a date). The forms are computed by the Starlark below.
 
 A server may check a value against a set instead (a priority of `low`, `med` or `high`, where `medium` has
-the same form): `["outside", name, values]` holds where the call gives `name` as a string none of `values`.
+the same form): `["not_among", name, values]` holds where the call gives `name` as a string none of `values`.
 It is proposed where one group's values are few and each a word the tool's own description or schema names
 (an enumeration a server documents, not a name the agent chose: a title is never a condition), and other
 groups' calls give values outside them.
@@ -65,8 +65,8 @@ def twin_unlike(atom, args):
     form = twin_form(args.get(atom[1]))
     return form != None and form not in atom[2]
 
-def twin_outside(atom, args):
-    # ["outside", name, values]: the argument is a string none of those values.
+def twin_not_among(atom, args):
+    # ["not_among", name, values]: the argument is a string none of those values.
     value = args.get(atom[1])
     return type(value) == "string" and value not in atom[2]
 """
@@ -109,7 +109,7 @@ def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) 
         for shape, mine in values.items():
             others = set().union(*(seen for other, seen in values.items() if other != shape))
             if len(mine) <= _FEW and mine <= named and others - mine:
-                atoms.append(["outside", name, sorted(mine)])
+                atoms.append(["not_among", name, sorted(mine)])
     return atoms
 
 

@@ -478,8 +478,8 @@ def twin_holds(atom, root, keys, args):
         return twin_formula_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
-    if kind == "outside":
-        return twin_outside(atom, args)
+    if kind == "not_among":
+        return twin_not_among(atom, args)
     if kind == "no_items":
         return twin_items_hold(atom, args)
     if kind == "is":
