@@ -777,15 +777,8 @@ def twin_numbered(numbered, value, twin, given = None):
         return
     asked = [v for v in (given or {}).values() if type(v) == "int"]
     top = twin.get("fresh", 0)
-    stack = [value]
-    for _ in range(100000):
-        if not stack:
-            break
-        item = stack.pop()
-        if type(item) == "list":
-            stack.extend(item)
-        elif type(item) == "dict":
-            stack.extend(list(item.values()))
+    for item in twin_nodes(value):
+        if type(item) == "dict":
             for field, fields in numbered:
                 number = item.get(field)
                 if type(number) == "int" and number > top and number not in asked and sorted(item.keys()) == fields:
@@ -1612,20 +1605,23 @@ def twin_nested_add(plan, state, args):
         results.append({plan["ref"]: name, plan["added"]: new})
     return {plan["wrap"]: results} if plan["wrap"] else results
 
-def twin_texts(value):
+def twin_nodes(value):
+    # Every value inside `value`, itself first, depth first (Starlark has no recursion).
     found = []
     stack = [value]
     for _ in range(100000):
         if not stack:
             break
         item = stack.pop()
-        if type(item) == "string":
-            found.append(item)
-        elif type(item) == "list":
+        found.append(item)
+        if type(item) == "list":
             stack.extend(item)
         elif type(item) == "dict":
             stack.extend(list(item.values()))
     return found
+
+def twin_texts(value):
+    return [item for item in twin_nodes(value) if type(item) == "string"]
 
 def twin_filter(plan, state, args):
     given = args[plan["field"]]
