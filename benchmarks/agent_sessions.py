@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to eighth sets, dev now, and the ninth set,
+"Twins held out", "Twins held out, second set", the third to ninth sets, dev now, and the tenth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to ninth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to tenth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -3159,6 +3159,459 @@ class ExactCalculatorAgent:
             self.calculated = str(value.get("expression"))
 
 
+_CACHED_VALUES: tuple[Any, ...] = (
+    {"owner": "alice", "status": "blocked on review"},
+    {"rate": 4.25, "currency": "EUR"},
+    [3, 5, 8],
+    "ship on friday",
+    42,
+    {"items": ["a", "b"], "total": 2},
+    True,
+)
+_CACHE_TTLS = (600, 3600, 86400)  # long enough that nothing set in a session expires within it
+_SERIES = ("fred:CPIAUCSL", "fred:UNRATE", "ecb:EURUSD", "bls:PAYEMS")
+_SERIES_MONTHS = ("2026-01-01", "2026-02-01", "2026-03-01", "2026-04-01", "2026-05-01", "2026-06-01")
+
+
+class CacheAgent:
+    """mcp-cache: JSON values cached under keys (a namespace and a name, `user:profile`) with a time to live
+    long enough to last the session, read back, listed by a prefix, invalidated, expired entries cleared; time
+    series of monthly observations stored for a range (now and then under other field names), read back for a
+    range, listed and invalidated; statistics now and then. Now and then an entry is set with no time to live
+    left (ttl 0), so that it is listed as expired and cleared. Mistakes: a value that is no JSON, a key never
+    set or already invalidated, a series never stored."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.fresh: dict[str, str] = {}  # key -> the JSON text set, for keys that have not expired
+        self.expired: set[str] = set()
+        self.gone: list[str] = []
+        self.series: dict[str, tuple[str, str, str]] = {}  # id -> first and last month stored, its date key
+
+    def _key(self) -> str:
+        return f"{self.rng.choice(_TOPICS)}:{self.rng.choice(_ASPECTS)}"
+
+    def _known_key(self) -> str:
+        if self.fresh and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.fresh))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return self._key() + "-old"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.fresh or roll < 0.26:
+            return "cache_set", self._set()
+        if roll < 0.44:
+            return "cache_get", {"key": self._known_key()}
+        if roll < 0.53:
+            arguments: dict[str, Any] = {}
+            if self.rng.random() < 0.5:
+                arguments["prefix"] = self.rng.choice(sorted(self.fresh)).split(":")[0] + ":"
+            if self.rng.random() < 0.25:
+                arguments["include_expired"] = True
+            return "cache_list_keys", arguments
+        if roll < 0.6:
+            key = self._known_key()
+            self.fresh.pop(key, None)
+            self.expired.discard(key)
+            self.gone.append(key)
+            return "cache_invalidate", {"key": key}
+        if roll < 0.63:
+            self.expired.clear()
+            return "cache_clear_expired", {}
+        if roll < 0.75:
+            return "timeseries_store", self._store()
+        if roll < 0.85:
+            return "timeseries_get", self._series_range()
+        if roll < 0.9:
+            return "timeseries_list_series", {
+                "prefix": self.rng.choice(_SERIES).split(":")[0]
+            } if self.rng.random() < 0.4 else {}
+        if roll < 0.94 and self.series:
+            series = self.rng.choice(sorted(self.series))
+            del self.series[series]
+            return "timeseries_invalidate", {"series_id": series}
+        return "cache_stats", {}
+
+    def _set(self) -> dict[str, Any]:
+        key = self._key()
+        value = json.dumps(self.rng.choice(_CACHED_VALUES))
+        arguments: dict[str, Any] = {"key": key, "value": value}
+        if self.rng.random() < MISTAKE / 3:
+            arguments["value"] = self.rng.choice(_WORDS)  # not JSON: refused
+            return arguments
+        if self.rng.random() < 0.06:
+            arguments["ttl"] = 0  # stale at once: listed as expired, cleared
+            self.fresh.pop(key, None)
+            self.expired.add(key)
+            return arguments
+        if self.rng.random() < 0.8:
+            arguments["ttl"] = self.rng.choice(_CACHE_TTLS)
+        self.fresh[key] = value
+        self.expired.discard(key)
+        return arguments
+
+    def _store(self) -> dict[str, Any]:
+        series = self.rng.choice(_SERIES)
+        first = self.rng.randint(0, 3)
+        months = _SERIES_MONTHS[first : first + self.rng.randint(2, 3)]
+        date_key, value_key = ("date", "value") if self.rng.random() < 0.8 else ("period", "obs")
+        observations = [{date_key: month, value_key: round(self.rng.uniform(1, 300), 2)} for month in months]
+        arguments: dict[str, Any] = {
+            "series_id": series,
+            "observations": json.dumps(observations),
+            "range_start": months[0],
+            "range_end": months[-1][:8] + "28",
+        }
+        if date_key != "date":
+            arguments.update(date_key=date_key, value_key=value_key)
+        if self.rng.random() < MISTAKE / 3:
+            arguments["observations"] = f"{months[0]}: 1.5"  # not JSON: refused
+        else:
+            self.series[series] = (months[0], months[-1], date_key)
+        return arguments
+
+    def _series_range(self) -> dict[str, Any]:
+        if self.series and self.rng.random() >= MISTAKE:
+            series = self.rng.choice(sorted(self.series))
+            first, last, date_key = self.series[series]
+            arguments: dict[str, Any] = {"series_id": series, "start_date": first, "end_date": last}
+            if self.rng.random() < 0.3:
+                arguments["start_date"] = "2026-01-01"
+                arguments["end_date"] = "2026-12-31"
+            if date_key != "date":
+                arguments.update(date_key=date_key, value_key="obs")
+            return arguments
+        return {"series_id": self.rng.choice(_SERIES), "start_date": "2025-01-01", "end_date": "2025-06-30"}
+
+    def observe(self, value: Any) -> None:
+        return None
+
+
+_GLOSSARY_TERMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("ledger", "the book of accounts every posting ends in", ("finance", "core")),
+    ("journal", "a daily record of transactions before posting", ("finance",)),
+    ("accrual", "revenue or cost booked when earned, not when paid", ("finance", "policy")),
+    ("escrow", "money held by a third party until a condition is met", ("legal", "finance")),
+    ("quorum", "the least number of members a vote needs", ("governance",)),
+    ("charter", "the founding document that sets a body's powers", ("governance", "legal")),
+    ("tariff", "a duty charged on imported goods", ("trade",)),
+    ("lien", "a right to keep property until a debt is paid", ("legal",)),
+    ("SLA", "a service level agreement: the uptime a provider promises", ("ops", "core")),
+    ("runbook", "the steps an operator follows for a known incident", ("ops",)),
+)
+_GLOSSARY_TAGS = ("finance", "legal", "governance", "ops", "core", "draft")
+_GLOSSARY_REASONS = ("merged into a broader term", "ambiguous in practice", "renamed by the style guide")
+
+
+class GlossaryAgent:
+    """glossary-mcp: a glossary of terms (a lemma, tags, a definition, notes) added, looked up by their exact
+    lemma, searched (a word of a definition, a tag `t:`, a lemma prefix `l:...*`, a definition word `d:`),
+    listed (all, only some tags, all but some tags), updated field by field, deprecated with a successor that
+    exists (or with a reason only), deleted, and counted. Mistakes: a lemma already there, a tag with a space,
+    an empty definition, a lemma in the wrong case or never added, a successor never added, a term deprecated
+    twice, an empty query."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.terms: dict[str, dict[str, Any]] = {}  # lemma -> tags, definition, deprecated
+        self.gone: list[str] = []
+
+    def _lemma(self) -> str:
+        if self.terms and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.terms))
+        if self.terms and self.rng.random() < 0.4:
+            return self.rng.choice(sorted(self.terms)).capitalize()  # the wrong case: another lemma
+        return self.rng.choice(self.gone) if self.gone and self.rng.random() < 0.5 else "widget"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.terms or roll < 0.26:
+            return "add_term", self._added()
+        if roll < 0.42:
+            return "lookup_term", {"lemma": self._lemma()}
+        if roll < 0.54:
+            return "search", self._search()
+        if roll < 0.63:
+            return "list_terms", self._listing()
+        if roll < 0.75:
+            return "update_term", self._updated()
+        if roll < 0.84:
+            return "deprecate_term", self._deprecated()
+        if roll < 0.92:
+            lemma = self._lemma()
+            if self.terms.pop(lemma, None) is not None:
+                self.gone.append(lemma)
+            return "delete_term", {"lemma": lemma}
+        return "glossary_stats", {}
+
+    def _added(self) -> dict[str, Any]:
+        unused = [term for term in _GLOSSARY_TERMS if term[0] not in self.terms]
+        if not unused or self.rng.random() < MISTAKE / 3:
+            lemma, definition, tags = self.rng.choice(_GLOSSARY_TERMS)  # perhaps one already there
+        else:
+            lemma, definition, tags = self.rng.choice(unused)
+        arguments: dict[str, Any] = {"lemma": lemma, "tags": list(tags), "definition": definition}
+        if self.rng.random() < 0.3:
+            arguments["notes"] = f"cf *{self.rng.choice(_GLOSSARY_TERMS)[0]}*"
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 4:
+            arguments["tags"] = [f"{tags[0]} term"]  # a tag with a space: refused
+        elif mistake < MISTAKE / 2:
+            arguments["definition"] = " "  # empty: refused
+        elif lemma not in self.terms:
+            self.terms[lemma] = {"tags": list(tags), "definition": definition, "deprecated": False}
+        return arguments
+
+    def _search(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        kind = self.rng.random()
+        known = [(lemma, term) for lemma, term in sorted(self.terms.items())]
+        if not known or kind < MISTAKE / 2:
+            arguments["query"] = self.rng.choice(("", "penguin", "t:unknown"))
+        elif kind < 0.45:
+            words = [word for word in self.rng.choice(known)[1]["definition"].split() if len(word) > 4]
+            arguments["query"] = self.rng.choice(words or ["money"])
+        elif kind < 0.65:
+            arguments["query"] = f"t:{self.rng.choice(self.rng.choice(known)[1]['tags'])}"
+        elif kind < 0.85:
+            arguments["query"] = f"l:{self.rng.choice(known)[0][:3]}*"
+        else:
+            words = [word for word in self.rng.choice(known)[1]["definition"].split() if len(word) > 4]
+            arguments["query"] = f"d:{self.rng.choice(words or ['money'])}"
+        if self.rng.random() < 0.2:
+            arguments["max_hits"] = self.rng.choice((1, 3))
+        return arguments
+
+    def _listing(self) -> dict[str, Any]:
+        roll = self.rng.random()
+        if roll < 0.5:
+            return {}
+        tags = [self.rng.choice(_GLOSSARY_TAGS)]
+        return {"only_tags": tags} if roll < 0.8 else {"exclude_tags": tags}
+
+    def _updated(self) -> dict[str, Any]:
+        lemma = self._lemma()
+        arguments: dict[str, Any] = {"lemma": lemma}
+        change = self.rng.random()
+        if change < 0.45:
+            arguments["definition"] = f"{self.terms.get(lemma, {}).get('definition', 'a term')}, as the team uses it"
+        elif change < 0.75:
+            arguments["tags"] = self.rng.sample(_GLOSSARY_TAGS, self.rng.choice((1, 2)))
+        else:
+            arguments["notes"] = f"see also *{self.rng.choice(_GLOSSARY_TERMS)[0]}*"
+        if lemma in self.terms:
+            for field in ("definition", "tags"):
+                if field in arguments:
+                    self.terms[lemma][field] = arguments[field]
+        return arguments
+
+    def _deprecated(self) -> dict[str, Any]:
+        live = [lemma for lemma, term in sorted(self.terms.items()) if not term["deprecated"]]
+        lemma = self.rng.choice(live) if live and self.rng.random() >= MISTAKE else self._lemma()
+        arguments: dict[str, Any] = {"lemma": lemma}
+        successors = [other for other in sorted(self.terms) if other != lemma]
+        if successors and self.rng.random() < 0.7:
+            arguments["superseded_by"] = self.rng.choice(successors)
+        elif self.rng.random() < MISTAKE:
+            arguments["superseded_by"] = "widget"  # never added: refused
+        if self.rng.random() < 0.4 or "superseded_by" not in arguments:
+            arguments["reason"] = self.rng.choice(_GLOSSARY_REASONS)
+        if lemma in self.terms and arguments.get("superseded_by", lemma) in self.terms:
+            self.terms[lemma]["deprecated"] = True
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        return None
+
+
+_STATISTICS = ("mean", "median", "mode", "stdev", "variance", "pstdev", "harmonic_mean", "quantiles")
+_NUMBER_THEORY = ("is_prime", "prime_factors", "divisors", "totient")
+_THEORY_NUMBERS = (12, 28, 36, 84, 97, 100, 101, 360, 1001, 2024)
+_CONVERSIONS: tuple[tuple[str, str, str], ...] = (
+    ("km", "mi", "length"),
+    ("m", "ft", "length"),
+    ("in", "cm", "length"),
+    ("kg", "lb", "mass"),
+    ("oz", "g", "mass"),
+    ("C", "F", "temperature"),
+    ("F", "C", "temperature"),
+    ("h", "min", "time"),
+    ("gal", "L", "volume"),
+    ("mph", "km/h", "speed"),
+)
+_SPOKEN_CONVERSIONS = (
+    "convert {a} miles to km",
+    "what is {a} kg in lb",
+    "{a} ft -> m",
+    "{a} gallons equals how many liters",
+    "from {a} km to miles",
+)
+_MATH_SHAPES = (
+    "{a} + {b} * {c}",
+    "({a} + {b}) / {c}",
+    "{a} ** 2 - {b}",
+    "sqrt({a} * {c})",
+    "factorial({k})",
+    "log({a})",
+    "sin(pi / {c})",
+    "mean([{a}, {b}, {c}])",
+    "{a} % {c}",
+    "abs({b} - {a})",
+    "gcd({k}, 12)",
+    "{a} / {c}",
+)
+_MATH_MISTAKES = ("{a} +", "{a} / 0", "foo({a})", "{a} x {b}", "sqrt(-{a})")
+_MATH_SESSIONS: dict[str, dict[str, float]] = {
+    "budget": {"rent": 1200, "food": 400, "fun": 150},
+    "trip": {"distance": 320, "speed": 80},
+    "physics": {"mass": 2.5, "g": 9.81},
+}
+_SESSION_EXPRESSIONS = {
+    "budget": ("rent + food + fun", "rent * 12", "(rent + food) / 2"),
+    "trip": ("distance / speed", "distance * 2", "speed * 1.5"),
+    "physics": ("mass * g", "mass * g * 10", "0.5 * mass * 3 ** 2"),
+}
+
+
+class MathematicsAgent:
+    """mcp-mathematics: expressions evaluated one by one (now and then the previous result taken a step
+    further) and in batches, statistics of a list of numbers, 2x2 and 3x3 matrices (determinant, inverse, a
+    product), unit conversions (by units and a unit type, or a sentence), number theory of an integer, named
+    calculation sessions created with variables and computed in (storing a result under a name), their
+    variables listed and the session deleted, the calculation history read and now and then cleared; the
+    catalogue and monitoring tools are rare. Mistakes: a dangling operator, a zero divisor, an unknown
+    function, a statistic of one number, a singular matrix inverted, a product of one matrix, a unit of the
+    wrong type, a sentence it cannot parse, a session never created, a variable never set."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.result: float | None = None
+        self.sessions: dict[str, list[str]] = {}  # session id -> its variables' names
+
+    def _numbers(self) -> dict[str, Any]:
+        return {
+            "a": self.rng.choice(_OPERANDS),
+            "b": self.rng.choice(_OPERANDS),
+            "c": self.rng.choice((2, 3, 4, 6)),
+            "k": self.rng.randint(3, 10),
+        }
+
+    def _expression(self) -> str:
+        numbers = self._numbers()
+        roll = self.rng.random()
+        if roll < MISTAKE:
+            return self.rng.choice(_MATH_MISTAKES).format(**numbers)
+        if self.result is not None and roll < 0.35:
+            return f"{self.result} {self.rng.choice(('+', '*', '-', '/'))} {numbers['b']}"
+        return self.rng.choice(_MATH_SHAPES).format(**numbers)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if roll < 0.24:
+            return "calculate_expression", {"expr": self._expression()}
+        if roll < 0.3:
+            return "batch_calculate", {"expressions": [self._expression() for _ in range(self.rng.choice((2, 3)))]}
+        if roll < 0.4:
+            return "calculate_statistics", self._statistics()
+        if roll < 0.47:
+            return "matrix_operation", self._matrix()
+        if roll < 0.56:
+            return "convert_units", self._conversion()
+        if roll < 0.6:
+            spoken = self.rng.choice(_SPOKEN_CONVERSIONS) if self.rng.random() >= MISTAKE else "how far is {a} away"
+            return "convert_natural_language", {"query": spoken.format(a=self.rng.choice((3, 10, 26.2, 100)))}
+        if roll < 0.67:
+            number = self.rng.choice(_THEORY_NUMBERS)
+            return "analyze_number_theory", {"number": number, "operation": self.rng.choice(_NUMBER_THEORY)}
+        if roll < 0.73 or not self.sessions:
+            return "create_session", self._session()
+        if roll < 0.84:
+            return "session_calculate", self._session_step()
+        if roll < 0.88:
+            return "list_session_variables", {"session_id": self._session_id()}
+        if roll < 0.9:
+            session = self._session_id()
+            self.sessions.pop(session, None)
+            return "delete_session", {"session_id": session}
+        if roll < 0.95:
+            return "get_calculation_history", {"limit": self.rng.choice((3, 5, 10))} if self.rng.random() < 0.6 else {}
+        if roll < 0.96:
+            return "clear_history", {}
+        return self.rng.choice(
+            (
+                ("list_functions", {}),
+                ("performance_metrics", {}),
+                ("security_status", {}),
+                ("memory_statistics", {}),
+                ("optimize_memory", {}),
+            )
+        )
+
+    def _statistics(self) -> dict[str, Any]:
+        data = [self.rng.choice(_OPERANDS) for _ in range(self.rng.randint(3, 6))]
+        operation = self.rng.choice(_STATISTICS)
+        if self.rng.random() < MISTAKE / 2:
+            data, operation = data[:1], self.rng.choice(("stdev", "variance"))  # one number: refused
+        return {"data": data, "operation": operation}
+
+    def _matrix(self) -> dict[str, Any]:
+        size = self.rng.choice((2, 2, 3))
+        matrix = [[self.rng.randint(-4, 9) for _ in range(size)] for _ in range(size)]
+        roll = self.rng.random()
+        if roll < MISTAKE / 3:
+            return {"matrices": [[[1, 2], [2, 4]]], "operation": "inverse"}  # singular
+        if roll < MISTAKE / 2:
+            return {"matrices": [matrix], "operation": "multiply"}  # one matrix only
+        if roll < 0.45:
+            return {"matrices": [matrix], "operation": "determinant"}
+        if roll < 0.7:  # the server inverts 2x2 matrices only
+            return {"matrices": [[row[:2] for row in matrix[:2]]], "operation": "inverse"}
+        columns = self.rng.choice((1, size))
+        other = [[self.rng.randint(-3, 5) for _ in range(columns)] for _ in range(size)]
+        return {"matrices": [matrix, other], "operation": "multiply"}
+
+    def _conversion(self) -> dict[str, Any]:
+        source, target, kind = self.rng.choice(_CONVERSIONS)
+        if self.rng.random() < MISTAKE / 2:
+            kind = self.rng.choice(("mass", "length"))  # perhaps not the units' type
+        value = self.rng.choice((1, 5, 12.5, 37, 100, 250))
+        return {"value": value, "from_unit": source, "to_unit": target, "unit_type": kind}
+
+    def _session_id(self) -> str:
+        if self.sessions and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.sessions))
+        return self.rng.choice(("scratch", "homework"))  # never created
+
+    def _session(self) -> dict[str, Any]:
+        name = self.rng.choice(sorted(_MATH_SESSIONS))
+        variables = _MATH_SESSIONS[name]
+        self.sessions[name] = list(variables)
+        return {"session_id": name, "variables": dict(variables)}
+
+    def _session_step(self) -> dict[str, Any]:
+        session = self._session_id()
+        expressions = _SESSION_EXPRESSIONS.get(session, ("x + 1",))
+        expression = self.rng.choice(expressions)
+        stored = [name for name in self.sessions.get(session, []) if name.startswith("result")]
+        if stored and self.rng.random() < 0.3:
+            expression = f"{self.rng.choice(stored)} * 2"
+        elif self.rng.random() < MISTAKE / 2:
+            expression = "total + 1"  # a variable never set
+        arguments: dict[str, Any] = {"session_id": session, "expr": expression}
+        if self.rng.random() < 0.5 and session in self.sessions and expression != "total + 1":
+            name = f"result{len(self.sessions[session])}"
+            arguments["var_name"] = name
+            self.sessions[session].append(name)
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        found = value.get("result") if isinstance(value, dict) and value.get("success") else None
+        if isinstance(found, (int, float)) and not isinstance(found, bool) and abs(found) < 1e6:
+            self.result = found
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -3182,8 +3635,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to eighth sets (dev), then the
-# ninth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to ninth sets (dev), then the
+# tenth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -3212,4 +3665,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "lmem": StructuredMemoryAgent,
     "todolist": BatchTaskAgent,
     "exactcalc": ExactCalculatorAgent,
+    "cachekv": CacheAgent,
+    "glossary": GlossaryAgent,
+    "mathx": MathematicsAgent,
 }

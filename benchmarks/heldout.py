@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to ninth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to tenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the ninth set, declared before any run of it; `DEV_SERVERS`, the first to
-eighth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the tenth set, declared before any run of it; `DEV_SERVERS`, the first to
+ninth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the ninth set: lmem, todolist, exactcalc
+    # held out, the tenth set: cachekv, glossary, mathx
+    python3 -m venv /tmp/ho10-keys && /tmp/ho10-keys/bin/pip install mcp-cache==0.2.2 'mcp<2'
+    python3 -m venv /tmp/ho10-life && /tmp/ho10-life/bin/pip install glossary-mcp==0.3.0
+    python3 -m venv /tmp/ho10-more && /tmp/ho10-more/bin/pip install mcp-mathematics==2.3.1
+    # dev, the ninth set: lmem, todolist, exactcalc
     python3 -m venv /tmp/ho9-keys && /tmp/ho9-keys/bin/pip install local-memory-mcp==0.25.0
     python3 -m venv /tmp/ho9-life && /tmp/ho9-life/bin/pip install --no-deps todo-list-mcp==0.3.1 \
         && /tmp/ho9-life/bin/pip install 'fastmcp>=2.14.2' 'pydantic>=2.11.7' 'httpx>=0.28.1' 'sqlalchemy>=2.0.0' \
@@ -74,9 +78,15 @@ installed without its dependencies, then with every other one. On start it looks
 finding none, starts one, which stops at once without wxPython (no window, no file); the server goes on.
 local-memory-mcp serves stdio only as `local-memory-mcp serve --port 0` (with no command it prints its usage;
 without `--port 0` it serves HTTP on port 8318), exact-calc-mcp only as `python -m exact_calc_mcp --serve`.
+In the tenth set, mcp-cache asks for `mcp>=1.0` and imports `mcp.server.fastmcp` (gone in mcp 2), hence
+`'mcp<2'`; glossary-mcp asks for mcp 2 itself (`mcp.server.MCPServer`), and mcp-mathematics runs on fastmcp
+(4.2.3 here, on mcp 2). glossary-mcp exits at start unless GLOSSARY_PATH names an existing file, so the
+session's command makes it, empty, in the session's folder first. fastmcp writes a version cache under HOME
+(`.local/share/fastmcp`), so mcp-mathematics gets the session's folder as HOME.
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers lmem --keep /tmp/ho9-run
+    python -m benchmarks.heldout --servers cachekv --keep /tmp/ho10-run
+    python -m benchmarks.heldout --servers lmem,todolist,exactcalc  # the ninth set, dev now
     python -m benchmarks.heldout --servers memdb,cadence,charidx  # the eighth set, dev now
     python -m benchmarks.heldout --servers memex,memtask,acb  # the seventh set, dev now
     python -m benchmarks.heldout --servers kb,tasker,bizdays  # the sixth set, dev now
@@ -202,15 +212,14 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
         },
     ),
     "charidx": (["/tmp/ho8-more/bin/char-index-mcp"], {}),
-}
-# The ninth set, held out: structured memories with a kind, a scope, tags and an importance, read back by id
-# (local-memory-mcp's SQLite file at LOCAL_MEMORY_DB and its config file at LOCAL_MEMORY_CONFIG, by default both
-# in site-packages beside the package; `serve --port 0` serves stdio; it starts a curator thread that first runs
-# two minutes in, longer than a session), tasks created in batches with a status, a priority and a due date
-# (todo-list-mcp's SQLite file from TODO_LIST_MCP__DATABASE_URL, its log under TODO_LIST_MCP__APP_DATA_DIR/logs;
-# the reminder daemon it starts stops at once without wxPython), exact decimal arithmetic at a chosen precision
-# (no state; `--serve` starts the server; its C++ second engine is skipped, its source not shipped by pip).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The ninth set, dev from the tenth on: structured memories with a kind, a scope, tags and an importance, read
+    # back by id (local-memory-mcp's SQLite file at LOCAL_MEMORY_DB and its config file at LOCAL_MEMORY_CONFIG, by
+    # default both in site-packages beside the package; `serve --port 0` serves stdio; it starts a curator thread
+    # that first runs two minutes in, longer than a session), tasks created in batches with a status, a priority and
+    # a due date (todo-list-mcp's SQLite file from TODO_LIST_MCP__DATABASE_URL, its log under
+    # TODO_LIST_MCP__APP_DATA_DIR/logs; the reminder daemon it starts stops at once without wxPython), exact decimal
+    # arithmetic at a chosen precision (no state; `--serve` starts the server; its C++ second engine is skipped, its
+    # source not shipped by pip).
     "lmem": (
         ["/tmp/ho9-keys/bin/local-memory-mcp", "serve", "--port", "0"],
         {"LOCAL_MEMORY_DB": "{tmp}/memory.sqlite3", "LOCAL_MEMORY_CONFIG": "{tmp}/config.yaml", "HOME": "{tmp}"},
@@ -224,6 +233,19 @@ HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
         },
     ),
     "exactcalc": (["/tmp/ho9-more/bin/python", "-m", "exact_calc_mcp", "--serve"], {}),
+}
+# The tenth set, held out: JSON values cached under keys with a time to live, and time series of dated
+# observations (mcp-cache's SQLite file at MCP_CACHE_DB, by default under HOME/.cache), glossary terms with a
+# lifecycle (glossary-mcp reads and rewrites the markdown table at GLOSSARY_PATH and exits unless that file exists:
+# the session's command makes it, empty, before the server starts), expressions, statistics, matrices, unit
+# conversions and number theory with named calculation sessions and a history (mcp-mathematics: state in memory only).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "cachekv": (["/tmp/ho10-keys/bin/mcp-cache"], {"MCP_CACHE_DB": "{tmp}/cache.db", "HOME": "{tmp}"}),
+    "glossary": (
+        ["/bin/sh", "-c", "test -e {tmp}/glossary.md || : > {tmp}/glossary.md; exec /tmp/ho10-life/bin/glossary-mcp"],
+        {"GLOSSARY_PATH": "{tmp}/glossary.md", "HOME": "{tmp}"},
+    ),
+    "mathx": (["/tmp/ho10-more/bin/mcp-mathematics"], {"HOME": "{tmp}"}),
 }
 
 
@@ -304,7 +326,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"eighth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"ninth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

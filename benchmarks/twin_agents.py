@@ -6,7 +6,17 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the ninth set, BENCHMARKS.md "Ninth set", the default):
+Tasks per server (the tenth set, BENCHMARKS.md "Tenth set", the default):
+- cachekv (JSON values under keys with a time to live, time series): cache a value under a key (read back from
+  that key); invalidate one key of three (the other two still read back); store a time series of three
+  monthly observations for its range (the same observations read back for that range).
+- glossary (terms with a lifecycle, by lemma): add a term with its tag and definition (both looked up); deprecate a
+  term in favour of another (it reads deprecated and names that successor, the other two left live); delete one
+  term of three (the other two still listed).
+- mathx (expressions, statistics, matrices, named calculation sessions): store a session's area from its width
+  and height (the session's variable read back); the determinant of a 3x3 matrix; the mean of a list of
+  numbers, each of the last two the agent's figure against the right call made through that server's own tools.
+The ninth set, dev now ("Ninth set"):
 - lmem (structured memories read back by id): add a memory with its kind and tag (its kind, content and tag
   read back from the recent list); archive one memory of three (its status archived, the other two active);
   mark a memory as superseding another (the one link out of it, to that memory, of that relation).
@@ -85,7 +95,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho9-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho10-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho9-base --servers lmem,todolist,exactcalc
     python -m benchmarks.twin_agents --twins /tmp/ho8-base --servers memdb,cadence,charidx
     python -m benchmarks.twin_agents --twins /tmp/ho7-base --servers memex,memtask,acb
     python -m benchmarks.twin_agents --twins /tmp/ho6-base --servers kb,tasker,bizdays
@@ -2875,7 +2886,7 @@ def _charidx_task(
     return Task(name, _charidx_draw, task.setup, task.agents, task.reward)
 
 
-# --- lmem: structured memories read back by id (held out, the ninth set) --------------------------------
+# --- lmem: structured memories read back by id (the ninth set, dev now) ----------------------------------
 
 
 def _lmem_draw(rng: random.Random) -> dict[str, Any]:
@@ -3020,7 +3031,7 @@ def _lmem_supersede() -> Task:
     )
 
 
-# --- todolist: tasks created in batches, by id (held out, the ninth set) ---------------------------------
+# --- todolist: tasks created in batches, by id (the ninth set, dev now) -----------------------------------
 
 
 def _todolist_draw(rng: random.Random) -> dict[str, Any]:
@@ -3139,7 +3150,7 @@ def _todolist_drop() -> Task:
     )
 
 
-# --- exactcalc: exact decimal arithmetic, no state (held out, the ninth set) ------------------------------
+# --- exactcalc: exact decimal arithmetic, no state (the ninth set, dev now) --------------------------------
 
 
 def _exact(field: str) -> Callable[[Any], float | None]:
@@ -3194,6 +3205,335 @@ def _exactcalc_task(
     """The agent's figure against the perfect call made through that server's own tools (as units')."""
     task = _units_task(name, steps)
     return Task(name, _exactcalc_draw, task.setup, task.agents, task.reward)
+
+
+# --- cachekv: JSON values under keys with a time to live, time series (held out, the tenth set) ----------
+
+
+def _cachekv_draw(rng: random.Random) -> dict[str, Any]:
+    namespace = rng.choice(_WORDS)
+    first = rng.randint(1, 6)
+    return {
+        "keys": [f"{namespace}:{word}" for word in rng.sample(_WORDS, 3)],
+        "value": {"owner": rng.choice(_WORDS), "count": rng.randint(1, 99)},
+        "series": f"{rng.choice(_WORDS)}:{rng.randint(100, 999)}",
+        "observations": [
+            {"date": f"2026-{month:02d}-01", "value": round(rng.uniform(1, 200), 2)}
+            for month in range(first, first + 3)
+        ],
+    }
+
+
+def _cachekv_json(value: Any) -> Any:
+    """The JSON text an answer's `result` holds, read (None when there is none or it is no JSON)."""
+    text = value.get("result") if isinstance(value, dict) else None
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+
+
+async def _cachekv_get(side: Side, key: str) -> Any:
+    value, error = await side.call("cache_get", {"key": key})
+    return None if error else _cachekv_json(value)
+
+
+async def _cachekv_set(side: Side, g: dict[str, Any]) -> None:
+    for key in g["keys"]:
+        await side.call("cache_set", {"key": key, "value": json.dumps({"about": key}), "ttl": 3600})
+
+
+async def _cachekv_invalidate(side: Side, g: dict[str, Any], *indices: int) -> None:
+    for index in indices:
+        await side.call("cache_invalidate", {"key": g["keys"][index]})
+
+
+async def _cachekv_look(side: Side, g: dict[str, Any], index: int) -> None:
+    """Reads the key, changes nothing."""
+    await side.call("cache_get", {"key": g["keys"][index]})
+
+
+def _cachekv_cache() -> Task:
+    async def put(side: Side, g: dict[str, Any], key: str | None, value: Any) -> None:
+        if key is None:
+            await _cachekv_look(side, g, 0)  # never caches
+            return
+        await side.call("cache_set", {"key": key, "value": json.dumps(value), "ttl": 3600})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(await _cachekv_get(side, g["keys"][0]) == g["value"])
+
+    return _fixture_task(
+        "cache a value under a key",
+        _cachekv_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: put(side, g, g["keys"][0], g["value"]),
+            "sloppy": lambda side, g, rng: put(side, g, g["keys"][0 if rng.random() < 0.5 else 1], g["value"]),
+            "partial": lambda side, g, rng: put(side, g, None, None),
+            "wrong": lambda side, g, rng: put(side, g, g["keys"][0], {**g["value"], "count": 0}),
+        },
+        reward,
+    )
+
+
+def _cachekv_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        kept = [await _cachekv_get(side, key) is not None for key in g["keys"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "invalidate one key of three",
+        _cachekv_draw,
+        _cachekv_set,
+        {
+            "perfect": lambda side, g, rng: _cachekv_invalidate(side, g, 1),
+            "sloppy": lambda side, g, rng: _cachekv_invalidate(side, g, 1 if rng.random() < 0.5 else 2),
+            "partial": lambda side, g, rng: _cachekv_look(side, g, 1),
+            "wrong": lambda side, g, rng: _cachekv_invalidate(side, g, 0, 1, 2),
+        },
+        reward,
+    )
+
+
+def _cachekv_series() -> Task:
+    async def store(side: Side, g: dict[str, Any], observations: list[dict[str, Any]] | None) -> None:
+        if observations is None:
+            await side.call("timeseries_list_series", {})  # looks, never stores
+            return
+        months = [item["date"] for item in g["observations"]]
+        await side.call(
+            "timeseries_store",
+            {
+                "series_id": g["series"],
+                "observations": json.dumps(observations),
+                "range_start": months[0],
+                "range_end": months[-1][:8] + "28",
+            },
+        )
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        months = [item["date"] for item in g["observations"]]
+        value, error = await side.call(
+            "timeseries_get", {"series_id": g["series"], "start_date": months[0], "end_date": months[-1]}
+        )
+        found = None if error else _cachekv_json(value)
+        rows = {(row.get("date"), row.get("value")) for row in found or [] if isinstance(row, dict)}
+        return float(rows == {(item["date"], item["value"]) for item in g["observations"]})
+
+    return _fixture_task(
+        "store a time series for its range",
+        _cachekv_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: store(side, g, g["observations"]),
+            "sloppy": lambda side, g, rng: store(side, g, g["observations"][: 3 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: store(side, g, None),
+            "wrong": lambda side, g, rng: store(side, g, [{**item, "value": 0} for item in g["observations"]]),
+        },
+        reward,
+    )
+
+
+# --- glossary: terms with a lifecycle, by lemma (held out, the tenth set) ---------------------------------
+
+
+def _glossary_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "lemmas": [f"{word}{rng.randint(10, 99)}" for word in rng.sample(_WORDS, 3)],
+        "definition": f"the {rng.choice(_WORDS)} step of the {rng.choice(_WORDS)} process",
+        "tag": rng.choice(_WORDS),
+        "other": f"{rng.choice(_WORDS)}x",
+    }
+
+
+async def _glossary_added(side: Side, g: dict[str, Any]) -> None:
+    for lemma in g["lemmas"]:
+        await side.call("add_term", {"lemma": lemma, "tags": ["draft"], "definition": f"what {lemma} means"})
+
+
+async def _glossary_entry(side: Side, lemma: str) -> dict[str, Any]:
+    """The entry lookup_term gives for `lemma` (empty when none)."""
+    value, error = await side.call("lookup_term", {"lemma": lemma})
+    entry = value.get("entry") if not error and isinstance(value, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+async def _glossary_lemmas(side: Side) -> list[str]:
+    value, error = await side.call("list_terms", {})
+    found = value.get("lemmas") if not error and isinstance(value, dict) else None
+    return [str(lemma) for lemma in found or []]
+
+
+async def _glossary_act(side: Side, tool: str, arguments: list[dict[str, Any]]) -> None:
+    for each in arguments:
+        await side.call(tool, each)
+
+
+def _glossary_add() -> Task:
+    async def add(side: Side, g: dict[str, Any], tag: str | None, definition: str) -> None:
+        if tag is None:
+            await side.call("search", {"query": g["lemmas"][0]})  # looks, never adds
+            return
+        await side.call("add_term", {"lemma": g["lemmas"][0], "tags": [tag], "definition": definition})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        entry = await _glossary_entry(side, g["lemmas"][0])
+        return float(entry.get("definition") == g["definition"] and g["tag"] in (entry.get("tags") or []))
+
+    return _fixture_task(
+        "add a term with its tag and definition",
+        _glossary_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: add(side, g, g["tag"], g["definition"]),
+            "sloppy": lambda side, g, rng: add(
+                side, g, g["tag"] if rng.random() < 0.5 else g["other"], g["definition"]
+            ),
+            "partial": lambda side, g, rng: add(side, g, None, ""),
+            "wrong": lambda side, g, rng: add(side, g, g["tag"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _glossary_deprecate() -> Task:
+    def retire(g: dict[str, Any], lemma: int, successor: int) -> list[dict[str, Any]]:
+        return [{"lemma": g["lemmas"][lemma], "superseded_by": g["lemmas"][successor]}]
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        entries = [await _glossary_entry(side, lemma) for lemma in g["lemmas"]]
+        retired = entries[0].get("deprecated") is True and f"*{g['lemmas'][1]}*" in str(entries[0].get("notes"))
+        live = [entry.get("deprecated") is False for entry in entries[1:]]
+        return float(retired) * (1.0 + sum(live)) / 3  # the others left live count only with it retired
+
+    return _fixture_task(
+        "deprecate a term in favour of another",
+        _glossary_draw,
+        _glossary_added,
+        {
+            "perfect": lambda side, g, rng: _glossary_act(side, "deprecate_term", retire(g, 0, 1)),
+            "sloppy": lambda side, g, rng: _glossary_act(
+                side, "deprecate_term", retire(g, 0, 1 if rng.random() < 0.5 else 2)
+            ),
+            "partial": lambda side, g, rng: _glossary_act(
+                side, "update_term", [{"lemma": g["lemmas"][0], "notes": f"use *{g['lemmas'][1]}* instead"}]
+            ),
+            "wrong": lambda side, g, rng: _glossary_act(side, "deprecate_term", retire(g, 1, 0)),
+        },
+        reward,
+    )
+
+
+def _glossary_drop() -> Task:
+    def lemmas(g: dict[str, Any], *indices: int) -> list[dict[str, Any]]:
+        return [{"lemma": g["lemmas"][index]} for index in indices]
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = await _glossary_lemmas(side)
+        kept = [lemma in listed for lemma in g["lemmas"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one term of three",
+        _glossary_draw,
+        _glossary_added,
+        {
+            "perfect": lambda side, g, rng: _glossary_act(side, "delete_term", lemmas(g, 1)),
+            "sloppy": lambda side, g, rng: _glossary_act(
+                side, "delete_term", lemmas(g, 1 if rng.random() < 0.5 else 2)
+            ),
+            "partial": lambda side, g, rng: _glossary_act(side, "deprecate_term", lemmas(g, 1)),
+            "wrong": lambda side, g, rng: _glossary_act(side, "delete_term", lemmas(g, 0, 1, 2)),
+        },
+        reward,
+    )
+
+
+# --- mathx: expressions, statistics, matrices, named calculation sessions (held out, the tenth set) -------
+
+
+def _mathx_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "session": f"{rng.choice(_WORDS)}-{rng.randint(10, 99)}",
+        "width": rng.randint(2, 40),
+        "height": round(rng.uniform(1, 20), 1),
+        "matrix": [[rng.randint(-5, 9) for _ in range(3)] for _ in range(3)],
+        "data": [rng.randint(1, 60) for _ in range(rng.randint(4, 7))],
+    }
+
+
+def _mathx_number(field: str) -> Callable[[Any], float | None]:
+    """How an answer is read as a number: the number (or a number's text) at `field`."""
+
+    def read(value: Any) -> float | None:
+        found = value.get(field) if isinstance(value, dict) and value.get("success") is True else None
+        if isinstance(found, bool):
+            return None
+        try:
+            return float(found) if isinstance(found, int | float | str) else None
+        except ValueError:
+            return None
+
+    return read
+
+
+def _mathx_area() -> Task:
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await side.call(
+            "create_session", {"session_id": g["session"], "variables": {"w": g["width"], "h": g["height"]}}
+        )
+
+    async def compute(side: Side, g: dict[str, Any], expression: str, name: str | None) -> None:
+        arguments: dict[str, Any] = {"session_id": g["session"], "expr": expression}
+        if name is not None:
+            arguments["var_name"] = name
+        await side.call("session_calculate", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("list_session_variables", {"session_id": g["session"]})
+        variables = value.get("variables") if not error and isinstance(value, dict) else None
+        area = variables.get("area") if isinstance(variables, dict) else None
+        return _same(area, g["width"] * g["height"])
+
+    return _fixture_task(
+        "store a session's area from its width and height",
+        _mathx_draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: compute(side, g, "w * h", "area"),
+            "sloppy": lambda side, g, rng: compute(side, g, "w * h" if rng.random() < 0.5 else "w + h", "area"),
+            "partial": lambda side, g, rng: compute(side, g, "w * h", None),
+            "wrong": lambda side, g, rng: compute(side, g, "w / h", "area"),
+        },
+        reward,
+    )
+
+
+def _determinant(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    matrix = g["matrix"]
+    if how == "partial":  # the product of the diagonal only
+        diagonal = " * ".join(f"({row[index]})" for index, row in enumerate(matrix))
+        return "calculate_expression", {"expr": diagonal}, _mathx_number("result")
+    if how == "sloppy":  # one entry copied wrong
+        matrix = [[*matrix[0][:2], matrix[0][2] + 1], *matrix[1:]]
+    elif how == "wrong":  # the first two rows' minor
+        matrix = [row[:2] for row in matrix[:2]]
+    return "matrix_operation", {"matrices": [matrix], "operation": "determinant"}, _mathx_number("result")
+
+
+def _data_mean(g: dict[str, Any], how: str) -> tuple[str, dict[str, Any], Callable[[Any], float | None]]:
+    data = {"partial": g["data"][:-1]}.get(how, g["data"])  # partial: one number left out
+    operation = {"sloppy": "median", "wrong": "stdev"}.get(how, "mean")
+    return "calculate_statistics", {"data": data, "operation": operation}, _mathx_number("result")
+
+
+def _mathx_task(
+    name: str, steps: Callable[[dict[str, Any], str], tuple[str, dict[str, Any], Callable[[Any], float | None]]]
+) -> Task:
+    """The agent's figure against the perfect call made through that server's own tools (as units')."""
+    task = _units_task(name, steps)
+    return Task(name, _mathx_draw, task.setup, task.agents, task.reward)
 
 
 TASKS: dict[str, list[Callable[[], Task]]] = {
@@ -3257,6 +3597,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_exactcalc_task, "the exact sum of three decimals", _decimal_sum),
         partial(_exactcalc_task, "a decimal as a fraction", _fraction_of),
         partial(_exactcalc_task, "a quotient rounded to three places", _rounded_quotient),
+    ],
+    "cachekv": [_cachekv_cache, _cachekv_drop, _cachekv_series],
+    "glossary": [_glossary_add, _glossary_deprecate, _glossary_drop],
+    "mathx": [
+        _mathx_area,
+        partial(_mathx_task, "the determinant of a 3x3 matrix", _determinant),
+        partial(_mathx_task, "the mean of a list of numbers", _data_mean),
     ],
 }
 
