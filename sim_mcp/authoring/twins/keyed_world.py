@@ -270,6 +270,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.served import refuses, served_schema
+from sim_mcp.authoring.twins.strings import read_strings
 from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
@@ -885,6 +886,12 @@ class _Learner:
                 self.computed[name].pieces.setdefault(at, []).extend(dated)
             if days:
                 self.computed[name].atoms += date_atoms(tool.spec, calls)
+            # The operations on texts and sequences its answers show (where a piece occurs, a text cut or
+            # spliced at indices, the text between markers, counts of a class of characters).
+            cut, failing = read_strings(self.library, tool.spec, calls)
+            for at, pieces in cut.items():
+                self.computed[name].pieces.setdefault(at, []).extend(pieces)
+            self.computed[name].atoms += failing
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
@@ -1374,7 +1381,10 @@ def _converts(tool: _Tool, functions: Functions) -> bool:
     call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units", "date") or computed(part) for _, part in functions.pieces.get(id(call), []))
+        any(
+            part[0] in ("linear", "units", "date", "str") or computed(part)
+            for _, part in functions.pieces.get(id(call), [])
+        )
         for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)

@@ -1,0 +1,342 @@
+"""Operations on texts and sequences the twin computes (`STRINGS`, a section of `library.LIBRARY`), and what
+the learner reads of a tool whose answers show them.
+
+A string tool answers with a function of the texts and numbers it was given: where a character or a piece
+occurs (the n-th time, every time, how often), a text cut between indices, a stretch replaced by another
+text (an insertion and a deletion are such replacements), a text split at indices, the text between two
+markers and where it stands, how many characters of a class a text holds. As FlashFill and PROSE search a
+language of string programs pruned by the examples, the learner enumerates these operations over the
+tool's arguments by their types (a text, another text to look for or put in, integers for indices and
+occurrences, a list of integers), computes every one on every recorded call with the twin's own Starlark,
+and keeps an operation only where every recorded success it computes shows its value (a JSON value whole,
+a text of three characters or more inside a text): a number or a list shown by chance on one call is
+refuted by another. Indices count code points and read as Python's do (a negative one from the end).
+
+Placeholders: `["str", op, spec]`, `spec` naming the arguments by role (`text`, `needle`, `n`, `start`,
+`end`, `insert`, `at`, `open`, `close`) and how the search steps on (`step`: `one` past where an occurrence
+starts, so that occurrences overlap, or `whole` past its end), and ops:
+
+- `find` (where the n-th occurrence of `needle` starts, -1 where there is none; `n` an integer argument,
+  its schema's default or 1 where not given), `find_all` (every start, a list), `count` (how many);
+  with `char` set, `needle` must be one character;
+- `slice` (`text` from `start` up to `end`, or to its end), `splice` (`text` with the stretch from `start`
+  up to `end` replaced by `insert`: no `end` inserts, no `insert` deletes);
+- `split` (`text` cut at the sorted distinct indices of the list `at`);
+- `between` (of the `n`-th opening marker `open` and the first `close` after it: `field` `inner`, the text
+  between, or where it starts and ends, `inner_start`, `inner_end`, `outer_start`, `outer_end`; null where
+  there is none; the next opening searched after the previous one's opening, `step: open`, or its close);
+- `class` (how many characters of `text` are of a class: `alpha`, `digit`, `alnum`, `space`, `special`
+  (neither alphanumeric nor space), `upper`, `lower`, `not_space` (other than U+0020), `not_blank`).
+
+An operation that cannot take the call's values (an empty needle, a needle of several characters where one
+is asked, an occurrence below 1, an index outside the text to split) fails: `["fn_fails", part]` holds
+there, so a server's error for it is answered. Another that cannot be computed (an argument missing or of
+another type, a text past `TWIN_STR_LIMIT`) writes nothing: the call is handed on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from sim_mcp.authoring.twins.argument_types import declaring, types_of
+from sim_mcp.authoring.twins.expression import TwinLibrary
+from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.specs.model import ToolSpec
+
+__all__ = ["BRIDGE", "BRIDGE_TOOLS", "STRINGS", "read_strings"]
+
+STRINGS = """
+# --- operations on texts and sequences (`strings.py`) ---
+
+TWIN_STR_LIMIT = 100000
+TWIN_STR_FIELDS = ("inner", "inner_start", "inner_end", "outer_start", "outer_end")
+
+def twin_str_of(part, args):
+    # {"value": JSON value}, {"error": reason}, or None (not computed for this call).
+    op, spec = part[1], part[2]
+    text = args.get(spec["text"])
+    if type(text) != "string" or len(text) > TWIN_STR_LIMIT:
+        return None
+    if op in ("find", "find_all", "count"):
+        return twin_str_search(op, spec, text, args)
+    if op == "slice":
+        start, end = twin_str_int(spec, "start", args), twin_str_int(spec, "end", args)
+        if start == None or (spec.get("end") != None and end == None):
+            return None
+        return {"value": text[start:end] if end != None else text[start:]}
+    if op == "splice":
+        start = twin_str_int(spec, "start", args)
+        end = start if spec.get("end") == None else twin_str_int(spec, "end", args)
+        insert = "" if spec.get("insert") == None else args.get(spec["insert"])
+        if start == None or end == None or type(insert) != "string":
+            return None
+        return {"value": text[:start] + insert + text[end:]}
+    if op == "split":
+        return twin_str_split(text, args.get(spec["at"]))
+    if op == "between":
+        return twin_str_between(spec, text, args)
+    if op == "class":
+        return {"value": len([c for c in text.elems() if twin_str_in_class(c, spec["class"])])}
+    return None
+
+def twin_str_int(spec, role, args):
+    # An integer argument by role; where not given, its schema's default (`<role>_default`), else None.
+    name = spec.get(role)
+    if name == None:
+        return spec.get(role + "_default")
+    value = args.get(name, spec.get(role + "_default"))
+    return value if type(value) == "int" else None
+
+def twin_str_occurrences(text, needle, step, limit):
+    # Where `needle` starts in `text`, in order, at most `limit` of them (None: all).
+    out = []
+    start = 0
+    for _ in range(len(text) + 1):
+        at = text.find(needle, start)
+        if at < 0:
+            break
+        out.append(at)
+        if limit != None and len(out) >= limit:
+            break
+        start = at + (1 if step == "one" else len(needle))
+    return out
+
+def twin_str_search(op, spec, text, args):
+    needle = args.get(spec["needle"])
+    if type(needle) != "string":
+        return None
+    if needle == "" or (spec.get("char") and len(needle) != 1):
+        return {"error": "needle"}
+    if op != "find":
+        found = twin_str_occurrences(text, needle, spec["step"], None)
+        return {"value": found if op == "find_all" else len(found)}
+    n = twin_str_int(spec, "n", args)
+    if n == None:
+        return None
+    if n < 1:
+        return {"error": "n"}
+    found = twin_str_occurrences(text, needle, spec["step"], n)
+    return {"value": found[n - 1] if len(found) >= n else -1}
+
+def twin_str_split(text, at):
+    if type(at) != "list" or any([type(i) != "int" for i in at]):
+        return None
+    cuts = sorted({i: True for i in at}.keys())
+    if any([i < 0 or i > len(text) for i in cuts]):
+        return {"error": "index"}
+    out = []
+    start = 0
+    for i in cuts:
+        out.append(text[start:i])
+        start = i
+    out.append(text[start:])
+    return {"value": out}
+
+def twin_str_between(spec, text, args):
+    opening, closing = args.get(spec["open"]), args.get(spec["close"])
+    n = twin_str_int(spec, "n", args)
+    if type(opening) != "string" or type(closing) != "string" or n == None:
+        return None
+    if opening == "" or closing == "":
+        return {"error": "marker"}
+    if n < 1:
+        return {"error": "n"}
+    search, count = 0, 0
+    for _ in range(len(text) + 1):
+        start = text.find(opening, search)
+        if start < 0:
+            break
+        inner = start + len(opening)
+        end = text.find(closing, inner)
+        if end < 0:
+            break
+        count += 1
+        if count == n:
+            found = {"inner": text[inner:end], "inner_start": inner, "inner_end": end, "outer_start": start,
+                     "outer_end": end + len(closing)}
+            return {"value": found[spec["field"]]}
+        search = inner if spec["step"] == "open" else end + len(closing)
+    return {"value": None}
+
+def twin_str_in_class(c, name):
+    if name == "alpha":
+        return c.isalpha()
+    if name == "digit":
+        return c.isdigit()
+    if name == "alnum":
+        return c.isalnum()
+    if name == "space":
+        return c.isspace()
+    if name == "special":
+        return not c.isalnum() and not c.isspace()
+    if name == "upper":
+        return c.isupper()
+    if name == "lower":
+        return c.islower()
+    if name == "not_space":
+        return c != " "
+    if name == "not_blank":
+        return not c.isspace()
+    return False
+"""
+
+BRIDGE = """
+def twin_bridge_strings(state, args):
+    # Per case, each part's value, or None where it fails (`["value", v]` or `["error"]`); a part not
+    # computed for the case is left out.
+    out = []
+    for call in args["cases"]:
+        found = []
+        for i, part in enumerate(args["parts"]):
+            result = twin_str_of(part, call)
+            if result == None:
+                continue
+            found.append([i, result["value"]] if "value" in result else [i])
+        out.append(found)
+    return out
+"""
+BRIDGE_TOOLS = ("twin_bridge_strings",)
+
+_CLASSES = ("alpha", "digit", "alnum", "space", "special", "upper", "lower", "not_space", "not_blank")
+_FIELDS = ("inner", "inner_start", "inner_end", "outer_start", "outer_end")
+_STEPS = ("one", "whole")
+# A text shorter than this is shown only as a whole JSON value: inside a longer text it is found by chance.
+_SHORTEST_TEXT = 3
+# More string arguments than this and the pairs and triples of them are not searched: the cost grows as
+# their cube, and string tools take a text and one or two more.
+_MOST_TEXTS = 5
+_WHOLE = "\x00"
+
+
+def read_strings(
+    library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]
+) -> tuple[dict[int, list[list[Any]]], list[list[Any]]]:
+    """Every operation of `STRINGS` over the tool's arguments, computed on every recorded call, kept where
+    every success it computes shows its value: per call (by id), `[written, part]` (a text as it is, any
+    other JSON value after a NUL, matched only whole: `keyed_world._computed_values`), and the conditions
+    of a kept operation failing on a recorded error's call (`["fn_fails", part]`)."""
+    parts = _parts(tool, [call for call in calls if not call.is_error])
+    if not parts:
+        return {}, []
+    found: list[list[list[Any]]] = library.call(
+        "twin_bridge_strings", {"parts": parts, "cases": [call.arguments for call in calls]}
+    )
+    wrong: set[int] = set()
+    shows: dict[int, int] = {}
+    for call, computed in zip(calls, found, strict=True):
+        if call.is_error:
+            continue
+        shown = _shown(call.value)
+        for entry in computed:
+            if len(entry) == 1 or not _shows(shown, entry[1]):
+                wrong.add(entry[0])
+            else:
+                shows[entry[0]] = shows.get(entry[0], 0) + 1
+    # Shown on two successes at least, and on every one it computes.
+    kept = {i for i, count in shows.items() if count >= 2 and i not in wrong}
+    pieces: dict[int, list[list[Any]]] = {}
+    failures: dict[str, list[Any]] = {}
+    for call, computed in zip(calls, found, strict=True):
+        for entry in computed:
+            if entry[0] not in kept:
+                continue
+            part = parts[entry[0]]
+            if len(entry) == 1:
+                if call.is_error:
+                    atom = ["fn_fails", part]
+                    failures.setdefault(json.dumps(atom, sort_keys=True), atom)
+            elif not call.is_error:
+                pieces.setdefault(id(call), []).extend([written, part] for written in _written(entry[1]))
+    return pieces, list(failures.values())
+
+
+def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
+    """The operations over the tool's arguments by their types (`STRINGS`' roles)."""
+    properties = tool.input_schema.get("properties") or {}
+    texts = [name for name, schema in properties.items() if "string" in types_of(schema)]
+    integers = [name for name, schema in properties.items() if "integer" in types_of(schema)]
+    lists = [name for name, schema in properties.items() if _integer_list(schema)]
+    if not texts or len(texts) > _MOST_TEXTS:
+        return []
+    defaults = {name: properties[name].get("default") for name in integers if isinstance(properties[name], dict)}
+    counts: list[str | None] = [*integers, None]
+
+    def counted(role: str, name: str | None) -> dict[str, Any]:
+        # An occurrence not given is the schema's default, else the first.
+        default = defaults.get(name) if name is not None else None
+        return {role: name, f"{role}_default": default if isinstance(default, int) else 1}
+
+    def one_character(name: str) -> bool:
+        values = [call.arguments.get(name) for call in successes]
+        return bool(values) and all(isinstance(value, str) and len(value) == 1 for value in values)
+
+    parts: list[list[Any]] = []
+    for text in texts:
+        parts += [["str", "class", {"text": text, "class": name}] for name in _CLASSES]
+        parts += [["str", "split", {"text": text, "at": at}] for at in lists]
+        for start in integers:
+            parts += [["str", "slice", {"text": text, "start": start, "end": end}] for end in integers if end != start]
+            parts.append(["str", "slice", {"text": text, "start": start, "end": None}])
+            inserts: list[str | None] = [name for name in texts if name != text] + [None]
+            for end, insert in itertools.product([*integers, None], inserts):
+                if end != start and (end is not None or insert is not None):
+                    parts.append(["str", "splice", {"text": text, "start": start, "end": end, "insert": insert}])
+        for needle in texts:
+            if needle == text:
+                continue
+            chars = (False, True) if one_character(needle) else (False,)
+            for step, char in itertools.product(_STEPS, chars):
+                spec = {"text": text, "needle": needle, "step": step, "char": char}
+                parts += [["str", op, spec] for op in ("find_all", "count")]
+                parts += [["str", "find", spec | counted("n", n)] for n in counts]
+            for closing in texts:
+                if closing in (text, needle):
+                    continue
+                for n, step, field in itertools.product(counts, ("open", "close"), _FIELDS):
+                    spec = {"text": text, "open": needle, "close": closing, "step": step, "field": field}
+                    parts.append(["str", "between", spec | counted("n", n)])
+    return parts
+
+
+def _integer_list(schema: Any) -> bool:
+    """Whether a property is a list of integers (indices to cut a text at)."""
+    declared = declaring(schema, "array")
+    return declared is not None and "integer" in types_of(declared.get("items"))
+
+
+def _shown(value: Any) -> tuple[set[str], list[str]]:
+    """An answer's JSON values whole (as `_written` writes a non-text one) and its texts."""
+    whole: set[str] = set()
+    texts: list[str] = []
+
+    def walk(item: Any) -> None:
+        whole.add(_WHOLE + json.dumps(item, sort_keys=True))
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, dict):
+            for inner in item.values():
+                walk(inner)
+        elif isinstance(item, list):
+            for inner in item:
+                walk(inner)
+
+    walk(value)
+    return whole, texts
+
+
+def _shows(shown: tuple[set[str], list[str]], value: Any) -> bool:
+    """Whether an answer shows an operation's value: as one of its JSON values whole, or a text long enough
+    to mean something inside one of its texts."""
+    whole, texts = shown
+    if _WHOLE + json.dumps(value, sort_keys=True) in whole:
+        return True
+    return isinstance(value, str) and len(value) >= _SHORTEST_TEXT and any(value in text for text in texts)
+
+
+def _written(value: Any) -> list[str]:
+    """How a value is a piece: a text as it is where long enough (a template writes it inside a text), and
+    any value whole (a JSON field that is the value itself)."""
+    whole = _WHOLE + json.dumps(value, sort_keys=True)
+    return [value, whole] if isinstance(value, str) and len(value) >= _SHORTEST_TEXT else [whole]
