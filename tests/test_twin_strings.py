@@ -202,3 +202,31 @@ def test_counts_of_a_class_of_characters() -> None:
     ]
     plan = learned(STATS, stats_server, calls)
     assert_answers(STATS, plan, stats_server, {"input": "Never Recorded 99 Times"})
+
+
+PIECES = tool(
+    "pieces",
+    {"doc": {"type": "string"}, "spans": {"type": "array", "items": {"type": "object"}}},
+    ["doc", "spans"],
+)
+
+
+def pieces_server(arguments: dict[str, Any]) -> tuple[Any, bool]:
+    """Per span (a start, an optional end; negative ones from the end), the text it takes and its length."""
+    text, found = arguments["doc"], []
+    for span in arguments["spans"]:
+        start = span["from"] if span["from"] >= 0 else max(0, len(text) + span["from"])
+        end = span.get("to", len(text))
+        found.append({"text": text[start:end], "size": len(text[start:end]), "begin": start})
+    return {"spans": found}, False
+
+
+def test_a_substring_per_item_of_an_array_of_ranges() -> None:
+    calls: list[dict[str, Any]] = [
+        {"doc": "the cat sat on the mat", "spans": [{"from": 4, "to": 7}, {"from": -3}]},
+        {"doc": "banana bandana", "spans": [{"from": 0, "to": 6}]},
+        {"doc": "Grüße aus Köln 2026!", "spans": [{"from": 10}, {"from": 2, "to": 5}, {"from": -5, "to": 19}]},
+    ]
+    plan = learned(PIECES, pieces_server, calls)
+    arguments = {"doc": "never recorded here", "spans": [{"from": 6, "to": 14}, {"from": -4}, {"from": 0, "to": 5}]}
+    assert_answers(PIECES, plan, pieces_server, arguments)

@@ -270,7 +270,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.served import refuses, served_schema
-from sim_mcp.authoring.twins.strings import read_strings
+from sim_mcp.authoring.twins.strings import read_item_strings, read_strings
 from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
@@ -584,6 +584,7 @@ class _Learner:
         self.computed: dict[str, Functions] = {}
         self.calendar: dict[str, Any] | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
+        self.cut: dict[str, dict[int, dict[str, Any]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
         self.groups: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}  # by tool (`grouped.grouped_lists`)
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
@@ -739,6 +740,13 @@ class _Learner:
                     name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
                     for name, per_item in more["items"].items()
                 }
+                # An item's own operation on the call's text first (a substring by its range).
+                for name, cut in self.item_strings(tool).get(id(call), {}).items():
+                    if len(whole["items"].get(name, [])) == len(cut):
+                        whole["items"][name] = [
+                            (_usable(own) + drawn_pieces, present)
+                            for own, (drawn_pieces, present) in zip(cut, whole["items"][name], strict=True)
+                        ]
                 # An item's conversion first: a number its answer shows is read as the item's own.
                 for name, converted in self.conversions(tool).get(id(call), {}).items():
                     if len(whole["items"].get(name, [])) == len(converted):
@@ -863,6 +871,15 @@ class _Learner:
         if name not in self.converted:
             self.converted[name] = item_conversions(self.library, tool.calls)
         return self.converted[name]
+
+    def item_strings(self, tool: _Tool) -> dict[int, dict[str, Any]]:
+        """The operations on the call's texts the items of an array argument ask for
+        (`strings.read_item_strings`), read once."""
+        name = tool.spec.name
+        if name not in self.cut:
+            calls = [call for call in tool.calls if call.rpc_error is None]
+            self.cut[name] = read_item_strings(self.library, tool.spec, calls)
+        return self.cut[name]
 
     def functions(self, tool: _Tool) -> Functions:
         """What functions of the tool's arguments its answers show (`functions.read_functions`), read once:

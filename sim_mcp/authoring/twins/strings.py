@@ -19,8 +19,10 @@ starts, so that occurrences overlap, or `whole` past its end), and ops:
 - `find` (where the n-th occurrence of `needle` starts, -1 where there is none; `n` an integer argument,
   its schema's default or 1 where not given), `find_all` (every start, a list), `count` (how many);
   with `char` set, `needle` must be one character;
-- `slice` (`text` from `start` up to `end`, or to its end), `splice` (`text` with the stretch from `start`
-  up to `end` replaced by `insert`: no `end` inserts, no `insert` deletes);
+- `slice` (`text` from `start` up to `end`, or to its end where none is given; with `length` set, how long
+  that is), `index` (integer `at` as the text reads it: a negative one from the end, none its end),
+  `splice` (`text` with the stretch from `start` up to `end` replaced by `insert`: no `end` inserts, no
+  `insert` deletes);
 - `split` (`text` cut at the sorted distinct indices of the list `at`);
 - `between` (of the `n`-th opening marker `open` and the first `close` after it: `field` `inner`, the text
   between, or where it starts and ends, `inner_start`, `inner_end`, `outer_start`, `outer_end`; null where
@@ -32,6 +34,11 @@ An operation that cannot take the call's values (an empty needle, a needle of se
 is asked, an occurrence below 1, an index outside the text to split) fails: `["fn_fails", part]` holds
 there, so a server's error for it is answered. Another that cannot be computed (an argument missing or of
 another type, a text past `TWIN_STR_LIMIT`) writes nothing: the call is handed on.
+
+The items of an array argument of objects (ranges, each a start and maybe an end) may each ask for one:
+their integer fields are the roles (`ranges/*/start`, as `library.twin_item` shows an item), the call's
+texts the text, and each item's operations are pieces of that item's answer in a list as long
+(`read_item_strings`, kept as the call's are).
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["BRIDGE", "BRIDGE_TOOLS", "STRINGS", "read_strings"]
+__all__ = ["BRIDGE", "BRIDGE_TOOLS", "STRINGS", "read_item_strings", "read_strings"]
 
 STRINGS = """
 # --- operations on texts and sequences (`strings.py`) ---
@@ -62,10 +69,22 @@ def twin_str_of(part, args):
     if op in ("find", "find_all", "count"):
         return twin_str_search(op, spec, text, args)
     if op == "slice":
-        start, end = twin_str_int(spec, "start", args), twin_str_int(spec, "end", args)
-        if start == None or (spec.get("end") != None and end == None):
+        # An end not given is the text's end.
+        start = twin_str_int(spec, "start", args)
+        end = args.get(spec["end"]) if spec.get("end") != None else None
+        if start == None or (end != None and type(end) != "int"):
             return None
-        return {"value": text[start:end] if end != None else text[start:]}
+        cut = text[start:end] if end != None else text[start:]
+        return {"value": len(cut) if spec.get("length") else cut}
+    if op == "index":
+        # An index as the text reads it: a negative one from the end (none before the start), none given
+        # its end.
+        at = args.get(spec["at"])
+        if at == None:
+            return {"value": len(text)}
+        if type(at) != "int":
+            return None
+        return {"value": max(0, len(text) + at) if at < 0 else at}
     if op == "splice":
         start = twin_str_int(spec, "start", args)
         end = start if spec.get("end") == None else twin_str_int(spec, "end", args)
@@ -250,6 +269,89 @@ def read_strings(
             elif not call.is_error:
                 pieces.setdefault(id(call), []).extend([written, part] for written in _written(entry[1]))
     return pieces, list(failures.values())
+
+
+def read_item_strings(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> dict[int, dict[str, Any]]:
+    """The operations each item of an array argument of objects asks for, over the call's texts and the
+    item's integer fields (`slice`, its length, `index`): per call (by id), per array, each item's pieces
+    (`[written, part]`), where the answer holds a list as long; kept where every item of a success that it
+    computes shows its value in its own entry of that list, and two at least."""
+    properties = tool.input_schema.get("properties") or {}
+    texts = [name for name, schema in properties.items() if "string" in types_of(schema)]
+    successes = [call for call in calls if not call.is_error]
+    if not texts or len(texts) > _MOST_TEXTS:
+        return {}
+    out: dict[int, dict[str, Any]] = {}
+    for array, fields in _item_integers(successes).items():
+        paths: list[str | None] = [f"{array}/*/{field}" for field in fields]
+        parts: list[list[Any]] = []
+        for text in texts:
+            parts += [["str", "index", {"text": text, "at": path}] for path in paths]
+            for start, end in itertools.product(paths, [*paths, None]):
+                if start != end:
+                    spec = {"text": text, "start": start, "end": end}
+                    parts += [["str", "slice", spec], ["str", "slice", spec | {"length": True}]]
+        views: list[tuple[RecordedCall, int, dict[str, Any], Any]] = []
+        for call in successes:
+            items = call.arguments.get(array)
+            answer = _list_as_long(call.value, len(items)) if isinstance(items, list) else None
+            if not isinstance(items, list) or answer is None:
+                continue
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    view = call.arguments | {f"{array}/*/{field}": value for field, value in item.items()}
+                    views.append((call, index, view, answer[index]))
+        if not views:
+            continue
+        found: list[list[list[Any]]] = library.call(
+            "twin_bridge_strings", {"parts": parts, "cases": [view for _, _, view, _ in views]}
+        )
+        wrong: set[int] = set()
+        shows: dict[int, int] = {}
+        for (_, _, _, answered), computed in zip(views, found, strict=True):
+            shown = _shown(answered)
+            for entry in computed:
+                if len(entry) == 1 or not _shows(shown, entry[1]):
+                    wrong.add(entry[0])
+                else:
+                    shows[entry[0]] = shows.get(entry[0], 0) + 1
+        kept = {i for i, count in shows.items() if count >= 2 and i not in wrong}
+        for (call, index, _, _), computed in zip(views, found, strict=True):
+            per_item = out.setdefault(id(call), {}).setdefault(array, [[] for _ in call.arguments[array]])
+            for entry in computed:
+                if entry[0] in kept and len(entry) == 2:
+                    per_item[index] += [[written, parts[entry[0]]] for written in _written(entry[1])]
+    return out
+
+
+def _item_integers(successes: list[RecordedCall]) -> dict[str, list[str]]:
+    """Per array argument of objects, the fields its items give as integers only (in the order first given)."""
+    found: dict[str, dict[str, bool]] = {}
+    for call in successes:
+        for name, value in call.arguments.items():
+            if not isinstance(value, list) or not value or not all(isinstance(item, dict) for item in value):
+                continue
+            fields = found.setdefault(name, {})
+            for item in value:
+                for field, inner in item.items():
+                    fields[field] = fields.get(field, True) and type(inner) is int
+    return {name: [field for field, whole in fields.items() if whole] for name, fields in found.items()}
+
+
+def _list_as_long(value: Any, length: int) -> list[Any] | None:
+    """The first list of `length` entries in an answer (itself, or a field's value, depth first)."""
+    if isinstance(value, list):
+        if len(value) == length:
+            return value
+        inner = value
+    elif isinstance(value, dict):
+        inner = list(value.values())
+    else:
+        return None
+    for item in inner:
+        if (found := _list_as_long(item, length)) is not None:
+            return found
+    return None
 
 
 def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
