@@ -26,7 +26,7 @@ def recorded(name: str, answers: list[tuple[dict[str, Any], Any, bool]]) -> list
     """Each call a session of its own, its answer a JSON text (a text content, as a server writes it)."""
     sessions = []
     for number, (arguments, value, is_error) in enumerate(answers):
-        text = value if isinstance(value, str) and is_error else json.dumps(value)
+        text = value if isinstance(value, str) else json.dumps(value)
         result = {"content": [{"type": "text", "text": text}], "isError": is_error}
         sessions.append([RecordedCall(f"s{number}", 1, name, arguments, result, is_error)])
     return sessions
@@ -230,3 +230,33 @@ def test_a_substring_per_item_of_an_array_of_ranges() -> None:
     plan = learned(PIECES, pieces_server, calls)
     arguments = {"doc": "never recorded here", "spans": [{"from": 6, "to": 14}, {"from": -4}, {"from": 0, "to": 5}]}
     assert_answers(PIECES, plan, pieces_server, arguments)
+
+
+SEARCH = tool("search", {"in": {"type": "string"}, "for": {"type": "string"}}, ["in", "for"])
+
+
+def search_server(arguments: dict[str, Any]) -> tuple[Any, bool]:
+    """Answers in words: where a piece first occurs and how often, or that it does not occur."""
+    text, piece = arguments["in"], arguments["for"]
+    at = text.find(piece)
+    if at < 0:
+        return f"'{piece}' does not occur in the text", False
+    return f"Found '{piece}' at position {at} ({text.count(piece)} times in all)", False
+
+
+def test_a_search_answered_in_words_and_its_wording_when_nothing_is_found() -> None:
+    calls: list[dict[str, Any]] = [
+        {"in": "one two three two one", "for": "two"},
+        {"in": "Grüße aus Köln, Grüße aus Bonn", "for": "aus"},
+        {"in": "the cat sat on the mat", "for": "dog"},
+        {"in": "xx abc yy abc zz abc", "for": "abc"},
+        {"in": "banana", "for": "zzz"},
+    ]
+    plan = learned(SEARCH, text_answers(search_server), calls)
+    for arguments in ({"in": "never recorded: never, never", "for": "never"}, {"in": "never recorded", "for": "qqq"}):
+        assert run_guard(plan, "search", {}, arguments) == (search_server(arguments)[0], False)
+
+
+def text_answers(server: Any) -> Any:
+    """A server whose answers are plain texts, not JSON."""
+    return lambda arguments: server(arguments)

@@ -1491,7 +1491,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
                 continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
             split: list[Any] = []
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
-            numeric = placeholder[0] in _NUMBER_PARTS
+            numeric = _numeric(text, placeholder)
             whole_number = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
             if placeholder[0] == "formula":
                 # A number a formula writes may be grouped by thousands: not the tail of a longer one.
@@ -1729,13 +1729,19 @@ def _kept_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any
     return sorted(pieces, key=lambda piece: (-len(piece[0]), rank.get(piece[1][0], 2)))
 
 
+def _numeric(text: str, part: list[Any]) -> bool:
+    """Whether a piece is a number (written only where it stands whole): a number's placeholder, or an
+    operation on texts whose value is one (`strings.py`: where a piece occurs, how many)."""
+    return part[0] in _NUMBER_PARTS or (part[0] == "str" and text.lstrip("-").isdigit())
+
+
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
     found = [
         (text, part)
         for text, part in pieces
-        if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
+        if _numeric(text, part) or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
     ]
     found.sort(key=lambda piece: -len(piece[0]))
     return found

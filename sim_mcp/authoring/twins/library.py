@@ -472,6 +472,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "str_none":
+        return twin_str_none(atom, args)
     if kind == "days":
         return twin_date_holds(atom, args)
     if kind == "sign":

@@ -30,6 +30,11 @@ starts, so that occurrences overlap, or `whole` past its end), and ops:
 - `class` (how many characters of `text` are of a class: `alpha`, `digit`, `alnum`, `space`, `special`
   (neither alphanumeric nor space), `upper`, `lower`, `not_space` (other than U+0020), `not_blank`).
 
+A search that finds nothing (-1, null, an empty list, none counted) is worded by many servers apart ("not
+found"): such a value need not be shown for its operation to be kept, and `["str_none", part]` holds there, so the
+covering may answer that wording under it. A number may also stand whole inside a text (`Found at index
+7`).
+
 An operation that cannot take the call's values (an empty needle, a needle of several characters where one
 is asked, an occurrence below 1, an index outside the text to split) fails: `["fn_fails", part]` holds
 there, so a server's error for it is answered. Another that cannot be computed (an argument missing or of
@@ -45,6 +50,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 from sim_mcp.authoring.twins.argument_types import declaring, types_of
@@ -99,6 +105,13 @@ def twin_str_of(part, args):
     if op == "class":
         return {"value": len([c for c in text.elems() if twin_str_in_class(c, spec["class"])])}
     return None
+
+def twin_str_none(atom, args):
+    # ["str_none", part]: the operation found nothing on the call (-1, null, an empty list, a count of 0).
+    found = twin_str_of(atom[1], args)
+    if found == None or "value" not in found:
+        return False
+    return found["value"] in (-1, None, []) or (found["value"] == 0 and atom[1][1] in ("count", "class"))
 
 def twin_str_int(spec, role, args):
     # An integer argument by role; where not given, its schema's default (`<role>_default`), else None.
@@ -227,6 +240,8 @@ _SHORTEST_TEXT = 3
 # their cube, and string tools take a text and one or two more.
 _MOST_TEXTS = 5
 _WHOLE = "\x00"
+# A number standing whole in a text: not part of a longer number.
+_WHOLE_NUMBER = re.compile(r"(?<![0-9.])(-?[0-9]+)(?![0-9]|\.[0-9])")
 
 
 def read_strings(
@@ -242,21 +257,16 @@ def read_strings(
     found: list[list[list[Any]]] = library.call(
         "twin_bridge_strings", {"parts": parts, "cases": [call.arguments for call in calls]}
     )
-    wrong: set[int] = set()
-    shows: dict[int, int] = {}
-    for call, computed in zip(calls, found, strict=True):
-        if call.is_error:
-            continue
-        shown = _shown(call.value)
-        for entry in computed:
-            if len(entry) == 1 or not _shows(shown, entry[1]):
-                wrong.add(entry[0])
-            else:
-                shows[entry[0]] = shows.get(entry[0], 0) + 1
-    # Shown on two successes at least, and on every one it computes.
-    kept = {i for i, count in shows.items() if count >= 2 and i not in wrong}
+    kept = _kept(
+        parts,
+        [
+            (call.value, call.arguments, computed)
+            for call, computed in zip(calls, found, strict=True)
+            if not call.is_error
+        ],
+    )
     pieces: dict[int, list[list[Any]]] = {}
-    failures: dict[str, list[Any]] = {}
+    atoms: dict[str, list[Any]] = {}
     for call, computed in zip(calls, found, strict=True):
         for entry in computed:
             if entry[0] not in kept:
@@ -265,10 +275,14 @@ def read_strings(
             if len(entry) == 1:
                 if call.is_error:
                     atom = ["fn_fails", part]
-                    failures.setdefault(json.dumps(atom, sort_keys=True), atom)
-            elif not call.is_error:
+                    atoms.setdefault(json.dumps(atom, sort_keys=True), atom)
+                continue
+            if _nothing(part, entry[1]):
+                atom = ["str_none", part]
+                atoms.setdefault(json.dumps(atom, sort_keys=True), atom)
+            if not call.is_error:
                 pieces.setdefault(id(call), []).extend([written, part] for written in _written(entry[1]))
-    return pieces, list(failures.values())
+    return pieces, list(atoms.values())
 
 
 def read_item_strings(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> dict[int, dict[str, Any]]:
@@ -306,22 +320,40 @@ def read_item_strings(library: TwinLibrary, tool: ToolSpec, calls: list[Recorded
         found: list[list[list[Any]]] = library.call(
             "twin_bridge_strings", {"parts": parts, "cases": [view for _, _, view, _ in views]}
         )
-        wrong: set[int] = set()
-        shows: dict[int, int] = {}
-        for (_, _, _, answered), computed in zip(views, found, strict=True):
-            shown = _shown(answered)
-            for entry in computed:
-                if len(entry) == 1 or not _shows(shown, entry[1]):
-                    wrong.add(entry[0])
-                else:
-                    shows[entry[0]] = shows.get(entry[0], 0) + 1
-        kept = {i for i, count in shows.items() if count >= 2 and i not in wrong}
+        kept = _kept(
+            parts, [(answered, view, computed) for (_, _, view, answered), computed in zip(views, found, strict=True)]
+        )
         for (call, index, _, _), computed in zip(views, found, strict=True):
             per_item = out.setdefault(id(call), {}).setdefault(array, [[] for _ in call.arguments[array]])
             for entry in computed:
                 if entry[0] in kept and len(entry) == 2:
                     per_item[index] += [[written, parts[entry[0]]] for written in _written(entry[1])]
     return out
+
+
+def _kept(parts: list[list[Any]], successes: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> set[int]:
+    """The operations (by index) that every success they compute shows (its answer, its arguments, what was
+    computed), on two successes at least, with two values at least, one of them no argument as given: a
+    value shown alike in every answer (a 0 beside each record), or that only writes an argument back (a text
+    cut from its start to an offset always 0), tells nothing of a computation, and would make a store look
+    as if it computed its answers."""
+    wrong: set[int] = set()
+    values: dict[int, set[str]] = {}
+    telling: set[int] = set()
+    for answer, arguments, computed in successes:
+        shown = _shown(answer)
+        given = {json.dumps(value, sort_keys=True) for value in arguments.values()}
+        for entry in computed:
+            if len(entry) == 2 and _nothing(parts[entry[0]], entry[1]) and not _shows(shown, entry[1]):
+                continue  # nothing found, worded apart: `str_none` tells it
+            if len(entry) == 1 or not _shows(shown, entry[1]):
+                wrong.add(entry[0])
+                continue
+            written = json.dumps(entry[1], sort_keys=True)
+            values.setdefault(entry[0], set()).add(written)
+            if written not in given:
+                telling.add(entry[0])
+    return {i for i, seen in values.items() if len(seen) >= 2 and i in telling and i not in wrong}
 
 
 def _item_integers(successes: list[RecordedCall]) -> dict[str, list[str]]:
@@ -376,7 +408,6 @@ def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
 
     parts: list[list[Any]] = []
     for text in texts:
-        parts += [["str", "class", {"text": text, "class": name}] for name in _CLASSES]
         parts += [["str", "split", {"text": text, "at": at}] for at in lists]
         for start in integers:
             parts += [["str", "slice", {"text": text, "start": start, "end": end}] for end in integers if end != start]
@@ -399,6 +430,9 @@ def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
                 for n, step, field in itertools.product(counts, ("open", "close"), _FIELDS):
                     spec = {"text": text, "open": needle, "close": closing, "step": step, "field": field}
                     parts.append(["str", "between", spec | counted("n", n)])
+    # A count of a class last: of two operations writing the same number, the one that reads more of the
+    # call (where a piece occurs) is drawn first.
+    parts += [["str", "class", {"text": text, "class": name}] for text in texts for name in _CLASSES]
     return parts
 
 
@@ -429,16 +463,33 @@ def _shown(value: Any) -> tuple[set[str], list[str]]:
 
 
 def _shows(shown: tuple[set[str], list[str]], value: Any) -> bool:
-    """Whether an answer shows an operation's value: as one of its JSON values whole, or a text long enough
-    to mean something inside one of its texts."""
+    """Whether an answer shows an operation's value: as one of its JSON values whole, a text long enough
+    to mean something inside one of its texts, or a number standing whole in one."""
     whole, texts = shown
     if _WHOLE + json.dumps(value, sort_keys=True) in whole:
         return True
+    if _counted(value):
+        return any(str(value) in _WHOLE_NUMBER.findall(text) for text in texts)
     return isinstance(value, str) and len(value) >= _SHORTEST_TEXT and any(value in text for text in texts)
 
 
+def _nothing(part: list[Any], value: Any) -> bool:
+    """Whether an operation found nothing (`twin_str_none`): no index, no text, no list, or none counted."""
+    if type(value) is int and value == 0:
+        return bool(part[1] in ("count", "class"))
+    return value is None or value == [] or (type(value) is int and value == -1)
+
+
+def _counted(value: Any) -> bool:
+    """A number that may stand inside a text: any whole number (an operation is kept only where every
+    success shows its value, so a 0 or a 1 shown by chance is refuted by the calls beside it)."""
+    return type(value) is int
+
+
 def _written(value: Any) -> list[str]:
-    """How a value is a piece: a text as it is where long enough (a template writes it inside a text), and
-    any value whole (a JSON field that is the value itself)."""
+    """How a value is a piece: a text as it is where long enough, a number's digits (a template writes either
+    inside a text), and any value whole (a JSON field that is the value itself)."""
     whole = _WHOLE + json.dumps(value, sort_keys=True)
-    return [value, whole] if isinstance(value, str) and len(value) >= _SHORTEST_TEXT else [whole]
+    if isinstance(value, str) and len(value) >= _SHORTEST_TEXT:
+        return [value, whole]
+    return [str(value), whole] if _counted(value) else [whole]
