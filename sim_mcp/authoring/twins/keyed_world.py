@@ -1229,7 +1229,7 @@ def _infer(
         if _reads_only(tool.spec):
             tool.effects = _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
             continue
-        if _converts(tool, learner.functions(tool)):
+        if _converts(tool, learner.functions(tool), learner.item_strings(tool)):
             continue
         tool.effects = _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
     choice: dict[str, list[Any] | None] = {
@@ -1391,7 +1391,7 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
     return None
 
 
-def _converts(tool: _Tool, functions: Functions) -> bool:
+def _converts(tool: _Tool, functions: Functions, cut: dict[int, dict[str, Any]]) -> bool:
     """Whether most of a tool's successes show a number converted or computed from the call (a line or a
     table per unit, a report's formula that computes, `functions`): a converter stores nothing, though its answers name
     values (a unit) another call may name after it, which would make a store look as good as none, and tell a
@@ -1399,12 +1399,25 @@ def _converts(tool: _Tool, functions: Functions) -> bool:
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
         any(
-            part[0] in ("linear", "units", "date", "str") or computed(part)
-            for _, part in functions.pieces.get(id(call), [])
+            part[0] in ("linear", "units", "date") or computed(part) or _computed_text(text, part)
+            for text, part in functions.pieces.get(id(call), [])
+        )
+        # An item's operation on the call's text (a substring per range).
+        or any(
+            _computed_text(text, part)
+            for items in cut.get(id(call), {}).values()
+            for own in items
+            for text, part in own
         )
         for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
+
+
+def _computed_text(text: str, part: list[Any]) -> bool:
+    """Whether a piece is a text, a list or a null an operation on texts computed (`strings.py`): a number one
+    writes (a count, a position) may be any small number of a store's answer."""
+    return part[0] == "str" and not text.lstrip(_WHOLE_VALUE).lstrip("-").isdigit()
 
 
 def _reads_only(tool: ToolSpec) -> bool:

@@ -321,39 +321,51 @@ def read_item_strings(library: TwinLibrary, tool: ToolSpec, calls: list[Recorded
             "twin_bridge_strings", {"parts": parts, "cases": [view for _, _, view, _ in views]}
         )
         kept = _kept(
-            parts, [(answered, view, computed) for (_, _, view, answered), computed in zip(views, found, strict=True)]
+            parts,
+            [(answered, view, computed) for (_, _, view, answered), computed in zip(views, found, strict=True)],
+            telling_only=False,
         )
         for (call, index, _, _), computed in zip(views, found, strict=True):
             per_item = out.setdefault(id(call), {}).setdefault(array, [[] for _ in call.arguments[array]])
             for entry in computed:
                 if entry[0] in kept and len(entry) == 2:
-                    per_item[index] += [[written, parts[entry[0]]] for written in _written(entry[1])]
+                    per_item[index] += [[written, parts[entry[0]]] for written in _written(entry[1], numbers=False)]
     return out
 
 
-def _kept(parts: list[list[Any]], successes: list[tuple[Any, dict[str, Any], list[list[Any]]]]) -> set[int]:
+def _kept(
+    parts: list[list[Any]], successes: list[tuple[Any, dict[str, Any], list[list[Any]]]], telling_only: bool = True
+) -> set[int]:
     """The operations (by index) that every success they compute shows (its answer, its arguments, what was
     computed), on two successes at least, with two values at least, one of them no argument as given: a
     value shown alike in every answer (a 0 beside each record), or that only writes an argument back (a text
     cut from its start to an offset always 0), tells nothing of a computation, and would make a store look
-    as if it computed its answers."""
+    as if it computed its answers. An item's operation need not tell (`telling_only`): an entry per item
+    already shows a computation, and its start may be the item's own."""
     wrong: set[int] = set()
     values: dict[int, set[str]] = {}
+    places: dict[int, set[str]] = {}
     telling: set[int] = set()
     for answer, arguments, computed in successes:
         shown = _shown(answer)
         given = {json.dumps(value, sort_keys=True) for value in arguments.values()}
         for entry in computed:
-            if len(entry) == 2 and _nothing(parts[entry[0]], entry[1]) and not _shows(shown, entry[1]):
+            where = _places(shown, entry[1]) if len(entry) == 2 else set()
+            if len(entry) == 2 and _nothing(parts[entry[0]], entry[1]) and not where:
                 continue  # nothing found, worded apart: `str_none` tells it
-            if len(entry) == 1 or not _shows(shown, entry[1]):
+            # Shown, and in one place of every answer (a field, or inside a text): a small number a listing
+            # shows somewhere in each answer is shown by chance.
+            known = places.get(entry[0])
+            where = where if known is None else where & known
+            if not where:
                 wrong.add(entry[0])
                 continue
+            places[entry[0]] = where
             written = json.dumps(entry[1], sort_keys=True)
             values.setdefault(entry[0], set()).add(written)
             if written not in given:
                 telling.add(entry[0])
-    return {i for i, seen in values.items() if len(seen) >= 2 and i in telling and i not in wrong}
+    return {i for i, seen in values.items() if len(seen) >= 2 and (i in telling or not telling_only) and i not in wrong}
 
 
 def _item_integers(successes: list[RecordedCall]) -> dict[str, list[str]]:
@@ -406,6 +418,13 @@ def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
         values = [call.arguments.get(name) for call in successes]
         return bool(values) and all(isinstance(value, str) and len(value) == 1 for value in values)
 
+    def within(inner: str, outer: str) -> bool:
+        # A needle or a marker is no longer than the text it is looked for in, in every success that gives
+        # both: a pair that is not so is not searched, which keeps a tool of many texts cheap.
+        pairs = [(call.arguments.get(inner), call.arguments.get(outer)) for call in successes]
+        given = [(a, b) for a, b in pairs if isinstance(a, str) and isinstance(b, str)]
+        return bool(given) and all(len(a) <= len(b) for a, b in given)
+
     parts: list[list[Any]] = []
     for text in texts:
         parts += [["str", "split", {"text": text, "at": at}] for at in lists]
@@ -417,7 +436,7 @@ def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
                 if end != start and (end is not None or insert is not None):
                     parts.append(["str", "splice", {"text": text, "start": start, "end": end, "insert": insert}])
         for needle in texts:
-            if needle == text:
+            if needle == text or not within(needle, text):
                 continue
             chars = (False, True) if one_character(needle) else (False,)
             for step, char in itertools.product(_STEPS, chars):
@@ -425,7 +444,7 @@ def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
                 parts += [["str", op, spec] for op in ("find_all", "count")]
                 parts += [["str", "find", spec | counted("n", n)] for n in counts]
             for closing in texts:
-                if closing in (text, needle):
+                if closing in (text, needle) or not within(closing, text):
                     continue
                 for n, step, field in itertools.product(counts, ("open", "close"), _FIELDS):
                     spec = {"text": text, "open": needle, "close": closing, "step": step, "field": field}
@@ -442,35 +461,38 @@ def _integer_list(schema: Any) -> bool:
     return declared is not None and "integer" in types_of(declared.get("items"))
 
 
-def _shown(value: Any) -> tuple[set[str], list[str]]:
-    """An answer's JSON values whole (as `_written` writes a non-text one) and its texts."""
-    whole: set[str] = set()
+def _shown(value: Any) -> tuple[dict[str, set[str]], list[str]]:
+    """An answer's JSON values whole (as `_written` writes a non-text one), each with the places it stands
+    (a JSON pointer, any list's entries as `*`), and its texts."""
+    whole: dict[str, set[str]] = {}
     texts: list[str] = []
 
-    def walk(item: Any) -> None:
-        whole.add(_WHOLE + json.dumps(item, sort_keys=True))
+    def walk(item: Any, at: str) -> None:
+        whole.setdefault(_WHOLE + json.dumps(item, sort_keys=True), set()).add(at)
         if isinstance(item, str):
             texts.append(item)
         elif isinstance(item, dict):
-            for inner in item.values():
-                walk(inner)
+            for name, inner in item.items():
+                walk(inner, f"{at}/{name}")
         elif isinstance(item, list):
             for inner in item:
-                walk(inner)
+                walk(inner, f"{at}/*")
 
-    walk(value)
+    walk(value, "")
     return whole, texts
 
 
-def _shows(shown: tuple[set[str], list[str]], value: Any) -> bool:
-    """Whether an answer shows an operation's value: as one of its JSON values whole, a text long enough
-    to mean something inside one of its texts, or a number standing whole in one."""
+def _places(shown: tuple[dict[str, set[str]], list[str]], value: Any) -> set[str]:
+    """Where an answer shows an operation's value: the places of its JSON values equal to it, and `text`
+    where a text long enough to mean something stands inside one of its texts, or a number stands whole in
+    one."""
     whole, texts = shown
-    if _WHOLE + json.dumps(value, sort_keys=True) in whole:
-        return True
+    found = set(whole.get(_WHOLE + json.dumps(value, sort_keys=True), set()))
     if _counted(value):
-        return any(str(value) in _WHOLE_NUMBER.findall(text) for text in texts)
-    return isinstance(value, str) and len(value) >= _SHORTEST_TEXT and any(value in text for text in texts)
+        inside = any(str(value) in _WHOLE_NUMBER.findall(text) for text in texts)
+    else:
+        inside = isinstance(value, str) and len(value) >= _SHORTEST_TEXT and any(value in text for text in texts)
+    return found | ({"text"} if inside else set())
 
 
 def _nothing(part: list[Any], value: Any) -> bool:
@@ -486,10 +508,11 @@ def _counted(value: Any) -> bool:
     return type(value) is int
 
 
-def _written(value: Any) -> list[str]:
+def _written(value: Any, numbers: bool = True) -> list[str]:
     """How a value is a piece: a text as it is where long enough, a number's digits (a template writes either
-    inside a text), and any value whole (a JSON field that is the value itself)."""
+    inside a text; not for an item's entry, a JSON object whose numbers are its fields), and any value whole
+    (a JSON field that is the value itself)."""
     whole = _WHOLE + json.dumps(value, sort_keys=True)
     if isinstance(value, str) and len(value) >= _SHORTEST_TEXT:
         return [value, whole]
-    return [str(value), whole] if _counted(value) else [whole]
+    return [str(value), whole] if numbers and _counted(value) else [whole]
