@@ -260,3 +260,22 @@ def test_a_search_answered_in_words_and_its_wording_when_nothing_is_found() -> N
 def text_answers(server: Any) -> Any:
     """A server whose answers are plain texts, not JSON."""
     return lambda arguments: server(arguments)
+
+
+def test_a_number_shown_somewhere_in_each_answer_or_an_argument_written_back_is_no_operation() -> None:
+    """A store's answers hold small numbers in varying places, and may echo a text whole: a count of a class
+    of characters that one of those numbers happens to equal, in another place each time, and a text cut
+    from an offset that is always 0 (the text itself), tell nothing of a computation."""
+    from sim_mcp.authoring.twins.library import TwinLibrary
+    from sim_mcp.authoring.twins.strings import read_strings
+
+    note = tool("note", {"body": {"type": "string"}, "offset": {"type": "integer"}}, ["body", "offset"])
+    answers: list[tuple[dict[str, Any], Any, bool]] = [
+        ({"body": "room 12 at 3", "offset": 0}, {"saved": "room 12 at 3", "id": 3, "total": 7}, False),
+        ({"body": "plain words", "offset": 0}, {"saved": "plain words", "id": 4, "total": 0}, False),
+        ({"body": "4 or 5", "offset": 0}, {"saved": "4 or 5", "id": 2, "total": 9}, False),
+    ]
+    calls = [call for session in recorded("note", answers) for call in session]
+    pieces, atoms = read_strings(TwinLibrary(), note, calls)
+    assert not pieces, pieces
+    assert not atoms
