@@ -279,3 +279,29 @@ def test_a_number_shown_somewhere_in_each_answer_or_an_argument_written_back_is_
     pieces, atoms = read_strings(TwinLibrary(), note, calls)
     assert not pieces, pieces
     assert not atoms
+
+
+INSERT = tool(
+    "insert", {"s": {"type": "string"}, "at": {"type": "integer"}, "add": {"type": "string"}}, ["s", "at", "add"]
+)
+
+
+def insert_server(arguments: dict[str, Any]) -> tuple[Any, bool]:
+    """A negative point counts from past the end: -1 appends."""
+    text, at = arguments["s"], arguments["at"]
+    at = max(0, len(text) + at + 1) if at < 0 else at
+    return {"text": text[:at] + arguments["add"] + text[at:]}, False
+
+
+def test_an_insertion_whose_negative_point_counts_from_past_the_end() -> None:
+    calls: list[dict[str, Any]] = [
+        {"s": "the cat sat", "at": 4, "add": "big "},
+        {"s": "banana", "at": -1, "add": "s!"},
+        {"s": "Grüße aus Köln", "at": -5, "add": "dem "},
+    ]
+    plan = learned(INSERT, insert_server, calls)
+    for arguments in (
+        {"s": "never recorded", "at": -1, "add": " here"},
+        {"s": "never recorded", "at": 6, "add": "ok "},
+    ):
+        assert_answers(INSERT, plan, insert_server, arguments)

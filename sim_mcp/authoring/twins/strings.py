@@ -24,7 +24,7 @@ starts, so that occurrences overlap, or `whole` past its end), and ops:
 - `slice` (`text` from `start` up to `end`, or to its end where none is given; with `length` set, how long
   that is), `index` (integer `at` as the text reads it: a negative one from the end, none its end),
   `splice` (`text` with the stretch from `start` up to `end` replaced by `insert`: no `end` inserts, no
-  `insert` deletes);
+  `insert` deletes; with `past_end` set, a negative insertion point counts from past the end, -1 appending);
 - `split` (`text` cut at the sorted distinct indices of the list `at`);
 - `between` (of the `n`-th opening marker `open` and the first `close` after it: `field` `inner`, the text
   between, or where it starts and ends, `inner_start`, `inner_end`, `outer_start`, `outer_end`; null where
@@ -99,6 +99,10 @@ def twin_str_of(part, args):
         insert = "" if spec.get("insert") == None else args.get(spec["insert"])
         if start == None or end == None or type(insert) != "string":
             return None
+        if spec.get("past_end") and start < 0 and spec.get("end") == None:
+            # An insertion point counted from past the end: -1 is the end itself.
+            start = max(0, len(text) + start + 1)
+            end = start
         return {"value": text[:start] + insert + text[end:]}
     if op == "split":
         return twin_str_split(text, args.get(spec["at"]))
@@ -437,6 +441,10 @@ def _parts(tool: ToolSpec, successes: list[RecordedCall]) -> list[list[Any]]:
             for end, insert in itertools.product([*integers, None], inserts):
                 if end != start and (end is not None or insert is not None):
                     parts.append(["str", "splice", {"text": text, "start": start, "end": end, "insert": insert}])
+                if end is None and insert is not None:
+                    # An insertion whose negative point counts from past the end (-1 appends).
+                    spec = {"text": text, "start": start, "end": None, "insert": insert, "past_end": True}
+                    parts.append(["str", "splice", spec])
         for needle in texts:
             if needle == text or not within(needle, text):
                 continue
