@@ -305,3 +305,76 @@ def test_an_insertion_whose_negative_point_counts_from_past_the_end() -> None:
         {"s": "never recorded", "at": 6, "add": "ok "},
     ):
         assert_answers(INSERT, plan, insert_server, arguments)
+
+
+TODO_TOOLS = [
+    tool("add_todo", {"title": {"type": "string"}}, ["title"]),
+    tool("rename_todo", {"id": {"type": "integer"}, "title": {"type": "string"}}, ["id", "title"]),
+    tool("get_todo", {"id": {"type": "integer"}}, ["id"]),
+    tool("list_todos", {}, []),
+]
+
+
+class TodoServer:
+    """A to-do store that answers every change with the record, its title written back as given."""
+
+    def __init__(self) -> None:
+        self.todos: dict[int, dict[str, Any]] = {}
+
+    def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if name == "add_todo":
+            made = {"id": len(self.todos) + 1, "title": arguments["title"], "done": False}
+            self.todos[made["id"]] = made
+            return json.dumps(made), False
+        if name == "list_todos":
+            return json.dumps({"todos": list(self.todos.values())}), False
+        found = self.todos.get(arguments["id"])
+        if found is None:
+            return f"To-do {arguments['id']} not found", True
+        if name == "rename_todo":
+            found["title"] = arguments["title"]
+        return json.dumps(found), False
+
+
+def test_a_piece_of_an_argument_written_back_is_no_operation_and_the_store_keeps_its_read_back() -> None:
+    """A rename answers its record with the new title written back, and the ids are small: the title's tail
+    from the index that is the id stands inside every answer, within the title written back. That explains
+    nothing the title does not; read as an operation, it made the rename a computation that stores nothing,
+    and the read-back and the listing after a rename were lost."""
+    titles = ["lamp bob", "blue", "river carol at noon", "oak dave", "seven erin eve", "amber", "stone grace"]
+    sessions = []
+    for number in range(8):
+        server = TodoServer()
+        first, second, fifth = (titles[(number + k) % len(titles)] for k in range(3))
+        third, fourth = (titles[(number + k) % len(titles)] + " later" for k in range(3, 5))
+        calls: list[tuple[str, dict[str, Any]]] = [
+            ("add_todo", {"title": first}),
+            ("add_todo", {"title": second}),
+            ("add_todo", {"title": fifth}),
+            ("rename_todo", {"id": 1, "title": third}),
+            ("get_todo", {"id": 1}),
+            ("rename_todo", {"id": 2, "title": fourth}),
+            ("list_todos", {}),
+            ("get_todo", {"id": 2}),
+            ("get_todo", {"id": 4}),
+        ]
+        session = []
+        for seq, (name, arguments) in enumerate(calls, start=1):
+            text, is_error = server.call(name, arguments)
+            result = {"content": [{"type": "text", "text": text}], "isError": is_error}
+            session.append(RecordedCall(f"s{number}", seq, name, arguments, result, is_error))
+        sessions.append(session)
+    plans = infer_guards(TODO_TOOLS, sessions, [spec.name for spec in TODO_TOOLS]).plans
+    server, state = TodoServer(), {}
+    for name, arguments in (
+        ("add_todo", {"title": "never recorded"}),
+        ("add_todo", {"title": "nor this one"}),
+        ("rename_todo", {"id": 2, "title": "renamed since"}),
+        ("get_todo", {"id": 2}),
+        ("list_todos", {}),
+    ):
+        text, is_error = server.call(name, arguments)
+        assert name in plans, f"{name}: no behaviour learned"
+        got = run_guard(plans[name], name, state, arguments)
+        assert got is not None, (name, arguments)
+        assert (json.loads(got[0]) if isinstance(got[0], str) else got[0], got[1]) == (json.loads(text), is_error)

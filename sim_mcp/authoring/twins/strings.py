@@ -355,8 +355,9 @@ def _kept(
     for answer, arguments, computed in successes:
         shown = _shown(answer)
         given = {json.dumps(value, sort_keys=True) for value in arguments.values()}
+        written_back = [value for value in arguments.values() if isinstance(value, str)]
         for entry in computed:
-            where = _places(shown, entry[1]) if len(entry) == 2 else set()
+            where = _places(shown, entry[1], written_back) if len(entry) == 2 else set()
             if len(entry) == 2 and _nothing(parts[entry[0]], entry[1]) and not where:
                 continue  # nothing found, worded apart: `str_none` tells it
             # Shown, and in one place of every answer (a field, or inside a text): a small number a listing
@@ -492,17 +493,49 @@ def _shown(value: Any) -> tuple[dict[str, set[str]], list[str]]:
     return whole, texts
 
 
-def _places(shown: tuple[dict[str, set[str]], list[str]], value: Any) -> set[str]:
+def _places(shown: tuple[dict[str, set[str]], list[str]], value: Any, given: list[str]) -> set[str]:
     """Where an answer shows an operation's value: the places of its JSON values equal to it, and `text`
     where a text long enough to mean something stands inside one of its texts, or a number stands whole in
-    one."""
+    one, other than within a longer text the call gave (`given`) that the answer writes back as it is: a
+    piece of an argument written back is explained by the argument, not by an operation that cut it there
+    (a title's tail from an index that is a record's id)."""
     whole, texts = shown
     found = set(whole.get(_WHOLE + json.dumps(value, sort_keys=True), set()))
     if _counted(value):
-        inside = any(str(value) in _WHOLE_NUMBER.findall(text) for text in texts)
+        inside = any(_standing(text, _WHOLE_NUMBER, str(value), given) for text in texts)
+    elif isinstance(value, str) and len(value) >= _SHORTEST_TEXT:
+        inside = any(_standing(text, re.compile(f"(?={re.escape(value)})"), value, given) for text in texts)
     else:
-        inside = isinstance(value, str) and len(value) >= _SHORTEST_TEXT and any(value in text for text in texts)
+        inside = False
     return found | ({"text"} if inside else set())
+
+
+def _standing(text: str, pattern: re.Pattern[str], value: str, given: list[str]) -> bool:
+    """Whether `value` stands in `text` (where `pattern` finds it, its first group or the match's start)
+    outside every stretch of `text` that is a longer argument holding it, written back."""
+    covers = [
+        (at, at + len(outer))
+        for outer in given
+        if len(outer) > len(value) and value in outer
+        for at in _occurrences(text, outer)
+    ]
+    for match in pattern.finditer(text):
+        if match.re.groups and match.group(1) != value:
+            continue
+        start = match.start(1) if match.re.groups else match.start()
+        if not any(low <= start and start + len(value) <= high for low, high in covers):
+            return True
+    return False
+
+
+def _occurrences(text: str, piece: str) -> list[int]:
+    """Where `piece` starts in `text`, overlapping occurrences too."""
+    found: list[int] = []
+    at = text.find(piece)
+    while at >= 0:
+        found.append(at)
+        at = text.find(piece, at + 1)
+    return found
 
 
 def _nothing(part: list[Any], value: Any) -> bool:
