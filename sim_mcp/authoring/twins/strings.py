@@ -10,9 +10,9 @@ tool's arguments by their types (a text, another text to look for or put in, int
 occurrences, a list of integers), computes every one on every recorded call with the twin's own Starlark,
 and keeps an operation only where every recorded success it computes shows its value in one place (a JSON
 value whole at one field, any list's entries alike; a text of three characters or more, or a number, inside
-a text), with two values at least, one of them no argument as given: a number or a list shown by chance on
-one call is refuted by another. Indices count code points and read as Python's do (a negative one from the
-end).
+a text, outside a longer argument written back, which explains it), with two values at least, one of them
+no argument as given: a number or a list shown by chance on one call is refuted by another. Indices count
+code points and read as Python's do (a negative one from the end).
 
 Placeholders: `["str", op, spec]`, `spec` naming the arguments by role (`text`, `needle`, `n`, `start`,
 `end`, `insert`, `at`, `open`, `close`) and how the search steps on (`step`: `one` past where an occurrence
