@@ -154,14 +154,19 @@ def test_a_rare_shapes_few_values_tell_no_format_of_a_free_text() -> None:
         ("Water plants 7am", "2026-06-30"),
         ("errands", "2026-07-02"),
     ]
-    calls = [
-        RecordedCall("s", seq, "edit_task", {"id": 1, "title": title, "due": due}, {"ok": True, "id": 1}, False)
-        for seq, (title, due) in enumerate(successes, 1)
-    ]
-    calls += [
-        RecordedCall("s", 8, "edit_task", {"id": 9, "title": "groceries", "due": "tomorrow"}, "Task 9 not found", True),
-        RecordedCall("s", 9, "edit_task", {"id": 8, "title": "laundry", "due": "2026-07-01"}, "Task 8 not found", True),
-    ]
+    refused = [("groceries", "tomorrow", 9), ("laundry", "2026-07-01", 8)]
+
+    def answer(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if arguments["id"] != 1:
+            return f"Task {arguments['id']} not found", True
+        return json.dumps({"ok": True, "id": 1}), False
+
+    calls = played(
+        answer,
+        "s",
+        [("edit_task", {"id": 1, "title": title, "due": due}) for title, due in successes]
+        + [("edit_task", {"id": id_, "title": title, "due": due}) for title, due, id_ in refused],
+    )
     atoms = form_atoms(TwinLibrary(), edit, calls)
     assert ["unlike", "title", ["a"]] not in atoms, atoms
     assert ["unlike", "due", ["9-9-9"]] in atoms, atoms
