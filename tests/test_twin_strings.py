@@ -316,14 +316,18 @@ TODO_TOOLS = [
 
 
 class TodoServer:
-    """A to-do store that answers every change with the record, its title written back as given."""
+    """A to-do store that answers every change with the record, its title written back as given, or with its
+    first letter in upper case (`capitalize`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, capitalize: bool = False) -> None:
         self.todos: dict[int, dict[str, Any]] = {}
+        self.capitalize = capitalize
 
     def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        title = arguments.get("title", "")
+        title = title.capitalize() if self.capitalize else title
         if name == "add_todo":
-            made = {"id": len(self.todos) + 1, "title": arguments["title"], "done": False}
+            made = {"id": len(self.todos) + 1, "title": title, "done": False}
             self.todos[made["id"]] = made
             return json.dumps(made), False
         if name == "list_todos":
@@ -332,19 +336,17 @@ class TodoServer:
         if found is None:
             return f"To-do {arguments['id']} not found", True
         if name == "rename_todo":
-            found["title"] = arguments["title"]
+            found["title"] = title
         return json.dumps(found), False
 
 
-def test_a_piece_of_an_argument_written_back_is_no_operation_and_the_store_keeps_its_read_back() -> None:
-    """A rename answers its record with the new title written back, and the ids are small: the title's tail
-    from the index that is the id stands inside every answer, within the title written back. That explains
-    nothing the title does not; read as an operation, it made the rename a computation that stores nothing,
-    and the read-back and the listing after a rename were lost."""
+def todo_sessions(capitalize: bool) -> list[list[RecordedCall]]:
+    """Sessions that rename the first two to-dos (ids 1 and 2) and read them back, each title long enough for
+    its tail from the id to stand inside the answer."""
     titles = ["lamp bob", "blue", "river carol at noon", "oak dave", "seven erin eve", "amber", "stone grace"]
     sessions = []
     for number in range(8):
-        server = TodoServer()
+        server = TodoServer(capitalize)
         first, second, fifth = (titles[(number + k) % len(titles)] for k in range(3))
         third, fourth = (titles[(number + k) % len(titles)] + " later" for k in range(3, 5))
         calls: list[tuple[str, dict[str, Any]]] = [
@@ -364,8 +366,16 @@ def test_a_piece_of_an_argument_written_back_is_no_operation_and_the_store_keeps
             result = {"content": [{"type": "text", "text": text}], "isError": is_error}
             session.append(RecordedCall(f"s{number}", seq, name, arguments, result, is_error))
         sessions.append(session)
-    plans = infer_guards(TODO_TOOLS, sessions, [spec.name for spec in TODO_TOOLS]).plans
-    server, state = TodoServer(), {}
+    return sessions
+
+
+def test_a_piece_of_an_argument_written_back_is_no_operation_and_the_store_keeps_its_read_back() -> None:
+    """A rename answers its record with the new title written back, and the ids are small: the title's tail
+    from the index that is the id stands inside every answer, within the title written back. That explains
+    nothing the title does not; read as an operation, it made the rename a computation that stores nothing,
+    and the read-back and the listing after a rename were lost."""
+    plans = infer_guards(TODO_TOOLS, todo_sessions(False), [spec.name for spec in TODO_TOOLS]).plans
+    server, state = TodoServer(), dict[str, Any]()
     for name, arguments in (
         ("add_todo", {"title": "never recorded"}),
         ("add_todo", {"title": "nor this one"}),
@@ -378,3 +388,16 @@ def test_a_piece_of_an_argument_written_back_is_no_operation_and_the_store_keeps
         got = run_guard(plans[name], name, state, arguments)
         assert got is not None, (name, arguments)
         assert (json.loads(got[0]) if isinstance(got[0], str) else got[0], got[1]) == (json.loads(text), is_error)
+
+
+def test_an_operation_that_explains_a_stores_answers_by_chance_takes_away_no_read_back() -> None:
+    """The server writes each title back with its first letter in upper case, which the learner does not
+    compute: the title's tail from the id then stands in the answer outside any argument as given, and is
+    kept as an operation. The rename is still read as a store where a read-back elsewhere tells it (the store
+    answers more recorded calls than none; the rename itself is handed on, its case not computed): the read
+    of a to-do and the listing keep the rules they have without any operation on texts."""
+    sessions = todo_sessions(True)
+    plans = infer_guards(TODO_TOOLS, sessions, [spec.name for spec in TODO_TOOLS]).plans
+    assert "list_todos" in plans, plans
+    assert "get_todo" in plans, plans
+    assert any(not rule["error"] for rule in plans["get_todo"]["rules"]), plans["get_todo"]

@@ -1341,12 +1341,14 @@ def _first_effects(
     learner: _Learner, tool: _Tool, worlds: dict[int, dict[str, Any]], texts: list[str]
 ) -> list[list[Any] | None]:
     """A tool's candidate effects from the templates its answers give in the first world: a read's touches, a
-    conversion's none, any other tool's stores, drops and changes (`_effects`)."""
+    conversion's none, any other tool's stores, drops and changes (`_effects`), none first for a tool that
+    computes texts (`_computed_first`)."""
     if _reads_only(tool.spec):
         return _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
-    if _converts(tool, learner.functions(tool), learner.item_strings(tool)):
+    if _converts(tool, learner.functions(tool), {}, texts=False):
         return tool.effects
-    return _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+    found = learner.templates(tool, worlds)
+    return _computed_first(learner, tool, _effects(tool, found, learner.tool_pairs(tool.spec), texts))
 
 
 def _keyed_effects(
@@ -1356,7 +1358,19 @@ def _keyed_effects(
     found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
     if _reads_only(tool.spec):
         return _touches(tool, found, joinable)
-    return _effects(tool, found, joinable, texts)
+    return _computed_first(learner, tool, _effects(tool, found, joinable, texts))
+
+
+def _computed_first(learner: _Learner, tool: _Tool, effects: list[list[Any] | None]) -> list[list[Any] | None]:
+    """`effects` with none first where most of the tool's successes show a text an operation on texts computed
+    (`strings.py`): such a tool stores nothing to begin with, and a store stays a candidate that the ascent
+    takes only where the rules of all tools then answer more recorded calls. An operation may explain a
+    store's answer by chance (a title's tail, the server having written the title back in its own case): a
+    read-back of what the store kept, elsewhere, then tells the store, and the operation takes no behaviour
+    away."""
+    if not _converts(tool, learner.functions(tool), learner.item_strings(tool)):
+        return effects
+    return [None, *(effect for effect in effects if effect is not None)]
 
 
 def _ascend(
@@ -1471,15 +1485,15 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
     return None
 
 
-def _converts(tool: _Tool, functions: Functions, cut: dict[int, dict[str, Any]]) -> bool:
+def _converts(tool: _Tool, functions: Functions, cut: dict[int, dict[str, Any]], texts: bool = True) -> bool:
     """Whether most of a tool's successes show a number converted or computed from the call (a line or a
-    table per unit, a report's formula that computes, `functions`): a converter stores nothing, though its answers name
-    values (a unit) another call may name after it, which would make a store look as good as none, and tell a
-    call from its session's past."""
+    table per unit, a report's formula that computes, `functions`), or (`texts`) a text computed from it: a
+    converter stores nothing, though its answers name values (a unit) another call may name after it, which
+    would make a store look as good as none, and tell a call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
         any(
-            part[0] in ("linear", "units", "date") or computed(part) or _computed_text(text, part)
+            part[0] in ("linear", "units", "date") or computed(part) or (texts and _computed_text(text, part))
             for text, part in functions.pieces.get(id(call), [])
         )
         # An item's operation on the call's text (a substring per range).
