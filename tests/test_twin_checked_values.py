@@ -128,3 +128,45 @@ def test_values_a_server_refuses_in_the_body_and_ids_past_a_splits_are_learned()
             continue
         answer = run_guard(inference.plans[tool], tool, state, arguments)
         assert answer == (expected, False), (tool, arguments, answer)
+
+
+def test_a_rare_shapes_few_values_tell_no_format_of_a_free_text() -> None:
+    """Two refusals (of a missing id) whose titles happen to be one lowercase word each give one form by chance:
+    read as a format, a title unlike it would be a condition, and the twin could refuse a free text's unseen
+    titles of other forms. A group's own forms are a format only where three values per form share them; a
+    date that every success gave as `9-9-9` still is one."""
+    from sim_mcp.authoring.twins.forms import form_atoms
+    from sim_mcp.authoring.twins.library import TwinLibrary
+
+    edit = ToolSpec(
+        name="edit_task",
+        input_schema={
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "title": {"type": "string"}, "due": {"type": "string"}},
+        },
+    )
+    successes = [
+        ("Buy Milk 2", "2026-01-05"),
+        ("Call Bob", "2026-02-11"),
+        ("Fix the 3 doors", "2026-03-17"),
+        ("Send Invites", "2026-04-23"),
+        ("Plan Q3", "2026-05-29"),
+        ("Water plants 7am", "2026-06-30"),
+        ("errands", "2026-07-02"),
+    ]
+    refused = [("groceries", "tomorrow", 9), ("laundry", "2026-07-01", 8)]
+
+    def answer(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if arguments["id"] != 1:
+            return f"Task {arguments['id']} not found", True
+        return json.dumps({"ok": True, "id": 1}), False
+
+    calls = played(
+        answer,
+        "s",
+        [("edit_task", {"id": 1, "title": title, "due": due}) for title, due in successes]
+        + [("edit_task", {"id": id_, "title": title, "due": due}) for title, due, id_ in refused],
+    )
+    atoms = form_atoms(TwinLibrary(), edit, calls)
+    assert ["unlike", "title", ["a"]] not in atoms, atoms
+    assert ["unlike", "due", ["9-9-9"]] in atoms, atoms

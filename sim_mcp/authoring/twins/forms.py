@@ -79,6 +79,8 @@ BRIDGE_TOOLS = ("twin_bridge_forms",)
 
 # The most forms the other calls may give for a condition on them: a server's format admits few.
 _FEW = 4
+# How many distinct values, per form, a group of calls must give for its forms to be read as a format.
+_SHARED = 3
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
 
@@ -103,7 +105,17 @@ def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) 
             others = set().union(*(seen for other, seen in by_shape.items() if other != shape))
             if others and len(others) <= _FEW and not mine & others and "*" not in others:
                 atoms.append(["unlike", name, sorted(others)])
-            if len(mine) <= _FEW and "*" not in mine and others - mine and ["unlike", name, sorted(mine)] not in atoms:
+            # A group's own forms tell a format only where many values share them: a few calls of a rare shape
+            # (two refusals) give few forms by chance, and a condition on them would refuse a free text's
+            # unseen forms.
+            shown = len(values[shape]) >= _SHARED * len(mine)
+            if (
+                len(mine) <= _FEW
+                and "*" not in mine
+                and others - mine
+                and shown
+                and ["unlike", name, sorted(mine)] not in atoms
+            ):
                 atoms.append(["unlike", name, sorted(mine)])
         named = _named_words(tool)
         for shape, mine in values.items():

@@ -103,6 +103,8 @@ def twin_fn_of(part, args):
         return twin_formula_of(part, args)
     if kind == "date":
         return twin_date_of(part, args)
+    if kind == "str":
+        return twin_str_of(part, args)
     if kind == "lookup":
         chosen = twin_fn_chosen(part[1], args)
         return None if chosen == None or chosen not in part[2] else {"value": part[2][chosen]}

@@ -271,6 +271,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.listing import listing_pieces, may_list
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.served import refuses, served_schema
+from sim_mcp.authoring.twins.strings import read_item_strings, read_strings
 from sim_mcp.authoring.twins.units import item_conversions
 from sim_mcp.authoring.twins.upstream import TMP_PLACEHOLDER
 from sim_mcp.engine.intent import Action, read_intent
@@ -596,6 +597,7 @@ class _Learner:
         self.computed: dict[str, Functions] = {}
         self.calendar: dict[str, Any] | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
+        self.cut: dict[str, dict[int, dict[str, Any]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
         self.groups: dict[str, dict[int, dict[str, dict[str, Any]]]] = {}  # by tool (`grouped.grouped_lists`)
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
@@ -769,6 +771,13 @@ class _Learner:
                     name: [(_usable(own["pieces"]) + outer, own["present"]) for own in per_item]
                     for name, per_item in more["items"].items()
                 }
+                # An item's own operation on the call's text first (a substring by its range).
+                for name, cut in self.item_strings(tool).get(id(call), {}).items():
+                    if len(whole["items"].get(name, [])) == len(cut):
+                        whole["items"][name] = [
+                            (_usable(own) + drawn_pieces, present)
+                            for own, (drawn_pieces, present) in zip(cut, whole["items"][name], strict=True)
+                        ]
                 # An item's conversion first: a number its answer shows is read as the item's own.
                 for name, converted in self.conversions(tool).get(id(call), {}).items():
                     if len(whole["items"].get(name, [])) == len(converted):
@@ -894,6 +903,15 @@ class _Learner:
             self.converted[name] = item_conversions(self.library, tool.calls)
         return self.converted[name]
 
+    def item_strings(self, tool: _Tool) -> dict[int, dict[str, Any]]:
+        """The operations on the call's texts the items of an array argument ask for
+        (`strings.read_item_strings`), read once."""
+        name = tool.spec.name
+        if name not in self.cut:
+            calls = [call for call in tool.calls if call.rpc_error is None]
+            self.cut[name] = read_item_strings(self.library, tool.spec, calls)
+        return self.cut[name]
+
     def functions(self, tool: _Tool) -> Functions:
         """What functions of the tool's arguments its answers show (`functions.read_functions`), read once:
         the world has no part in it."""
@@ -916,6 +934,12 @@ class _Learner:
                 self.computed[name].pieces.setdefault(at, []).extend(dated)
             if days:
                 self.computed[name].atoms += date_atoms(tool.spec, calls)
+            # The operations on texts and sequences its answers show (where a piece occurs, a text cut or
+            # spliced at indices, the text between markers, counts of a class of characters).
+            cut, failing = read_strings(self.library, tool.spec, calls)
+            for at, pieces in cut.items():
+                self.computed[name].pieces.setdefault(at, []).extend(pieces)
+            self.computed[name].atoms += failing
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
@@ -1317,12 +1341,14 @@ def _first_effects(
     learner: _Learner, tool: _Tool, worlds: dict[int, dict[str, Any]], texts: list[str]
 ) -> list[list[Any] | None]:
     """A tool's candidate effects from the templates its answers give in the first world: a read's touches, a
-    conversion's none, any other tool's stores, drops and changes (`_effects`)."""
+    conversion's none, any other tool's stores, drops and changes (`_effects`), none first for a tool that
+    computes texts (`_computed_first`)."""
     if _reads_only(tool.spec):
         return _touches(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec))
-    if _converts(tool, learner.functions(tool)):
+    if _converts(tool, learner.functions(tool), {}, texts=False):
         return tool.effects
-    return _effects(tool, learner.templates(tool, worlds), learner.tool_pairs(tool.spec), texts)
+    found = learner.templates(tool, worlds)
+    return _computed_first(learner, tool, _effects(tool, found, learner.tool_pairs(tool.spec), texts))
 
 
 def _keyed_effects(
@@ -1332,7 +1358,19 @@ def _keyed_effects(
     found, joinable = learner.templates(tool, worlds), learner.tool_pairs(tool.spec)
     if _reads_only(tool.spec):
         return _touches(tool, found, joinable)
-    return _effects(tool, found, joinable, texts)
+    return _computed_first(learner, tool, _effects(tool, found, joinable, texts))
+
+
+def _computed_first(learner: _Learner, tool: _Tool, effects: list[list[Any] | None]) -> list[list[Any] | None]:
+    """`effects` with none first where most of the tool's successes show a text an operation on texts computed
+    (`strings.py`): such a tool stores nothing to begin with, and a store stays a candidate that the ascent
+    takes only where the rules of all tools then answer more recorded calls. An operation may explain a
+    store's answer by chance (a title's tail, the server having written the title back in its own case): a
+    read-back of what the store kept, elsewhere, then tells the store, and the operation takes no behaviour
+    away."""
+    if not _converts(tool, learner.functions(tool), learner.item_strings(tool)):
+        return effects
+    return [None, *(effect for effect in effects if effect is not None)]
 
 
 def _ascend(
@@ -1447,17 +1485,33 @@ def _root(sessions: list[list[RecordedCall]]) -> str | None:
     return None
 
 
-def _converts(tool: _Tool, functions: Functions) -> bool:
+def _converts(tool: _Tool, functions: Functions, cut: dict[int, dict[str, Any]], texts: bool = True) -> bool:
     """Whether most of a tool's successes show a number converted or computed from the call (a line or a
-    table per unit, a report's formula that computes, `functions`): a converter stores nothing, though its answers name
-    values (a unit) another call may name after it, which would make a store look as good as none, and tell a
-    call from its session's past."""
+    table per unit, a report's formula that computes, `functions`), or (`texts`) a text computed from it: a
+    converter stores nothing, though its answers name values (a unit) another call may name after it, which
+    would make a store look as good as none, and tell a call from its session's past."""
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
-        any(part[0] in ("linear", "units", "date") or computed(part) for _, part in functions.pieces.get(id(call), []))
+        any(
+            part[0] in ("linear", "units", "date") or computed(part) or (texts and _computed_text(text, part))
+            for text, part in functions.pieces.get(id(call), [])
+        )
+        # An item's operation on the call's text (a substring per range).
+        or any(
+            _computed_text(text, part)
+            for items in cut.get(id(call), {}).values()
+            for own in items
+            for text, part in own
+        )
         for call in successes
     )
     return bool(successes) and 2 * converted > len(successes)
+
+
+def _computed_text(text: str, part: list[Any]) -> bool:
+    """Whether a piece is a text, a list or a null an operation on texts computed (`strings.py`): a number one
+    writes (a count, a position) may be any small number of a store's answer."""
+    return part[0] == "str" and not text.lstrip(_WHOLE_VALUE).lstrip("-").isdigit()
 
 
 def _reads_only(tool: ToolSpec) -> bool:
@@ -1544,7 +1598,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
                 continue  # nothing to split (and no pattern to compile: most pieces are in no answer)
             split: list[Any] = []
             # A number only where it stands whole: the 5 of "5 items" and "5s", not of "15", "2.5" or "v5".
-            numeric = placeholder[0] in _NUMBER_PARTS
+            numeric = _numeric(text, placeholder)
             whole_number = re.compile(rf"(?<![\w.]){re.escape(text)}(?!\.?[0-9])") if numeric else None
             if placeholder[0] == "formula":
                 # A number a formula writes may be grouped by thousands: not the tail of a longer one.
@@ -1782,13 +1836,19 @@ def _kept_first(pieces: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any
     return sorted(pieces, key=lambda piece: (-len(piece[0]), rank.get(piece[1][0], 2)))
 
 
+def _numeric(text: str, part: list[Any]) -> bool:
+    """Whether a piece is a number (written only where it stands whole): a number's placeholder, or an
+    operation on texts whose value is one (`strings.py`: where a piece occurs, how many)."""
+    return part[0] in _NUMBER_PARTS or (part[0] == "str" and text.lstrip("-").isdigit())
+
+
 def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     """Pieces a template may write, longest text first (ties: as given): a number whole, other text only
     when long enough to mean something."""
     found = [
         (text, part)
         for text, part in pieces
-        if part[0] in _NUMBER_PARTS or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
+        if _numeric(text, part) or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
     ]
     found.sort(key=lambda piece: -len(piece[0]))
     return found

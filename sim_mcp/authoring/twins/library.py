@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import composed, dates, expression, forms, functions, grouped, items
+from sim_mcp.authoring.twins import composed, dates, expression, forms, functions, grouped, items, strings
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -472,6 +472,8 @@ def twin_holds(atom, root, keys, args):
         return twin_expr_fails(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
+    if kind == "str_none":
+        return twin_str_none(atom, args)
     if kind == "days":
         return twin_date_holds(atom, args)
     if kind == "sign":
@@ -542,7 +544,7 @@ def twin_part(part, root, keys, args, twin):
     kind = part[0]
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
-    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula", "date"):
+    if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula", "date", "str"):
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
@@ -1687,6 +1689,8 @@ LIBRARY += expression.EXPRESSION
 LIBRARY += functions.FUNCTIONS
 # Dates over a calendar of named days, a section of its own.
 LIBRARY += dates.DATES
+# Operations on texts and sequences, a section of their own.
+LIBRARY += strings.STRINGS
 # A text composed from a record's fields, a section of its own.
 LIBRARY += composed.COMPOSED
 # An argument's form as a condition, a section of its own.
@@ -2026,6 +2030,7 @@ _BRIDGE_TOOLS = (
     *functions.BRIDGE_TOOLS,
     *forms.BRIDGE_TOOLS,
     *dates.BRIDGE_TOOLS,
+    *strings.BRIDGE_TOOLS,
 )
 # A batch is the whole of the recordings: far past what one call of a served twin may take.
 _BRIDGE_LIMITS = Limits(max_steps=10**12, timeout_s=600.0, max_state_bytes=1 << 30)
@@ -2037,7 +2042,7 @@ class TwinLibrary:
 
     def __init__(self) -> None:
         self._program = compile_program(
-            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE + forms.BRIDGE + dates.BRIDGE,
+            LIBRARY + BRIDGE + expression.BRIDGE + functions.BRIDGE + forms.BRIDGE + dates.BRIDGE + strings.BRIDGE,
             "<twin library>",
             _BRIDGE_TOOLS,
         )
