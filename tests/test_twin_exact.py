@@ -307,6 +307,10 @@ def test_an_exact_calculator_is_learned_fractions_decimals_comparisons_and_refus
         [call(200 + n, "fraction_of", {"number": text}, {"fraction": _reference(text, 50)})]
         for n, text in enumerate(NUMBERS)
     ]
+    sessions += [
+        [call(300 + n, "fraction_of", {"number": text}, {"error": f"not a decimal: {text}"})]
+        for n, text in enumerate(["1/3", "abc"])
+    ]
     inference = infer_guards([CALCULATE, COMPARE, FRACTION], sessions, ["calculate", "compare", "fraction_of"])
 
     def answer(tool: str, arguments: dict[str, Any]) -> Any:
@@ -322,6 +326,8 @@ def test_an_exact_calculator_is_learned_fractions_decimals_comparisons_and_refus
         assert answer("compare", {"left": left, "right": right}) == (comparer(left, right), False), (left, right)
     for text in ("0.875", "-0.04", "250", "2.5e-2"):
         assert answer("fraction_of", {"number": text}) == ({"fraction": _reference(text, 50)}, False), text
+    # A fraction given where a decimal is asked for is no decimal: refused as recorded, never computed.
+    assert answer("fraction_of", {"number": "2/7"}) in (None, ({"error": "not a decimal: 2/7"}, False))
 
 
 def test_one_given_argument_s_name_is_no_list_of_the_arguments_given() -> None:

@@ -154,12 +154,20 @@ def twin_expr(text, config, args = {}):
     tokens = twin_expr_tokens(text, config)
     if type(tokens) != "list":
         return tokens
+    if config.get("bare") and not twin_expr_bare(tokens):
+        return None  # a number argument given an expression: what the server makes of it is its own
     postfix = twin_expr_postfix(tokens, dialect)
     if type(postfix) != "list":
         return postfix
     if dialect == "exact":
         return twin_exact_evaluate(postfix, config, args)
     return twin_expr_run(postfix, config)
+
+def twin_expr_bare(tokens):
+    # Whether the tokens are one number, signed or not.
+    if len(tokens) == 2 and tokens[0] == ["op", "-"]:
+        tokens = tokens[1:]
+    return len(tokens) == 1 and tokens[0][0] == "num"
 
 def twin_expr_literal(literal):
     # A float literal as Python reads it: one past a double's range is inf (or 0.0), where Starlark's float()
@@ -984,14 +992,20 @@ def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedC
     strings = _string_arguments(tool)
     names = [name for name in strings if _reads_as_expressions(name, calls)]
     numbers = [name for name in strings if name not in names and _reads_as_numbers(name, calls)]
+    if names:
+        # Beside an expression, a number given as a text is one more expression (`0.3` compared with `0.1 +
+        # 0.2`); alone, it is a number, read as one only (`numbers`).
+        names, numbers = names + numbers, []
     if not names and not numbers:
         return result
     configs = _configs(tool, names + numbers, calls)
     pairs = [[name, config] for name in names for config in configs]
-    pairs += [[name, config] for name in numbers for config in configs if config["dialect"] == "exact"]
+    # A number argument is read as one number only (`bare`): `1/3` given where a decimal is asked for may be
+    # refused.
+    pairs += [[name, config | {"bare": True}] for name in numbers for config in configs if config["dialect"] == "exact"]
     compare = [
         [first, second, relation, config]
-        for first, second in itertools.combinations(names + numbers, 2)
+        for first, second in itertools.combinations(names, 2)
         for relation in ("eq", "lt")
         for config in configs
     ]
