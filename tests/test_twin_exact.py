@@ -268,6 +268,13 @@ def calculator(text: str, precision: int | None) -> dict[str, Any]:
 
 
 def comparer(left: str, right: str) -> dict[str, Any]:
+    for text in (left, right):  # evaluated in order: the first that fails says why
+        if "sin" in text:
+            return {"error": "unknown function: sin"}
+        try:
+            _reference(text, 50)
+        except ZeroDivisionError:
+            return {"error": "division by zero"}
     a, b = (
         Fraction(Decimal(v)) if "/" not in v else Fraction(v) for v in (_reference(left, 50), _reference(right, 50))
     )
@@ -289,7 +296,8 @@ TEXTS = [
 ]  # fmt: skip
 PAIRS = [
     ("0.1 + 0.2", "0.3"), ("1/3", "0.333"), ("2.25 * 2", "4.5"), ("7 / 8", "0.875"), ("1.5 * 3", "4"),
-    ("0.2 % 3", "1/5"), ("12 - 0.5", "11.5"), ("100 / 8", "12"),
+    ("0.2 % 3", "1/5"), ("12 - 0.5", "11.5"), ("100 / 8", "12"), ("2.5", "sin(1)"), ("3 / 0", "1"),
+    ("0.5", "sin(2)"), ("1 / 0", "2"),
 ]  # fmt: skip
 NUMBERS = ["0.375", "-2.5", "0.1", "12", "3.14159", "0.0625", "7.5", "1e-3"]
 
@@ -322,7 +330,9 @@ def test_an_exact_calculator_is_learned_fractions_decimals_comparisons_and_refus
         arguments = {"expression": text} | ({"precision": precision} if precision else {})
         assert answer("calculate", arguments) == (calculator(text, precision), False), text
     # Two expressions compared exactly, and a decimal's fraction.
-    for left, right in [("0.7 + 0.1", "0.8"), ("1/8", "0.125"), ("2/3", "0.6667"), ("5 * 0.5", "2")]:
+    # Of several expressions, the first that fails says why: a name unknown on the left too, a zero on the right.
+    pairs = [("0.7 + 0.1", "0.8"), ("1/8", "0.125"), ("2/3", "0.6667"), ("5 * 0.5", "2"), ("sin(3)", "1 / 0")]
+    for left, right in [*pairs, ("2", "7 / 0")]:
         assert answer("compare", {"left": left, "right": right}) == (comparer(left, right), False), (left, right)
     for text in ("0.875", "-0.04", "250", "2.5e-2"):
         assert answer("fraction_of", {"number": text}) == ({"fraction": _reference(text, 50)}, False), text
@@ -347,3 +357,16 @@ def test_one_given_argument_s_name_is_no_list_of_the_arguments_given() -> None:
     # With `precision` given (never recorded): the same text, or handed on; never a list of the two names.
     found = run_guard(plan, "calculate", {}, {"expression": "5 /", "precision": 10})
     assert found in (None, ({"verdict": "expression rejected: invalid syntax"}, False)), found
+
+
+def test_a_half_is_rounded_as_the_tool_s_description_says_where_no_recorded_half_tells() -> None:
+    texts = ["round(1.234, 2)", "round(7.77, 1)", "round(12.4)", "round(0.5 * 3.1, 1)", "1 / 8 + 1"]
+    for described, expected in [("Rounds half away from zero.", "3"), ("Evaluates an expression.", "2")]:
+        tool = CALCULATE.model_copy(update={"description": described})
+        sessions = [
+            [call(n, "calculate", {"expression": text}, {"value": _reference(text, 50)})]
+            for n, text in enumerate(texts)
+        ]
+        inference = infer_guards([tool], sessions, ["calculate"])
+        found = run_guard(inference.plans["calculate"], "calculate", {}, {"expression": "round(5 / 2)"})
+        assert found == ({"value": expected}, False), described

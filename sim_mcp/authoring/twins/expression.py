@@ -142,6 +142,15 @@ def twin_expr_order(a, b):
     return -1 if a < b else 1 if a > b else 0
 
 def twin_expr_of(args, name, config):
+    # `name` an argument's, or a list of them (a tool that evaluates several, in order): the first failure
+    # among them (or the first declined), else the last one's value.
+    if type(name) == "list":
+        found = None
+        for each in name:
+            found = twin_expr_of(args, each, config)
+            if found == None or "value" not in found:
+                return found
+        return found
     text = args.get(name)
     if type(text) != "string" or len(text) > 2000:
         return None
@@ -906,12 +915,12 @@ def twin_bridge_expressions(state, args):
         values = {}
         for pair in args["pairs"]:
             name, config = pair[0], pair[1]
-            text = call.get(name)
+            text = call.get(name) if type(name) == "string" else ""
             if type(text) != "string":
                 continue
             result = twin_expr_of(call, name, config)
-            if result == None:
-                continue
+            if result == None or (type(name) == "list" and "value" in result):
+                continue  # (of several arguments: their first failure only)
             shown = {"name": name, "config": config, "ops": twin_expr_operates(text, config),
                      "kind": result.get("kind"), "unknown": result.get("name")}
             if "value" in result:
@@ -995,11 +1004,15 @@ def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedC
     if names:
         # Beside an expression, a number given as a text is one more expression (`0.3` compared with `0.1 +
         # 0.2`); alone, it is a number, read as one only (`numbers`).
-        names, numbers = names + numbers, []
+        names, numbers = [name for name in strings if name in names or name in numbers], []
     if not names and not numbers:
         return result
     configs = _configs(tool, names + numbers, calls)
-    pairs = [[name, config] for name in names for config in configs]
+    # Several expressions, evaluated in the schema's order: the first that fails tells why the call fails,
+    # whichever it is (an unknown name on the left as on the right). First, so that of two conditions that the
+    # recordings meet alike, this is the one kept.
+    pairs: list[list[Any]] = [[names, config] for config in configs] if len(names) > 1 else []
+    pairs += [[name, config] for name in names for config in configs]
     # A number argument is read as one number only (`bare`): `1/3` given where a decimal is asked for may be
     # refused.
     pairs += [[name, config | {"bare": True}] for name in numbers for config in configs if config["dialect"] == "exact"]
@@ -1094,7 +1107,7 @@ def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall]) -> lis
     configs: list[dict[str, Any]] = [
         {"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS if d != "exact" for c in carets
     ]
-    halves = ["even", "away"] if any(re.search(r"\bround\s*\(", text) for text in texts) else ["even"]
+    halves = _halves(tool) if any(re.search(r"\bround\s*\(", text) for text in texts) else ["even"]
     configs += [
         {"dialect": "exact", "caret": c, "unknown": unknown, "precision": precision, "halves": half}
         for precision in _precisions(tool, calls)
@@ -1102,6 +1115,16 @@ def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall]) -> lis
         for c in carets
     ]
     return configs
+
+
+def _halves(tool: ToolSpec) -> list[str]:
+    """How `round` may take a half, the one the tool's description names first (`rounds half away from
+    zero`, `half up`): of two readings the recordings meet alike (no recorded half), the covering keeps the
+    first. Else halves to even first, as Python's `round` and `decimal` take them."""
+    described = (tool.description or "").lower()
+    if re.search(r"away from zero|half[- ]up|round(?:s|ing)? half up", described):
+        return ["away", "even"]
+    return ["even", "away"]
 
 
 def _unknown_names(names: list[str], calls: list[RecordedCall]) -> list[str]:
