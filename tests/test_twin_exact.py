@@ -370,3 +370,17 @@ def test_a_half_is_rounded_as_the_tool_s_description_says_where_no_recorded_half
         inference = infer_guards([tool], sessions, ["calculate"])
         found = run_guard(inference.plans["calculate"], "calculate", {}, {"expression": "round(5 / 2)"})
         assert found == ({"value": expected}, False), described
+
+
+def test_how_a_server_rounds_is_read_from_any_of_its_tools_descriptions() -> None:
+    # The server documents its rounding once, on another tool: the tools share one evaluator.
+    texts = ["round(1.234, 2)", "round(7.77, 1)", "round(12.4)", "1 / 8 + 1"]
+    plain = CALCULATE.model_copy(update={"description": "Same computation, with a verdict."})
+    documented = CALCULATE.model_copy(update={"name": "compute", "description": "Rounds half away from zero."})
+    sessions = [
+        [call(n, "calculate", {"expression": text}, {"value": _reference(text, 50)})] for n, text in enumerate(texts)
+    ]
+    sessions += [[call(99, "compute", {"expression": "1 + 1"}, {"value": "2"})]]
+    inference = infer_guards([plain, documented], sessions, ["calculate", "compute"])
+    found = run_guard(inference.plans["calculate"], "calculate", {}, {"expression": "round(5 / 2)"})
+    assert found == ({"value": "3"}, False)

@@ -992,11 +992,14 @@ class Expressions:
     atoms: list[list[Any]] = field(default_factory=list)
 
 
-def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Expressions:
+def read_expressions(
+    library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall], described: str = ""
+) -> Expressions:
     """Every configuration's evaluation of the string arguments that read as expressions in some recorded
     call (an operator between operands, a function called), and the exact dialect's of those that read as
     numbers (`0.375`, which an exact server writes as `3/8`): their values as pieces, their failures, their
-    kinds and how two of them compare as atoms."""
+    kinds and how two of them compare as atoms. `described`: what the server's tools' descriptions say (how
+    it rounds), beside the tool's own."""
     result = _arithmetic(library, tool, calls)
     strings = _string_arguments(tool)
     names = [name for name in strings if _reads_as_expressions(name, calls)]
@@ -1007,7 +1010,7 @@ def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedC
         names, numbers = [name for name in strings if name in names or name in numbers], []
     if not names and not numbers:
         return result
-    configs = _configs(tool, names + numbers, calls)
+    configs = _configs(tool, names + numbers, calls, described)
     # Several expressions, evaluated in the schema's order: the first that fails tells why the call fails,
     # whichever it is (an unknown name on the left as on the right). First, so that of two conditions that the
     # recordings meet alike, this is the one kept.
@@ -1093,7 +1096,7 @@ def _reads_as_numbers(name: str, calls: list[RecordedCall]) -> bool:
     return bool(given) and 2 * sum(1 for text in given if _NUMBER_TEXT.fullmatch(text)) >= len(given)
 
 
-def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall]) -> list[dict[str, Any]]:
+def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall], described: str) -> list[dict[str, Any]]:
     """Each dialect, with `^` read as a power where a recorded expression has one, and the names the server
     answers as unknown (`_unknown_names`); the exact dialect at each precision the tool may take
     (`_precisions`), with halves rounded to even or away from zero where a recorded expression rounds."""
@@ -1107,7 +1110,11 @@ def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall]) -> lis
     configs: list[dict[str, Any]] = [
         {"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS if d != "exact" for c in carets
     ]
-    halves = _halves(tool) if any(re.search(r"\bround\s*\(", text) for text in texts) else ["even"]
+    halves = (
+        _halves(f"{tool.description or ''} {described}")
+        if any(re.search(r"\bround\s*\(", text) for text in texts)
+        else ["even"]
+    )
     configs += [
         {"dialect": "exact", "caret": c, "unknown": unknown, "precision": precision, "halves": half}
         for precision in _precisions(tool, calls)
@@ -1117,12 +1124,11 @@ def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall]) -> lis
     return configs
 
 
-def _halves(tool: ToolSpec) -> list[str]:
-    """How `round` may take a half, the one the tool's description names first (`rounds half away from
+def _halves(described: str) -> list[str]:
+    """How `round` may take a half, the one the server's descriptions name first (`rounds half away from
     zero`, `half up`): of two readings the recordings meet alike (no recorded half), the covering keeps the
     first. Else halves to even first, as Python's `round` and `decimal` take them."""
-    described = (tool.description or "").lower()
-    if re.search(r"away from zero|half[- ]up|round(?:s|ing)? half up", described):
+    if re.search(r"away from zero|half[- ]up", described.lower()):
         return ["away", "even"]
     return ["even", "away"]
 

@@ -884,7 +884,9 @@ class _Learner:
         has no part in it."""
         name = tool.spec.name
         if name not in self.read:
-            self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
+            # The server's tools share one evaluator: what one documents (how it rounds) holds for the others.
+            described = " ".join(other.spec.description or "" for other in self.tools.values())
+            self.read[name] = read_expressions(self.library, tool.spec, tool.calls, described)
         return self.read[name]
 
     def conversions(self, tool: _Tool) -> dict[int, dict[str, list[list[Any]]]]:
