@@ -29,7 +29,7 @@ from __future__ import annotations
 __all__ = ["EXACT", "PRECISION_BOUND"]
 
 # The most significant digits the twin computes to (a server's bound may be larger; past this it declines).
-PRECISION_BOUND = 2000
+PRECISION_BOUND = 1000
 
 EXACT = (
     """
@@ -154,7 +154,9 @@ def twin_exact_integer(value):
     return n // d if n % d == 0 else None
 
 def twin_exact_of_int(n, domain):
-    return twin_q(n, 1) if domain["kind"] == "fraction" else ["d", n, 0]
+    # {"value": n} in the domain's form; None where it has too many digits to keep.
+    value = twin_q(n, 1) if domain["kind"] == "fraction" else ["d", n, 0]
+    return None if value == None else {"value": value}
 
 # --- decimals: c * 10^e, rounded to the precision, halves to even ---
 
@@ -407,7 +409,7 @@ def twin_exact_call(name, values, domain):
     if name in ("floor", "ceil"):
         n, d = twin_exact_fraction(x)
         whole = n // d if name == "floor" or n % d == 0 else n // d + 1
-        return {"value": twin_exact_of_int(whole, domain)}
+        return twin_exact_of_int(whole, domain)
     if name == "round":
         return twin_exact_round(x, values[1] if len(values) > 1 else None, domain)
     if name in ("factorial", "gcd", "lcm"):
@@ -426,7 +428,7 @@ def twin_exact_call(name, values, domain):
             found = twin_gcd(whole[0], whole[1])
             if name == "lcm":
                 found = 0 if found == 0 else abs(whole[0] * whole[1]) // found
-        return {"value": twin_exact_of_int(found, domain)}
+        return twin_exact_of_int(found, domain)
     if name == "sqrt":
         if twin_exact_sign(x) < 0:
             return {"error": "domain:sqrt", "name": name}
