@@ -382,7 +382,10 @@ def test_how_a_server_rounds_is_read_from_any_of_its_tools_descriptions() -> Non
     sessions = [
         [call(n, "calculate", {"expression": text}, {"value": _reference(text, 50)})] for n, text in enumerate(texts)
     ]
-    sessions += [[call(99, "compute", {"expression": "1 + 1"}, {"value": "2"})]]
+    sessions += [[call(99, "compute", {"expression": "1 / 8 + 1"}, {"value": "9/8"})]]
     inference = infer_guards([plain, documented], sessions, ["calculate", "compute"])
     found = run_guard(inference.plans["calculate"], "calculate", {}, {"expression": "round(5 / 2)"})
+    assert found == ({"value": "3"}, False)
+    # A tool whose recordings never round, rounds so too.
+    found = run_guard(inference.plans["compute"], "compute", {}, {"expression": "round(5 / 2)"})
     assert found == ({"value": "3"}, False)

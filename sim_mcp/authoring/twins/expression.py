@@ -1110,11 +1110,11 @@ def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall], descri
     configs: list[dict[str, Any]] = [
         {"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS if d != "exact" for c in carets
     ]
-    halves = (
-        _halves(f"{tool.description or ''} {described}")
-        if any(re.search(r"\bround\s*\(", text) for text in texts)
-        else ["even"]
-    )
+    # Both readings of a half where a recorded expression rounds (the covering tells them apart where one
+    # rounds a half), else the one the descriptions name: a later call may round.
+    halves = _halves(f"{tool.description or ''} {described}")
+    if not any(re.search(r"\bround\s*\(", text) for text in texts):
+        halves = halves[:1]
     configs += [
         {"dialect": "exact", "caret": c, "unknown": unknown, "precision": precision, "halves": half}
         for precision in _precisions(tool, calls)
