@@ -332,6 +332,12 @@ def twin_exact_binary(op, left, right, domain):
     if domain["kind"] == "fraction":
         return twin_exact_fraction_binary(op, left, right)
     precision = domain["precision"]
+    if op in ("+", "-", "*") and (len(left) > 3 or len(right) > 3):
+        # A constant's own digits: a result left unrounded (pi - pi, 0 * pi) keeps how many a server keeps.
+        sign = 1 if op == "+" else -1
+        exact = ["d", left[1] * right[1], 0] if op == "*" else twin_dec_add(left, right, 1000000, sign)
+        if exact == None or twin_digits(exact[1]) <= precision:
+            return None
     if op == "+" or op == "-":
         found = twin_dec_add(left, right, precision, 1 if op == "+" else -1)
     elif op == "*":
