@@ -39,11 +39,14 @@ postfix order, then evaluated over a stack, left operand first, as Python evalua
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from sim_mcp.authoring.twins.exact import PRECISION_BOUND
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
@@ -57,7 +60,7 @@ class TwinLibrary(Protocol):
 
 __all__ = ["BRIDGE", "DIALECTS", "EXPRESSION", "Expressions", "read_expressions"]
 
-DIALECTS = ("python", "javascript")
+DIALECTS = ("python", "javascript", "exact")
 
 EXPRESSION = """
 # --- expressions in a string (`expression.py`) ---
@@ -116,22 +119,64 @@ def twin_expr_fails(atom, args):
     found = twin_expr_of(args, atom[1], atom[3])
     return found != None and "error" in found and found["error"].startswith(atom[2])
 
+def twin_expr_is(atom, args):
+    # ["expr_is", name, kind, config]: evaluation gives a value of a kind starting with `kind` (the exact
+    # dialect's "fraction", or "decimal:" and why the fractions gave up).
+    found = twin_expr_of(args, atom[1], atom[3])
+    return found != None and "value" in found and found.get("kind", "").startswith(atom[2])
+
+def twin_expr_compares(atom, args):
+    # ["expr_cmp", first, second, relation, config]: both evaluate, and the first is equal to ("eq") or below
+    # ("lt") the second.
+    first, second = twin_expr_of(args, atom[1], atom[4]), twin_expr_of(args, atom[2], atom[4])
+    if first == None or second == None or "value" not in first or "value" not in second:
+        return False
+    return twin_expr_order(first["value"], second["value"]) == (0 if atom[3] == "eq" else -1)
+
+def twin_expr_order(a, b):
+    # -1, 0 or 1 as a is below, equal to or above b; None where they do not compare (a nan).
+    if type(a) == "list":
+        return twin_exact_compare(a, b)
+    if twin_nan(a) or twin_nan(b):
+        return None
+    return -1 if a < b else 1 if a > b else 0
+
 def twin_expr_of(args, name, config):
+    # `name` an argument's, or a list of them (a tool that evaluates several, in order): the first failure
+    # among them (or the first declined), else the last one's value.
+    if type(name) == "list":
+        found = None
+        for each in name:
+            found = twin_expr_of(args, each, config)
+            if found == None or "value" not in found:
+                return found
+        return found
     text = args.get(name)
     if type(text) != "string" or len(text) > 2000:
         return None
-    return twin_expr(text, config)
+    return twin_expr(text, config, args)
 
-def twin_expr(text, config):
-    # {"value": number}, {"error": reason} (with "name" for an unknown one), or None: declined.
+def twin_expr(text, config, args = {}):
+    # {"value": number}, {"error": reason} (with "name" for an unknown one), or None: declined. The exact
+    # dialect's value says its kind too (`exact.py`); `args` are the call's, where its precision is.
     dialect = config["dialect"]
     tokens = twin_expr_tokens(text, config)
     if type(tokens) != "list":
         return tokens
+    if config.get("bare") and not twin_expr_bare(tokens):
+        return None  # a number argument given an expression: what the server makes of it is its own
     postfix = twin_expr_postfix(tokens, dialect)
     if type(postfix) != "list":
         return postfix
+    if dialect == "exact":
+        return twin_exact_evaluate(postfix, config, args)
     return twin_expr_run(postfix, config)
+
+def twin_expr_bare(tokens):
+    # Whether the tokens are one number, signed or not.
+    if len(tokens) == 2 and tokens[0] == ["op", "-"]:
+        tokens = tokens[1:]
+    return len(tokens) == 1 and tokens[0][0] == "num"
 
 def twin_expr_literal(literal):
     # A float literal as Python reads it: one past a double's range is inf (or 0.0), where Starlark's float()
@@ -167,12 +212,13 @@ def twin_expr_tokens(text, config):
             literal = text[i:end]
             if end < n and (text[end].isalnum() or text[end] in "._"):
                 return {"error": "syntax:literal"}
+            # The literal's text too: the exact dialect reads it as the decimal it writes.
             if "." in literal or "e" in literal or "E" in literal:
-                tokens.append(["num", twin_expr_literal(literal)])
+                tokens.append(["num", twin_expr_literal(literal), literal])
             else:
                 if len(literal) > 1 and literal.startswith("0") and literal.strip("0") != "":
                     return {"error": "syntax:literal"}  # Python reads no leading zero
-                tokens.append(["num", int(literal)])
+                tokens.append(["num", int(literal), literal])
             i = end
         elif c.isalpha() or c == "_":
             end = i
@@ -229,7 +275,7 @@ def twin_expr_number_end(text, i):
 
 def twin_expr_postfix(tokens, dialect):
     # Shunting-yard: the tokens in postfix order, checking the text as a parser would (Python's words for what
-    # fails). Output items: ["num", n], ["name", s], ["check", s] (a function's name, looked up before its
+    # fails). Output items: ["num", n, literal], ["name", s], ["check", s] (a function's name, looked up before its
     # arguments, as Python does), ["call", s, count], ["op", s], ["neg", ""].
     output = []
     ops = []
@@ -244,7 +290,7 @@ def twin_expr_postfix(tokens, dialect):
                 output.append(["check", value])
                 ops.append(["call", value])
             else:
-                output.append([kind, value])
+                output.append(tokens[at])
                 expect = False
         elif kind == "(":
             if not expect:
@@ -281,7 +327,7 @@ def twin_expr_postfix(tokens, dialect):
                     return {"error": "syntax:invalid"} if value not in ("+",) else None
                 ops.append(["neg", ""])
                 continue
-            if value == "//" and dialect != "python":
+            if value == "//" and dialect == "javascript":
                 return None
             rank = TWIN_EXPR_PRECEDENCE[value]
             for _ in range(len(ops)):
@@ -314,15 +360,24 @@ def twin_expr_unwind(ops, output):
         output.append(ops.pop())
     return None
 
-def twin_expr_run(postfix, config):
+def twin_expr_run(postfix, config, domain = None):
+    # The postfix items over a stack. `domain` is the exact dialect's ({"kind": "fraction"}, or "decimal"
+    # with its precision, `exact.py`): its operations are those of that section, and a "fallback" (what no
+    # fraction holds) stops the run as an error does.
     dialect = config["dialect"]
-    functions = TWIN_EXPR_FUNCTIONS[dialect]
+    functions = TWIN_EXACT_FUNCTIONS if domain != None else TWIN_EXPR_FUNCTIONS[dialect]
     unknown = config.get("unknown", [])
     stack = []
     for item in postfix:
         kind = item[0]
         if kind == "num":
-            stack.append(twin_as_javascript(item[1]) if dialect == "javascript" else item[1])
+            if domain != None:
+                value = twin_exact_literal(item[2], domain)
+                if value == None:
+                    return None
+                stack.append(value)
+            else:
+                stack.append(twin_as_javascript(item[1]) if dialect == "javascript" else item[1])
         elif kind == "name" or kind == "check":
             name = item[1]
             if name in unknown:
@@ -331,18 +386,32 @@ def twin_expr_run(postfix, config):
                 if name not in functions:
                     return None
                 continue
+            if domain != None:
+                if name not in TWIN_EXACT_CONSTANTS:
+                    return None
+                found = twin_exact_constant(name, domain)
+                if "value" not in found:
+                    return found
+                stack.append(found["value"])
+                continue
             if name not in TWIN_EXPR_CONSTANTS:
                 return None
             stack.append(TWIN_EXPR_CONSTANTS[name])
         elif kind == "neg":
             value = stack.pop()
+            if domain != None:
+                stack.append(twin_exact_neg(value, domain))
+                continue
             # Every JavaScript number is a double: the negation of a zero is the other zero (`1 / -0` is
             # -Infinity), where Starlark's whole 0 has no sign.
             stack.append(twin_signed_zero(-value, not twin_negative(value)) if dialect == "javascript" else -value)
         elif kind == "op":
             right = stack.pop()
             left = stack.pop()
-            found = twin_expr_binary(item[1], left, right, dialect)
+            if domain != None:
+                found = twin_exact_binary(item[1], left, right, domain)
+            else:
+                found = twin_expr_binary(item[1], left, right, dialect)
             if found == None or "value" not in found:
                 return found
             stack.append(found["value"])
@@ -353,7 +422,10 @@ def twin_expr_run(postfix, config):
                 return None
             values = stack[len(stack) - count:]
             stack = stack[:len(stack) - count]
-            found = twin_expr_call(item[1], values, dialect)
+            if domain != None:
+                found = twin_exact_call(item[1], values, domain)
+            else:
+                found = twin_expr_call(item[1], values, dialect)
             if found == None or "value" not in found:
                 return found
             stack.append(found["value"])
@@ -789,6 +861,8 @@ def twin_expr_call_javascript(name, values):
     return {"value": twin_signed_zero(twin_expr_whole(name, x), twin_negative(x))}
 
 def twin_expr_text(value, dialect):
+    if dialect == "exact":
+        return twin_exact_text(value)
     if dialect == "javascript":
         return twin_number_text(twin_as_javascript(value))
     return twin_python_text(value)
@@ -833,25 +907,35 @@ def twin_float_digits(value):
 # The learner's entry point: every recorded call's argument evaluated under every configuration.
 BRIDGE = """
 def twin_bridge_expressions(state, args):
+    # Per case, each [name, config] pair's evaluation: its text or its failure, its kind, the name it gives, and
+    # per pair of names under one configuration, how the two values compare.
     out = []
     for call in args["cases"]:
         found = []
-        for name in args["names"]:
-            for config in args["configs"]:
-                text = call.get(name)
-                if type(text) != "string":
-                    continue
-                result = twin_expr_of(call, name, config)
-                if result == None:
-                    continue
-                shown = {"name": name, "config": config, "ops": twin_expr_operates(text, config)}
-                if "value" in result:
-                    shown["text"] = twin_expr_text(result["value"], config["dialect"])
-                else:
-                    shown["error"] = result["error"]
-                    shown["unknown"] = result.get("name")
-                found.append(shown)
-        out.append(found)
+        values = {}
+        for pair in args["pairs"]:
+            name, config = pair[0], pair[1]
+            text = call.get(name) if type(name) == "string" else ""
+            if type(text) != "string":
+                continue
+            result = twin_expr_of(call, name, config)
+            if result == None or (type(name) == "list" and "value" in result):
+                continue  # (of several arguments: their first failure only)
+            shown = {"name": name, "config": config, "ops": twin_expr_operates(text, config),
+                     "kind": result.get("kind"), "unknown": result.get("name")}
+            if "value" in result:
+                shown["text"] = twin_expr_text(result["value"], config["dialect"])
+                values[name + "\x00" + json.encode(config)] = result["value"]
+            else:
+                shown["error"] = result["error"]
+            found.append(shown)
+        compared = []
+        for pair in args.get("compare", []):
+            a = values.get(pair[0] + "\x00" + json.encode(pair[3]))
+            b = values.get(pair[1] + "\x00" + json.encode(pair[3]))
+            if a != None and b != None and twin_expr_order(a, b) == (0 if pair[2] == "eq" else -1):
+                compared.append(["expr_cmp", pair[0], pair[1], pair[2], pair[3]])
+        out.append({"found": found, "compared": compared})
     return out
 
 def twin_expr_operates(text, config):
@@ -886,6 +970,12 @@ def twin_bridge_arithmetic(state, args):
 BRIDGE_TOOLS = ("twin_bridge_expressions", "twin_bridge_arithmetic")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A number written with a point: its digits before and after it.
+_LONG_DECIMAL = re.compile(r"(?<![\w.])(\d+)\.(\d+)")
+# Significant digits a double's shortest text may have: a decimal with more was computed at a precision.
+_DOUBLE_DIGITS = 17
+# A number as a text (`0.375`, `-2.5`, `1e-3`).
+_NUMBER_TEXT = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 # What computes: a number or a parenthesis closed before an operator, and an operand after it (`5 + 4`,
 # `(2) * pi`), or a function called on a number or a parenthesis (`sqrt(2)`); not `task-1` nor `a/b`, words.
 _OPERATOR = re.compile(r"[0-9)]\s*(?:\*\*|//|[-+*/%^])\s*[-0-9(.A-Za-z]|[A-Za-z_]\w*\(\s*[-0-9(.]")
@@ -902,30 +992,63 @@ class Expressions:
     atoms: list[list[Any]] = field(default_factory=list)
 
 
-def read_expressions(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> Expressions:
+def read_expressions(
+    library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall], described: str = ""
+) -> Expressions:
     """Every configuration's evaluation of the string arguments that read as expressions in some recorded
-    call (an operator between operands, a function called): their values as pieces, their failures as atoms."""
+    call (an operator between operands, a function called), and the exact dialect's of those that read as
+    numbers (`0.375`, which an exact server writes as `3/8`): their values as pieces, their failures, their
+    kinds and how two of them compare as atoms. `described`: what the server's tools' descriptions say (how
+    it rounds), beside the tool's own."""
     result = _arithmetic(library, tool, calls)
-    names = [name for name in _string_arguments(tool) if _reads_as_expressions(name, calls)]
-    if not names:
+    strings = _string_arguments(tool)
+    names = [name for name in strings if _reads_as_expressions(name, calls)]
+    numbers = [name for name in strings if name not in names and _reads_as_numbers(name, calls)]
+    if names:
+        # Beside an expression, a number given as a text is one more expression (`0.3` compared with `0.1 +
+        # 0.2`); alone, it is a number, read as one only (`numbers`).
+        names, numbers = [name for name in strings if name in names or name in numbers], []
+    if not names and not numbers:
         return result
-    found: list[list[dict[str, Any]]] = library.call(
-        "twin_bridge_expressions",
-        {"names": names, "configs": _configs(names, calls), "cases": [call.arguments for call in calls]},
+    configs = _configs(tool, names + numbers, calls, described)
+    # Several expressions, evaluated in the schema's order: the first that fails tells why the call fails,
+    # whichever it is (an unknown name on the left as on the right). First, so that of two conditions that the
+    # recordings meet alike, this is the one kept.
+    pairs: list[list[Any]] = [[names, config] for config in configs] if len(names) > 1 else []
+    pairs += [[name, config] for name in names for config in configs]
+    # A number argument is read as one number only (`bare`): `1/3` given where a decimal is asked for may be
+    # refused.
+    pairs += [[name, config | {"bare": True}] for name in numbers for config in configs if config["dialect"] == "exact"]
+    compare = [
+        [first, second, relation, config]
+        for first, second in itertools.combinations(names, 2)
+        for relation in ("eq", "lt")
+        for config in configs
+    ]
+    found: list[dict[str, Any]] = library.call(
+        "twin_bridge_expressions", {"pairs": pairs, "compare": compare, "cases": [call.arguments for call in calls]}
     )
     reasons: dict[str, Any] = {}
     for call, shown in zip(calls, found, strict=True):
         pieces = result.pieces.setdefault(id(call), [])
-        for item in shown:
+        for item in shown["found"]:
             name, config = item["name"], item["config"]
-            if "text" in item and item["ops"]:
+            if item["unknown"]:
+                pieces.append([item["unknown"], ["expr_name", name, config]])
+            # A bare number is its own value: a piece of the exact dialect's (`4` compared with `9/2`, `0.375`
+            # written `3/8`), not of the others (where it is any argument's number).
+            if "text" in item and (item["ops"] or config["dialect"] == "exact"):
                 pieces.append([item["text"], ["expr", name, config]])
-            elif "error" in item:
-                if item["unknown"]:
-                    pieces.append([item["unknown"], ["expr_name", name, config]])
+            if "error" in item:
                 for reason in _prefixes(item["error"]):
                     atom = ["expr_fails", name, reason, config]
                     reasons.setdefault(json.dumps(atom, sort_keys=True), atom)
+            if item["kind"]:
+                for kind in _prefixes(item["kind"]):
+                    atom = ["expr_is", name, kind, config]
+                    reasons.setdefault(json.dumps(atom, sort_keys=True), atom)
+        for atom in shown["compared"]:
+            reasons.setdefault(json.dumps(atom, sort_keys=True), atom)
     result.atoms = list(reasons.values())
     return result
 
@@ -966,28 +1089,99 @@ def _reads_as_expressions(name: str, calls: list[RecordedCall]) -> bool:
     return bool(given) and 2 * len(computing) >= len(given)
 
 
-def _configs(names: list[str], calls: list[RecordedCall]) -> list[dict[str, Any]]:
+def _reads_as_numbers(name: str, calls: list[RecordedCall]) -> bool:
+    """Whether an argument is a number written as a text (`"0.375"`) in half the recorded calls that give it
+    or more: an exact server reads it as the decimal it writes."""
+    given = [call.arguments[name] for call in calls if isinstance(call.arguments.get(name), str)]
+    return bool(given) and 2 * sum(1 for text in given if _NUMBER_TEXT.fullmatch(text)) >= len(given)
+
+
+def _configs(tool: ToolSpec, names: list[str], calls: list[RecordedCall], described: str) -> list[dict[str, Any]]:
     """Each dialect, with `^` read as a power where a recorded expression has one, and the names the server
-    answers as unknown: those an error's text names as a word, and no success's expression holds."""
-    texts = [(call, call.arguments.get(name)) for call in calls for name in names]
-    shown: set[str] = set()
-    failed: set[str] = set()
-    for call, text in texts:
-        if not isinstance(text, str):
-            continue
-        words = set(_IDENTIFIER.findall(text))
-        if call.is_error:
-            said = json.dumps(call.value)
-            failed |= {word for word in words if re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", said)}
-        elif call.rpc_error is None:
-            shown |= words
-    unknown = sorted(failed - shown)
+    answers as unknown (`_unknown_names`); the exact dialect at each precision the tool may take
+    (`_precisions`), with halves rounded to even or away from zero where a recorded expression rounds."""
+    texts = [text for call in calls for name in names if isinstance(text := call.arguments.get(name), str)]
+    unknown = _unknown_names(names, calls)
     # `^` as a power first where a recorded text holds one: a condition that two readings meet alike is then
     # the one the success reads by (the covering keeps the first of equals).
     carets: list[str | None] = [None]
-    if any(isinstance(text, str) and "^" in text for _, text in texts):
+    if any("^" in text for text in texts):
         carets.insert(0, "power")
-    return [{"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS for c in carets]
+    configs: list[dict[str, Any]] = [
+        {"dialect": d, "caret": c, "unknown": unknown} for d in DIALECTS if d != "exact" for c in carets
+    ]
+    # Both readings of a half where a recorded expression rounds (the covering tells them apart where one
+    # rounds a half), else the one the descriptions name: a later call may round.
+    halves = _halves(f"{tool.description or ''} {described}")
+    if not any(re.search(r"\bround\s*\(", text) for text in texts):
+        halves = halves[:1]
+    configs += [
+        {"dialect": "exact", "caret": c, "unknown": unknown, "precision": precision, "halves": half}
+        for precision in _precisions(tool, calls)
+        for half in halves
+        for c in carets
+    ]
+    return configs
+
+
+def _halves(described: str) -> list[str]:
+    """How `round` may take a half, the one the server's descriptions name first (`rounds half away from
+    zero`, `half up`): of two readings the recordings meet alike (no recorded half), the covering keeps the
+    first. Else halves to even first, as Python's `round` and `decimal` take them."""
+    if re.search(r"away from zero|half[- ]up", described.lower()):
+        return ["away", "even"]
+    return ["even", "away"]
+
+
+def _unknown_names(names: list[str], calls: list[RecordedCall]) -> list[str]:
+    """The names a server answers as unknown: words of an expression that an answer names (but for where it
+    echoes the expression whole), and that no answer showing a number computed for them holds (a refusal that
+    comes as a success, `{"error": "unknown function: sin"}`, shows no number but the expression's own)."""
+    shown: set[str] = set()
+    failed: set[str] = set()
+    for call in calls:
+        if call.rpc_error is not None:
+            continue
+        said = json.dumps(call.value, ensure_ascii=False)
+        for name in names:
+            text = call.arguments.get(name)
+            if not isinstance(text, str):
+                continue
+            if text:
+                said = said.replace(json.dumps(text, ensure_ascii=False)[1:-1], "")
+        for name in names:
+            text = call.arguments.get(name)
+            if not isinstance(text, str):
+                continue
+            words = set(_IDENTIFIER.findall(text))
+            failed |= {word for word in words if re.search(rf"(?<![\w]){re.escape(word)}(?![\w])", said)}
+            if not call.is_error and re.search(r"[0-9]", said):
+                shown |= words
+    return sorted(failed - shown)
+
+
+def _precisions(tool: ToolSpec, calls: list[RecordedCall]) -> list[dict[str, Any]]:
+    """Where the exact dialect's decimals take their precision: each integer argument (its schema's default
+    where a call gives none), else the number of significant digits most long decimals the answers show have
+    (a server's fixed context, such as Python's 28), else none (fractions only)."""
+    properties = tool.input_schema.get("properties") or {}
+    found: list[dict[str, Any]] = [
+        {"arg": name, "default": schema.get("default")}
+        for name, schema in properties.items()
+        if isinstance(schema, dict) and schema.get("type") == "integer"
+    ]
+    if found:
+        return found
+    sizes = Counter(
+        len(digits)
+        for call in calls
+        if call.rpc_error is None
+        for whole, part in _LONG_DECIMAL.findall(json.dumps(call.value))
+        if len(digits := (whole + part).lstrip("0")) > _DOUBLE_DIGITS
+    )
+    if sizes:
+        return [{"value": min(sizes.most_common(1)[0][0], PRECISION_BOUND)}]
+    return [{"value": None}]
 
 
 def _prefixes(reason: str) -> list[str]:

@@ -893,7 +893,9 @@ class _Learner:
         has no part in it."""
         name = tool.spec.name
         if name not in self.read:
-            self.read[name] = read_expressions(self.library, tool.spec, tool.calls)
+            # The server's tools share one evaluator: what one documents (how it rounds) holds for the others.
+            described = " ".join(other.spec.description or "" for other in self.tools.values())
+            self.read[name] = read_expressions(self.library, tool.spec, tool.calls, described)
         return self.read[name]
 
     def conversions(self, tool: _Tool) -> dict[int, dict[str, list[list[Any]]]]:
@@ -1603,6 +1605,9 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             if placeholder[0] == "formula":
                 # A number a formula writes may be grouped by thousands: not the tail of a longer one.
                 whole_number = re.compile(rf"(?<![\w.,]){re.escape(text)}(?![\w]|[.,][0-9])")
+            if placeholder[0] == "expr_name":
+                # A name an expression holds, however short (`pi`, `e`), only where it stands as a word.
+                whole_number = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(text)}(?![A-Za-z0-9_])")
             for part in parts:
                 if not isinstance(part, str) or text not in part:
                     split.append(part)
@@ -1848,7 +1853,10 @@ def _usable(pieces: list[list[Any]]) -> list[tuple[str, list[Any]]]:
     found = [
         (text, part)
         for text, part in pieces
-        if _numeric(text, part) or len(text.strip()) >= _SHORTEST or text.startswith(_WHOLE_VALUE)
+        if _numeric(text, part)
+        or part[0] == "expr_name"
+        or len(text.strip()) >= _SHORTEST
+        or text.startswith(_WHOLE_VALUE)
     ]
     found.sort(key=lambda piece: -len(piece[0]))
     return found

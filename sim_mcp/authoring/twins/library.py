@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import composed, dates, expression, forms, functions, grouped, items, strings
+from sim_mcp.authoring.twins import composed, dates, exact, expression, forms, functions, grouped, items, strings
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -470,6 +470,10 @@ def twin_holds(atom, root, keys, args):
         return len(twin_stored(keys)) > 0
     if kind == "expr_fails":
         return twin_expr_fails(atom, args)
+    if kind == "expr_is":
+        return twin_expr_is(atom, args)
+    if kind == "expr_cmp":
+        return twin_expr_compares(atom, args)
     if kind == "fn_fails":
         return twin_fn_fails(atom, args)
     if kind == "str_none":
@@ -1685,6 +1689,8 @@ def twin_array_index(value):
 """
 # Expressions in a string argument, a section of their own.
 LIBRARY += expression.EXPRESSION
+# Exact arithmetic, the expressions' exact dialect, a section of its own.
+LIBRARY += exact.EXACT
 # Functions of a string and of a number, a section of their own.
 LIBRARY += functions.FUNCTIONS
 # Dates over a calendar of named days, a section of its own.
@@ -1767,9 +1773,12 @@ def twin_bridge_pieces(state, args):
         # The next made-up id, as a counter and as one past the largest stored (`twin_fresh`).
         numbers += [["fresh"], ["fresh", "stored"]]
         # The names of the arguments the call gave (but the number naming the record), as an update lists
-        # the fields it changed.
+        # the fields it changed: two of them at least, as one name alone is as often a word of the text
+        # ("expression rejected: ...").
         for skip in [None] + given:
             order = [name for name in args.get("fields", []) if name != skip]
+            if len([name for name in order if name in call]) < 2:
+                continue
             for sep in args["separators"]:
                 text = twin_given_names(["given_names", order, sep], call)
                 if text != None and not text.isdigit():
