@@ -188,3 +188,121 @@ def test_a_tool_whose_list_argument_is_not_always_given_is_no_batch() -> None:
         RecordedCall("s", 2, "list_entries", {}, {"content": [], "structuredContent": {"x": []}}, False),
     ]
     assert find_batches([listing], [calls]) == {}
+
+
+class NumberedServer:
+    """Entries numbered max(id) + 1 over those stored (removing the newest frees its id), each with an optional
+    estimate in hours (a float, which may equal the id made up); a level outside those documented refused,
+    the whole batch with it, in a validator's words; each entry read back nested under its id."""
+
+    def __init__(self) -> None:
+        self.entries: dict[int, dict[str, Any]] = {}
+
+    def call(self, tool: str, args: dict[str, Any]) -> tuple[Any, bool]:
+        if tool == "add_entries":
+            for item in args["entries"]:
+                if item.get("level", "normal") not in ("low", "normal", "high"):
+                    return (
+                        "1 validation error for Entry\nlevel\n  Input should be 'low', 'normal' or 'high' "
+                        f"[input_value='{item['level']}']"
+                    ), True
+            made = []
+            for item in args["entries"]:
+                number = max(self.entries, default=0) + 1
+                self.entries[number] = {
+                    "title": item["title"],
+                    "level": item.get("level", "normal"),
+                    "estimate": item.get("estimate"),
+                }
+                made.append(number)
+            return {"added": made, "n": len(made)}, False
+        if tool == "get_entries":
+            found = [{"id": i, "entry": dict(self.entries[i])} for i in args["ids"] if i in self.entries]
+            return {"entries": found, "n": len(found)}, False
+        removed = [i for i in args["ids"] if self.entries.pop(i, None) is not None]
+        return {"removed": removed, "n": len(removed)}, False
+
+
+_DOCUMENTED = {
+    "type": "array",
+    "items": {"type": "object", "additionalProperties": True},
+    "description": 'Each entry: title; level, one of "low", "normal" (default), "high"; estimate in hours.',
+}
+NUMBERED = [
+    ToolSpec(name="add_entries", input_schema={"type": "object", "properties": {"entries": _DOCUMENTED}}),
+    ToolSpec(name="get_entries", input_schema={"type": "object", "properties": {"ids": _IDS}}),
+    ToolSpec(name="remove_entries", input_schema={"type": "object", "properties": {"ids": _IDS}}),
+]
+
+
+def numbered_session(rng: random.Random, titles: list[str], calls: int) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    made = 0
+    for _ in range(calls):
+        pick = rng.random()
+        if pick < 0.45 or not made:
+            items: list[dict[str, Any]] = []
+            for _ in range(rng.randint(1, 2)):
+                item: dict[str, Any] = {"title": rng.choice(titles)}
+                if rng.random() < 0.4:
+                    item["level"] = rng.choice(["low", "high"])
+                if rng.random() < 0.4:
+                    item["estimate"] = rng.choice([0.5, 1.5, 2.5])
+                items.append(item)
+            if rng.random() < 0.15:
+                items[-1]["level"] = rng.choice(["urgent", "later", "asap"])
+            made += len(items)
+            out.append(("add_entries", {"entries": items}))
+        elif pick < 0.75:
+            out.append(("get_entries", {"ids": [rng.randint(1, made)]}))
+        else:
+            # The newest as often as not: the next entry takes its number again.
+            out.append(("remove_entries", {"ids": [made if rng.random() < 0.5 else rng.randint(1, made)]}))
+    return out
+
+
+def numbered_recorded(seed: int, count: int) -> list[list[RecordedCall]]:
+    rng = random.Random(seed)
+    sessions = []
+    for number in range(count):
+        server = NumberedServer()
+        calls = []
+        for seq, (tool, args) in enumerate(numbered_session(rng, TITLES, 12), start=1):
+            value, is_error = server.call(tool, args)
+            text = value if isinstance(value, str) else json.dumps(value)
+            result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": is_error}
+            if not is_error:
+                result["structuredContent"] = value
+            calls.append(RecordedCall(f"n{seed}-{number}", seq, tool, args, result, is_error))
+        sessions.append(calls)
+    return sessions
+
+
+def test_ids_numbered_over_those_stored_and_refusals_checked_before_anything(tmp_path: Path) -> None:
+    """A JSON id that is one past the largest stored (not a counter), an id equal to a float estimate still
+    made up, and a refusal of a level outside those documented answered first, storing nothing."""
+    compile_recorded(tmp_path, NUMBERED, numbered_recorded(0, 24))
+    program = compile_program((tmp_path / "spec.rules.star").read_text(), "<twin>", [t.name for t in NUMBERED])
+    state: dict[str, Any] = {"_twin": {"keys": {}}}
+    server = NumberedServer()
+
+    def agree(tool: str, args: dict[str, Any]) -> Any:
+        nonlocal state
+        context = CallContext.of(DEFAULT_CLOCK, seed=0, sequence=0, tool=tool)
+        outcome = run_tool(program, tool, state, args, context, Limits(), handing_on=True)
+        assert outcome.declined is None, f"{tool}({args}) was handed on: {outcome.declined}"
+        real = server.call(tool, args)
+        verdict = compare_answers(Answer(*real), Answer(outcome.result, outcome.is_error))
+        assert verdict.agree, f"{tool}({args}): twin {outcome.result}, server {real[0]}"
+        state = apply_patch(state, outcome.state_patch) if outcome.state_patch else state
+        return outcome.result
+
+    assert agree("add_entries", {"entries": [{"title": UNSEEN[0]}]})["added"] == [1]
+    assert agree("add_entries", {"entries": [{"title": UNSEEN[1], "estimate": 2.0}]})["added"] == [2]
+    # Refused whole: nothing stored, no number used up.
+    agree("add_entries", {"entries": [{"title": UNSEEN[2]}, {"title": UNSEEN[2], "level": "someday"}]})
+    assert agree("add_entries", {"entries": [{"title": UNSEEN[2], "level": "high"}]})["added"] == [3]
+    # The newest removed: its number is free again.
+    agree("remove_entries", {"ids": [3]})
+    assert agree("add_entries", {"entries": [{"title": UNSEEN[0], "estimate": 1.0}]})["added"] == [3]
+    assert agree("get_entries", {"ids": [2]})["entries"][0]["entry"]["title"] == UNSEEN[1]
