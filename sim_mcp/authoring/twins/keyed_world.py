@@ -1140,8 +1140,8 @@ class _Learner:
         bounds: dict[str, int] = {}
         remaining = everyone & ~refused & ~invalid
         rules: list[dict[str, Any]] = []
-        # Refusals of a value's form or of a value outside a documented set (`_CHECKS`) whose condition holds on
-        # no recorded success: checks of the call alone, which a server makes before anything else. They are
+        # Refusals of a value outside a documented set (`_CHECKS`) whose condition holds on no recorded
+        # success: checks of the call alone, which a server makes before anything else. They are
         # covered first and go first, so that the successes' rules need not leave the refused calls out by
         # conditions that only happen to (a success that met a new refusal would store what the server did not).
         checks: list[dict[str, Any]] = []
@@ -1674,8 +1674,10 @@ def _flags(template: Any) -> bool:
     )
 
 
-# The atoms of a check of the call alone: a value's form, a value outside a documented set.
-_CHECKS = frozenset({"unlike", "not_among"})
+# The atoms of a check of the call alone: a value outside a set the tool documents. (Not a value's form: a
+# name's form may only happen to tell the recorded calls whose key was missing, `nothing-here` beside `north-1`,
+# which a condition on the world explains.)
+_CHECKS = frozenset({"not_among"})
 # A made-up id as a JSON leaf, as `json.dumps` writes it inside a template.
 _FRESH = '"$fresh": true'
 
