@@ -24,6 +24,7 @@ from typing import Any
 from sim_mcp.authoring.programs.compile import compile_environment, programs_path
 from sim_mcp.authoring.programs.transitions import Recording
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.batches import find_batches, unrolled
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
 from sim_mcp.authoring.twins.infer import Inference, infer_plans
 from sim_mcp.authoring.twins.keyed_world import GuardInference, as_set, infer_guards, initial_keys, unordered
@@ -108,36 +109,20 @@ async def build_twin(
     report.calls, report.sessions = len(calls), len(sessions)
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
-    try:
-        inference = infer_plans(list(environment.tools), sessions)
-    except Exception as e:  # answers of a shape no behaviour expected cost the behaviours only
-        report.problems.append(f"inferring the record stores' behaviours failed ({_failure(e)}); none is used")
-        inference = Inference(calls=dict(Counter(call.tool for call in calls)))
-    plans, reasons = _verified(
-        environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
-    )
-    # Tools no behaviour explains get guards: the answers the recordings show exactly, the rest handed on.
-    # So may a tool whose behaviour is a constant answer, or an answer built from its own calls alone: where
-    # its guard answers every recorded call too, from the arguments and the keyed world, the guard is kept
-    # (one that uses its arguments, and stores what other tools read back, before one that ignores them).
-    constant = [name for name, plan in plans.items() if plan["family"] in ("const", "template")]
-    left = [tool.name for tool in environment.tools if tool.name not in plans]
-    try:
-        guards = infer_guards(list(environment.tools), sessions, left + constant)
-    except Exception as e:  # a failure the learner pinned on no one tool costs the guards only
-        report.problems.append(f"learning the keyed world's rules failed ({_failure(e)}); no tool has them")
-        guards = GuardInference(failed={name: f"learning its rules failed: {_failure(e)}" for name in left})
-    for name, why in guards.failed.items():
-        reasons[name] = why
-    for name in constant:
-        if guards.answers_all(name, sum(call.tool == name for call in calls)):
-            del plans[name]
-        else:
-            guards.plans.pop(name, None)
-    initial = inference.initial_state()
-    if guards.plans:
-        initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
-        plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
+    learned = _learn(environment, sessions)
+    if batches := find_batches(list(environment.tools), sessions):
+        # Tools that take their items in batches are learned a second time as the one-item calls they stand
+        # for (`batches.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
+        view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
+        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions)
+        per_item.plans = {
+            name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
+            for name, plan in per_item.plans.items()
+        }
+        if _agreeing(per_item.plans, sessions, per_item.initial) > _agreeing(learned.plans, sessions, learned.initial):
+            learned = per_item
+    report.problems += learned.problems
+    plans, reasons, initial = learned.plans, learned.reasons, learned.initial
     text = program_text(plans)
     tools, relaxed = _as_served(list(environment.tools), calls)
     for name, arguments in relaxed.items():
@@ -185,6 +170,69 @@ async def build_twin(
     if backend is not None and left_over:
         await _ask_model(spec_path, plans, initial, sessions, left_over, backend, rounds, report, progress)
     return report
+
+
+@dataclass
+class _Learned:
+    """What inference learned from one view of the recordings: the plans, why a tool has none, the first world."""
+
+    plans: dict[str, dict[str, Any]]
+    reasons: dict[str, str]
+    initial: dict[str, Any]
+    problems: list[str] = field(default_factory=list)
+
+
+def _learn(environment: Environment, sessions: list[list[RecordedCall]]) -> _Learned:
+    """Each tool's behaviour (`infer_plans`), else its keyed world's rules (`infer_guards`), as its Starlark
+    replays `sessions` (`_verified`)."""
+    problems: list[str] = []
+    calls = [call for session in sessions for call in session]
+    try:
+        inference = infer_plans(list(environment.tools), sessions)
+    except Exception as e:  # answers of a shape no behaviour expected cost the behaviours only
+        problems.append(f"inferring the record stores' behaviours failed ({_failure(e)}); none is used")
+        inference = Inference(calls=dict(Counter(call.tool for call in calls)))
+    plans, reasons = _verified(
+        environment, dict(inference.plans), dict(inference.reasons), sessions, inference.initial_state()
+    )
+    # Tools no behaviour explains get guards: the answers the recordings show exactly, the rest handed on.
+    # So may a tool whose behaviour is a constant answer, or an answer built from its own calls alone: where
+    # its guard answers every recorded call too, from the arguments and the keyed world, the guard is kept
+    # (one that uses its arguments, and stores what other tools read back, before one that ignores them).
+    constant = [name for name, plan in plans.items() if plan["family"] in ("const", "template")]
+    left = [tool.name for tool in environment.tools if tool.name not in plans]
+    try:
+        guards = infer_guards(list(environment.tools), sessions, left + constant)
+    except Exception as e:  # a failure the learner pinned on no one tool costs the guards only
+        problems.append(f"learning the keyed world's rules failed ({_failure(e)}); no tool has them")
+        guards = GuardInference(failed={name: f"learning its rules failed: {_failure(e)}" for name in left})
+    for name, why in guards.failed.items():
+        reasons[name] = why
+    for name in constant:
+        if guards.answers_all(name, sum(call.tool == name for call in calls)):
+            del plans[name]
+        else:
+            guards.plans.pop(name, None)
+    initial = inference.initial_state()
+    if guards.plans:
+        initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
+        plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
+    return _Learned(plans, reasons, initial, problems)
+
+
+def _agreeing(plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]) -> int:
+    """How many recorded calls the plans' program answers as recorded, in the replay of every session."""
+    if not plans:
+        return 0
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
+    agree = 0
+    for session in sessions:
+        for _, _, call, result in _replay(program, plans, session, initial):
+            if result is not None:
+                listed = unordered(plans[call.tool]) if plans[call.tool]["family"] == "guard" else []
+                expected, value = as_set(call.value, listed), as_set(result[0], listed)
+                agree += compare_answers(Answer(expected, call.is_error), Answer(value, result[1])).agree
+    return agree
 
 
 def _failure(error: Exception) -> str:

@@ -763,7 +763,13 @@ class _Learner:
             mine = more["pieces"] + drawn["pieces"] + evaluated.get(id(call), []) + computed.get(id(call), [])
             pieces = _usable(mine) + listed
             pieces.sort(key=lambda piece: -len(piece[0]))
-            whole = {"records": drawn["records"], "lists": drawn["lists"], "fresh": drawn["fresh"], "rows": picked}
+            whole = {
+                "records": drawn["records"],
+                "lists": drawn["lists"],
+                "fresh": drawn["fresh"],
+                "fresh_stored": drawn["fresh_stored"],
+                "rows": picked,
+            }
             if not call.is_error:
                 # Each item's own pieces first, then the call's (but its next id: an item counts its own).
                 outer = [piece for piece in pieces if piece[1][0] != "next"]
@@ -789,6 +795,17 @@ class _Learner:
                 whole["given"] = {"args": call.arguments, "defaults": given}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
+            if call.is_error and isinstance(call.value, str):
+                # A refusal's small numbers are as often its own text ("1 validation error") as a count of the
+                # world or the call: read so too, for the covering to weigh against the counts.
+                literal = [piece for piece in pieces if not (piece[0].isdigit() and piece[1][0] not in ("num", "arg"))]
+                plain = _template_of(call.value, literal, None)
+                found.setdefault(json.dumps(plain, sort_keys=True), (plain, True))
+            if not call.is_error and whole["fresh"] == whole["fresh_stored"] and _FRESH in json.dumps(template):
+                # The counter and one past the largest id stored agree here: both readings are the covering's
+                # to weigh (a later create after deleting the newest record tells them apart).
+                stored = json.loads(json.dumps(template).replace(_FRESH, '"$fresh": "stored"'))
+                found.setdefault(json.dumps(stored, sort_keys=True), (stored, False))
             if isinstance(template, dict) and (groups := grouped.get(id(call))):
                 # A list of objects computed over the items of an array argument grouped by a field: after the
                 # reading as the call's pieces, which the covering keeps where both answer as many calls.
@@ -1149,10 +1166,19 @@ class _Learner:
         bounds: dict[str, int] = {}
         remaining = everyone & ~refused & ~invalid
         rules: list[dict[str, Any]] = []
+        # Refusals of a value outside a documented set (`_CHECKS`) whose condition holds on no recorded
+        # success: checks of the call alone, which a server makes before anything else. They are
+        # covered first and go first, so that the successes' rules need not leave the refused calls out by
+        # conditions that only happen to (a success that met a new refusal would store what the server did not).
+        checks: list[dict[str, Any]] = []
+        successes = _bits(i for i, c in enumerate(usable) if not c.is_error and c.rpc_error is None)
+        checking = True
         covered = 0
         while remaining:
-            best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], int] | None = None
+            best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], int, bool] | None = None
             for key, (template, error) in found.items():
+                if checking and not error:
+                    continue
                 fit = fits[key] & remaining
                 if not fit or (best is not None and fit.bit_count() < best[0][0]):
                     # No call left to answer, or fewer than the best rule so far answers: it cannot be chosen.
@@ -1165,6 +1191,8 @@ class _Learner:
                     hits = hit & remaining & ~refused
                     if not hits or bad & remaining:
                         continue
+                    if checking and (hit & successes or not all(atom[0] in _CHECKS for atom in when)):
+                        continue
                     size = hits.bit_count()
                     if size < _SUPPORT and on_two:
                         continue
@@ -1176,12 +1204,16 @@ class _Learner:
                         rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                         if not error:
                             rule["effect"] = effect
-                        best = (score, rule, hits)
+                        best = (score, rule, hits, checking)
+            if best is None and checking:
+                checking = False
+                continue
             if best is None:
                 break
-            rules.append(best[1])
+            (checks if best[3] else rules).append(best[1])
             covered += best[2].bit_count()
             remaining &= ~best[2]
+        rules = checks + rules
         last = _lenient(found, options, fits, remaining & ~refused, effect) if remaining else None
         if last is not None:
             rules.append(last[0])
@@ -1639,6 +1671,13 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
             and type(item) is int
             and item == whole["fresh"] >= 2  # a JSON 1 is as often a constant: a later id tells
             and _number_leaf(item, pieces, small) is None  # a number of the call first
+            # One past the largest made-up id stored now, where the counter tells it apart (a server that
+            # numbers a record max(id) + 1: a create after deleting the newest record).
+            else {"$fresh": "stored"}
+            if whole is not None
+            and type(item) is int
+            and item == whole.get("fresh_stored", 0) >= 2
+            and _number_leaf(item, pieces, small) is None
             else _template_of(item, pieces, whole)
             for name, item in value.items()
         }
@@ -1692,6 +1731,14 @@ def _flags(template: Any) -> bool:
         or (isinstance(item, dict) and _flags(item))
         for item in template.values()
     )
+
+
+# The atoms of a check of the call alone: a value outside a set the tool documents. (Not a value's form: a
+# name's form may only happen to tell the recorded calls whose key was missing, `nothing-here` beside `north-1`,
+# which a condition on the world explains.)
+_CHECKS = frozenset({"not_among"})
+# A made-up id as a JSON leaf, as `json.dumps` writes it inside a template.
+_FRESH = '"$fresh": true'
 
 
 def _same_named(name: str, item: Any, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
@@ -1937,12 +1984,21 @@ def _shown_defaults(
         for name, entry in found.items():
             tool = tools.get(entry["by"])
             properties = tool.spec.input_schema.get("properties") or {} if tool is not None else {}
-            for field_name, value in call.value.items():
+            for field_name, value in _object_fields(call.value):
                 if field_name in entry["fields"] or field_name == name or isinstance(value, dict):
                     continue
                 if field_name in properties or field_name in stored:
                     seen.setdefault(field_name, Counter())[json.dumps(value, sort_keys=True)] += 1
     return {name: json.loads(count.most_common(1)[0][0]) for name, count in seen.items()}
+
+
+def _object_fields(value: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The fields of a JSON object and of the objects nested in it, depth first: a record an answer shows
+    under a field of its own (`{"task": {"id": 4, "task": {...}}}`) shows its defaults there."""
+    for name, item in value.items():
+        yield name, item
+        if isinstance(item, dict):
+            yield from _object_fields(item)
 
 
 def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str, Any]) -> dict[str, Any] | None:

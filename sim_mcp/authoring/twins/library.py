@@ -9,7 +9,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sim_mcp.authoring.twins import composed, dates, exact, expression, forms, functions, grouped, items, strings
+from sim_mcp.authoring.twins import (
+    batches,
+    composed,
+    dates,
+    exact,
+    expression,
+    forms,
+    functions,
+    grouped,
+    items,
+    strings,
+)
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
 
@@ -1115,7 +1126,8 @@ def twin_apply(effect, tool, root, keys, args, answer, twin):
                 if type(before) == "dict":
                     entry["rec"] = dict(before)
                     entry["rec"].update(answer)
-            if type(value) == "int" and value not in args.values():
+            # An id no argument gave as that integer (a float 3.0 beside it, an estimate, is no id).
+            if type(value) == "int" and not any([type(v) == "int" and v == value for v in args.values()]):
                 entry["made"] = True
             if type(value) == "int" and value > twin.get("fresh", 0):
                 twin["fresh"] = value
@@ -1705,6 +1717,8 @@ LIBRARY += forms.FORMS
 LIBRARY += items.ITEMS
 # Lists computed over an array argument's items grouped by a field, a section of their own.
 LIBRARY += grouped.GROUPED
+# A call over a list of items answered as its items one by one, a section of its own.
+LIBRARY += batches.BATCHES
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -1828,6 +1842,7 @@ def twin_bridge_pieces(state, args):
             "lists": lists,
             "listings": listings,
             "fresh": case["world"].get("fresh", 0) + 1,
+            "fresh_stored": twin_fresh("stored", keys, case["world"]),
         })
     return out
 
@@ -2078,10 +2093,24 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
     count ids under prefixes, `sim_mcp_handed_on`, which counts those a handed-on call's answer shows."""
     parts = [SECTION, LIBRARY.strip(), ""]
     for tool, plan in sorted(plans.items()):
-        literal = starlark_literal(plan)
+        batch = plan.get("batch")
+        literal = starlark_literal({name: value for name, value in plan.items() if name != "batch"})
+        if batch is None:
+            parts += [
+                f"# --- compiled: {tool} ---",
+                f"def {function_name(tool)}(state, args):",
+                f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
+                "",
+            ]
+            continue
+        # A batch tool (`batches.py`): its plan answers one item's call; the tool runs it on each item.
+        one = f"{function_name(tool)}__one_item"
         parts += [
-            f"# --- compiled: {tool} ---",
+            f"# --- compiled: {tool}, a batch ---",
             f"def {function_name(tool)}(state, args):",
+            f"    return twin_batch({starlark_literal(batch)}, state, args, {one})",
+            "",
+            f"def {one}(state, args):",
             f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
             "",
         ]
