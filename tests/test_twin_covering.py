@@ -9,6 +9,9 @@ import json
 import random
 from typing import Any
 
+import pytest
+
+from sim_mcp.authoring.twins import keyed_world
 from sim_mcp.authoring.twins.keyed_world import (
     _atoms,
     _Condition,
@@ -120,3 +123,13 @@ def test_the_conditions_tried_are_the_first_of_each_set_alike() -> None:
             seen.add(condition.same())
             expected.append(condition)
     assert _conditions(holding) == expected
+
+
+def test_a_learner_that_forgets_the_worlds_it_kept_learns_the_same_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, choices = learner_of(SESSIONS)
+    expected = [json.dumps(kept.evaluate(choice).plans, sort_keys=True) for choice in choices]
+    monkeypatch.setattr(keyed_world, "_KEPT_WORLDS", len(SESSIONS) + 1)
+    forgetting, _ = learner_of(SESSIONS)
+    for choice, plans in zip(choices, expected, strict=True):
+        assert json.dumps(forgetting.evaluate(choice).plans, sort_keys=True) == plans
+        assert len(forgetting.kept_worlds) <= len(SESSIONS) + 1

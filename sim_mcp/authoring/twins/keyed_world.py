@@ -304,6 +304,9 @@ PAIR = "\x1f"
 _SHORTEST = 3
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
+# Sessions' worlds the guard search keeps at most (`_Learner.worlds`): past this, it forgets them and plays the
+# sessions anew, so that a long search over many effects does not hold every world it ever tried.
+_KEPT_WORLDS = 4096
 # A rule under no condition must answer at least this many recorded calls (one call would make its answer
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
@@ -621,7 +624,9 @@ class _Learner:
         # By call and world (`table`): whether each atom holds (by its JSON text), what each template writes.
         self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
         # By call, its case's digest and template (`cover`): whether the template answers the call rightly.
-        self.fitted: dict[tuple[int, str, str], bool] = {}
+        # Templates by their place in `templates_seen`, so that a key holds a template's text once.
+        self.fitted: dict[tuple[int, str, int], bool] = {}
+        self.templates_seen: dict[str, int] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
         self.calendar: dict[str, Any] | None = None
@@ -687,6 +692,9 @@ class _Learner:
             json.dumps([place, {name: given[name] for name in tools if name in given}], sort_keys=True)
             for place, tools in enumerate(self.succeeding)
         ]
+        if len(self.kept_worlds) + len(keys) > _KEPT_WORLDS:
+            self.kept_worlds.clear()
+            self.digests.clear()
         missing = [place for place, key in enumerate(keys) if key not in self.kept_worlds]
         if missing:
             payload = {
@@ -1166,7 +1174,7 @@ class _Learner:
         def fitting(i: int, t: int, key: str, error: bool) -> bool:
             # Whether template `key` answers call i rightly in its world, compared once per call, world and
             # template over the whole inference (`fitted`), as the table renders each once.
-            asked = (id(usable[i]), cases[i], key)
+            asked = (id(usable[i]), cases[i], self.templates_seen.setdefault(key, len(self.templates_seen)))
             if asked not in self.fitted:
                 rendered = table[i]["renders"][t]
                 self.fitted[asked] = _renders_value(rendered, recorded[i], error, unordered_at[key]) and (
