@@ -4,10 +4,24 @@ anew, whichever effects were tried before."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 from typing import Any
 
-from sim_mcp.authoring.twins.keyed_world import _atoms, _effects, _Learner, _strings, _Tool
+import pytest
+
+from sim_mcp.authoring.twins import keyed_world
+from sim_mcp.authoring.twins.keyed_world import (
+    _atoms,
+    _Condition,
+    _conditions,
+    _effects,
+    _keeps_made_up,
+    _Learner,
+    _strings,
+    _Tool,
+)
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from tests.test_twin_guards import TASK_TOOLS, add_task, find_tasks, task_server, task_sessions
@@ -67,3 +81,55 @@ def test_a_tools_rules_are_the_same_whatever_was_tried_before() -> None:
         seen.add(json.dumps(fresh.plans.get("find_tasks"), sort_keys=True))
     # The search's rules differ by the effect of the add (its worlds): what is kept is told apart by them.
     assert len(seen) > 1
+
+
+def test_effects_that_leave_a_tools_worlds_alike_share_one_covering() -> None:
+    learner, choices = learner_of(SESSIONS)
+    adding = learner.tools["add_task"]
+    by_worlds: dict[str, list[dict[str, list[Any] | None]]] = {}
+    for choice in choices:
+        if choice["add_task"] is None:
+            continue
+        worlds = learner.worlds(choice)
+        text = json.dumps([_keeps_made_up(choice["add_task"]), [worlds[id(c)] for c in adding.calls]], sort_keys=True)
+        by_worlds.setdefault(text, []).append(choice)
+    alike = next(group for group in by_worlds.values() if len(group) > 1)
+    first, second = alike[0], alike[1]
+    learner.learned(adding, learner.worlds(first), first["add_task"], ["add_task"])
+    kept = len(learner.rules)
+    # Its effect is only the label its success rules carry: the covering of the first answers for the second.
+    again = learner.learned(adding, learner.worlds(second), second["add_task"], ["add_task"])
+    assert len(learner.rules) == kept
+    cold, _ = learner_of(SESSIONS)
+    fresh = cold.learned(adding, cold.worlds(second), second["add_task"], ["add_task"])
+    assert json.dumps(again, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    assert any(rule.get("effect") == second["add_task"] for rule in again[0])
+
+
+def test_the_conditions_tried_are_the_first_of_each_set_alike() -> None:
+    # Atoms of every kind the covering reads, holding for random calls: each one and each two that hold
+    # together, the first of each set alike (`_Condition.same`), as made one by one and sifted after.
+    chooser = random.Random(7)
+    kinds = ["always", "present", "missing", "empty", "nonempty", "stored_is", "absent", "given", "longer", "none_by"]
+    holding = [([chooser.choice(kinds), f"a{n}"], chooser.randrange(1, 16)) for n in range(40)]
+    made = [([atom], hit) for atom, hit in holding]
+    pairs = itertools.combinations([(atom, hit) for atom, hit in holding if atom[0] != "always"], 2)
+    made += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
+    seen: set[Any] = set()
+    expected = []
+    for when, hit in made:
+        condition = _Condition.of(when, hit)
+        if condition.same() not in seen:
+            seen.add(condition.same())
+            expected.append(condition)
+    assert _conditions(holding) == expected
+
+
+def test_a_learner_that_forgets_the_worlds_it_kept_learns_the_same_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept, choices = learner_of(SESSIONS)
+    expected = [json.dumps(kept.evaluate(choice).plans, sort_keys=True) for choice in choices]
+    monkeypatch.setattr(keyed_world, "_KEPT_WORLDS", len(SESSIONS) + 1)
+    forgetting, _ = learner_of(SESSIONS)
+    for choice, plans in zip(choices, expected, strict=True):
+        assert json.dumps(forgetting.evaluate(choice).plans, sort_keys=True) == plans
+        assert len(forgetting.kept_worlds) <= len(SESSIONS) + 1

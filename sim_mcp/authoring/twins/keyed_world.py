@@ -305,6 +305,9 @@ PAIR = "\x1f"
 _SHORTEST = 3
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
+# Sessions' worlds the guard search keeps at most (`_Learner.worlds`): past this, it forgets them and plays the
+# sessions anew, so that a long search over many effects does not hold every world it ever tried.
+_KEPT_WORLDS = 4096
 # A rule under no condition must answer at least this many recorded calls (one call would make its answer
 # everyone's); a rule under a condition may rest on one, as a success only when built from the arguments.
 _SUPPORT = 2
@@ -513,7 +516,7 @@ class _Condition:
             present="present" in kinds,
             atoms=len(when),
             # About the whole world: whether anything is stored, or anything a tool renumbered.
-            coarse=bool(kinds & {"empty", "nonempty", "some_by", "none_by"}),
+            coarse=bool(kinds & _COARSE),
             lifecycle="stored_is" in kinds,
             asks=bool(kinds & _WORLD_ATOMS),
         )
@@ -545,16 +548,44 @@ class _Condition:
         return self.when, hit, hit & ~fits & ~refused, rank, self.always or constant
 
 
-def _distinct(conditions: list[_Condition]) -> list[_Condition]:
-    """The first of each set of conditions alike for the covering (`_Condition.same`): a later one could only
-    tie with it, and a tie keeps the first, so trying it once gives the same rules."""
-    seen: set[tuple[int, bool, bool, bool, int, bool, bool, bool]] = set()
+# About the whole world: whether anything is stored, or anything a tool renumbered (`_Condition.coarse`).
+_COARSE = frozenset({"empty", "nonempty", "some_by", "none_by"})
+
+
+def _conditions(holding: list[tuple[list[Any], int]]) -> list[_Condition]:
+    """The conditions the covering tries, from the atoms that hold for some recorded call and the calls each
+    holds for (`holding`): each atom, then each two (but `always`) that hold together somewhere, the first of
+    each set alike for the covering (`_Condition.same`): a later one could only tie with it, and a tie keeps
+    the first, so trying it once gives the same rules. What makes two alike is read off each atom once, and a
+    pair is made a condition only where it is the first of its set: a tool with many atoms (a record of many
+    fields) has pairs by the thousand, most of them alike."""
+
+    def traits(atom: list[Any]) -> int:
+        kind = atom[0]
+        flags = (kind in _BARE, kind == "present", kind in _COARSE, kind == "stored_is", kind in _WORLD_ATOMS)
+        return sum(1 << place for place, flag in enumerate(flags) if flag)
+
+    seen: set[tuple[int, bool, int, int]] = set()
     kept = []
-    for condition in conditions:
-        if condition.same() not in seen:
-            seen.add(condition.same())
-            kept.append(condition)
+    for atom, hit in holding:
+        same = (hit, atom[0] == "always", traits(atom), 1)
+        if same not in seen:
+            seen.add(same)
+            kept.append(_Condition.of([atom], hit))
+    paired = [(atom, hit, traits(atom)) for atom, hit in holding if atom[0] != "always"]
+    for (first, first_hit, first_traits), (second, second_hit, second_traits) in itertools.combinations(paired, 2):
+        hit = first_hit & second_hit
+        if not hit:
+            continue
+        same = (hit, False, first_traits | second_traits, 2)
+        if same not in seen:
+            seen.add(same)
+            kept.append(_Condition.of([first, second], hit))
     return kept
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
 
 def _bits(indices: Iterator[int] | frozenset[int]) -> int:
@@ -593,6 +624,10 @@ class _Learner:
         self.answers: dict[str, Any] = {}  # by case (`each`)
         # By call and world (`table`): whether each atom holds (by its JSON text), what each template writes.
         self.tables: dict[str, tuple[dict[str, bool], dict[str, Any]]] = {}
+        # By call, its case's digest and template (`cover`): whether the template answers the call rightly.
+        # Templates by their place in `templates_seen`, so that a key holds a template's text once.
+        self.fitted: dict[tuple[int, str, int], bool] = {}
+        self.templates_seen: dict[str, int] = {}
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
         self.calendar: dict[str, Any] | None = None
@@ -603,6 +638,15 @@ class _Learner:
         # How the server composes a record's line, read from every record any answer shows (`composed.py`).
         self.shown = shown_parses([call.value for session in sessions for call in session if _succeeded(call)])
         self.failed: dict[str, str] = {}  # by tool, why learning its rules failed (`isolated`)
+        # Each session's calls as the library plays them, the tools that succeed in it, and its worlds by the
+        # effects of those tools (`worlds`), each world's digest by its id (kept worlds live as long as this).
+        self.played = [
+            [{"tool": c.tool, "args": c.arguments, "ok": _succeeded(c), "answer": c.value} for c in session]
+            for session in sessions
+        ]
+        self.succeeding = [sorted({c.tool for c in session if _succeeded(c)}) for session in sessions]
+        self.kept_worlds: dict[str, list[dict[str, Any]]] = {}
+        self.digests: dict[int, str] = {}
 
     def isolated(self, name: str, fallback: _T, learn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """`learn(*args, **kwargs)` for the tool `name`, or `fallback` where it fails: a server's answers of a
@@ -641,24 +685,43 @@ class _Learner:
         return _preds(tool) + [["in", name] for name in spaces] + joined + [["unnested", sep] for sep, _ in self.nested]
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
-        """The world before each recorded call (by id), with `effects` applied on every recorded success."""
-        payload = {
-            "root": self.root,
-            "initial": initial_keys(self.root),
-            "effects": {name: effect for name, effect in effects.items() if effect is not None},
-            "counters": self.prefixes,
-            "numbered": self.numbered,
-            "sessions": [
-                [{"tool": c.tool, "args": c.arguments, "ok": _succeeded(c), "answer": c.value} for c in session]
-                for session in self.sessions
-            ],
-        }
-        found = self.library.call("twin_bridge_worlds", payload)
+        """The world before each recorded call (by id), with `effects` applied on every recorded success.
+        A session's worlds follow from the effects of the tools that succeed in it alone, so they are worked
+        out once per such choice over the whole inference (`kept_worlds`): a choice that changes one tool's
+        effect asks anew only for the sessions that call it. The worlds are shared: read, never changed."""
+        given = {name: effect for name, effect in effects.items() if effect is not None}
+        keys = [
+            json.dumps([place, {name: given[name] for name in tools if name in given}], sort_keys=True)
+            for place, tools in enumerate(self.succeeding)
+        ]
+        if len(self.kept_worlds) + len(keys) > _KEPT_WORLDS:
+            self.kept_worlds.clear()
+            self.digests.clear()
+        missing = [place for place, key in enumerate(keys) if key not in self.kept_worlds]
+        if missing:
+            payload = {
+                "root": self.root,
+                "initial": initial_keys(self.root),
+                "effects": given,
+                "counters": self.prefixes,
+                "numbered": self.numbered,
+                "sessions": [self.played[place] for place in missing],
+            }
+            found = self.library.call("twin_bridge_worlds", payload)
+            for place, before in zip(missing, found, strict=True):
+                self.kept_worlds[keys[place]] = before
+                for world in before:
+                    self.digests[id(world)] = _digest(world)
         return {
             id(call): world
-            for session, before in zip(self.sessions, found, strict=True)
-            for call, world in zip(session, before, strict=True)
+            for session, key in zip(self.sessions, keys, strict=True)
+            for call, world in zip(session, self.kept_worlds[key], strict=True)
         }
+
+    def digest(self, world: dict[str, Any]) -> str:
+        """A world's digest, taken once for a world `worlds` keeps: what the caches of the inference are keyed
+        by, where its JSON text would be written out again for each choice tried."""
+        return self.digests.get(id(world)) or _digest(world)
 
     def evaluate(self, effects: dict[str, list[Any] | None]) -> _Outcome:
         key = json.dumps(effects, sort_keys=True)
@@ -700,19 +763,25 @@ class _Learner:
         stores: list[str],
         renumbering: list[str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
-        """The rules of one tool (`templates`, then `cover`), learned once for what they depend on: its
-        effect, which tools store, the keys it names, and the worlds before its calls. The ascent over the
-        effects tries many choices that leave a tool's worlds as they were (a tool's effect that stores
-        nothing any recorded call reads back; a tool whose calls all come first)."""
+        """The rules of one tool (`templates`, then `cover`), learned once for what they depend on: whether
+        its effect keeps a record under an id it makes up (`_keeps_made_up`), which tools store, the keys it
+        names, and the worlds before its calls. The ascent over the effects tries many choices that leave a
+        tool's worlds as they were (a tool's effect that stores nothing any recorded call reads back; a tool
+        whose calls all come first), and many effects of one tool that leave its own calls' worlds alike (an
+        append and a change of a text no later call of it reads): its effect is only the label its success
+        rules carry, so the rules learned for one such effect are those of the others, relabelled."""
         worlds_before = [worlds[id(call)] for call in tool.calls]
         renumbering = renumbering or []
-        text = json.dumps([tool.spec.name, effect, stores, tool.keyed, worlds_before, renumbering], sort_keys=True)
+        made_up = _keeps_made_up(effect)
+        digests = [self.digest(world) for world in worlds_before]
+        text = json.dumps([tool.spec.name, made_up, stores, tool.keyed, digests, renumbering], sort_keys=True)
         # By digest: the worlds of every call of a tool, for each choice tried, would take much memory.
         key = hashlib.sha256(text.encode()).hexdigest()
         if key not in self.rules:
             found = self.templates(tool, worlds, effect)
             self.rules[key] = self.cover(tool, worlds, found, effect, stores, renumbering)
-        return self.rules[key]
+        rules, count = self.rules[key]
+        return [{**rule, "effect": effect} if "effect" in rule else rule for rule in rules], count
 
     def templates(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], effect: list[Any] | None = None
@@ -722,7 +791,7 @@ class _Learner:
         calls = [call for call in tool.calls if call.rpc_error is None]
         names, numbers = self.names(tool.spec), _numbers(tool.spec)
         payload = {
-            "fresh": effect is not None and (effect[0] in ("keep", "keep_id") or effect[:2] == ["and", ["keep_id"]]),
+            "fresh": _keeps_made_up(effect),
             "root": self.root,
             "names": names,
             "numbers": numbers,
@@ -1017,10 +1086,7 @@ class _Learner:
         calls recur across sessions. The answers are kept by digest, and shared: read, never changed."""
         shared = {name: value for name, value in payload.items() if name != "cases"}
         prefix = json.dumps([function, shared], sort_keys=True)
-        keys = [
-            hashlib.sha256((prefix + json.dumps(case, sort_keys=True)).encode()).hexdigest()
-            for case in payload["cases"]
-        ]
+        keys = [self.case_key(prefix, case) for case in payload["cases"]]
         asked: dict[str, Any] = {}
         for key, case in zip(keys, payload["cases"], strict=True):
             if key not in self.answers:
@@ -1030,6 +1096,14 @@ class _Learner:
             self.answers.update(zip(asked, found, strict=True))
         return [self.answers[key] for key in keys]
 
+    def case_key(self, prefix: str, case: dict[str, Any]) -> str:
+        """The digest a case (a call's arguments, the world before it, what else a bridge function reads of
+        it) is kept under, after `prefix`: its world by its digest (`digest`)."""
+        rest = json.dumps({name: value for name, value in case.items() if name != "world"}, sort_keys=True)
+        world = case.get("world")
+        text = f"{prefix}\x00{rest}\x00{'' if world is None else self.digest(world)}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def table(
         self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
     ) -> list[dict[str, Any]]:
@@ -1038,8 +1112,14 @@ class _Learner:
         inference: the ascent over the effects covers a tool again and again, with its calls' worlds, its
         atoms and its templates mostly as they were. Calls asked the same atoms and templates are asked
         together."""
+        return self.cased_table(tool, worlds, atoms, templates)[0]
+
+    def cased_table(
+        self, tool: _Tool, worlds: dict[int, dict[str, Any]], atoms: list[list[Any]], templates: list[Any]
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        """`table`, and each call's case (its arguments and world) by the digest the table keeps it under."""
         cases = [{"args": call.arguments, "world": worlds[id(call)]} for call in tool.calls]
-        keys = [hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest() for case in cases]
+        keys = [self.case_key("", case) for case in cases]
         atom_texts = [json.dumps(atom, sort_keys=True) for atom in atoms]
         template_texts = [json.dumps(template, sort_keys=True) for template in templates]
         asked: dict[tuple[tuple[int, ...], tuple[int, ...]], dict[str, dict[str, Any]]] = {}
@@ -1061,13 +1141,14 @@ class _Learner:
                 held, rendered = self.tables[key]
                 held.update(zip((atom_texts[a] for a in new_atoms), row["holds"], strict=True))
                 rendered.update(zip((template_texts[t] for t in new_templates), row["renders"], strict=True))
-        return [
+        rows = [
             {
                 "holds": [self.tables[key][0][text] for text in atom_texts],
                 "renders": [self.tables[key][1][text] for text in template_texts],
             }
             for key in keys
         ]
+        return rows, keys
 
     def cover(
         self,
@@ -1113,7 +1194,7 @@ class _Learner:
             if "/*" not in name
         ]
         entries = list(found.items())
-        table = self.table(tool, worlds, atoms, [template for _, (template, _) in entries])
+        table, cases = self.cased_table(tool, worlds, atoms, [template for _, (template, _) in entries])
         everyone = (1 << len(usable)) - 1
         # Calls the server refused with a JSON-RPC error: no template renders them; an error may meet them (an
         # error agrees with an error), a success never.
@@ -1126,23 +1207,26 @@ class _Learner:
         invalid = _bits(tool.invalid) & ~refused
         holding = [(atom, _bits(i for i in range(len(usable)) if table[i]["holds"][a])) for a, atom in enumerate(atoms)]
         holding = [(atom, hit) for atom, hit in holding if hit]
-        conditions: list[tuple[list[list[Any]], int]] = [([atom], hit) for atom, hit in holding]
-        pairs = itertools.combinations([(atom, hit) for atom, hit in holding if atom[0] != "always"], 2)
-        conditions += [([a, b], ha & hb) for (a, ha), (b, hb) in pairs if ha & hb]
-        tried = _distinct([_Condition.of(when, hit) for when, hit in conditions])
+        tried = _conditions(holding)
         unordered_at = {key: _unordered_in(template) for key, (template, _) in entries}
         # Each recorded answer read once (a call's value is parsed from its result each time it is asked).
         recorded = [c.value for c in usable]
         # A tool that computes days is held to write each day exactly (`dates.days_agree`).
         dated = any(part[0] == "date" for found in self.functions(tool).pieces.values() for _, part in found)
+
+        def fitting(i: int, t: int, key: str, error: bool) -> bool:
+            # Whether template `key` answers call i rightly in its world, compared once per call, world and
+            # template over the whole inference (`fitted`), as the table renders each once.
+            asked = (id(usable[i]), cases[i], self.templates_seen.setdefault(key, len(self.templates_seen)))
+            if asked not in self.fitted:
+                rendered = table[i]["renders"][t]
+                self.fitted[asked] = _renders_value(rendered, recorded[i], error, unordered_at[key]) and (
+                    not dated or error or days_agree(recorded[i], rendered[0], _LEARNER_TODAY)
+                )
+            return self.fitted[asked]
+
         fits = {
-            key: _bits(
-                i
-                for i, c in enumerate(usable)
-                if c.is_error == error
-                and _renders_value(table[i]["renders"][t], recorded[i], error, unordered_at[key])
-                and (not dated or error or days_agree(recorded[i], table[i]["renders"][t][0], _LEARNER_TODAY))
-            )
+            key: _bits(i for i, c in enumerate(usable) if c.is_error == error and fitting(i, t, key, error))
             for t, (key, (template, error)) in enumerate(entries)
         }
         # A template that writes nothing for a call (a number or a key it reads is missing there) hands the call
@@ -1369,6 +1453,13 @@ def _infer(
             if trial.beats(best):
                 best, choice = trial, tried
     return GuardInference(best.plans, root, best.answered, dict(learner.failed))
+
+
+def _keeps_made_up(effect: list[Any] | None) -> bool:
+    """Whether `effect` keeps a record under the id the call makes up: the next made-up id is one only for a
+    tool whose effect does (`_Learner.templates`), the one way a tool's effect bears on its own rules beyond
+    the worlds it leaves."""
+    return effect is not None and (effect[0] in ("keep", "keep_id") or effect[:2] == ["and", ["keep_id"]])
 
 
 def _first_effects(
