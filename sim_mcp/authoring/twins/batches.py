@@ -1,8 +1,8 @@
 """Batch tools: a call that takes a list of items and answers for each of them (several records created at once,
 several ids read, updated or deleted), learned as the sequence of one-item calls it stands for.
 
-Many servers take their writes and reads in batches: `create_tasks(tasks=[{...}, {...}])` answers
-`{"created": [4, 5], "count": 2}`, `read_tasks(ids=[4, 99])` answers the records it found and how many. The
+Many servers take their writes and reads in batches: `add_items(items=[{...}, {...}])` answers
+`{"added": [4, 5], "total": 2}`, `fetch_items(ids=[4, 99])` answers the records it found and how many. The
 keyed world reads a key from a scalar argument, never from inside a list: so it learns nothing of such a tool,
 though each item is an ordinary call (a create of one record, a read of one id). A batch is therefore unrolled
 before inference: each recorded call becomes one call per item, whose arguments are the item's fields (an
