@@ -36,7 +36,7 @@ from sim_mcp.llm.budget import (
 )
 from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.state.session import Event
-from sim_mcp.state.values import json_bytes
+from sim_mcp.state.values import json_bytes, json_type
 from sim_mcp.text import shorten
 
 __all__ = [
@@ -224,18 +224,7 @@ def _skeleton(value: Any, depth: int = 0) -> Any:
         return {key: _skeleton(item, depth + 1) for key, item in list(value.items())[:30]} if depth < 4 else "object"
     if isinstance(value, list):
         return [_skeleton(value[0], depth + 1)] if value and depth < 4 else []
-    return _json_type(value)
-
-
-def _json_type(value: Any) -> str:
-    """The JSON Schema type word of a scalar."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    return "number" if isinstance(value, float) else "string"
+    return json_type(value)
 
 
 def _named_section(request: SimulationRequest) -> str:

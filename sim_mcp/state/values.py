@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 from jsonpointer import escape, unescape
 
-__all__ = ["json_bytes", "json_equal", "json_size", "pointer", "pointer_parts", "strings_in"]
+__all__ = ["json_bytes", "json_equal", "json_size", "json_type", "pointer", "pointer_parts", "strings_in"]
 
 
 def json_bytes(value: Any) -> bytes:
@@ -26,6 +26,21 @@ def json_bytes(value: Any) -> bytes:
 def json_size(value: Any) -> int:
     """How many bytes `value` takes as compact JSON in UTF-8: what the state limit (`--max-state-bytes`) counts."""
     return len(json_bytes(value))
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type word of a JSON value (`true` is a boolean, never an integer; `1.0` a number)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    return "array" if isinstance(value, list) else "string"
 
 
 def json_equal(a: Any, b: Any, *, close_numbers: bool = False) -> bool:

@@ -33,6 +33,7 @@ from typing import Any
 from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
+from sim_mcp.state.values import json_type
 
 __all__ = ["BATCHES", "Batch", "find_batches", "unrolled"]
 
@@ -360,7 +361,7 @@ def _items_schema(declared: Any) -> dict[str, Any] | None:
 
 def _observed(values: list[Any]) -> dict[str, Any]:
     """A schema of the JSON types the values show (a number where some are whole and some not)."""
-    kinds = sorted({_kind(value) for value in values})
+    kinds = sorted({json_type(value) for value in values})
     if "integer" in kinds and "number" in kinds:
         kinds.remove("integer")
     if not kinds:
@@ -371,17 +372,3 @@ def _observed(values: list[Any]) -> dict[str, Any]:
         if inner:
             schema["items"] = _observed(inner)
     return schema
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
