@@ -269,12 +269,7 @@ def twin_exact_exp_fixed(x, one):
     ln10 = twin_exact_ln10(one)
     k = (2 * x + ln10) // (2 * ln10)
     r = (x - k * ln10) // 1024
-    total, term = one, one
-    for n in range(1, 4000):
-        term = term * r // (one * n)
-        if term == 0:
-            break
-        total += term
+    total = twin_expr_exp_series(r, one)
     for _ in range(10):
         total = total * total // one
     if k >= 0:

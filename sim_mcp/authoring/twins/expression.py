@@ -725,6 +725,17 @@ def twin_expr_atanh(t, one):
         power = power * square // one
     return total
 
+def twin_expr_exp_series(r, one):
+    # e^(r / one) * one by its series 1 + r + r^2/2! + ..., for |r| / one below 1 (each caller first
+    # takes out a power of two or ten, so the terms vanish long before the bound).
+    total, term = one, one
+    for k in range(1, 4000):
+        term = term * r // (one * k)
+        if term == 0:
+            break
+        total += term
+    return total
+
 def twin_expr_ln(fixed, one):
     # ln(fixed / one), scaled by one, for a positive value: k ln 2 + ln m, m in [1, 2).
     k = twin_bits(fixed) - twin_bits(one)
@@ -754,12 +765,7 @@ def twin_expr_exp(x):
     ln2 = 2 * twin_expr_atanh(one // 3, one)
     n = (2 * fixed + ln2) // (2 * ln2)
     r = fixed - n * ln2
-    total, term = one, one
-    for k in range(1, 2000):
-        term = term * r // (one * k)
-        if term == 0:
-            break
-        total += term
+    total = twin_expr_exp_series(r, one)
     if n >= 0:
         return {"value": twin_rounded(total * twin_two(n), one)}
     return {"value": twin_rounded(total, one * twin_two(-n))}
