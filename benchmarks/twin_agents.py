@@ -6,7 +6,17 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the tenth set, BENCHMARKS.md "Tenth set", the default):
+Tasks per server (the eleventh set, BENCHMARKS.md "Eleventh set", the default):
+- notepad (notes under a name): add a note under its name (its content listed under that name); delete one note
+  of three (the other two still listed); rename a note (its content listed under the new name, the old one gone).
+- bugs (fixed bugs with a lifecycle, by record id): record a bug in its area (found by its symptom in that area
+  with its root cause and project); resolve one bug of three for another project (hidden from that project's
+  patterns, the other two shown); delete one bug of three (the other two still shown).
+- color (colours converted and compared, no state): the complement of an rgb colour (converted to hex first);
+  the WCAG contrast of an hsl text colour on a page colour; the middle colour of a five-step gradient, each the
+  agent's figure (a hex colour read as a number, or a ratio) against the right calls made through that
+  server's own tools.
+The tenth set, dev now ("Tenth set"):
 - cachekv (JSON values under keys with a time to live, time series): cache a value under a key (read back from
   that key); invalidate one key of three (the other two still read back); store a time series of three
   monthly observations for its range (the same observations read back for that range).
@@ -95,7 +105,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho10-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho11-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho10-base --servers cachekv,glossary,mathx
     python -m benchmarks.twin_agents --twins /tmp/ho9-base --servers lmem,todolist,exactcalc
     python -m benchmarks.twin_agents --twins /tmp/ho8-base --servers memdb,cadence,charidx
     python -m benchmarks.twin_agents --twins /tmp/ho7-base --servers memex,memtask,acb
@@ -3207,7 +3218,7 @@ def _exactcalc_task(
     return Task(name, _exactcalc_draw, task.setup, task.agents, task.reward)
 
 
-# --- cachekv: JSON values under keys with a time to live, time series (held out, the tenth set) ----------
+# --- cachekv: JSON values under keys with a time to live, time series (the tenth set, dev now) -----------
 
 
 def _cachekv_draw(rng: random.Random) -> dict[str, Any]:
@@ -3335,7 +3346,7 @@ def _cachekv_series() -> Task:
     )
 
 
-# --- glossary: terms with a lifecycle, by lemma (held out, the tenth set) ---------------------------------
+# --- glossary: terms with a lifecycle, by lemma (the tenth set, dev now) ----------------------------------
 
 
 def _glossary_draw(rng: random.Random) -> dict[str, Any]:
@@ -3450,7 +3461,7 @@ def _glossary_drop() -> Task:
     )
 
 
-# --- mathx: expressions, statistics, matrices, named calculation sessions (held out, the tenth set) -------
+# --- mathx: expressions, statistics, matrices, named calculation sessions (the tenth set, dev now) --------
 
 
 def _mathx_draw(rng: random.Random) -> dict[str, Any]:
@@ -3536,6 +3547,310 @@ def _mathx_task(
     return Task(name, _mathx_draw, task.setup, task.agents, task.reward)
 
 
+# --- notepad: notes under a name (held out, the eleventh set) -----------------------------------------------
+
+_NOTEPAD_LISTED = re.compile(r"^- (.*):\n  Content: (.*)$", re.MULTILINE)
+
+
+def _notepad_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "names": [f"{word} {rng.randint(10, 99)}" for word in rng.sample(_WORDS, 3)],
+        "content": f"{rng.choice(_WORDS)} meets {rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock",
+        "new_name": f"{rng.choice(_WORDS)} archive",
+    }
+
+
+async def _notepad_notes(side: Side) -> dict[str, str]:
+    """name -> content of every note the listing shows (none when it fails)."""
+    value, error = await side.call("list-all-notes", {})
+    return {} if error or not isinstance(value, str) else dict(_NOTEPAD_LISTED.findall(value))
+
+
+async def _notepad_added(side: Side, g: dict[str, Any]) -> None:
+    for name in g["names"]:
+        await side.call("add-note", {"name": name, "content": f"what {name} is about"})
+
+
+async def _notepad_act(side: Side, tool: str, names: list[str]) -> None:
+    for name in names:
+        await side.call(tool, {"name": name})
+
+
+async def _notepad_look(side: Side, g: dict[str, Any]) -> None:
+    """Lists the notes, changes nothing."""
+    await _notepad_notes(side)
+
+
+def _notepad_add() -> Task:
+    async def add(side: Side, g: dict[str, Any], name: str | None, content: str) -> None:
+        if name is None:
+            await _notepad_look(side, g)  # never adds
+            return
+        await side.call("add-note", {"name": name, "content": content})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float((await _notepad_notes(side)).get(g["names"][0]) == g["content"])
+
+    return _fixture_task(
+        "add a note under its name",
+        _notepad_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: add(side, g, g["names"][0], g["content"]),
+            "sloppy": lambda side, g, rng: add(side, g, g["names"][0 if rng.random() < 0.5 else 1], g["content"]),
+            "partial": lambda side, g, rng: add(side, g, None, ""),
+            "wrong": lambda side, g, rng: add(side, g, g["names"][0], "TODO"),
+        },
+        reward,
+    )
+
+
+def _notepad_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        notes = await _notepad_notes(side)
+        kept = [name in notes for name in g["names"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one note of three",
+        _notepad_draw,
+        _notepad_added,
+        {
+            "perfect": lambda side, g, rng: _notepad_act(side, "delete-note", [g["names"][1]]),
+            "sloppy": lambda side, g, rng: _notepad_act(
+                side, "delete-note", [g["names"][1 if rng.random() < 0.5 else 2]]
+            ),
+            "partial": lambda side, g, rng: _notepad_look(side, g),
+            "wrong": lambda side, g, rng: _notepad_act(side, "delete-note", g["names"]),
+        },
+        reward,
+    )
+
+
+def _notepad_rename() -> Task:
+    async def rename(side: Side, g: dict[str, Any], copy: bool, drop: bool) -> None:
+        content = (await _notepad_notes(side)).get(g["names"][0])  # the agent reads what it is to move
+        if copy and content is not None:
+            await side.call("add-note", {"name": g["new_name"], "content": content})
+        if drop:
+            await side.call("delete-note", {"name": g["names"][0]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        notes = await _notepad_notes(side)
+        moved = notes.get(g["new_name"]) == f"what {g['names'][0]} is about"
+        return float(moved) * (1.0 + (g["names"][0] not in notes)) / 2  # the old one gone counts only with it moved
+
+    return _fixture_task(
+        "rename a note",
+        _notepad_draw,
+        _notepad_added,
+        {
+            "perfect": lambda side, g, rng: rename(side, g, True, True),
+            "sloppy": lambda side, g, rng: rename(side, g, True, rng.random() < 0.5),
+            "partial": lambda side, g, rng: rename(side, g, False, False),
+            "wrong": lambda side, g, rng: rename(side, g, False, True),
+        },
+        reward,
+    )
+
+
+# --- bugs: fixed bugs with a lifecycle, by record id (held out, the eleventh set) ----------------------------
+
+
+def _bugs_draw(rng: random.Random) -> dict[str, Any]:
+    area, other = rng.sample(_WORDS, 2)
+    return {
+        "area": area,
+        "other_area": other,
+        "project": f"{rng.choice(_WORDS)}-api",
+        "reader": f"{rng.choice(_WORDS)}-web",
+        "symptoms": [f"the {word} page failed after {rng.randint(2, 90)} requests" for word in rng.sample(_WORDS, 3)],
+        "cause": f"the {rng.choice(_WORDS)} pool was never released after a {rng.choice(_WORDS)} error",
+    }
+
+
+async def _bugs_record(side: Side, g: dict[str, Any], symptom: str, cause: str, area: str) -> str | None:
+    value, error = await side.call(
+        "record_bug", {"symptom": symptom, "root_cause": cause, "feature_area": area, "project": g["project"]}
+    )
+    found = value.get("id") if not error and isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
+
+
+async def _bugs_recorded(side: Side, g: dict[str, Any]) -> None:
+    """Three bugs in one area; the ids their records answered, kept for this side."""
+    ids = [await _bugs_record(side, g, symptom, g["cause"], g["area"]) for symptom in g["symptoms"]]
+    g[f"ids@{id(side)}"] = ids
+
+
+def _bugs_ids(side: Side, g: dict[str, Any], *indices: int) -> list[str]:
+    ids = g.get(f"ids@{id(side)}", [])
+    return [str(ids[index]) for index in indices if index < len(ids) and ids[index] is not None]
+
+
+async def _bugs_shown(side: Side, g: dict[str, Any], project: str) -> list[str]:
+    """The symptoms get_patterns shows for the area to `project`."""
+    value, error = await side.call("get_patterns", {"feature_area": g["area"], "project": project, "limit": 30})
+    lines = value.get("lines") if not error and isinstance(value, dict) else None
+    return [symptom for symptom in g["symptoms"] if any(f": {symptom} →" in str(line) for line in lines or [])]
+
+
+async def _bugs_act(side: Side, tool: str, g: dict[str, Any], indices: list[int], **more: Any) -> None:
+    for record in _bugs_ids(side, g, *indices):
+        await side.call(tool, {"id": record, **more})
+
+
+def _bugs_file() -> Task:
+    async def record(side: Side, g: dict[str, Any], area: str | None, cause: str) -> None:
+        if area is None:
+            await side.call("search_bugs", {"query": g["symptoms"][0]})  # looks, never records
+            return
+        await _bugs_record(side, g, g["symptoms"][0], cause, area)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("search_bugs", {"query": g["symptoms"][0], "feature_area": g["area"]})
+        hits = value.get("hits") if not error and isinstance(value, dict) else None
+        return float(
+            any(
+                isinstance(hit, dict)
+                and (hit.get("symptom"), hit.get("root_cause"), hit.get("project"))
+                == (g["symptoms"][0], g["cause"], g["project"])
+                for hit in hits or []
+            )
+        )
+
+    return _fixture_task(
+        "record a fixed bug in its area",
+        _bugs_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: record(side, g, g["area"], g["cause"]),
+            "sloppy": lambda side, g, rng: record(
+                side, g, g["area"] if rng.random() < 0.5 else g["other_area"], g["cause"]
+            ),
+            "partial": lambda side, g, rng: record(side, g, None, ""),
+            "wrong": lambda side, g, rng: record(side, g, g["area"], "TODO: write down the cause later"),
+        },
+        reward,
+    )
+
+
+def _bugs_resolve() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        shown = [symptom in await _bugs_shown(side, g, g["reader"]) for symptom in g["symptoms"]]
+        return float(not shown[1]) * (1.0 + shown[0] + shown[2]) / 3  # the others shown count only with it hidden
+
+    return _fixture_task(
+        "resolve one bug of three for a project",
+        _bugs_draw,
+        _bugs_recorded,
+        {
+            "perfect": lambda side, g, rng: _bugs_act(side, "resolve_bug", g, [1], project=g["reader"]),
+            "sloppy": lambda side, g, rng: _bugs_act(
+                side, "resolve_bug", g, [1 if rng.random() < 0.5 else 2], project=g["reader"]
+            ),
+            "partial": lambda side, g, rng: _bugs_act(side, "resolve_bug", g, [1], project=g["project"]),
+            "wrong": lambda side, g, rng: _bugs_act(side, "resolve_bug", g, [0, 1, 2], project=g["reader"]),
+        },
+        reward,
+    )
+
+
+def _bugs_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        shown = [symptom in await _bugs_shown(side, g, g["reader"]) for symptom in g["symptoms"]]
+        return float(not shown[1]) * (1.0 + shown[0] + shown[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one bug of three",
+        _bugs_draw,
+        _bugs_recorded,
+        {
+            "perfect": lambda side, g, rng: _bugs_act(side, "delete_bug", g, [1]),
+            "sloppy": lambda side, g, rng: _bugs_act(side, "delete_bug", g, [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _bugs_act(side, "resolve_bug", g, [1], project=g["project"]),
+            "wrong": lambda side, g, rng: _bugs_act(side, "delete_bug", g, [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+# --- color: colours converted and compared, no state (held out, the eleventh set) ---------------------------
+
+
+def _color_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "rgb": [rng.randint(0, 255) for _ in range(3)],
+        "hsl": [rng.randint(0, 359), rng.randint(20, 100), rng.randint(10, 90)],
+        "background": f"#{rng.randint(0, 0xFFFFFF):06x}",
+        "start": f"#{rng.randint(0, 0xFFFFFF):06x}",
+        "end": f"#{rng.randint(0, 0xFFFFFF):06x}",
+    }
+
+
+def _hex_number(value: Any, field: str, index: int | None = None) -> float | None:
+    """A hex colour an answer gives at `field` (its `index`-th when a list) as a number (None when none)."""
+    found = value.get(field) if isinstance(value, dict) and "error" not in value else None
+    if index is not None:
+        found = found[index] if isinstance(found, list) and -len(found) <= index < len(found) else None
+    text = str(found)
+    return float(int(text[1:], 16)) if re.fullmatch(r"#[0-9a-fA-F]{6}", text) else None
+
+
+def _color_number(value: Any, field: str) -> float | None:
+    found = value.get(field) if isinstance(value, dict) and "error" not in value else None
+    return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+
+async def _color_hex(side: Side, written: str, source: str) -> str | None:
+    """A colour written in `source` as hex, through the server's conversion."""
+    value, error = await side.call("tool_convert_color", {"value": written, "source": source, "target": "hex"})
+    found = value.get("result") if not error and isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
+
+
+async def _complement_of_rgb(side: Side, g: dict[str, Any], how: str) -> float | None:
+    r, g_, b = g["rgb"]
+    written = f"rgb({b}, {g_}, {r})" if how == "sloppy" else f"rgb({r}, {g_}, {b})"  # sloppy: channels swapped
+    colour = await _color_hex(side, written, "rgb")
+    if colour is None or how == "partial":  # partial: the colour itself, never complemented
+        return None if colour is None else float(int(colour[1:], 16))
+    tool = "tool_simulate_color_blindness" if how == "wrong" else "tool_get_complementary_color"
+    value, error = await side.call(tool, {"color_hex": colour})
+    return None if error else _hex_number(value, "simulated" if how == "wrong" else "complementary")
+
+
+async def _contrast_of_hsl(side: Side, g: dict[str, Any], how: str) -> float | None:
+    hue, saturation, lightness = g["hsl"]
+    source = "hsv" if how == "sloppy" else "hsl"  # sloppy: read as hsv
+    colour = await _color_hex(side, f"{source}({hue}, {saturation}%, {lightness}%)", source)
+    if colour is None:
+        return None
+    if how == "wrong":  # the text colour's luminance, not the contrast
+        value, error = await side.call("tool_get_color_info_local", {"color_hex": colour})
+        return None if error else _color_number(value, "luminance")
+    background = "#ffffff" if how == "partial" else g["background"]  # partial: against white, not the page
+    value, error = await side.call("tool_check_contrast", {"foreground": colour, "background": background})
+    return None if error else _color_number(value, "contrast_ratio")
+
+
+async def _gradient_middle(side: Side, g: dict[str, Any], how: str) -> float | None:
+    if how == "wrong":  # the start colour's complement
+        value, error = await side.call("tool_get_complementary_color", {"color_hex": g["start"]})
+        return None if error else _hex_number(value, "complementary")
+    steps = 4 if how == "sloppy" else 5
+    value, error = await side.call(
+        "tool_generate_gradient", {"start_color": g["start"], "end_color": g["end"], "steps": steps}
+    )
+    return None if error else _hex_number(value, "gradient", 0 if how == "partial" else 2)  # partial: the start
+
+
+def _color_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
+    task = _calc_task(name, steps)
+    return Task(name, _color_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -3604,6 +3919,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         _mathx_area,
         partial(_mathx_task, "the determinant of a 3x3 matrix", _determinant),
         partial(_mathx_task, "the mean of a list of numbers", _data_mean),
+    ],
+    "notepad": [_notepad_add, _notepad_drop, _notepad_rename],
+    "bugs": [_bugs_file, _bugs_resolve, _bugs_drop],
+    "color": [
+        partial(_color_task, "the complement of an rgb colour", _complement_of_rgb),
+        partial(_color_task, "the contrast of an hsl text colour on a page colour", _contrast_of_hsl),
+        partial(_color_task, "the middle colour of a five-step gradient", _gradient_middle),
     ],
 }
 
