@@ -88,7 +88,9 @@ stored under the key an argument names, any JSON value, or the server's default 
 a field named as an argument its value as the call gave it, or the server's default where it gave none
 (`{"$arg": name, "else": default}`, also with the items sorted, `"sorted": true`),
 and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A JSON value
-may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every
+may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`; its
+lists of texts shown sorted, `"sorted": [field]`, and the fields named as arguments merged from the call where it
+gives them, `"merge": [field]`: a partial update answering the whole record), every
 stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may
 be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
@@ -750,6 +752,10 @@ class _Learner:
                     plans[name]["pairs"] = self.tool_pairs(tool.spec)
                 if self.defaults(tool.spec):
                     plans[name]["defaults"] = self.defaults(tool.spec)
+                if effects.get(name) is not None:
+                    # The worlds above apply it on every recorded success, those its rules decline too: so
+                    # does the twin on a success it hands on (`library.twin_handed_on`).
+                    plans[name]["effect"] = effects[name]
                 answered[name] = count
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
@@ -861,7 +867,7 @@ class _Learner:
                             for own, (drawn_pieces, present) in zip(converted, whole["items"][name], strict=True)
                         ]
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
-                whole["given"] = {"args": call.arguments, "defaults": given}
+                whole["given"] = {"args": call.arguments, "defaults": given, "fields": payload["fields"]}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
             if call.is_error and isinstance(call.value, str):
@@ -879,6 +885,11 @@ class _Learner:
                 # A list of objects computed over the items of an array argument grouped by a field: after the
                 # reading as the call's pieces, which the covering keeps where both answer as many calls.
                 other = {**template, **groups}
+                found.setdefault(json.dumps(other, sort_keys=True), (other, False))
+            if not call.is_error and isinstance(template, dict):
+                # A record read back with the call's arguments merged into it (a partial update): beside the
+                # reading that resets the fields a call leaves out, for the covering to weigh.
+                other = _template_of(call.value, pieces, {**whole, "merge": True})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
             if lines and not call.is_error:
                 # The texts composed from fields as such too: which reading holds is for the covering to tell.
@@ -1705,11 +1716,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, dict):
         for name, record in whole["records"].items():
             if isinstance(record, dict) and set(record) == set(value):
-                composing = {"composed": whole.get("composed", {}), "given": whole.get("given")}
-                changed = {
-                    f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != record[f]
-                }
-                return {"$record": name, "set": changed}
+                return _record_read(name, record, value, pieces, whole)
     if whole is not None and isinstance(value, str) and value in whole.get("composed", {}):
         return {"$parts": [whole["composed"][value]]}
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
@@ -1779,6 +1786,45 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
         return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
+
+
+def _record_read(
+    name: str, record: dict[str, Any], value: dict[str, Any], pieces: list[tuple[str, list[Any]]], whole: dict[str, Any]
+) -> dict[str, Any]:
+    """The record stored under the key argument `name` names, as `value` shows it: its lists of texts the
+    server keeps sorted shown sorted (`"sorted"`: tags given in any order, read back in order), and the fields
+    that differ given anew (`"set"`). With `whole["merge"]`, the record's fields named as the tool's arguments
+    are those arguments where the call gives them and stay as stored where it does not (`"merge"`: a partial
+    update answering the whole record), where this answer bears that out for each of them."""
+    kept = sorted(f for f, item in value.items() if _sorted_texts(record[f], item))
+    shown = {f: sorted(item) if f in kept else item for f, item in record.items()}
+    merged: list[str] = []
+    given = whole.get("given")
+    if whole.get("merge") and given is not None:
+        args = given["args"]
+        fields = [f for f in given.get("fields", []) if f in value and f != name]
+        if all(_same(args[f], value[f]) if args.get(f) is not None else _same(shown[f], value[f]) for f in fields):
+            merged = [f for f in fields if args.get(f) is not None]
+    composing = {"composed": whole.get("composed", {}), "given": given}
+    changed = {
+        f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != shown[f] and f not in merged
+    }
+    read: dict[str, Any] = {"$record": name, "set": changed}
+    if kept:
+        read["sorted"] = kept
+    if merged:
+        read["merge"] = [f for f in given["fields"] if f in value and f != name] if given is not None else []
+    return read
+
+
+def _sorted_texts(stored: Any, shown: Any) -> bool:
+    """Whether `shown` is the stored list of texts in sorted order, which it was not stored in."""
+    return (
+        isinstance(stored, list)
+        and all(isinstance(item, str) for item in stored)
+        and shown != stored
+        and shown == sorted(stored)
+    )
 
 
 def _computed_values(value: dict[str, Any], pieces: list[tuple[str, list[Any]]]) -> dict[str, dict[str, Any]]:

@@ -906,6 +906,14 @@ def twin_render(template, root, keys, args, twin = {}):
         if entry == None or type(entry.get("rec")) != "dict":
             return None
         record = dict(entry["rec"])
+        for name in template.get("sorted", []):
+            # A list of texts the server keeps sorted, whatever order it was stored in.
+            if type(record.get(name)) == "list" and all([type(item) == "string" for item in record[name]]):
+                record[name] = sorted(record[name])
+        for name in template.get("merge", []):
+            # A field named as an argument: the call's value where it gives one, else as stored (an update).
+            if args.get(name) != None:
+                record[name] = args[name]
         for name, item in template["set"].items():
             rendered = twin_render(item, root, keys, args, twin)
             if rendered == None:
@@ -1555,6 +1563,16 @@ def twin_guard(plan, tool, state, args):
         return twin_documents(value, plan.get("documents"))
     return decline("no rule of the recordings holds for this call")
 
+def twin_handed_on(effects, call, twin):
+    # A success the twin handed on (to the replay, the model) changes its world as the tool's own successes
+    # do: its effect applied to the answer it got, as inference played every recorded success.
+    plan = effects.get(call["tool"])
+    if plan == None:
+        return
+    keys = twin.setdefault("keys", {})
+    args = twin_paired(twin_view(call.get("arguments") or {}), plan.get("pairs"), plan.get("defaults", {}))
+    twin_apply(plan["effect"], call["tool"], plan["root"], keys, args, call["result"], twin)
+
 def twin_documents(value, documents):
     # The fields a server writes a JSON document into as text (`json_texts.py`): learned and kept in the
     # world as the values they write, answered as the server's `json.dumps` writes them.
@@ -2116,19 +2134,38 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
         ]
     prefixes = sorted({prefix for plan in plans.values() for prefix in plan.get("counters") or []})
     numbered: list[Any] = next((plan["numbered"] for plan in plans.values() if plan.get("numbered")), [])
-    if prefixes or numbered:
-        # A call handed on (to the replay, the model) may make up ids under these prefixes, or number records,
-        # too: the twin's next id must be past them (`twin_next`, `twin_fresh`), so the answer's ids are
-        # counted as its own answers' are.
+    effects = _handed_on_effects(plans)
+    if prefixes or numbered or effects:
+        # A call handed on (to the replay, the model) may store, change or drop records, make up ids under
+        # these prefixes, or number records, too: the twin's world takes what its answer shows as its own
+        # answers' do (`twin_handed_on`), and its next id must be past them (`twin_next`, `twin_fresh`).
         parts += [
-            "# --- ids a handed-on call's answer shows ---",
+            "# --- what a handed-on call's answer shows ---",
             f"def {HANDED_ON}(state, call):",
             '    twin = state.setdefault("_twin", {})',
+            f"    twin_handed_on({starlark_literal(effects)}, call, twin)",
             f'    twin_counted({starlark_literal(prefixes)}, call["result"], twin, call.get("arguments"))',
             f'    twin_numbered({starlark_literal(numbered)}, call["result"], twin, call.get("arguments"))',
             "",
         ]
     return "\n".join(parts) + "\n"
+
+
+def _handed_on_effects(plans: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """By tool, the effect a guard plan's success has and what it needs to apply it (`twin_handed_on`): inference
+    learned every tool's rules in worlds where each recorded success had it, those its rules decline too. A
+    batch's effect is its items', and a plan writing documents as text would first have to read them back:
+    their handed-on calls change nothing, as before."""
+    return {
+        tool: {
+            "effect": plan["effect"],
+            "root": plan.get("root"),
+            "pairs": plan.get("pairs"),
+            "defaults": plan.get("defaults", {}),
+        }
+        for tool, plan in plans.items()
+        if plan.get("family") == "guard" and plan.get("effect") and not plan.get("batch") and not plan.get("documents")
+    }
 
 
 def starlark_literal(value: Any) -> str:
