@@ -96,7 +96,10 @@ be the stored records a predicate picks (every one, or the one an argument names
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
 compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
-(`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers
+(`["joined"]`: all of a memory's records, its namespaces left out); a JSON list of the stored keys in order
+(`{"$keys": pred, "order": order}`, filtered by array arguments' items against a list field, `"where"`:
+`_filtered_keys`); how many stored records hold each value of a field (`{"$tally": field}`) and how many values
+there are (`"size"`); `$at`, a record's number as a server numbers
 rows (one past the newest other), is a field too; and a number beside it (or beside every stored record) how many
 records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument
@@ -360,7 +363,7 @@ _MADE_UP = re.compile(
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = (
     *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
-    *("$value", "$groups"),
+    *("$value", "$groups", "$tally", "$keys"),
 )
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
@@ -371,6 +374,10 @@ _LEAF_NUMBERS = frozenset(
 # The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
 # (`_kept_first`).
 _SMALL = frozenset({"index"})
+# How a listing of stored keys is filtered by an array argument's items against a list field of the records:
+# some of them held, all of them, none (`library.twin_kept`); tried for at most this many array arguments.
+_KEY_FILTERS = ("overlaps", "covers", "excludes")
+_KEY_FILTER_ARRAYS = 3
 _KEPT = frozenset({"index", "reads", "serial"})
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -840,6 +847,8 @@ class _Learner:
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {
                 "records": drawn["records"],
+                "tallies": drawn["tallies"],
+                "labels": drawn["labels"],
                 "lists": drawn["lists"],
                 "fresh": drawn["fresh"],
                 "fresh_stored": drawn["fresh_stored"],
@@ -910,6 +919,8 @@ class _Learner:
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
         for template in self.filtered(tool, calls, worlds, rows, found):
+            found.setdefault(json.dumps(template, sort_keys=True), (template, False))
+        for template in _filtered_keys(tool.spec, found, [worlds[id(call)] for call in calls]):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         for template in picked_listings(tool.spec, calls):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
@@ -1700,12 +1711,17 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     small = whole.get("small", _SMALL) if whole is not None else _SMALL
     if type(value) is int and (number := _number_leaf(value, pieces, small)) is not None:
         return number
+    if whole is not None and (tally := _tally_of(value, whole.get("tallies", {}))) is not None:
+        return tally
     if whole is not None and isinstance(value, list) and value:
         # An empty list is as often a constant (`"errors": []`) as an empty listing: a template drawn where
         # something is stored tells which.
         for order in ("added", "sorted"):
             if value == whole["lists"][order]:
                 return {"$records": order}
+        for order in ("added", "sorted"):
+            if value == whole.get("labels", {}).get(order):
+                return {"$keys": ["all"], "order": order}
         for pred, order, objects, item in whole.get("rows", []):
             if value == objects:
                 return {"$rows": pred, "order": order, "item": item}
@@ -1786,6 +1802,66 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
         return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
+
+
+def _filtered_keys(
+    spec: ToolSpec, found: dict[str, tuple[Any, bool]], worlds: list[dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """The listings of stored keys drawn (`{"$keys": ...}`) filtered by the tool's array arguments: each one
+    the records whose list field holds some, all or none of its items (tags asked for, tags left out), or no
+    filter, every combination a candidate the covering weighs against the recorded calls."""
+    arrays = [name for name in _strings(spec) if name.endswith("/0")]
+    arrays = [name.removesuffix("/0") for name in arrays]
+    fields = sorted(
+        {
+            field
+            for world in worlds
+            for entry in world.get("keys", {}).values()
+            for field, value in {**entry.get("args", {}), **(entry.get("rec") or {})}.items()
+            if isinstance(value, list) and value and all(isinstance(item, str) for item in value)
+        }
+    )
+    if not arrays or not fields or len(arrays) > _KEY_FILTER_ARRAYS:
+        return
+    options = [[None, *([kind, name, field] for kind in _KEY_FILTERS for field in fields)] for name in arrays]
+    for template, error in list(found.values()):
+        if error:
+            continue
+        for listing in _key_listings(template):
+            for chosen in itertools.product(*options):
+                where = [rule for rule in chosen if rule is not None]
+                if where:
+                    yield _replaced(template, listing, {**listing, "where": where})
+
+
+def _key_listings(template: Any) -> Iterator[dict[str, Any]]:
+    """The unfiltered listings of stored keys inside a template."""
+    if isinstance(template, dict) and "$keys" in template and "where" not in template:
+        yield template
+    elif isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
+        for item in template.values():
+            yield from _key_listings(item)
+
+
+def _replaced(template: Any, old: dict[str, Any], new: dict[str, Any]) -> Any:
+    """`template` with the part `old` (the very object) replaced by `new`."""
+    if template is old:
+        return new
+    if isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
+        return {name: _replaced(item, old, new) for name, item in template.items()}
+    return template
+
+
+def _tally_of(value: Any, tallies: dict[str, dict[str, int]]) -> dict[str, Any] | None:
+    """`value` as a tally of a field over the stored records (`library.twin_tallies`): an object of how many
+    records hold each value (`{"$tally": field}`: tags and how many terms have each), or, a number from 2,
+    how many values there are (`"size"`: a 1 is as often a constant). None where no field's tally is it."""
+    for name, tally in sorted(tallies.items()):
+        if isinstance(value, dict) and value and value == tally:
+            return {"$tally": name}
+        if type(value) is int and value >= 2 and value == len(tally):
+            return {"$tally": name, "size": True}
+    return None
 
 
 def _record_read(

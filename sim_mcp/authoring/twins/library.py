@@ -286,6 +286,39 @@ def twin_shown(fields, piece):
         return ", ".join(value)
     return twin_text(value)
 
+def twin_tallies(keys):
+    # By field of the stored records, how many records hold each value of it (a text, or an item of a list
+    # of texts: a tag counted once per record that has it), as a server answers "how many per tag".
+    tallies = {}
+    for k in twin_stored(keys):
+        for name, value in twin_fields(k, keys[k]).items():
+            if name.startswith("$"):
+                continue
+            if type(value) == "string":
+                values = [value]
+            elif type(value) == "list" and all([type(item) == "string" for item in value]):
+                values = {item: True for item in value}.keys()
+            else:
+                continue
+            tally = tallies.setdefault(name, {})
+            for item in values:
+                tally[item] = tally.get(item, 0) + 1
+    return tallies
+
+def twin_key_list(template, root, keys, args):
+    # {"$keys": pred, "order": order, "where": [filter]}: a JSON list of the stored keys a predicate picks (as
+    # their labels: a term's lemma, a file's name), in the order stored or sorted, those whose records every
+    # filter keeps (`twin_kept`: tags asked for, tags left out). Empty where none is: it is a listing.
+    found = twin_picked(template["$keys"], root, keys, args)
+    if found == None:
+        return None
+    where = template.get("where", [])
+    return [
+        twin_label(k)
+        for k in twin_ordered(found, template["order"])
+        if not where or twin_kept(where, twin_row_fields(k, keys[k]), args)
+    ]
+
 def twin_records(keys, order):
     return [keys[k]["rec"] for k in twin_ordered(twin_stored(keys), order) if "rec" in keys[k]]
 
@@ -422,6 +455,12 @@ def twin_kept(where, row, args):
                 return False
             inside = [item in held for item in value]
             if not (any(inside) if kind == "overlaps" else all(inside)):
+                return False
+        elif kind == "excludes":
+            # ["excludes", name, field]: no item of an array argument among the items of the row's list field
+            # (the records without the tags a call leaves out).
+            held = row.get(rule[2])
+            if type(value) == "list" and type(held) == "list" and any([item in held for item in value]):
                 return False
     return True
 
@@ -922,6 +961,13 @@ def twin_render(template, root, keys, args, twin = {}):
         return record
     if type(template) == "dict" and "$records" in template:
         return twin_records(keys, template["$records"])
+    if type(template) == "dict" and "$keys" in template:
+        return twin_key_list(template, root, keys, args)
+    if type(template) == "dict" and "$tally" in template:
+        # {"$tally": field}: how many stored records hold each value of the field; with "size", how many
+        # values there are.
+        tally = twin_tallies(keys).get(template["$tally"], {})
+        return len(tally) if template.get("size") else tally
     if type(template) == "dict" and "$rows" in template:
         return twin_rows(template, root, keys, args)
     if type(template) == "dict" and "$count" in template:
@@ -1858,6 +1904,11 @@ def twin_bridge_pieces(state, args):
             "pieces": pieces,
             "records": records,
             "lists": lists,
+            "tallies": twin_tallies(keys),
+            "labels": {
+                order: twin_key_list({"$keys": ["all"], "order": order}, root, keys, call)
+                for order in ("added", "sorted")
+            },
             "listings": listings,
             "fresh": case["world"].get("fresh", 0) + 1,
             "fresh_stored": twin_fresh("stored", keys, case["world"]),
