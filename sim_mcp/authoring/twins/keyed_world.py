@@ -79,7 +79,8 @@ joined (`["given_names", order, sep]`: an update's "fields: description, data").
 number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
 `["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,
-`["opt", parts]`: the item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
+`["opt", parts]`, as a text's clause of an optional argument or a stored field is, `_optional_clauses`: the
+item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
 an item names is stored, or where the item gives a
 field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
 signed hash after a word, written as the twin's own of that form). A JSON field may be a field
@@ -374,6 +375,8 @@ _LEAF_NUMBERS = frozenset(
 # The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
 # (`_kept_first`).
 _SMALL = frozenset({"index"})
+# What joins an optional clause to the text before it (`_optional_clauses`), the longest first.
+_CLAUSE_SEPARATORS = ("; ", ", ", " ")
 # How a listing of stored keys is filtered by an array argument's items against a list field of the records:
 # some of them held, all of them, none (`library.twin_kept`); tried for at most this many array arguments.
 _KEY_FILTERS = ("overlaps", "covers", "excludes")
@@ -834,6 +837,7 @@ class _Learner:
         keys = self.names(tool.spec) + _integers(tool.spec)
         composed = _composed(calls, [worlds[id(call)] for call in calls], keys, self.root, self.shown)
         given = _given_defaults(tool.spec, calls)
+        required = set(tool.spec.input_schema.get("required") or [])
         if tool.spec.name not in self.groups:
             self.groups[tool.spec.name] = grouped_lists(calls)
         grouped = self.groups[tool.spec.name]
@@ -895,6 +899,10 @@ class _Learner:
                 # reading as the call's pieces, which the covering keeps where both answer as many calls.
                 other = {**template, **groups}
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
+            if not call.is_error and (clauses := _optional_clauses(template, required)) != template:
+                # A text whose clauses of optional arguments and stored fields the server leaves out, with
+                # their separator, where the value is absent: beside the reading that asks for each.
+                found.setdefault(json.dumps(clauses, sort_keys=True), (clauses, False))
             if not call.is_error and isinstance(template, dict):
                 # A record read back with the call's arguments merged into it (a partial update): beside the
                 # reading that resets the fields a call leaves out, for the covering to weigh.
@@ -1850,6 +1858,34 @@ def _replaced(template: Any, old: dict[str, Any], new: dict[str, Any]) -> Any:
     if isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
         return {name: _replaced(item, old, new) for name, item in template.items()}
     return template
+
+
+def _optional_clauses(template: Any, required: set[str]) -> Any:
+    """`template` with each placeholder of an optional argument or a stored field that follows a separator
+    (`" "`, `", "`, `"; "`) in a text made a clause left out with it where it cannot be written (`["opt",
+    [sep, part]]`): "Deprecated; use *x*. <reason> <notes>" where a reason was not given and notes are null."""
+    if isinstance(template, list):
+        return [_optional_clauses(item, required) for item in template]
+    if not isinstance(template, dict):
+        return template
+    if "$parts" not in template:
+        if any(marker in template for marker in _WHOLE):
+            return template
+        return {name: _optional_clauses(item, required) for name, item in template.items()}
+    parts: list[Any] = []
+    for part in template["$parts"]:
+        optional = isinstance(part, list) and (
+            (part[0] == "arg" and part[1] not in required) or (part[0] == "stored" and len(part) == 3)
+        )
+        before = parts[-1] if parts and isinstance(parts[-1], str) else None
+        sep = next((sep for sep in _CLAUSE_SEPARATORS if before is not None and before.endswith(sep)), None)
+        if optional and before is not None and sep is not None:
+            rest = before[: -len(sep)]
+            parts[-1:] = [rest] if rest else []
+            parts.append(["opt", [sep, part]])
+        else:
+            parts.append(part)
+    return {**template, "$parts": parts}
 
 
 def _tally_of(value: Any, tallies: dict[str, dict[str, int]]) -> dict[str, Any] | None:
