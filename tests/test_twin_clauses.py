@@ -65,7 +65,9 @@ def test_a_twin_leaves_out_the_clauses_of_absent_values() -> None:
     sessions = [played(RetiredParts().call, f"s{n}", _session(WORDS, f"train-{n}")) for n in range(12)]
     inference = infer_guards([*SPECS, RETIRE], sessions, ["add_part", "retire_part"])
     retiring = json.dumps(inference.plans["retire_part"])
-    assert '["opt", [" ", ["arg", "reason"]]]' in retiring, retiring
+    # The record read back, its memo's clauses optional: the reason given, the memo it held.
+    assert '"$record": "sku"' in retiring, retiring
+    assert '["opt", [" ", ["arg", "reason"]]], ["opt", [" ", ["stored", "sku", "memo"]]]' in retiring, retiring
     server, state = RetiredParts(), dict[str, Any]()
     words = ["amber", "pine", "stone", "cloud", "kite", "river", "moss", "fern", "reed", "dune"]
     missed = []

@@ -1868,6 +1868,9 @@ def _optional_clauses(template: Any, required: set[str]) -> Any:
         return [_optional_clauses(item, required) for item in template]
     if not isinstance(template, dict):
         return template
+    if "$record" in template:
+        # A record read back with some fields given anew: its fields' texts too.
+        return {**template, "set": {name: _optional_clauses(item, required) for name, item in template["set"].items()}}
     if "$parts" not in template:
         if any(marker in template for marker in _WHOLE):
             return template
