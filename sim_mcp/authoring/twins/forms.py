@@ -8,8 +8,9 @@ and `low` are `a`, `B` is `A`): what a format admits, not how long a value is; a
 `TWIN_FORM_LIMIT` characters has the form `*`. The condition `["unlike", name,
 forms]` holds where the call gives `name` as a string whose form is none of `forms`.
 
-The learner proposes it per string argument from the tool's recorded calls grouped by the shape of their
-answer (an error, or the set of a JSON object's top-level fields, or a text): where the forms one group's
+The learner proposes it per string argument (and per list of one string, as that string: `tags/0`) from the
+tool's recorded calls grouped by the shape of their answer (an error, or the set of a JSON object's top-level
+fields with those it sets true, or a text): where the forms one group's
 calls give are none of those the other groups give, and those are few (`_FEW`), the condition that the value
 is unlike the others' forms is an atom the covering may ask; and where one group's forms are few and other
 groups' calls give values of other forms too, that a value is unlike that group's (a refusal's group mixes
@@ -87,8 +88,10 @@ _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
     """`["unlike", name, forms]` for each argument given as a string whose values' forms tell one shape of the tool's
     answers from the others'."""
-    # Any argument given as a string (a schema may say so through `anyOf`, or not at all).
+    # Any argument given as a string (a schema may say so through `anyOf`, or not at all), and a list of one
+    # string as that string (`tags/0`, as `keyed_world.view` writes it: a tag a server refuses for its form).
     names = list(tool.input_schema.get("properties") or {})
+    names += sorted({name for call in calls for name in call.arguments if name.endswith("/0")} - set(names))
     given = [(name, call) for name in names for call in calls if isinstance(call.arguments.get(name), str)]
     if not given:
         return []
@@ -132,7 +135,12 @@ def _named_words(tool: ToolSpec) -> set[str]:
 
 
 def _shape(call: RecordedCall) -> str:
+    """What kind of answer a call got: an error, a text, or an object by its fields and the flags it sets (a
+    refusal a server answers as a success, `{"ok": false, "error": ..., "entry": null}`, has the fields of
+    its successes but not their `ok`)."""
     if call.is_error or call.rpc_error is not None:
         return "error"
     value = call.value
-    return json.dumps(sorted(value)) if isinstance(value, dict) else type(value).__name__
+    if not isinstance(value, dict):
+        return type(value).__name__
+    return json.dumps([sorted(value), sorted(name for name, item in value.items() if item is True)])

@@ -79,7 +79,8 @@ joined (`["given_names", order, sep]`: an update's "fields: description, data").
 number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
 `["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,
-`["opt", parts]`: the item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
+`["opt", parts]`, as a text's clause of an optional argument or a stored field is, `_optional_clauses`: the
+item's fields as `array/*/field`, its place as `["index"]`, the second template where the key
 an item names is stored, or where the item gives a
 field: a request's id, which the server makes up for one that gives none, `speed_3598404652517860456`, a
 signed hash after a word, written as the twin's own of that form). A JSON field may be a field
@@ -88,13 +89,18 @@ stored under the key an argument names, any JSON value, or the server's default 
 a field named as an argument its value as the call gave it, or the server's default where it gave none
 (`{"$arg": name, "else": default}`, also with the items sorted, `"sorted": true`),
 and an integer field named as the number argument whose value it shows is that argument (`"id": 1`). A JSON value
-may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`), every
+may also be the record stored under a key with some fields given anew (`{"$record": name, "set": {...}}`; its
+lists of texts shown sorted, `"sorted": [field]`, and the fields named as arguments merged from the call where it
+gives them, `"merge": [field]`: a partial update answering the whole record), every
 stored record in order (`{"$records": order}`), or a made-up id (`{"$fresh": true}`). A JSON list of objects may
 be the stored records a predicate picks (every one, or the one an argument names, `["is", name]`), in an order
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
 compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
-(`["joined"]`: all of a memory's records, its namespaces left out); `$at`, a record's number as a server numbers
+(`["joined"]`: all of a memory's records, its namespaces left out); a JSON list of the stored keys in order
+(`{"$keys": pred, "order": order}`, filtered by array arguments' items against a list field, `"where"`:
+`_filtered_keys`); how many stored records hold each value of a field (`{"$tally": field}`) and how many values
+there are (`"size"`); `$at`, a record's number as a server numbers
 rows (one past the newest other), is a field too; and a number beside it (or beside every stored record) how many
 records it lists (`{"$count": pred}`).
 Such a listing may also be filtered by several arguments at once (`"where"`, `filtered.py`): per argument
@@ -358,7 +364,7 @@ _MADE_UP = re.compile(
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = (
     *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
-    *("$value", "$groups"),
+    *("$value", "$groups", "$tally", "$keys"),
 )
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
@@ -369,6 +375,12 @@ _LEAF_NUMBERS = frozenset(
 # The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
 # (`_kept_first`).
 _SMALL = frozenset({"index"})
+# What joins an optional clause to the text before it (`_optional_clauses`), the longest first.
+_CLAUSE_SEPARATORS = ("; ", ", ", " ")
+# How a listing of stored keys is filtered by an array argument's items against a list field of the records:
+# some of them held, all of them, none (`library.twin_kept`); tried for at most this many array arguments.
+_KEY_FILTERS = ("overlaps", "covers", "excludes")
+_KEY_FILTER_ARRAYS = 3
 _KEPT = frozenset({"index", "reads", "serial"})
 # The share of the objects of a JSON listing one reading of a field must show (9 in 10): a server may number
 # a record the twin's world numbers otherwise (a record stored again keeps its number or not).
@@ -750,6 +762,10 @@ class _Learner:
                     plans[name]["pairs"] = self.tool_pairs(tool.spec)
                 if self.defaults(tool.spec):
                     plans[name]["defaults"] = self.defaults(tool.spec)
+                if effects.get(name) is not None:
+                    # The worlds above apply it on every recorded success, those its rules decline too: so
+                    # does the twin on a success it hands on (`library.twin_handed_on`).
+                    plans[name]["effect"] = effects[name]
                 answered[name] = count
         outcome = _Outcome(sum(answered.values()), plans, answered)
         self.cache[key] = outcome
@@ -821,6 +837,7 @@ class _Learner:
         keys = self.names(tool.spec) + _integers(tool.spec)
         composed = _composed(calls, [worlds[id(call)] for call in calls], keys, self.root, self.shown)
         given = _given_defaults(tool.spec, calls)
+        required = set(tool.spec.input_schema.get("required") or [])
         if tool.spec.name not in self.groups:
             self.groups[tool.spec.name] = grouped_lists(calls)
         grouped = self.groups[tool.spec.name]
@@ -834,6 +851,8 @@ class _Learner:
             pieces.sort(key=lambda piece: -len(piece[0]))
             whole = {
                 "records": drawn["records"],
+                "tallies": drawn["tallies"],
+                "labels": drawn["labels"],
                 "lists": drawn["lists"],
                 "fresh": drawn["fresh"],
                 "fresh_stored": drawn["fresh_stored"],
@@ -861,7 +880,7 @@ class _Learner:
                             for own, (drawn_pieces, present) in zip(converted, whole["items"][name], strict=True)
                         ]
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
-                whole["given"] = {"args": call.arguments, "defaults": given}
+                whole["given"] = {"args": call.arguments, "defaults": given, "fields": payload["fields"]}
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
             if call.is_error and isinstance(call.value, str):
@@ -879,6 +898,15 @@ class _Learner:
                 # A list of objects computed over the items of an array argument grouped by a field: after the
                 # reading as the call's pieces, which the covering keeps where both answer as many calls.
                 other = {**template, **groups}
+                found.setdefault(json.dumps(other, sort_keys=True), (other, False))
+            if not call.is_error and (clauses := _optional_clauses(template, required)) != template:
+                # A text whose clauses of optional arguments and stored fields the server leaves out, with
+                # their separator, where the value is absent: beside the reading that asks for each.
+                found.setdefault(json.dumps(clauses, sort_keys=True), (clauses, False))
+            if not call.is_error and isinstance(template, dict):
+                # A record read back with the call's arguments merged into it (a partial update): beside the
+                # reading that resets the fields a call leaves out, for the covering to weigh.
+                other = _template_of(call.value, pieces, {**whole, "merge": True})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
             if lines and not call.is_error:
                 # The texts composed from fields as such too: which reading holds is for the covering to tell.
@@ -899,6 +927,8 @@ class _Learner:
                 other = _template_of(call.value, pieces, {**whole, "rows": [reading]})
                 found.setdefault(json.dumps(other, sort_keys=True), (other, False))
         for template in self.filtered(tool, calls, worlds, rows, found):
+            found.setdefault(json.dumps(template, sort_keys=True), (template, False))
+        for template in _filtered_keys(tool.spec, found, [worlds[id(call)] for call in calls]):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
         for template in picked_listings(tool.spec, calls):
             found.setdefault(json.dumps(template, sort_keys=True), (template, False))
@@ -1689,12 +1719,17 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     small = whole.get("small", _SMALL) if whole is not None else _SMALL
     if type(value) is int and (number := _number_leaf(value, pieces, small)) is not None:
         return number
+    if whole is not None and (tally := _tally_of(value, whole.get("tallies", {}))) is not None:
+        return tally
     if whole is not None and isinstance(value, list) and value:
         # An empty list is as often a constant (`"errors": []`) as an empty listing: a template drawn where
         # something is stored tells which.
         for order in ("added", "sorted"):
             if value == whole["lists"][order]:
                 return {"$records": order}
+        for order in ("added", "sorted"):
+            if value == whole.get("labels", {}).get(order):
+                return {"$keys": ["all"], "order": order}
         for pred, order, objects, item in whole.get("rows", []):
             if value == objects:
                 return {"$rows": pred, "order": order, "item": item}
@@ -1705,11 +1740,7 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     if whole is not None and isinstance(value, dict):
         for name, record in whole["records"].items():
             if isinstance(record, dict) and set(record) == set(value):
-                composing = {"composed": whole.get("composed", {}), "given": whole.get("given")}
-                changed = {
-                    f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != record[f]
-                }
-                return {"$record": name, "set": changed}
+                return _record_read(name, record, value, pieces, whole)
     if whole is not None and isinstance(value, str) and value in whole.get("composed", {}):
         return {"$parts": [whole["composed"][value]]}
     if whole is not None and isinstance(value, str) and (lines := _item_lines(value, pieces, whole)) is not None:
@@ -1779,6 +1810,136 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
         inner: dict[str, Any] = {"records": {}, "lists": {"added": [], "sorted": []}, "fresh": 0, "defaults": defaults}
         return [_template_of(item, pieces, inner if defaults else None) for item in value]
     return value
+
+
+def _filtered_keys(
+    spec: ToolSpec, found: dict[str, tuple[Any, bool]], worlds: list[dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """The listings of stored keys drawn (`{"$keys": ...}`) filtered by the tool's array arguments: each one
+    the records whose list field holds some, all or none of its items (tags asked for, tags left out), or no
+    filter, every combination a candidate the covering weighs against the recorded calls."""
+    arrays = [name for name in _strings(spec) if name.endswith("/0")]
+    arrays = [name.removesuffix("/0") for name in arrays]
+    fields = sorted(
+        {
+            field
+            for world in worlds
+            for entry in world.get("keys", {}).values()
+            for field, value in {**entry.get("args", {}), **(entry.get("rec") or {})}.items()
+            if isinstance(value, list) and value and all(isinstance(item, str) for item in value)
+        }
+    )
+    if not arrays or not fields or len(arrays) > _KEY_FILTER_ARRAYS:
+        return
+    options = [[None, *([kind, name, field] for kind in _KEY_FILTERS for field in fields)] for name in arrays]
+    for template, error in list(found.values()):
+        if error:
+            continue
+        for listing in _key_listings(template):
+            for chosen in itertools.product(*options):
+                where = [rule for rule in chosen if rule is not None]
+                if where:
+                    yield _replaced(template, listing, {**listing, "where": where})
+
+
+def _key_listings(template: Any) -> Iterator[dict[str, Any]]:
+    """The unfiltered listings of stored keys inside a template."""
+    if isinstance(template, dict) and "$keys" in template and "where" not in template:
+        yield template
+    elif isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
+        for item in template.values():
+            yield from _key_listings(item)
+
+
+def _replaced(template: Any, old: dict[str, Any], new: dict[str, Any]) -> Any:
+    """`template` with the part `old` (the very object) replaced by `new`."""
+    if template is old:
+        return new
+    if isinstance(template, dict) and not any(marker in template for marker in ("$parts", *_WHOLE)):
+        return {name: _replaced(item, old, new) for name, item in template.items()}
+    return template
+
+
+def _optional_clauses(template: Any, required: set[str]) -> Any:
+    """`template` with each placeholder of an optional argument or a stored field that follows a separator
+    (`" "`, `", "`, `"; "`) in a text made a clause left out with it where it cannot be written (`["opt",
+    [sep, part]]`): "Deprecated; use *x*. <reason> <notes>" where a reason was not given and notes are null."""
+    if isinstance(template, list):
+        return [_optional_clauses(item, required) for item in template]
+    if not isinstance(template, dict):
+        return template
+    if "$record" in template:
+        # A record read back with some fields given anew: its fields' texts too.
+        return {**template, "set": {name: _optional_clauses(item, required) for name, item in template["set"].items()}}
+    if "$parts" not in template:
+        if any(marker in template for marker in _WHOLE):
+            return template
+        return {name: _optional_clauses(item, required) for name, item in template.items()}
+    parts: list[Any] = []
+    for part in template["$parts"]:
+        optional = isinstance(part, list) and (
+            (part[0] == "arg" and part[1] not in required) or (part[0] == "stored" and len(part) == 3)
+        )
+        before = parts[-1] if parts and isinstance(parts[-1], str) else None
+        sep = next((sep for sep in _CLAUSE_SEPARATORS if before is not None and before.endswith(sep)), None)
+        if optional and before is not None and sep is not None:
+            rest = before[: -len(sep)]
+            parts[-1:] = [rest] if rest else []
+            parts.append(["opt", [sep, part]])
+        else:
+            parts.append(part)
+    return {**template, "$parts": parts}
+
+
+def _tally_of(value: Any, tallies: dict[str, dict[str, int]]) -> dict[str, Any] | None:
+    """`value` as a tally of a field over the stored records (`library.twin_tallies`): an object of how many
+    records hold each value (`{"$tally": field}`: tags and how many terms have each), or, a number from 2,
+    how many values there are (`"size"`: a 1 is as often a constant). None where no field's tally is it."""
+    for name, tally in sorted(tallies.items()):
+        if isinstance(value, dict) and value and value == tally:
+            return {"$tally": name}
+        if type(value) is int and value >= 2 and value == len(tally):
+            return {"$tally": name, "size": True}
+    return None
+
+
+def _record_read(
+    name: str, record: dict[str, Any], value: dict[str, Any], pieces: list[tuple[str, list[Any]]], whole: dict[str, Any]
+) -> dict[str, Any]:
+    """The record stored under the key argument `name` names, as `value` shows it: its lists of texts the
+    server keeps sorted shown sorted (`"sorted"`: tags given in any order, read back in order), and the fields
+    that differ given anew (`"set"`). With `whole["merge"]`, the record's fields named as the tool's arguments
+    are those arguments where the call gives them and stay as stored where it does not (`"merge"`: a partial
+    update answering the whole record), where this answer bears that out for each of them."""
+    kept = sorted(f for f, item in value.items() if _sorted_texts(record[f], item))
+    shown = {f: sorted(item) if f in kept else item for f, item in record.items()}
+    merged: list[str] = []
+    given = whole.get("given")
+    if whole.get("merge") and given is not None:
+        args = given["args"]
+        fields = [f for f in given.get("fields", []) if f in value and f != name]
+        if all(_same(args[f], value[f]) if args.get(f) is not None else _same(shown[f], value[f]) for f in fields):
+            merged = [f for f in fields if args.get(f) is not None]
+    composing = {"composed": whole.get("composed", {}), "given": given}
+    changed = {
+        f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != shown[f] and f not in merged
+    }
+    read: dict[str, Any] = {"$record": name, "set": changed}
+    if kept:
+        read["sorted"] = kept
+    if merged:
+        read["merge"] = [f for f in given["fields"] if f in value and f != name] if given is not None else []
+    return read
+
+
+def _sorted_texts(stored: Any, shown: Any) -> bool:
+    """Whether `shown` is the stored list of texts in sorted order, which it was not stored in."""
+    return (
+        isinstance(stored, list)
+        and all(isinstance(item, str) for item in stored)
+        and shown != stored
+        and shown == sorted(stored)
+    )
 
 
 def _computed_values(value: dict[str, Any], pieces: list[tuple[str, list[Any]]]) -> dict[str, dict[str, Any]]:

@@ -286,6 +286,39 @@ def twin_shown(fields, piece):
         return ", ".join(value)
     return twin_text(value)
 
+def twin_tallies(keys):
+    # By field of the stored records, how many records hold each value of it (a text, or an item of a list
+    # of texts: a tag counted once per record that has it), as a server answers "how many per tag".
+    tallies = {}
+    for k in twin_stored(keys):
+        for name, value in twin_fields(k, keys[k]).items():
+            if name.startswith("$"):
+                continue
+            if type(value) == "string":
+                values = [value]
+            elif type(value) == "list" and all([type(item) == "string" for item in value]):
+                values = {item: True for item in value}.keys()
+            else:
+                continue
+            tally = tallies.setdefault(name, {})
+            for item in values:
+                tally[item] = tally.get(item, 0) + 1
+    return tallies
+
+def twin_key_list(template, root, keys, args):
+    # {"$keys": pred, "order": order, "where": [filter]}: a JSON list of the stored keys a predicate picks (as
+    # their labels: a term's lemma, a file's name), in the order stored or sorted, those whose records every
+    # filter keeps (`twin_kept`: tags asked for, tags left out). Empty where none is: it is a listing.
+    found = twin_picked(template["$keys"], root, keys, args)
+    if found == None:
+        return None
+    where = template.get("where", [])
+    return [
+        twin_label(k)
+        for k in twin_ordered(found, template["order"])
+        if not where or twin_kept(where, twin_row_fields(k, keys[k]), args)
+    ]
+
 def twin_records(keys, order):
     return [keys[k]["rec"] for k in twin_ordered(twin_stored(keys), order) if "rec" in keys[k]]
 
@@ -422,6 +455,12 @@ def twin_kept(where, row, args):
                 return False
             inside = [item in held for item in value]
             if not (any(inside) if kind == "overlaps" else all(inside)):
+                return False
+        elif kind == "excludes":
+            # ["excludes", name, field]: no item of an array argument among the items of the row's list field
+            # (the records without the tags a call leaves out).
+            held = row.get(rule[2])
+            if type(value) == "list" and type(held) == "list" and any([item in held for item in value]):
                 return False
     return True
 
@@ -906,6 +945,14 @@ def twin_render(template, root, keys, args, twin = {}):
         if entry == None or type(entry.get("rec")) != "dict":
             return None
         record = dict(entry["rec"])
+        for name in template.get("sorted", []):
+            # A list of texts the server keeps sorted, whatever order it was stored in.
+            if type(record.get(name)) == "list" and all([type(item) == "string" for item in record[name]]):
+                record[name] = sorted(record[name])
+        for name in template.get("merge", []):
+            # A field named as an argument: the call's value where it gives one, else as stored (an update).
+            if args.get(name) != None:
+                record[name] = args[name]
         for name, item in template["set"].items():
             rendered = twin_render(item, root, keys, args, twin)
             if rendered == None:
@@ -914,6 +961,13 @@ def twin_render(template, root, keys, args, twin = {}):
         return record
     if type(template) == "dict" and "$records" in template:
         return twin_records(keys, template["$records"])
+    if type(template) == "dict" and "$keys" in template:
+        return twin_key_list(template, root, keys, args)
+    if type(template) == "dict" and "$tally" in template:
+        # {"$tally": field}: how many stored records hold each value of the field; with "size", how many
+        # values there are.
+        tally = twin_tallies(keys).get(template["$tally"], {})
+        return len(tally) if template.get("size") else tally
     if type(template) == "dict" and "$rows" in template:
         return twin_rows(template, root, keys, args)
     if type(template) == "dict" and "$count" in template:
@@ -1555,6 +1609,16 @@ def twin_guard(plan, tool, state, args):
         return twin_documents(value, plan.get("documents"))
     return decline("no rule of the recordings holds for this call")
 
+def twin_handed_on(effects, call, twin):
+    # A success the twin handed on (to the replay, the model) changes its world as the tool's own successes
+    # do: its effect applied to the answer it got, as inference played every recorded success.
+    plan = effects.get(call["tool"])
+    if plan == None:
+        return
+    keys = twin.setdefault("keys", {})
+    args = twin_paired(twin_view(call.get("arguments") or {}), plan.get("pairs"), plan.get("defaults", {}))
+    twin_apply(plan["effect"], call["tool"], plan["root"], keys, args, call["result"], twin)
+
 def twin_documents(value, documents):
     # The fields a server writes a JSON document into as text (`json_texts.py`): learned and kept in the
     # world as the values they write, answered as the server's `json.dumps` writes them.
@@ -1840,6 +1904,11 @@ def twin_bridge_pieces(state, args):
             "pieces": pieces,
             "records": records,
             "lists": lists,
+            "tallies": twin_tallies(keys),
+            "labels": {
+                order: twin_key_list({"$keys": ["all"], "order": order}, root, keys, call)
+                for order in ("added", "sorted")
+            },
             "listings": listings,
             "fresh": case["world"].get("fresh", 0) + 1,
             "fresh_stored": twin_fresh("stored", keys, case["world"]),
@@ -2116,19 +2185,38 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
         ]
     prefixes = sorted({prefix for plan in plans.values() for prefix in plan.get("counters") or []})
     numbered: list[Any] = next((plan["numbered"] for plan in plans.values() if plan.get("numbered")), [])
-    if prefixes or numbered:
-        # A call handed on (to the replay, the model) may make up ids under these prefixes, or number records,
-        # too: the twin's next id must be past them (`twin_next`, `twin_fresh`), so the answer's ids are
-        # counted as its own answers' are.
+    effects = _handed_on_effects(plans)
+    if prefixes or numbered or effects:
+        # A call handed on (to the replay, the model) may store, change or drop records, make up ids under
+        # these prefixes, or number records, too: the twin's world takes what its answer shows as its own
+        # answers' do (`twin_handed_on`), and its next id must be past them (`twin_next`, `twin_fresh`).
         parts += [
-            "# --- ids a handed-on call's answer shows ---",
+            "# --- what a handed-on call's answer shows ---",
             f"def {HANDED_ON}(state, call):",
             '    twin = state.setdefault("_twin", {})',
+            f"    twin_handed_on({starlark_literal(effects)}, call, twin)",
             f'    twin_counted({starlark_literal(prefixes)}, call["result"], twin, call.get("arguments"))',
             f'    twin_numbered({starlark_literal(numbered)}, call["result"], twin, call.get("arguments"))',
             "",
         ]
     return "\n".join(parts) + "\n"
+
+
+def _handed_on_effects(plans: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """By tool, the effect a guard plan's success has and what it needs to apply it (`twin_handed_on`): inference
+    learned every tool's rules in worlds where each recorded success had it, those its rules decline too. A
+    batch's effect is its items', and a plan writing documents as text would first have to read them back:
+    their handed-on calls change nothing, as before."""
+    return {
+        tool: {
+            "effect": plan["effect"],
+            "root": plan.get("root"),
+            "pairs": plan.get("pairs"),
+            "defaults": plan.get("defaults", {}),
+        }
+        for tool, plan in plans.items()
+        if plan.get("family") == "guard" and plan.get("effect") and not plan.get("batch") and not plan.get("documents")
+    }
 
 
 def starlark_literal(value: Any) -> str:
