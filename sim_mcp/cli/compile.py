@@ -42,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         metavar="N",
         help="with --from recordings: choices of the tools' effects on the keyed world that the twin's search "
-        "evaluates at most, keeping the best found (default 2000; more for a server of many tools and fields)",
+        "evaluates at most, keeping the best found (default 1000; more for a server of many tools and fields)",
     )
     compile_.add_argument(
         "--force", action="store_true", help="compile again the tools whose function already passes (default: keep)"

@@ -311,7 +311,7 @@ _EFFECT_ROUNDS = 3
 # so that a twin compiled twice from the same recordings is the same twin on any machine. Servers with a
 # few candidate effects per tool need a few hundred; one with hundreds (records of many fields, each read as
 # a possible key) could search for hours.
-EFFECT_TRIALS = 2000
+EFFECT_TRIALS = 1000
 # Sessions' worlds the guard search keeps at most (`_Learner.worlds`): past this, it forgets them and plays the
 # sessions anew, so that a long search over many effects does not hold every world it ever tried.
 _KEPT_WORLDS = 4096
