@@ -84,12 +84,16 @@ def test_compile_reports_a_search_stopped_at_its_bound_and_refuses_a_bound_below
 ) -> None:
     compile_recorded(tmp_path, TOOLS, sessions())
     assert "stopped at" not in capsys.readouterr().err
+    free = json.loads((tmp_path / "compile.json").read_text())
     report = tmp_path / "bounded.json"
     spec, folder = str(tmp_path / "spec.yaml"), str(tmp_path)
     main(["compile", spec, "--from", folder, "--effect-trials", "1", "--report", str(report)])
     err = capsys.readouterr().err
     assert "the search for the tools' effects on the keyed world stopped at 1 choices tried (--effect-trials)" in err
-    assert json.loads(report.read_text())["tools"]["get_value"]["calls"] == 9
+    bounded = json.loads(report.read_text())
+    assert bounded["tools"]["get_value"]["calls"] == 9
+    # The report says how many choices each search evaluated: one per search under the bound, more without.
+    assert 1 <= bounded["effect_choices"] < free["effect_choices"]
     assert main(["compile", spec, "--from", folder, "--effect-trials", "0"]) == 2
     assert "--effect-trials: expected 1 or more, got 0" in capsys.readouterr().err
 

@@ -66,6 +66,7 @@ class TwinReport:
     sessions: int = 0
     problems: list[str] = field(default_factory=list)
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool -> {status, reason, calls, plan}
+    effect_choices: int = 0  # the choices of the tools' effects the keyed world's search evaluated
 
     def lines(self) -> list[str]:
         out = []
@@ -89,6 +90,7 @@ class TwinReport:
             "calls": self.calls,
             "problems": self.problems,
             "tools": self.tools,
+            "effect_choices": self.effect_choices,
         }
 
 
@@ -118,11 +120,13 @@ async def build_twin(
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
     learned = _learn(environment, sessions, effect_trials)
+    report.effect_choices = learned.effect_choices
     if batches := find_batches(list(environment.tools), sessions):
         # Tools that take their items in batches are learned a second time as the one-item calls they stand
         # for (`batches.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
         view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
         per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions, effect_trials)
+        report.effect_choices += per_item.effect_choices
         per_item.plans = {
             name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
             for name, plan in per_item.plans.items()
@@ -188,6 +192,7 @@ class _Learned:
     reasons: dict[str, str]
     initial: dict[str, Any]
     problems: list[str] = field(default_factory=list)
+    effect_choices: int = 0  # the choices of the tools' effects the keyed world's search evaluated
 
 
 def _learn(environment: Environment, sessions: list[list[RecordedCall]], trials: int) -> _Learned:
@@ -230,7 +235,7 @@ def _learn(environment: Environment, sessions: list[list[RecordedCall]], trials:
     if guards.plans:
         initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
         plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
-    return _Learned(plans, reasons, initial, problems)
+    return _Learned(plans, reasons, initial, problems, guards.tried)
 
 
 def _agreeing(plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]) -> int:

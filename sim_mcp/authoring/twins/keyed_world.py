@@ -402,9 +402,10 @@ class GuardInference:
     # By tool, why its rules could not be learned (the learner failed on its answers): it gets none, its calls
     # are handed on, and the other tools' rules are learned as before.
     failed: dict[str, str] = field(default_factory=dict)
-    # The choices of effects evaluated where the search stopped at its bound (`EFFECT_TRIALS`); 0 where it
-    # ended by itself.
+    # The bound the search over the tools' effects stopped at (`EFFECT_TRIALS`); 0 where it ended by itself.
     stopped_at: int = 0
+    # The choices of effects the searches evaluated (`_Learner.trial`): the work the inference did.
+    tried: int = 0
 
     def answers_all(self, tool: str, calls: int) -> bool:
         """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
@@ -1389,7 +1390,7 @@ def infer_guards(
             name: with_documents(plan, written.get(name, {}), key_orders(every, name))
             for name, plan in found.plans.items()
         }
-        return GuardInference(plans, found.root, found.answered, found.failed, found.stopped_at)
+        return replace(found, plans=plans)
     return _infer_guards(tools, sessions, left, trials)
 
 
@@ -1411,7 +1412,7 @@ def _infer_guards(
         return found
     joined = _infer(tools, sessions, left, root, pairs, trials)
     chosen = joined if sum(joined.answered.values()) > sum(found.answered.values()) else found
-    return replace(chosen, stopped_at=max(found.stopped_at, joined.stopped_at))
+    return replace(chosen, stopped_at=max(found.stopped_at, joined.stopped_at), tried=found.tried + joined.tried)
 
 
 def _infer(
@@ -1485,8 +1486,9 @@ def _infer(
             trial, tried = _ascend(learner, known, moved, start)
             if trial.beats(best):
                 best, choice = trial, tried
-    stopped_at = trials - learner.trials if learner.stopped else 0
-    return GuardInference(best.plans, root, best.answered, dict(learner.failed), stopped_at)
+    return GuardInference(
+        best.plans, root, best.answered, dict(learner.failed), trials if learner.stopped else 0, trials - learner.trials
+    )
 
 
 def _keeps_made_up(effect: list[Any] | None) -> bool:
