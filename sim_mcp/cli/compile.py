@@ -38,6 +38,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--rounds", type=int, default=3, metavar="N", help="attempts per tool, each failure fed back (default 3)"
     )
     compile_.add_argument(
+        "--effect-trials",
+        type=int,
+        metavar="N",
+        help="with --from recordings: choices of the tools' effects on the keyed world that the twin's search "
+        "evaluates at most, keeping the best found (default 1000; more for a server of many tools and fields)",
+    )
+    compile_.add_argument(
         "--force", action="store_true", help="compile again the tools whose function already passes (default: keep)"
     )
     compile_.add_argument("--report", type=Path, metavar="FILE", help="also write the per-tool report as JSON")

@@ -32,8 +32,12 @@ def is_recording(path: Path) -> bool:
 
 def run_twin(args: argparse.Namespace) -> int:
     from sim_mcp.authoring.twins.build import TwinReport, build_twin
+    from sim_mcp.authoring.twins.keyed_world import EFFECT_TRIALS
     from sim_mcp.engine.backends import Backend, load_backend
 
+    trials = EFFECT_TRIALS if args.effect_trials is None else args.effect_trials
+    if trials < 1:
+        raise ConfigError(f"--effect-trials: expected 1 or more, got {trials}")
     if not args.spec.is_file():
         raise ConfigError(f"{args.spec}: no such spec file (sim-mcp record -o DIR writes DIR/spec.yaml)")
     settings = settings_from(args)
@@ -51,6 +55,7 @@ def run_twin(args: argparse.Namespace) -> int:
                 list(args.recordings),
                 backend,
                 rounds=args.rounds,
+                effect_trials=trials,
                 progress=lambda line: print(line, flush=True),
             )
         finally:

@@ -27,7 +27,14 @@ from sim_mcp.authoring.twins.agreement import Answer, compare_answers
 from sim_mcp.authoring.twins.batches import find_batches, unrolled
 from sim_mcp.authoring.twins.behaviours import TWIN_KEY
 from sim_mcp.authoring.twins.infer import Inference, infer_plans
-from sim_mcp.authoring.twins.keyed_world import GuardInference, as_set, infer_guards, initial_keys, unordered
+from sim_mcp.authoring.twins.keyed_world import (
+    EFFECT_TRIALS,
+    GuardInference,
+    as_set,
+    infer_guards,
+    initial_keys,
+    unordered,
+)
 from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.authoring.twins.rename import IdMap
@@ -59,6 +66,7 @@ class TwinReport:
     sessions: int = 0
     problems: list[str] = field(default_factory=list)
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)  # tool -> {status, reason, calls, plan}
+    effect_choices: int = 0  # the choices of the tools' effects the keyed world's search evaluated
 
     def lines(self) -> list[str]:
         out = []
@@ -82,6 +90,7 @@ class TwinReport:
             "calls": self.calls,
             "problems": self.problems,
             "tools": self.tools,
+            "effect_choices": self.effect_choices,
         }
 
 
@@ -91,6 +100,7 @@ async def build_twin(
     backend: Backend | None = None,
     *,
     rounds: int = 3,
+    effect_trials: int = EFFECT_TRIALS,
     progress: Callable[[str], None] = lambda line: None,
 ) -> TwinReport:
     environment = read_spec_file(spec_path)
@@ -109,12 +119,14 @@ async def build_twin(
     report.calls, report.sessions = len(calls), len(sessions)
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
-    learned = _learn(environment, sessions)
+    learned = _learn(environment, sessions, effect_trials)
+    report.effect_choices = learned.effect_choices
     if batches := find_batches(list(environment.tools), sessions):
         # Tools that take their items in batches are learned a second time as the one-item calls they stand
         # for (`batches.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
         view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
-        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions)
+        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions, effect_trials)
+        report.effect_choices += per_item.effect_choices
         per_item.plans = {
             name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
             for name, plan in per_item.plans.items()
@@ -180,11 +192,12 @@ class _Learned:
     reasons: dict[str, str]
     initial: dict[str, Any]
     problems: list[str] = field(default_factory=list)
+    effect_choices: int = 0  # the choices of the tools' effects the keyed world's search evaluated
 
 
-def _learn(environment: Environment, sessions: list[list[RecordedCall]]) -> _Learned:
-    """Each tool's behaviour (`infer_plans`), else its keyed world's rules (`infer_guards`), as its Starlark
-    replays `sessions` (`_verified`)."""
+def _learn(environment: Environment, sessions: list[list[RecordedCall]], trials: int) -> _Learned:
+    """Each tool's behaviour (`infer_plans`), else its keyed world's rules (`infer_guards`, searching at most
+    `trials` choices of the tools' effects), as its Starlark replays `sessions` (`_verified`)."""
     problems: list[str] = []
     calls = [call for session in sessions for call in session]
     try:
@@ -202,12 +215,17 @@ def _learn(environment: Environment, sessions: list[list[RecordedCall]]) -> _Lea
     constant = [name for name, plan in plans.items() if plan["family"] in ("const", "template")]
     left = [tool.name for tool in environment.tools if tool.name not in plans]
     try:
-        guards = infer_guards(list(environment.tools), sessions, left + constant)
+        guards = infer_guards(list(environment.tools), sessions, left + constant, trials)
     except Exception as e:  # a failure the learner pinned on no one tool costs the guards only
         problems.append(f"learning the keyed world's rules failed ({_failure(e)}); no tool has them")
         guards = GuardInference(failed={name: f"learning its rules failed: {_failure(e)}" for name in left})
     for name, why in guards.failed.items():
         reasons[name] = why
+    if guards.stopped_at:
+        problems.append(
+            f"the search for the tools' effects on the keyed world stopped at {guards.stopped_at} choices tried "
+            "(--effect-trials): the rules are the best it had found; a larger bound may answer more calls"
+        )
     for name in constant:
         if guards.answers_all(name, sum(call.tool == name for call in calls)):
             del plans[name]
@@ -217,7 +235,7 @@ def _learn(environment: Environment, sessions: list[list[RecordedCall]]) -> _Lea
     if guards.plans:
         initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
         plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
-    return _Learned(plans, reasons, initial, problems)
+    return _Learned(plans, reasons, initial, problems, guards.tried)
 
 
 def _agreeing(plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]) -> int:

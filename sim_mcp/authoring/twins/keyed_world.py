@@ -290,6 +290,7 @@ _T = TypeVar("_T")
 _P = ParamSpec("_P")
 
 __all__ = [
+    "EFFECT_TRIALS",
     "ROOT_BY",
     "GuardInference",
     "as_set",
@@ -311,6 +312,12 @@ PAIR = "\x1f"
 _SHORTEST = 3
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
+# Choices of the tools' effects the search evaluates at most, each a replay of every recorded session with
+# every tool's rules learned anew: past this, it keeps the best choice found so far. A count, not a clock,
+# so that a twin compiled twice from the same recordings is the same twin on any machine. Servers with a
+# few candidate effects per tool need a few hundred; one with hundreds (records of many fields, each read as
+# a possible key) could search for hours.
+EFFECT_TRIALS = 1000
 # Sessions' worlds the guard search keeps at most (`_Learner.worlds`): past this, it forgets them and plays the
 # sessions anew, so that a long search over many effects does not hold every world it ever tried.
 _KEPT_WORLDS = 4096
@@ -407,6 +414,10 @@ class GuardInference:
     # By tool, why its rules could not be learned (the learner failed on its answers): it gets none, its calls
     # are handed on, and the other tools' rules are learned as before.
     failed: dict[str, str] = field(default_factory=dict)
+    # The bound the search over the tools' effects stopped at (`EFFECT_TRIALS`); 0 where it ended by itself.
+    stopped_at: int = 0
+    # The choices of effects the searches evaluated (`_Learner.trial`): the work the inference did.
+    tried: int = 0
 
     def answers_all(self, tool: str, calls: int) -> bool:
         """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
@@ -621,6 +632,7 @@ class _Learner:
         root: str | None,
         prefixes: tuple[str, ...] = (),
         pairs: tuple[tuple[str, str], ...] = (),
+        trials: int = EFFECT_TRIALS,
     ) -> None:
         self.tools = tools
         self.sessions = sessions
@@ -632,6 +644,8 @@ class _Learner:
         self.pairs = pairs  # the arguments joined as one key (`_pair_candidates`), each a namespace and a name
         self.library = TwinLibrary()
         self.cache: dict[str, _Outcome] = {}
+        self.trials = trials  # choices of effects the search may still evaluate (`trial`)
+        self.stopped = False  # whether a trial was refused for want of them
         self.rules: dict[str, tuple[list[dict[str, Any]], int]] = {}  # by tool (`learned`)
         self.answers: dict[str, Any] = {}  # by case (`each`)
         # By call and world (`table`): whether each atom holds (by its JSON text), what each template writes.
@@ -734,6 +748,18 @@ class _Learner:
         """A world's digest, taken once for a world `worlds` keeps: what the caches of the inference are keyed
         by, where its JSON text would be written out again for each choice tried."""
         return self.digests.get(id(world)) or _digest(world)
+
+    def trial(self, effects: dict[str, list[Any] | None]) -> _Outcome | None:
+        """`evaluate` for a choice the search tries, None where it was not evaluated before and the search has
+        evaluated as many choices as it may: the search then goes on with what it knows, and ends soon."""
+        key = json.dumps(effects, sort_keys=True)
+        if key in self.cache:
+            return self.cache[key]
+        if self.trials <= 0:
+            self.stopped = True
+            return None
+        self.trials -= 1
+        return self.evaluate(effects)
 
     def evaluate(self, effects: dict[str, list[Any] | None]) -> _Outcome:
         key = json.dumps(effects, sort_keys=True)
@@ -1377,28 +1403,32 @@ def _lenient(
     return None if best is None else (best[1], best[2])
 
 
-def infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
+def infer_guards(
+    tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str], trials: int = EFFECT_TRIALS
+) -> GuardInference:
     """Guard plans for the tools named in `left` (those no behaviour explains), from every recorded session.
     Keys joined from two arguments are tried only where one argument explains too little: a tool that takes
     both is left with recorded calls its rules do not answer; and kept only where they answer more. A JSON
     document a tool's successes write into a text is learned as the value it writes, and written back as
-    text (`json_texts`)."""
+    text (`json_texts`). Each search over the tools' effects evaluates at most `trials` choices of them."""
     every = [c for s in sessions for c in s]
     written = server_documents(every)
     if written:
         sessions = [[decoded(call, written.get(call.tool, {})) for call in session] for session in sessions]
-        found = _infer_guards(tools, sessions, left)
+        found = _infer_guards(tools, sessions, left, trials)
         plans = {
             name: with_documents(plan, written.get(name, {}), key_orders(every, name))
             for name, plan in found.plans.items()
         }
-        return GuardInference(plans, found.root, found.answered)
-    return _infer_guards(tools, sessions, left)
+        return replace(found, plans=plans)
+    return _infer_guards(tools, sessions, left, trials)
 
 
-def _infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str]) -> GuardInference:
+def _infer_guards(
+    tools: list[ToolSpec], sessions: list[list[RecordedCall]], left: list[str], trials: int
+) -> GuardInference:
     root = _root(sessions)
-    found = _infer(tools, sessions, left, root, ())
+    found = _infer(tools, sessions, left, root, (), trials)
     pairs = _pair_candidates(tools, sessions, left)
     calls = Counter(call.tool for session in sessions for call in session)
     unexplained = [
@@ -1410,8 +1440,9 @@ def _infer_guards(tools: list[ToolSpec], sessions: list[list[RecordedCall]], lef
     ]
     if not unexplained:
         return found
-    joined = _infer(tools, sessions, left, root, pairs)
-    return joined if sum(joined.answered.values()) > sum(found.answered.values()) else found
+    joined = _infer(tools, sessions, left, root, pairs, trials)
+    chosen = joined if sum(joined.answered.values()) > sum(found.answered.values()) else found
+    return replace(chosen, stopped_at=max(found.stopped_at, joined.stopped_at), tried=found.tried + joined.tried)
 
 
 def _infer(
@@ -1420,6 +1451,7 @@ def _infer(
     left: list[str],
     root: str | None,
     pairs: tuple[tuple[str, str], ...],
+    trials: int,
 ) -> GuardInference:
     defaults = {tool.name: _defaulted(tool) for tool in tools}
     sessions = [
@@ -1433,7 +1465,7 @@ def _infer(
     }
     for tool in known.values():
         tool.own = _own_fields(tool, known)
-    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs)
+    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs, trials)
     # The text fields another tool may store: those a call may change a stretch of (`substitute`).
     texts = sorted({name for tool in known.values() for name in _strings(tool.spec) if "/" not in name})
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
@@ -1479,10 +1511,14 @@ def _infer(
             # Taken where the ascent from there ends better: other tools' rules may need their own effects
             # changed once the records are kept so.
             moved: dict[str, list[Any] | None] = {**choice, **move, name: touch}
-            trial, tried = _ascend(learner, known, moved, learner.evaluate(moved))
+            if (start := learner.trial(moved)) is None:
+                continue
+            trial, tried = _ascend(learner, known, moved, start)
             if trial.beats(best):
                 best, choice = trial, tried
-    return GuardInference(best.plans, root, best.answered, dict(learner.failed))
+    return GuardInference(
+        best.plans, root, best.answered, dict(learner.failed), trials if learner.stopped else 0, trials - learner.trials
+    )
 
 
 def _keeps_made_up(effect: list[Any] | None) -> bool:
@@ -1535,17 +1571,19 @@ def _ascend(
     order of what each answers from where the round starts, most first, a change kept where the rules of all
     tools then answer more recorded calls, until a round changes nothing. Tried in the tools' order instead,
     an early tool's small gain (a write read as a merge) may shut out a later tool's large one (an append)
-    that no single change reaches afterwards."""
+    that no single change reaches afterwards. Where the search may evaluate no more choices (`_Learner.trial`),
+    a move not evaluated yet is not taken: the ascent keeps the best of what it evaluated."""
     for _ in range(_EFFECT_ROUNDS):
         moves = [(name, effect) for name, tool in known.items() for effect in tool.effects if effect != choice[name]]
         start = choice
-        moves.sort(key=lambda move: -learner.evaluate({**start, move[0]: move[1]}).score)
+        scores = [learner.trial({**start, name: effect}) for name, effect in moves]
+        order = sorted(range(len(moves)), key=lambda at: -(found.score if (found := scores[at]) else -1))
         changed = False
-        for name, effect in moves:
+        for name, effect in (moves[at] for at in order):
             if effect == choice[name]:
                 continue
-            trial = learner.evaluate({**choice, name: effect})
-            if trial.beats(best):
+            trial = learner.trial({**choice, name: effect})
+            if trial is not None and trial.beats(best):
                 best, choice, changed = trial, {**choice, name: effect}, True
         if not changed:
             break
