@@ -358,7 +358,7 @@ _MADE_UP = re.compile(
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = (
     *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
-    *("$value", "$groups"),
+    *("$value", "$groups", "$parsed"),
 )
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
@@ -795,6 +795,7 @@ class _Learner:
             "root": self.root,
             "names": names,
             "numbers": numbers,
+            "number_defaults": _number_defaults(tool.spec),
             "preds": self.preds(tool.spec),
             "fields": list(tool.spec.input_schema.get("properties") or {}),
             "separators": _SEPARATORS,
@@ -838,6 +839,7 @@ class _Learner:
                 "fresh": drawn["fresh"],
                 "fresh_stored": drawn["fresh_stored"],
                 "rows": picked,
+                "parsed": _parsed_documents(drawn["pieces"]),
             }
             if not call.is_error:
                 # Each item's own pieces first, then the call's (but its next id: an item counts its own).
@@ -1179,6 +1181,7 @@ class _Learner:
         atoms += self.forms(tool)
         atoms += item_atoms(tool.spec, [call for call in tool.calls if call.rpc_error is None])
         atoms += _default_atoms(tool.spec, tool.calls)
+        atoms += _json_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += _holding_atoms(self.tools, stores, tool.spec, named)
@@ -1673,6 +1676,17 @@ def _numbers(tool: ToolSpec) -> list[str]:
     return [name for name, found in kinds.items() if found and found <= {"integer", "number"}]
 
 
+def _number_defaults(tool: ToolSpec) -> dict[str, int | float]:
+    """The number arguments whose schema names a default, with it: the value the server uses where a call
+    leaves one out (`["num", name, default]`)."""
+    properties = tool.input_schema.get("properties") or {}
+    return {
+        name: properties[name]["default"]
+        for name in _numbers(tool)
+        if isinstance(properties[name], dict) and type(properties[name].get("default")) in (int, float)
+    }
+
+
 def _preds(tool: ToolSpec) -> list[list[Any]]:
     """What a count or a listing of stored keys may pick: every key, or those starting with a string argument."""
     return [["all"], *(["prefix", name] for name in _strings(tool) if "/" not in name)]
@@ -1682,6 +1696,14 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     """`value` with the texts of `pieces` written as their placeholders; with `whole` (what the world held
     before the call), a list equal to the stored records, an object equal to a stored record but for some
     fields, and a number that is the next made-up id, written as those."""
+    if (
+        whole is not None
+        and isinstance(value, dict | list)
+        and value
+        and (named := whole.get("parsed", {}).get(json.dumps(value, sort_keys=True))) is not None
+    ):
+        # The document a JSON text stored under a key writes (`_parsed_documents`).
+        return {"$parsed": named}
     if whole is not None and isinstance(value, list) and (each := _each(value, whole.get("items", {}))) is not None:
         return each
     if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
@@ -1781,6 +1803,24 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     return value
 
 
+def _parsed_documents(pieces: list[list[Any]]) -> dict[str, list[Any]]:
+    """By its JSON text (keys sorted), each document a text stored under a key the call names writes, with the
+    key's argument and the field (`{"$parsed": [name, field]}`): a value an agent gave as JSON text, which a
+    server keeps as the document and answers re-written (`json.loads`, then `json.dumps`: its own spacing), or
+    as a JSON value of its structured answer. An empty one is left out: `[]` is as often an empty listing."""
+    found: dict[str, list[Any]] = {}
+    for text, placeholder in pieces:
+        if placeholder[0] != "stored" or len(placeholder) != 3 or text.strip()[:1] not in ("{", "["):
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict | list) and value:
+            found.setdefault(json.dumps(value, sort_keys=True), placeholder[1:3])
+    return found
+
+
 def _computed_values(value: dict[str, Any], pieces: list[tuple[str, list[Any]]]) -> dict[str, dict[str, Any]]:
     """The fields of a JSON object that a function computes whole (`{"$value": part}`: a flag, a null, a day
     count, a list of named days, a short text such as a code upper-cased), each field its own function: of
@@ -1824,10 +1864,11 @@ def _flags(template: Any) -> bool:
     )
 
 
-# The atoms of a check of the call alone: a value outside a set the tool documents. (Not a value's form: a
+# The atoms of a check of the call alone: a value outside a set the tool documents, a text the server cannot
+# read as JSON where it reads every success's so. (Not a value's form: a
 # name's form may only happen to tell the recorded calls whose key was missing, `nothing-here` beside `north-1`,
 # which a condition on the world explains.)
-_CHECKS = frozenset({"not_among"})
+_CHECKS = frozenset({"not_among", "not_json"})
 # A made-up id as a JSON leaf, as `json.dumps` writes it inside a template.
 _FRESH = '"$fresh": true'
 
@@ -2811,6 +2852,28 @@ def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]
         if name not in required and isinstance(default, str) and name in _strings(tool):
             found.append(["at_default", name, default])
     return found
+
+
+def _json_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
+    """`["not_json", name]` for each string argument that every success giving it (two at least) gives as a
+    JSON text and some refusal gives as another text: a server that reads a value as JSON (a document to
+    keep, observations to store) refuses what it cannot parse, whatever its world holds."""
+    found: list[list[Any]] = []
+    for name in _strings(tool):
+        given = [(call, call.arguments[name]) for call in calls if isinstance(call.arguments.get(name), str)]
+        good = [_is_json(value) for call, value in given if _succeeded(call)]
+        refused = [not _is_json(value) for call, value in given if call.is_error]
+        if len(good) >= 2 and all(good) and any(refused):
+            found.append(["not_json", name])
+    return found
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _holding_atoms(tools: dict[str, _Tool], stores: list[str], tool: ToolSpec, named: list[str]) -> list[list[Any]]:
