@@ -26,6 +26,10 @@ STORE_TOOLS = [
         },
     ),
     ToolSpec(name="load_entry", input_schema={"type": "object", "properties": _NAME, "required": ["name"]}),
+    ToolSpec(
+        name="list_entries",
+        input_schema={"type": "object", "properties": {"starting": {"type": "string"}}, "required": ["starting"]},
+    ),
 ]
 
 
@@ -44,6 +48,8 @@ class Store:
                 return "body is not valid JSON", True
             self.entries[arguments["name"]] = value
             return f"saved '{arguments['name']}' for {arguments.get('hours', 24)}h", False
+        if tool == "list_entries":
+            return json.dumps(sorted(name for name in self.entries if name.startswith(arguments["starting"]))), False
         found = arguments["name"] in self.entries
         return json.dumps(self.entries[arguments["name"]]) if found else "null", False
 
@@ -79,12 +85,17 @@ def _sessions() -> list[list[RecordedCall]]:
         calls = [_save(f"alpha-{number}", first, 60), _save(f"beta-{number}", second), _load(f"alpha-{number}")]
         calls += [_save(f"gamma-{number}", "not json at all"), _load(f"beta-{number}"), _load(f"gamma-{number}")]
         calls.append(_load(f"delta-{number}"))
+        calls += [
+            _save(f"aardvark-{number}", "1"),
+            ("list_entries", {"starting": "a"}),
+            ("list_entries", {"starting": "x"}),
+        ]
         sessions.append(store_session(number, calls))
     return sessions
 
 
 def test_a_read_answers_a_stored_document_as_the_server_writes_it_anew() -> None:
-    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry"]).plans
+    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry", "list_entries"]).plans
     server = Store()
     state: dict[str, Any] = {}
     # Names, keys and values the recordings never showed; a compact body, written back with the server's
@@ -110,8 +121,24 @@ def test_a_read_answers_a_stored_document_as_the_server_writes_it_anew() -> None
             assert answer[0] == expected, (tool, arguments, answer[0])
 
 
+def test_a_listing_of_keys_answered_as_a_json_array_lists_the_keys_stored() -> None:
+    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry", "list_entries"]).plans
+    server = Store()
+    state: dict[str, Any] = {}
+    calls = [_save("ox:two", "2"), _save("ox:one", "[1]"), _save("yak", "3")]
+    calls += [
+        ("list_entries", {"starting": "ox:"}),
+        ("list_entries", {"starting": ""}),
+        ("list_entries", {"starting": "q"}),
+    ]
+    for tool, arguments in calls:
+        text, is_error = server.call(tool, arguments)
+        answer = run_guard(plans[tool], tool, state, arguments)
+        assert answer == ({"result": text}, is_error), (tool, arguments, answer)
+
+
 def test_an_acknowledgement_says_the_default_a_call_left_out() -> None:
-    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry"]).plans
+    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry", "list_entries"]).plans
     answer = run_guard(plans["save_entry"], "save_entry", {}, {"name": "kappa", "body": "7"})
     assert answer == ({"result": "saved 'kappa' for 24h"}, False)
     answer = run_guard(plans["save_entry"], "save_entry", {}, {"name": "kappa", "body": "7", "hours": 3})

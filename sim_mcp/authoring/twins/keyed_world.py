@@ -358,7 +358,7 @@ _MADE_UP = re.compile(
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = (
     *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
-    *("$value", "$groups", "$parsed"),
+    *("$value", "$groups", "$parsed", "$keys"),
 )
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
@@ -840,6 +840,7 @@ class _Learner:
                 "fresh_stored": drawn["fresh_stored"],
                 "rows": picked,
                 "parsed": _parsed_documents(drawn["pieces"]),
+                "keys": _listed_keys(drawn["pieces"]),
             }
             if not call.is_error:
                 # Each item's own pieces first, then the call's (but its next id: an item counts its own).
@@ -895,6 +896,12 @@ class _Learner:
                 # and a 1 that is a record's id may as well be how many records a listing holds.
                 other = _template_of(call.value, kept, {**whole, "small": _KEPT} if not call.is_error else None)
                 counted.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
+            for readings in whole["keys"].values() if not call.is_error else []:
+                # Every (predicate, order) a JSON list of keys follows here: the covering tells which holds.
+                for reading in readings[1:]:
+                    alone = {text: [reading] for text in whole["keys"]}
+                    other = _template_of(call.value, pieces, {**whole, "keys": alone})
+                    found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
                 # order or last stored, all records or the one named) is for the covering to tell.
@@ -1704,6 +1711,15 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     ):
         # The document a JSON text stored under a key writes (`_parsed_documents`).
         return {"$parsed": named}
+    if (
+        whole is not None
+        and isinstance(value, list)
+        and value
+        and (readings := whole.get("keys", {}).get(json.dumps(value))) is not None
+    ):
+        # The stored keys a predicate picks, as a JSON list (`_listed_keys`): the first reading here, the
+        # others drawn beside it (`templates`).
+        return {"$keys": readings[0][0], "order": readings[0][1]}
     if whole is not None and isinstance(value, list) and (each := _each(value, whole.get("items", {}))) is not None:
         return each
     if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
@@ -1818,6 +1834,21 @@ def _parsed_documents(pieces: list[list[Any]]) -> dict[str, list[Any]]:
             continue
         if isinstance(value, dict | list) and value:
             found.setdefault(json.dumps(value, sort_keys=True), placeholder[1:3])
+    return found
+
+
+def _listed_keys(pieces: list[list[Any]]) -> dict[str, list[list[Any]]]:
+    """By its JSON text, each list of stored keys a predicate picks in an order, with every (predicate, order)
+    that lists it so (`{"$keys": pred, "order": order}`): a store's listing of its keys answered as a JSON
+    array. Read from the listings joined by a line (`["list", pred, order, "\n"]`), which no key holds."""
+    found: dict[str, list[list[Any]]] = {}
+    for text, placeholder in pieces:
+        if placeholder[0] != "list" or placeholder[3] != "\n" or not text:
+            continue
+        reading = [placeholder[1], placeholder[2]]
+        readings = found.setdefault(json.dumps(text.split("\n")), [])
+        if reading not in readings:
+            readings.append(reading)
     return found
 
 
@@ -2826,7 +2857,7 @@ def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:
             for item in template:
                 walk(item)
         elif isinstance(template, dict):
-            for marker in ("$rows", "$count"):
+            for marker in ("$rows", "$count", "$keys"):
                 if isinstance(template.get(marker), list):
                     found.setdefault(json.dumps(template[marker], sort_keys=True), template[marker])
             for item in template.values():

@@ -951,6 +951,13 @@ def twin_render(template, root, keys, args, twin = {}):
         return {"$text": stored[field] if field in stored else template["else"]}
     if type(template) == "dict" and "$parsed" in template:
         return twin_parsed(template, root, keys, args)
+    if type(template) == "dict" and "$keys" in template:
+        # {"$keys": pred, "order": order}: the stored keys a predicate picks as a JSON list of texts, in an
+        # order (a listing of a store's keys, `["a", "b"]`; none stored, `[]`).
+        found = twin_picked(template["$keys"], root, keys, args)
+        if found == None:
+            return None
+        return {"$text": [twin_label(k) for k in twin_ordered(found, template["order"])]}
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
     if type(template) == "dict" and "$value" in template:
