@@ -27,6 +27,15 @@ STORE_TOOLS = [
     ),
     ToolSpec(name="load_entry", input_schema={"type": "object", "properties": _NAME, "required": ["name"]}),
     ToolSpec(
+        name="track_series",
+        input_schema={
+            "type": "object",
+            "properties": {"series": {"type": "string"}, "points": {"type": "string"}},
+            "required": ["series", "points"],
+        },
+    ),
+    ToolSpec(name="list_series", input_schema={"type": "object", "properties": {}}),
+    ToolSpec(
         name="list_entries",
         input_schema={"type": "object", "properties": {"starting": {"type": "string"}}, "required": ["starting"]},
     ),
@@ -39,6 +48,7 @@ class Store:
 
     def __init__(self) -> None:
         self.entries: dict[str, Any] = {}
+        self.series: dict[str, list[Any]] = {}
 
     def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         if tool == "save_entry":
@@ -48,6 +58,15 @@ class Store:
                 return "body is not valid JSON", True
             self.entries[arguments["name"]] = value
             return f"saved '{arguments['name']}' for {arguments.get('hours', 24)}h", False
+        if tool == "track_series":
+            try:
+                points = json.loads(arguments["points"])
+            except ValueError:
+                return "points are not valid JSON", True
+            self.series.setdefault(arguments["series"], []).extend(points)
+            return f"stored {len(points)} points for '{arguments['series']}'", False
+        if tool == "list_series":
+            return json.dumps(sorted(self.series)), False
         if tool == "list_entries":
             return json.dumps(sorted(name for name in self.entries if name.startswith(arguments["starting"]))), False
         found = arguments["name"] in self.entries
@@ -90,12 +109,17 @@ def _sessions() -> list[list[RecordedCall]]:
             ("list_entries", {"starting": "a"}),
             ("list_entries", {"starting": "x"}),
         ]
+        points = json.dumps([{"day": day, "value": day * 1.5} for day in range(1 + number % 3)])
+        calls += [("track_series", {"series": f"sales-{number}", "points": points}), ("list_series", {})]
+        calls += [("track_series", {"series": f"a-series-{number}", "points": "[oops"}), ("list_series", {})]
+        calls += [("list_entries", {"starting": ""}), ("track_series", {"series": f"aa-{number}", "points": "[1]"})]
+        calls += [("list_series", {}), ("list_entries", {"starting": ""})]
         sessions.append(store_session(number, calls))
     return sessions
 
 
 def test_a_read_answers_a_stored_document_as_the_server_writes_it_anew() -> None:
-    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry", "list_entries"]).plans
+    plans = infer_guards(STORE_TOOLS, _sessions(), [tool.name for tool in STORE_TOOLS]).plans
     server = Store()
     state: dict[str, Any] = {}
     # Names, keys and values the recordings never showed; a compact body, written back with the server's
@@ -121,8 +145,8 @@ def test_a_read_answers_a_stored_document_as_the_server_writes_it_anew() -> None
             assert answer[0] == expected, (tool, arguments, answer[0])
 
 
-def test_a_listing_of_keys_answered_as_a_json_array_lists_the_keys_stored() -> None:
-    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry", "list_entries"]).plans
+def test_a_listing_of_keys_answered_as_a_json_array_lists_the_keys_one_tool_stored() -> None:
+    plans = infer_guards(STORE_TOOLS, _sessions(), [tool.name for tool in STORE_TOOLS]).plans
     server = Store()
     state: dict[str, Any] = {}
     calls = [_save("ox:two", "2"), _save("ox:one", "[1]"), _save("yak", "3")]
@@ -131,6 +155,14 @@ def test_a_listing_of_keys_answered_as_a_json_array_lists_the_keys_stored() -> N
         ("list_entries", {"starting": ""}),
         ("list_entries", {"starting": "q"}),
     ]
+    # Series kept apart from the entries: each listing shows its own kind; a count of items given as JSON text.
+    calls += [("list_series", {}), ("track_series", {"series": "ox:rain", "points": '[{"day": 3}, {"day": 4}]'})]
+    calls += [
+        ("list_series", {}),
+        ("list_entries", {"starting": ""}),
+        ("track_series", {"series": "b", "points": "[]"}),
+    ]
+    calls += [("list_series", {})]
     for tool, arguments in calls:
         text, is_error = server.call(tool, arguments)
         answer = run_guard(plans[tool], tool, state, arguments)
@@ -138,7 +170,7 @@ def test_a_listing_of_keys_answered_as_a_json_array_lists_the_keys_stored() -> N
 
 
 def test_an_acknowledgement_says_the_default_a_call_left_out() -> None:
-    plans = infer_guards(STORE_TOOLS, _sessions(), ["save_entry", "load_entry", "list_entries"]).plans
+    plans = infer_guards(STORE_TOOLS, _sessions(), [tool.name for tool in STORE_TOOLS]).plans
     answer = run_guard(plans["save_entry"], "save_entry", {}, {"name": "kappa", "body": "7"})
     assert answer == ({"result": "saved 'kappa' for 24h"}, False)
     answer = run_guard(plans["save_entry"], "save_entry", {}, {"name": "kappa", "body": "7", "hours": 3})

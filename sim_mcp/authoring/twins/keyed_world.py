@@ -36,13 +36,16 @@ string argument whose schema names a default (`namespace: "default"`), is that d
 back without one, and the argument with a default is the namespace, whatever the schema's order.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as given
-(`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root, negation or
+(`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, or its schema's default where
+the call left it out, `["num", name, default]`, its square root, negation or
 absolute value, or the sum, difference, product, quotient, remainder or power of two), as JavaScript computes it
 on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a double exactly), written
 whatever its length where it stands whole in the text; a value stored under the key an argument names (`["stored",
-name, field]`: get after set; a field the storing call did not give, from the record kept); how many stored keys a
-predicate picks (`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
-argument names, `["in", name]`) and those keys joined by
+name, field]`: get after set; a field the storing call did not give, from the record kept), or the JSON document a
+stored text writes (`{"$parsed": [name, field]}`, `_parsed_documents`: a value given as JSON text, answered
+re-written); how many stored keys a predicate picks (`["count", pred]`: all, or those starting with an argument, or
+those joined under the namespace an argument names, `["in", name]`, or those one tool stored, `["by", tool]`) and
+those keys as a JSON array (`{"$keys": pred, "order": order}`, `_listed_keys`) or joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
 of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list,
@@ -60,9 +63,10 @@ it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-
 width every id under the prefix shows, `_counted_widths`; a prefix may be letters alone before a padded counter,
 `s01`); the next id counted under the record an argument names (`["next_under", "parent", "t", 2]`: `s02t01`, a
 subtask of `s02`, one past the largest counter stored under it so, `_nested_counters`) and the id an id is counted
-under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["size", name]`, `["total_size", array,
-field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
-name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
+under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["size", name]`; `["size", name,
+"json"]`, the items of the JSON array a text writes; `["total_size", array, field]`, `["mean_size", array,
+field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a document's revision, the
+writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
 "next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; what the store
 keeps with a record beside its fields: its id counted across the whole store, every namespace, as a table's
@@ -190,7 +194,9 @@ that key.
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments given, or
 not (`absent`, for a tool whose answers name no key, or, for a tool listing records as text, an argument that names
 none, `_unfiltered_atoms`); a required argument absent (a server that does not check its
-input answers such a call too); an argument longer than a bound (far past every length recorded without that
+input answers such a call too); a string argument that is no JSON text where every success gave one (`["not_json",
+name]`, `_json_atoms`: a server that parses a value as JSON refuses what it cannot read, a check of the call
+alone); an argument longer than a bound (far past every length recorded without that
 answer); a key missing from the world, present (stored by a given tool, or the root), its parent missing or
 present; a key outside the root; a record counted under the key stored, or none (`["nested_present", name, "t"]`,
 `nested_absent`: a task with subtasks); the record under a key holding a value of an enumerated argument of a
@@ -647,6 +653,7 @@ class _Learner:
         self.succeeding = [sorted({c.tool for c in session if _succeeded(c)}) for session in sessions]
         self.kept_worlds: dict[str, list[dict[str, Any]]] = {}
         self.digests: dict[int, str] = {}
+        self.storers: list[str] | None = None  # the tools that may store a key (`stored_by`)
 
     def isolated(self, name: str, fallback: _T, learn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """`learn(*args, **kwargs)` for the tool `name`, or `fallback` where it fails: a server's answers of a
@@ -682,7 +689,24 @@ class _Learner:
         # memory's records, the namespace left out. Records not counted under another (top-level tasks, not
         # their subtasks), where ids are so counted.
         joined = [["joined"]] if self.pairs else []
-        return _preds(tool) + [["in", name] for name in spaces] + joined + [["unnested", sep] for sep, _ in self.nested]
+        nested = [["unnested", sep] for sep, _ in self.nested]
+        return _preds(tool) + [["in", name] for name in spaces] + joined + nested + self.stored_by()
+
+    def stored_by(self) -> list[list[Any]]:
+        """`["by", tool]` for each tool that may store something under a key (one that may write, a string
+        argument and another beside it, some success), where two tools may: the keys one kind of call stored,
+        as a server keeps each kind in a table of its own (a cache's keys apart from its series: each listed
+        and counted alone). Not a tool that takes a key alone (a delete): what it leaves is no kind of record."""
+        if self.storers is None:
+            self.storers = sorted(
+                name
+                for name, tool in self.tools.items()
+                if not _reads_only(tool.spec)
+                and _strings(tool.spec)
+                and len(tool.spec.input_schema.get("properties") or {}) >= 2
+                and any(_succeeded(c) for c in tool.calls)
+            )
+        return [["by", name] for name in self.storers] if len(self.storers) >= 2 else []
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success.

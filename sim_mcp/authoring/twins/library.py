@@ -144,6 +144,9 @@ def twin_matching(pred, keys, args):
         found = twin_containing(pred, keys, args, found)
     elif pred[0] == "has":
         found = twin_having(pred, keys, args, found)
+    elif pred[0] == "by":
+        # ["by", tool]: the keys that tool's calls stored (a cache's keys apart from its series).
+        found = [k for k in found if keys[k].get("by") == pred[1]]
     return found
 
 def twin_ordered(found, order):
@@ -740,6 +743,11 @@ def twin_size(part, args):
     if kind == "index":
         return args.get("$index")
     value = args.get(part[1])
+    if kind == "size" and len(part) > 2:
+        # ["size", name, "json"]: how many items the JSON array (or object) a text argument writes holds
+        # (observations given as JSON text, "stored 3 observations").
+        value = json_document(value) if type(value) == "string" else None
+        return None if value == None else len(value)
     if kind == "size":
         return len(value) if type(value) in ("string", "list") else None
     if type(value) != "list" or not value:
@@ -2028,6 +2036,7 @@ def twin_item_pieces(args, call, twin, names, arrays):
         if type(value) == "string":
             pieces.append([value, ["arg", name]])
             sizes.append(["size", name])
+            sizes.append(["size", name, "json"])
     for name, fields in arrays.items():
         sizes.append(["size", name])
         for field in fields:
