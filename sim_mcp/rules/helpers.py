@@ -166,6 +166,8 @@ def python_helpers(slot: ContextSlot) -> dict[str, Callable[..., object]]:
         "url_encode": url_encode,
         "url_decode": url_decode,
         "json_text": json_text,
+        "json_document": json_document,
+        "is_json": is_json,
     }
 
 
@@ -252,6 +254,33 @@ def json_text(value: object, indent: int | None, sort_keys: bool, ensure_ascii: 
     text = json.dumps(value, indent=indent, sort_keys=bool(sort_keys), ensure_ascii=bool(ensure_ascii))
     _bounded("json_text(value, indent, sort_keys, ensure_ascii)", text)
     return text
+
+
+def json_document(text: str) -> object:
+    """The JSON object or array `text` writes (its keys in the order the text gives them), or None where it
+    writes none: a store's value given as a JSON text and answered as the document it holds, which the server
+    may write back in a style of its own (`json.loads`, then `json.dumps`)."""
+    if not isinstance(text, str) or text.strip()[:1] not in ("{", "["):
+        return None
+    _bounded("json_document(text)", text)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict | list) else None
+
+
+def is_json(text: str) -> bool:
+    """Whether `text` is one JSON value, as `json.loads` reads it (a number, `true`, a quoted string, a
+    document): a server that takes a value as JSON text refuses any other."""
+    if not isinstance(text, str):
+        return False
+    _bounded("is_json(text)", text)
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _key_orders(orders: object) -> list[list[str]]:

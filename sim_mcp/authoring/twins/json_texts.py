@@ -156,4 +156,21 @@ def with_documents(plan: dict[str, Any], fields: dict[str, Style], orders: list[
     if not fields:
         return plan
     written = [[name, *style] if style.sort_keys else [name, *style, orders] for name, style in sorted(fields.items())]
-    return {**plan, "documents": written}
+    rules = [_styled(rule, fields) for rule in plan.get("rules", [])]
+    return {**plan, "rules": rules, "documents": written} if "rules" in plan else {**plan, "documents": written}
+
+
+def _styled(rule: dict[str, Any], fields: dict[str, Style]) -> dict[str, Any]:
+    """`rule` with each stored document it answers whole at a field of `fields` (`{"$parsed": ...}`) written in
+    that field's style, its keys in the order the stored text gave them: the keys of a document an agent wrote
+    follow none of the orders learned from the server's records."""
+    answer = rule.get("answer")
+    if rule.get("error") or not isinstance(answer, dict):
+        return rule
+    styled = {
+        name: {**item, "style": list(fields[name])}
+        if name in fields and isinstance(item, dict) and "$parsed" in item
+        else item
+        for name, item in answer.items()
+    }
+    return {**rule, "answer": styled} if styled != answer else rule

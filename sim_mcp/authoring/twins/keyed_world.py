@@ -36,13 +36,16 @@ string argument whose schema names a default (`namespace: "default"`), is that d
 back without one, and the argument with a default is the namespace, whatever the schema's order.
 
 **Templates.** An answer is a JSON value whose strings are literal text and placeholders: an argument as given
-(`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, its square root, negation or
+(`["arg", name]`) or as a key (`["key", name]`); a number from the call (an argument, or its schema's default where
+the call left it out, `["num", name, default]`, its square root, negation or
 absolute value, or the sum, difference, product, quotient, remainder or power of two), as JavaScript computes it
 on doubles and `String(x)` writes it (`Infinity`, `NaN`; a power only where it is a double exactly), written
 whatever its length where it stands whole in the text; a value stored under the key an argument names (`["stored",
-name, field]`: get after set; a field the storing call did not give, from the record kept); how many stored keys a
-predicate picks (`["count", pred]`: all, or those starting with an argument, or those joined under the namespace an
-argument names, `["in", name]`) and those keys joined by
+name, field]`: get after set; a field the storing call did not give, from the record kept), or the JSON document a
+stored text writes (`{"$parsed": [name, field]}`, `_parsed_documents`: a value given as JSON text, answered
+re-written); how many stored keys a predicate picks (`["count", pred]`: all, or those starting with an argument, or
+those joined under the namespace an argument names, `["in", name]`, or those one tool stored, `["by", tool]`) and
+those keys as a JSON array (`{"$keys": pred, "order": order}`, `_listed_keys`) or joined by
 a separator, in the order they were stored or sorted (`["list", pred, order, sep]`; a joined key as its second
 part: a project's files, not its project); those records written as text, a line (or block) each from a template
 of the record's fields (`["lines", pred, order, line, sep]`, drawn by `listing`: a markdown table, a bullet list,
@@ -60,9 +63,10 @@ it handed on, `sim_mcp_handed_on`, but for an id the call gave; `["next", "TASK-
 width every id under the prefix shows, `_counted_widths`; a prefix may be letters alone before a padded counter,
 `s01`); the next id counted under the record an argument names (`["next_under", "parent", "t", 2]`: `s02t01`, a
 subtask of `s02`, one past the largest counter stored under it so, `_nested_counters`) and the id an id is counted
-under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["size", name]`, `["total_size", array,
-field]`, `["mean_size", array, field]`, `["stored_size", name, field]`) or when a key was stored (`["order",
-name]`); a document's revision, the writes of the record a key names (`["writes", name]`, `w` in its entry: each
+under (`["outer", name, "t"]`: `s12` of `s12t03`); a length from the call (`["size", name]`; `["size", name,
+"json"]`, the items of the JSON array a text writes; `["total_size", array, field]`, `["mean_size", array,
+field]`, `["stored_size", name, field]`) or when a key was stored (`["order", name]`); a document's revision, the
+writes of the record a key names (`["writes", name]`, `w` in its entry: each
 effect that stores, changes, appends to or moves it counts one), or the one this call makes (`["writes", name,
 "next"]`: 1 where nothing is stored), drawn both ways where another number writes the same text; what the store
 keeps with a record beside its fields: its id counted across the whole store, every namespace, as a table's
@@ -97,8 +101,8 @@ be the stored records a predicate picks (every one, or the one an argument names
 (also as last stored, `latest`), each an object built from its fields (`{"$rows": pred, "order": order, "item":
 {name: spec}}`: a field, with the value shown where the record has none; a field's length; one value, made-up ones
 compared by form; a key of digits as its number, `"id": 3`), every record joined under a namespace
-(`["joined"]`: all of a memory's records, its namespaces left out); a JSON list of the stored keys in order
-(`{"$keys": pred, "order": order}`, filtered by array arguments' items against a list field, `"where"`:
+(`["joined"]`: all of a memory's records, its namespaces left out); the JSON list of the stored keys above
+(`{"$keys": pred, "order": order}`) filtered by array arguments' items against a list field (`"where"`:
 `_filtered_keys`); how many stored records hold each value of a field (`{"$tally": field}`) and how many values
 there are (`"size"`); `$at`, a record's number as a server numbers
 rows (one past the newest other), is a field too; and a number beside it (or beside every stored record) how many
@@ -196,7 +200,9 @@ that key.
 **Conditions**, what is known about a call, as atoms (one, or two together): always; optional arguments given, or
 not (`absent`, for a tool whose answers name no key, or, for a tool listing records as text, an argument that names
 none, `_unfiltered_atoms`); a required argument absent (a server that does not check its
-input answers such a call too); an argument longer than a bound (far past every length recorded without that
+input answers such a call too); a string argument that is no JSON text where every success gave one (`["not_json",
+name]`, `_json_atoms`: a server that parses a value as JSON refuses what it cannot read, a check of the call
+alone); an argument longer than a bound (far past every length recorded without that
 answer); a key missing from the world, present (stored by a given tool, or the root), its parent missing or
 present; a key outside the root; a record counted under the key stored, or none (`["nested_present", name, "t"]`,
 `nested_absent`: a task with subtasks); the record under a key holding a value of an enumerated argument of a
@@ -371,7 +377,7 @@ _MADE_UP = re.compile(
 # The markers of a JSON value a template builds from the world or the call.
 _WHOLE = (
     *("$record", "$records", "$fresh", "$each", "$number", "$stored", "$rows", "$count", "$size", "$pick", "$arg"),
-    *("$value", "$groups", "$tally", "$keys"),
+    *("$value", "$groups", "$tally", "$keys", "$parsed"),
 )
 # Placeholders a JSON number of an answer may be: numbers and lengths from the call, an item's place (a
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
@@ -673,6 +679,7 @@ class _Learner:
         self.succeeding = [sorted({c.tool for c in session if _succeeded(c)}) for session in sessions]
         self.kept_worlds: dict[str, list[dict[str, Any]]] = {}
         self.digests: dict[int, str] = {}
+        self.storers: list[str] | None = None  # the tools that may store a key (`stored_by`)
 
     def isolated(self, name: str, fallback: _T, learn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """`learn(*args, **kwargs)` for the tool `name`, or `fallback` where it fails: a server's answers of a
@@ -708,7 +715,24 @@ class _Learner:
         # memory's records, the namespace left out. Records not counted under another (top-level tasks, not
         # their subtasks), where ids are so counted.
         joined = [["joined"]] if self.pairs else []
-        return _preds(tool) + [["in", name] for name in spaces] + joined + [["unnested", sep] for sep, _ in self.nested]
+        nested = [["unnested", sep] for sep, _ in self.nested]
+        return _preds(tool) + [["in", name] for name in spaces] + joined + nested + self.stored_by()
+
+    def stored_by(self) -> list[list[Any]]:
+        """`["by", tool]` for each tool that may store something under a key (one that may write, a string
+        argument and another beside it, some success), where two tools may: the keys one kind of call stored,
+        as a server keeps each kind in a table of its own (a cache's keys apart from its series: each listed
+        and counted alone). Not a tool that takes a key alone (a delete): what it leaves is no kind of record."""
+        if self.storers is None:
+            self.storers = sorted(
+                name
+                for name, tool in self.tools.items()
+                if not _reads_only(tool.spec)
+                and _strings(tool.spec)
+                and len(tool.spec.input_schema.get("properties") or {}) >= 2
+                and any(_succeeded(c) for c in tool.calls)
+            )
+        return [["by", name] for name in self.storers] if len(self.storers) >= 2 else []
 
     def worlds(self, effects: dict[str, list[Any] | None]) -> dict[int, dict[str, Any]]:
         """The world before each recorded call (by id), with `effects` applied on every recorded success.
@@ -837,6 +861,7 @@ class _Learner:
             "root": self.root,
             "names": names,
             "numbers": numbers,
+            "number_defaults": _number_defaults(tool.spec),
             "preds": self.preds(tool.spec),
             "fields": list(tool.spec.input_schema.get("properties") or {}),
             "separators": _SEPARATORS,
@@ -883,6 +908,8 @@ class _Learner:
                 "fresh": drawn["fresh"],
                 "fresh_stored": drawn["fresh_stored"],
                 "rows": picked,
+                "parsed": _parsed_documents(drawn["pieces"]),
+                "keys": _listed_keys(drawn["pieces"]),
             }
             if not call.is_error:
                 # Each item's own pieces first, then the call's (but its next id: an item counts its own).
@@ -947,6 +974,12 @@ class _Learner:
                 # and a 1 that is a record's id may as well be how many records a listing holds.
                 other = _template_of(call.value, kept, {**whole, "small": _KEPT} if not call.is_error else None)
                 counted.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
+            for readings in whole["keys"].values() if not call.is_error else []:
+                # Every (predicate, order) a JSON list of keys follows here: the covering tells which holds.
+                for reading in readings[1:]:
+                    alone = {text: [reading] for text in whole["keys"]}
+                    other = _template_of(call.value, pieces, {**whole, "keys": alone})
+                    found.setdefault(json.dumps(other, sort_keys=True), (other, call.is_error))
             for reading in picked[1:]:
                 # Every (predicate, order) the listing follows here: which of them holds elsewhere (stored
                 # order or last stored, all records or the one named) is for the covering to tell.
@@ -1235,6 +1268,7 @@ class _Learner:
         atoms += self.forms(tool)
         atoms += item_atoms(tool.spec, [call for call in tool.calls if call.rpc_error is None])
         atoms += _default_atoms(tool.spec, tool.calls)
+        atoms += _json_atoms(tool.spec, tool.calls)
         choices = _stored_choices(self.tools, stores)
         atoms += [["stored_is", name, *choice] for name in named for choice in choices]
         atoms += _holding_atoms(self.tools, stores, tool.spec, named)
@@ -1741,6 +1775,17 @@ def _numbers(tool: ToolSpec) -> list[str]:
     return [name for name, found in kinds.items() if found and found <= {"integer", "number"}]
 
 
+def _number_defaults(tool: ToolSpec) -> dict[str, int | float]:
+    """The number arguments whose schema names a default, with it: the value the server uses where a call
+    leaves one out (`["num", name, default]`)."""
+    properties = tool.input_schema.get("properties") or {}
+    return {
+        name: properties[name]["default"]
+        for name in _numbers(tool)
+        if isinstance(properties[name], dict) and type(properties[name].get("default")) in (int, float)
+    }
+
+
 def _preds(tool: ToolSpec) -> list[list[Any]]:
     """What a count or a listing of stored keys may pick: every key, or those starting with a string argument."""
     return [["all"], *(["prefix", name] for name in _strings(tool) if "/" not in name)]
@@ -1750,6 +1795,23 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     """`value` with the texts of `pieces` written as their placeholders; with `whole` (what the world held
     before the call), a list equal to the stored records, an object equal to a stored record but for some
     fields, and a number that is the next made-up id, written as those."""
+    if (
+        whole is not None
+        and isinstance(value, dict | list)
+        and value
+        and (named := whole.get("parsed", {}).get(json.dumps(value, sort_keys=True))) is not None
+    ):
+        # The document a JSON text stored under a key writes (`_parsed_documents`).
+        return {"$parsed": named}
+    if (
+        whole is not None
+        and isinstance(value, list)
+        and value
+        and (readings := whole.get("keys", {}).get(json.dumps(value))) is not None
+    ):
+        # The stored keys a predicate picks, as a JSON list (`_listed_keys`): the first reading here, the
+        # others drawn beside it (`templates`).
+        return {"$keys": readings[0][0], "order": readings[0][1]}
     if whole is not None and isinstance(value, list) and (each := _each(value, whole.get("items", {}))) is not None:
         return each
     if type(value) in (int, float) and (line := _line_leaf(value, pieces)) is not None:
@@ -1980,6 +2042,39 @@ def _sorted_texts(stored: Any, shown: Any) -> bool:
     )
 
 
+def _parsed_documents(pieces: list[list[Any]]) -> dict[str, list[Any]]:
+    """By its JSON text (keys sorted), each document a text stored under a key the call names writes, with the
+    key's argument and the field (`{"$parsed": [name, field]}`): a value an agent gave as JSON text, which a
+    server keeps as the document and answers re-written (`json.loads`, then `json.dumps`: its own spacing), or
+    as a JSON value of its structured answer. An empty one is left out: `[]` is as often an empty listing."""
+    found: dict[str, list[Any]] = {}
+    for text, placeholder in pieces:
+        if placeholder[0] != "stored" or len(placeholder) != 3 or text.strip()[:1] not in ("{", "["):
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict | list) and value:
+            found.setdefault(json.dumps(value, sort_keys=True), placeholder[1:3])
+    return found
+
+
+def _listed_keys(pieces: list[list[Any]]) -> dict[str, list[list[Any]]]:
+    """By its JSON text, each list of stored keys a predicate picks in an order, with every (predicate, order)
+    that lists it so (`{"$keys": pred, "order": order}`): a store's listing of its keys answered as a JSON
+    array. Read from the listings joined by a line (`["list", pred, order, "\n"]`), which no key holds."""
+    found: dict[str, list[list[Any]]] = {}
+    for text, placeholder in pieces:
+        if placeholder[0] != "list" or placeholder[3] != "\n" or not text:
+            continue
+        reading = [placeholder[1], placeholder[2]]
+        readings = found.setdefault(json.dumps(text.split("\n")), [])
+        if reading not in readings:
+            readings.append(reading)
+    return found
+
+
 def _computed_values(value: dict[str, Any], pieces: list[tuple[str, list[Any]]]) -> dict[str, dict[str, Any]]:
     """The fields of a JSON object that a function computes whole (`{"$value": part}`: a flag, a null, a day
     count, a list of named days, a short text such as a code upper-cased), each field its own function: of
@@ -2023,10 +2118,11 @@ def _flags(template: Any) -> bool:
     )
 
 
-# The atoms of a check of the call alone: a value outside a set the tool documents. (Not a value's form: a
+# The atoms of a check of the call alone: a value outside a set the tool documents, a text the server cannot
+# read as JSON where it reads every success's so. (Not a value's form: a
 # name's form may only happen to tell the recorded calls whose key was missing, `nothing-here` beside `north-1`,
 # which a condition on the world explains.)
-_CHECKS = frozenset({"not_among"})
+_CHECKS = frozenset({"not_among", "not_json"})
 # A made-up id as a JSON leaf, as `json.dumps` writes it inside a template.
 _FRESH = '"$fresh": true'
 
@@ -2984,7 +3080,7 @@ def _listed_preds(templates: Iterator[Any]) -> list[list[Any]]:
             for item in template:
                 walk(item)
         elif isinstance(template, dict):
-            for marker in ("$rows", "$count"):
+            for marker in ("$rows", "$count", "$keys"):
                 if isinstance(template.get(marker), list):
                     found.setdefault(json.dumps(template[marker], sort_keys=True), template[marker])
             for item in template.values():
@@ -3010,6 +3106,28 @@ def _default_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]
         if name not in required and isinstance(default, str) and name in _strings(tool):
             found.append(["at_default", name, default])
     return found
+
+
+def _json_atoms(tool: ToolSpec, calls: list[RecordedCall]) -> list[list[Any]]:
+    """`["not_json", name]` for each string argument that every success giving it (two at least) gives as a
+    JSON text and some refusal gives as another text: a server that reads a value as JSON (a document to
+    keep, observations to store) refuses what it cannot parse, whatever its world holds."""
+    found: list[list[Any]] = []
+    for name in _strings(tool):
+        given = [(call, call.arguments[name]) for call in calls if isinstance(call.arguments.get(name), str)]
+        good = [_is_json(value) for call, value in given if _succeeded(call)]
+        refused = [not _is_json(value) for call, value in given if call.is_error]
+        if len(good) >= 2 and all(good) and any(refused):
+            found.append(["not_json", name])
+    return found
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _holding_atoms(tools: dict[str, _Tool], stores: list[str], tool: ToolSpec, named: list[str]) -> list[list[Any]]:

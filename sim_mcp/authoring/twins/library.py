@@ -144,6 +144,9 @@ def twin_matching(pred, keys, args):
         found = twin_containing(pred, keys, args, found)
     elif pred[0] == "has":
         found = twin_having(pred, keys, args, found)
+    elif pred[0] == "by":
+        # ["by", tool]: the keys that tool's calls stored (a cache's keys apart from its series).
+        found = [k for k in found if keys[k].get("by") == pred[1]]
     return found
 
 def twin_ordered(found, order):
@@ -534,6 +537,9 @@ def twin_holds(atom, root, keys, args):
         return twin_formula_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
+    if kind == "not_json":
+        # A string argument that is no JSON text: refused by a server that reads it as JSON.
+        return type(args.get(atom[1])) == "string" and not is_json(args[atom[1]])
     if kind == "not_among":
         return twin_not_among(atom, args)
     if kind == "no_items":
@@ -776,6 +782,11 @@ def twin_size(part, args):
     if kind == "index":
         return args.get("$index")
     value = args.get(part[1])
+    if kind == "size" and len(part) > 2:
+        # ["size", name, "json"]: how many items the JSON array (or object) a text argument writes holds
+        # (observations given as JSON text, "stored 3 observations").
+        value = json_document(value) if type(value) == "string" else None
+        return None if value == None else len(value)
     if kind == "size":
         return len(value) if type(value) in ("string", "list") else None
     if type(value) != "list" or not value:
@@ -1000,6 +1011,8 @@ def twin_render(template, root, keys, args, twin = {}):
             # Not given by the call that stored it: as the record its answer showed has it.
             return {"$text": entry["rec"][field]}
         return {"$text": stored[field] if field in stored else template["else"]}
+    if type(template) == "dict" and "$parsed" in template:
+        return twin_parsed(template, root, keys, args)
     if type(template) == "dict" and "$number" in template:
         return twin_number_of(template["$number"], root, keys, args, twin)
     if type(template) == "dict" and "$value" in template:
@@ -1032,6 +1045,27 @@ def twin_render(template, root, keys, args, twin = {}):
             items.append(twin_plain(rendered))
         return items
     return template
+
+def twin_parsed(template, root, keys, args):
+    # The JSON document a text stored under the key an argument names writes (a value given as JSON text,
+    # answered as the document it holds, which the server may write back in a style of its own); a stored
+    # text that writes none, as it is. With the style the server writes the answer's documents in
+    # (`json_texts.py`), written so here, its keys in the stored text's order: the learned orders of keys are
+    # those of the server's records, not of a document an agent wrote.
+    entry = twin_entry(root, keys, args, template["$parsed"][0])
+    if entry == None:
+        return None
+    field = template["$parsed"][1]
+    stored = entry.get("args", {}).get(field)
+    if stored == None and type(entry.get("rec")) == "dict":
+        stored = entry["rec"].get(field)
+    if type(stored) != "string":
+        return None
+    value = json_document(stored)
+    if value == None:
+        return {"$text": stored}
+    style = template.get("style")
+    return {"$text": value if style == None else json_text(value, style[0], style[1], style[2])}
 
 def twin_render_each(template, root, keys, args, twin):
     # One answer per item of an array argument, each rendered as that item sees the call.
@@ -1332,6 +1366,12 @@ TWIN_ARITHMETIC = ("num", "sum", "difference", "product", "quotient", "remainder
                    "absolute")
 
 def twin_number(part, args):
+    if part[0] == "num" and len(part) > 2:
+        # ["num", name, default]: the argument, or the value its schema defaults to where the call gave none.
+        if part[1] not in args:
+            args = dict(args)
+            args[part[1]] = part[2]
+        part = part[:2]
     values = []
     for name in part[1:]:
         value = args.get(name)
@@ -1838,6 +1878,11 @@ def twin_bridge_pieces(state, args):
         given = [n for n in args["numbers"] if type(call.get(n)) in ("int", "float")]
         for name in given:
             numbers.append(["num", name])
+        # A number argument the call left out, as the value its schema defaults to, which the server used (an
+        # answer that says the time to live it kept: "for 300s"); a given value stands for it (`twin_number`).
+        for name, default in args.get("number_defaults", {}).items():
+            if name not in call:
+                numbers.append(["num", name, default])
         for first in given:
             for second in given:
                 if first != second:
@@ -2053,6 +2098,7 @@ def twin_item_pieces(args, call, twin, names, arrays):
         if type(value) == "string":
             pieces.append([value, ["arg", name]])
             sizes.append(["size", name])
+            sizes.append(["size", name, "json"])
     for name, fields in arrays.items():
         sizes.append(["size", name])
         for field in fields:
