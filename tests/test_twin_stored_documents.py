@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
+from sim_mcp.authoring.twins.keyed_world import _Learner, _Tool, infer_guards, run_guard
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.rules.helpers import is_json, json_document
 from sim_mcp.specs.model import ToolSpec
@@ -188,3 +188,21 @@ def test_json_helpers_read_a_text_as_json_reads_it() -> None:
         assert is_json(text), text
     for text in ("not json", "{'a': 1}", ""):
         assert not is_json(text), text
+
+
+def test_only_tools_that_write_kinds_of_their_own_list_their_keys_apart() -> None:
+    def tool(name: str, *strings: str) -> _Tool:
+        spec = ToolSpec(
+            name=name,
+            input_schema={"type": "object", "properties": {s: {"type": "string"} for s in strings}},
+        )
+        result = {"content": [{"type": "text", "text": "ok"}], "isError": False}
+        return _Tool(spec, [RecordedCall("s0", 1, name, dict.fromkeys(strings, "x"), result, False)])
+
+    # A cache's values and its series: each kind kept and listed apart.
+    kinds = {"set_value": tool("set_value", "key", "value"), "store_series": tool("store_series", "series", "points")}
+    assert _Learner(kinds, [], None).stored_by() == [["by", "set_value"], ["by", "store_series"]]
+    # A memory's save and its update write one kind of record (both give its `task`): no tool's keys apart.
+    one_kind = {"save": tool("save", "task", "files"), "update": tool("update", "task", "note")}
+    assert _Learner(one_kind, [], None).stored_by() == []
+    assert _Learner({**one_kind, **kinds}, [], None).stored_by() == [["by", "set_value"], ["by", "store_series"]]

@@ -720,17 +720,25 @@ class _Learner:
 
     def stored_by(self) -> list[list[Any]]:
         """`["by", tool]` for each tool that may store something under a key (one that may write, a string
-        argument and another beside it, some success), where two tools may: the keys one kind of call stored,
-        as a server keeps each kind in a table of its own (a cache's keys apart from its series: each listed
-        and counted alone). Not a tool that takes a key alone (a delete): what it leaves is no kind of record."""
+        argument and another beside it, some success) and shares no string argument with any other such
+        tool, where two kinds are so stored: the keys one kind of call stored, as a server keeps each kind in
+        a table of its own (a cache's keys apart from its series: each listed and counted alone). Tools that
+        share an argument (a save and an update of a memory's `task`) write one kind of record: which of them
+        wrote a record last tells nothing of it. Not a tool that takes a key alone (a delete): what it leaves
+        is no kind of record."""
         if self.storers is None:
-            self.storers = sorted(
-                name
+            writers = {
+                name: set(_strings(tool.spec))
                 for name, tool in self.tools.items()
                 if not _reads_only(tool.spec)
                 and _strings(tool.spec)
                 and len(tool.spec.input_schema.get("properties") or {}) >= 2
                 and any(_succeeded(c) for c in tool.calls)
+            }
+            self.storers = sorted(
+                name
+                for name, strings in writers.items()
+                if not any(strings & other for them, other in writers.items() if them != name)
             )
         return [["by", name] for name in self.storers] if len(self.storers) >= 2 else []
 
