@@ -9,11 +9,10 @@ import json
 import random
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
+from sim_mcp.authoring.twins.keyed_world import infer_guards
 from sim_mcp.specs.model import ToolSpec
 from tests.test_twin_merged import OPTIONAL, SPECS, TEXT, WORDS, Call, Parts
-from tests.twin_learning import played
+from tests.twin_learning import guard_misses, played
 
 RETIRE = ToolSpec(
     name="retire_part",
@@ -68,12 +67,6 @@ def test_a_twin_leaves_out_the_clauses_of_absent_values() -> None:
     # The record read back, its memo's clauses optional: the reason given, the memo it held.
     assert '"$record": "sku"' in retiring, retiring
     assert '["opt", [" ", ["arg", "reason"]]], ["opt", [" ", ["stored", "sku", "memo"]]]' in retiring, retiring
-    server, state = RetiredParts(), dict[str, Any]()
+    server = RetiredParts()
     words = ["amber", "pine", "stone", "cloud", "kite", "river", "moss", "fern", "reed", "dune"]
-    missed = []
-    for tool, arguments in _session(words, "check") + _session(words, "more"):
-        text, is_error = server.call(tool, arguments)
-        answer = run_guard(inference.plans[tool], tool, state, arguments)
-        if answer is None or not compare_answers(Answer(json.loads(text), is_error), Answer(*answer)).agree:
-            missed.append((tool, arguments, answer, text))
-    assert missed == []
+    assert guard_misses(inference.plans, server.call, _session(words, "check") + _session(words, "more")) == []

@@ -10,11 +10,10 @@ import random
 from pathlib import Path
 from typing import Any
 
-from sim_mcp.authoring.twins.agreement import Answer, compare_answers
-from sim_mcp.authoring.twins.keyed_world import GuardInference, infer_guards, run_guard
+from sim_mcp.authoring.twins.keyed_world import GuardInference, infer_guards
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
-from tests.twin_learning import compile_recorded, played
+from tests.twin_learning import compile_recorded, guard_misses, played
 
 TEXT = {"type": "string"}
 LABELS = {"type": "array", "items": {"type": "string"}}
@@ -144,14 +143,8 @@ def test_a_patch_merges_into_the_record_and_reads_show_sorted_labels() -> None:
         ("patch_part", {"sku": "pine", "memo": "see moss"}),
         *_session(words, "check"),
     ]
-    server, state = Parts(), dict[str, Any]()
-    missed = []
-    for tool, arguments in script:
-        text, is_error = server.call(tool, arguments)
-        answer = run_guard(inference.plans[tool], tool, state, arguments)
-        if answer is None or not compare_answers(Answer(json.loads(text), is_error), Answer(*answer)).agree:
-            missed.append((tool, arguments, answer, text))
-    assert missed == []
+    server = Parts()
+    assert guard_misses(inference.plans, server.call, script) == []
 
 
 def test_a_handed_on_patch_still_changes_what_later_reads_show(tmp_path: Path) -> None:

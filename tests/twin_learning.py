@@ -58,3 +58,20 @@ def assert_guard_agrees(
     assert answer is not None, (tool, arguments)
     verdict = compare_answers(Answer(expected, False), Answer(answer[0], answer[1]))
     assert verdict.agree, (tool, arguments, verdict, answer[0], expected)
+
+
+def guard_misses(
+    plans: dict[str, Any],
+    server: Callable[[str, dict[str, Any]], tuple[str, bool]],
+    calls: list[tuple[str, dict[str, Any]]],
+) -> list[tuple[str, dict[str, Any], Any, str]]:
+    """Play `calls` in order on a fixture server (`server(tool, arguments) -> (JSON text, is_error)`) and on the
+    learned guards from the first world; the calls whose guard declined or answered otherwise than the server."""
+    state: dict[str, Any] = {}
+    missed = []
+    for tool, arguments in calls:
+        text, is_error = server(tool, arguments)
+        answer = run_guard(plans[tool], tool, state, arguments)
+        if answer is None or not compare_answers(Answer(json.loads(text), is_error), Answer(*answer)).agree:
+            missed.append((tool, arguments, answer, text))
+    return missed
