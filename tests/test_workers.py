@@ -7,6 +7,7 @@ workers at once are each applied exactly once, in some order, never interleaved.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 import uuid
@@ -129,11 +130,25 @@ def test_a_worker_that_dies_is_started_again(two_workers: ServerProcess) -> None
     os.kill(first, 9)
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
+        # A supervisor that stopped (on its own, or sent a signal by something else on the machine) has no
+        # children to list: say so with its log, not as "0 workers".
+        assert two_workers.process.poll() is None, two_workers.log.read_text()
         pids = worker_pids(two_workers.process.pid)
         if len(pids) == 2 and first not in pids:
             break
         time.sleep(0.1)
-    assert first not in pids
-    assert len(pids) == 2
+    assert first not in pids, two_workers.log.read_text()
+    assert len(pids) == 2, two_workers.log.read_text()
     assert second in pids
     two_workers.wait_ready()
+
+
+def test_a_supervisor_sent_sigterm_says_so_and_stops_its_workers(two_workers: ServerProcess) -> None:
+    workers = worker_pids(two_workers.process.pid)
+    two_workers.process.send_signal(signal.SIGTERM)
+    assert two_workers.process.wait(timeout=READY_TIMEOUT) == 0
+    log = two_workers.log.read_text()
+    assert "sim-mcp: SIGTERM received; stopping 2 workers" in log, log
+    assert log.count("Application shutdown complete") == 2, log
+    for pid in workers:
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()

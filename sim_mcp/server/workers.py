@@ -63,8 +63,12 @@ def serve_workers(settings: Settings, *, log_level: str) -> int:
     # Any worker may get any request: no handshake state may stay in one (sessions are named in the URL).
     settings = settings.model_copy(update={"port": port, "stateless_http": True})
     stop = threading.Event()
+    # Which signal stopped the supervisor, said once it stops: a deployment (or a test) that finds every
+    # worker gone can tell a stop it was sent from a worker that failed.
+    received: list[signal.Signals] = []
 
     def on_signal(number: int, frame: FrameType | None) -> None:
+        received.append(signal.Signals(number))
         stop.set()
 
     previous = {number: signal.signal(number, on_signal) for number in (signal.SIGTERM, signal.SIGINT)}
@@ -78,7 +82,15 @@ def serve_workers(settings: Settings, *, log_level: str) -> int:
             file=sys.stderr,
             flush=True,
         )
-        return _supervise(settings, workers, stop, log_level)
+        code = _supervise(settings, workers, stop, log_level)
+        if received:
+            print(
+                f"sim-mcp: {received[0].name} received; stopping {len(workers)} workers "
+                "(each finishes its in-flight calls)",
+                file=sys.stderr,
+                flush=True,
+            )
+        return code
     finally:
         _shut_down(workers)
         for number, handler in previous.items():
