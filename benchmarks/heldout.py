@@ -105,8 +105,11 @@ site-packages), and fastmcp writes its version cache under HOME, so HOME is the 
 thirteen tools calls the network. todo-mcp-server-kit pins `mcp[cli]>=1.27,<2` itself (it imports
 `mcp.server.fastmcp`), so the declared `'mcp[cli]<2'` changes nothing (mcp 1.30.0 here); it keeps
 `.claude/todos.md` under TODO_MCP_PROJECT_ROOT (its `--project-root`, then that variable, then its working
-folder) and serves a dashboard over HTTP on the first free port from 8765 beside the protocol (its
-open_dashboard answers that page's address and opens nothing; the agent never calls it). mcp-units pins
+folder) and serves a dashboard over HTTP beside the protocol (its open_dashboard answers that page's address and
+opens nothing; the agent never calls it). The dashboard takes the first free port of 8765-8774 and the server
+exits when none is free, which a recording of more than ten sessions (each session's server kept until the
+recording ends) reaches: the server is started through its package (`python -c`, TODOKIT_ON_ANY_PORT) with the
+dashboard's own `port=0`, a port the system assigns; nothing else of it changes. mcp-units pins
 `mcp==1.15.0`, whose fastmcp imports a pydantic helper gone in pydantic 2.12 (it would not start with the
 pydantic 2.14 pip chose), hence `'pydantic<2.12'` (2.11.10 here); it keeps nothing. A session's folder holds
 the server's files only (`aimemory.db` and fastmcp's `.local/share/fastmcp/version_cache.json`;
@@ -293,9 +296,19 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
 # server-kit keeps .claude/todos.md under its project root, TODO_MCP_PROJECT_ROOT, else its working folder; it
 # serves a dashboard over HTTP on localhost beside the protocol, which its open_dashboard names and the agent never
 # opens), temperature, volume and weight conversions with decimal arithmetic (mcp-units: no state).
+# todo-mcp-server-kit's dashboard takes the first free port of 8765-8774 and the server exits when none is free:
+# a recording keeps every session's server running until it ends, so the eleventh session would find none. Its
+# own `start(port=0)` (a port the system assigns) is used instead; the dashboard is no part of the tools' answers.
+TODOKIT_ON_ANY_PORT = (
+    "from functools import partial; from todo_mcp import dashboard, server; "
+    "dashboard.start = partial(dashboard.start, port=0); server.main()"
+)
 HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
     "aimem": (["/tmp/ho12-keys/bin/aimemory-mcp-server"], {"AIMEMORY_DB": "{tmp}/aimemory.db", "HOME": "{tmp}"}),
-    "todokit": (["/tmp/ho12-life/bin/todo-mcp-server-kit"], {"TODO_MCP_PROJECT_ROOT": "{tmp}", "HOME": "{tmp}"}),
+    "todokit": (
+        ["/tmp/ho12-life/bin/python", "-c", TODOKIT_ON_ANY_PORT],
+        {"TODO_MCP_PROJECT_ROOT": "{tmp}", "HOME": "{tmp}"},
+    ),
     "measures": (["/tmp/ho12-more/bin/mcp-units"], {"HOME": "{tmp}"}),
 }
 
