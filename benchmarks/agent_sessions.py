@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to tenth sets, dev now, and the eleventh set,
+"Twins held out", "Twins held out, second set", the third to eleventh sets, dev now, and the twelfth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to eleventh sets' agents are written
+does not exist, a step out of order, an argument left out). The second to twelfth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -3917,6 +3917,362 @@ class ColourAgent:
             self.seen = [*self.seen, *found[-2:]][-8:]
 
 
+_MEMORY_PEOPLE = ("alice", "bruno", "chen", "dana", "emeka", "farah")
+_MEMORY_LANGUAGES = ("python", "rust", "typescript", "go", "kotlin")
+_MEMORY_PROJECTS = ("atlas", "beacon", "comet", "dynamo", "ember")
+_MEMORY_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+_MEMORY_TAGS = ("work", "meeting", "preference", "decision", "project-x", "personal", "ops", "python")
+_MEMORY_SOURCES = ("chatgpt-conv-", "claude-session-", "cursor-", "standup-notes-")
+_FTS_WORD = re.compile(r"[a-z]{4,}")
+
+
+class AiMemoryAgent:
+    """aimemory-mcp-server: memories saved (alone, in batches, or imported) with tags and a source, under the
+    integer ids its answers give; read back by id, updated (content, tags or both), deleted, searched by the
+    words of a memory it saved (a word, two joined by OR or AND, a prefix with `*`, a quoted phrase), listed
+    (now and then by tag), injected as context, counted, their tags listed, exported, and now and then all
+    cleared. Mistakes: an id never given or already deleted, a search the full-text syntax refuses (a hyphen
+    between two words, an unclosed quote), a batch with an empty content, an import of a content already there."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.memories: dict[int, str] = {}  # id -> content, as the answers gave them
+        self.gone: list[int] = []
+        self.pending: list[str] = []  # the contents of the save or batch the last call made
+        self.last = ""
+
+    def _content(self) -> str:
+        person, project = self.rng.choice(_MEMORY_PEOPLE), self.rng.choice(_MEMORY_PROJECTS)
+        shapes = (
+            f"{person} prefers {self.rng.choice(_MEMORY_LANGUAGES)} for backend work",
+            f"the {project} release moved to {self.rng.choice(_MEMORY_DAYS)} {self.rng.randint(1, 28)}",
+            f"standup for {project} is at {self.rng.randint(8, 11)}:{self.rng.choice((0, 15, 30, 45)):02d}",
+            f"budget of {project} is {self.rng.randint(5, 95)}k this quarter",
+            f"{person} owns the {project} migration",
+            f"use {self.rng.choice(_MEMORY_LANGUAGES)} {self.rng.randint(2, 4)}.{self.rng.randint(0, 12)} in {project}",
+        )
+        return self.rng.choice(shapes)
+
+    def _tags(self) -> list[str]:
+        return self.rng.sample(_MEMORY_TAGS, self.rng.choice((1, 1, 2, 3)))
+
+    def _memory(self) -> dict[str, Any]:
+        memory: dict[str, Any] = {"content": self._content()}
+        if self.rng.random() < 0.7:
+            memory["tags"] = self._tags()
+        if self.rng.random() < 0.4:
+            memory["source"] = f"{self.rng.choice(_MEMORY_SOURCES)}{self.rng.randint(1, 999)}"
+        return memory
+
+    def _id(self) -> int:
+        if self.memories and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.memories))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return self.rng.randint(300, 999)  # never given
+
+    def _query(self) -> str:
+        words: list[str] = sorted({word for content in self.memories.values() for word in _FTS_WORD.findall(content)})
+        if not words:
+            words = list(_MEMORY_PROJECTS)
+        first, second = self.rng.choice(words), self.rng.choice(words)
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 3:
+            return f"{first}-{second}"  # read as a column: refused
+        if mistake < MISTAKE / 2:
+            return f'"{first} {second}'  # an unclosed quote: refused
+        form = self.rng.random()
+        if form < 0.5:
+            return first
+        if form < 0.7:
+            return f"{first} OR {second}"
+        if form < 0.8:
+            return f"{first} AND {second}"
+        if form < 0.9:
+            return f"{first[:4]}*"
+        phrases = [content for content in self.memories.values() if len(content.split()) > 2]
+        if not phrases:
+            return first
+        start = self.rng.choice(phrases).split()
+        return '"' + " ".join(start[:2]) + '"'
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        tool, arguments = self._call()
+        self.last = tool
+        return tool, arguments
+
+    def _call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.memories or roll < 0.2:
+            memory = self._memory()
+            self.pending = [memory["content"]]
+            return "save_memory", memory
+        if roll < 0.27:
+            batch = [self._memory() for _ in range(self.rng.randint(2, 3))]
+            if self.rng.random() < MISTAKE:
+                batch.insert(self.rng.randint(0, len(batch)), {"content": ""})  # skipped by the server
+            self.pending = [memory["content"] for memory in batch if memory["content"]]
+            return "batch_save_memories", {"memories": batch}
+        if roll < 0.37:
+            return "get_memory", {"memory_id": self._id()}
+        if roll < 0.47:
+            arguments: dict[str, Any] = {"query": self._query()}
+            if self.rng.random() < 0.3:
+                arguments["limit"] = self.rng.choice((1, 2, 5, 20))
+            return "search_memories", arguments
+        if roll < 0.55:
+            arguments = {}
+            if self.rng.random() < 0.5:
+                arguments["tag"] = self.rng.choice(_MEMORY_TAGS)
+            if self.rng.random() < 0.3:
+                arguments["limit"] = self.rng.choice((1, 3, 5, 50))
+            return "list_memories", arguments
+        if roll < 0.65:
+            arguments = {"memory_id": self._id()}
+            change = self.rng.random()
+            if change < 0.7:
+                arguments["content"] = self._content()
+            if change >= 0.4:
+                arguments["tags"] = self._tags() if self.rng.random() < 0.85 else []
+            return "update_memory", arguments
+        if roll < 0.73:
+            return "delete_memory", {"memory_id": self._id()}
+        if roll < 0.78:
+            return "get_all_tags", {}
+        if roll < 0.82:
+            return "memory_stats", {}
+        if roll < 0.87:
+            arguments = {"query": self._query()}
+            if self.rng.random() < 0.4:
+                arguments["format"] = self.rng.choice(("context", "list"))
+            if self.rng.random() < 0.3:
+                arguments["max_memories"] = self.rng.choice((1, 3, 10))
+            return "inject_memory", arguments
+        if roll < 0.91:
+            return "export_memories", {}
+        if roll < 0.985:
+            batch = [self._memory() for _ in range(self.rng.randint(1, 3))]
+            if self.memories and self.rng.random() < 0.3:
+                batch.append({"content": self.rng.choice(sorted(self.memories.values()))})  # already there
+            arguments = {"memories": batch}
+            if self.rng.random() < 0.25:
+                arguments["skip_duplicates"] = self.rng.random() < 0.5
+            return "import_memories", arguments
+        return "clear_all_memories", {}
+
+    def observe(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        if self.last == "save_memory" and isinstance(value.get("id"), int):
+            self.memories[value["id"]] = str(value.get("content"))
+        ids = value.get("ids") if self.last == "batch_save_memories" else None
+        for memory_id, content in zip(ids if isinstance(ids, list) else [], self.pending, strict=False):
+            if isinstance(memory_id, int):
+                self.memories[memory_id] = content
+        for memory in value.get("memories") or []:
+            if isinstance(memory, dict) and isinstance(memory.get("id"), int):
+                self.memories[memory["id"]] = str(memory.get("content"))
+        if self.last == "update_memory" and isinstance(value.get("id"), int):
+            self.memories[value["id"]] = str(value.get("content"))
+        if self.last == "delete_memory" and value.get("success") is True:
+            found = re.search(r"\d+", str(value.get("message")))
+            if found and int(found.group()) in self.memories:
+                del self.memories[int(found.group())]
+                self.gone.append(int(found.group()))
+        if self.last == "clear_all_memories" and value.get("success") is True:
+            self.gone.extend(self.memories)
+            self.memories.clear()
+
+
+_TODOKIT_VERBS = ("write", "review", "fix", "book", "call", "plan", "update", "ship")
+_TODOKIT_THINGS = (
+    "the release notes",
+    "the flaky login test",
+    "the dentist",
+    "the sprint demo",
+    "the invoice",
+    "the README",
+)
+_TODOKIT_TAGS = ("work", "home", "urgent", "q1", "backend", "docs", "errand", "team_a")
+_TODOKIT_PRIORITIES = ("high", "med", "low")
+
+
+class TodoKitAgent:
+    """todo-mcp-server-kit (never `open_dashboard`, which names a web page): to-dos added with a priority, a due
+    day and tags now and then (tags now and then in capitals, which it lowers), under the integer ids its answers
+    give; marked done, edited field by field (text, priority, a due day or an empty one to clear it, done back to
+    open, tags replaced or cleared), removed, and searched by a word of a text in any case, a tag, a priority, a
+    status, due before or after a day. Mistakes: an id never given or already removed, a priority or a status it
+    does not know, a tag with a space."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.todos: dict[int, str] = {}  # id -> text, as the answers gave them
+        self.gone: list[int] = []
+        self.last = ""
+
+    def _id(self) -> int:
+        if self.todos and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.todos))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return self.rng.randint(40, 99)  # never given
+
+    def _day(self) -> str:
+        return (datetime.date(2026, 12, 1) + datetime.timedelta(days=self.rng.randint(0, 90))).isoformat()
+
+    def _priority(self) -> str:
+        return (
+            self.rng.choice(("urgent", "normal"))
+            if self.rng.random() < MISTAKE / 3
+            else self.rng.choice(_TODOKIT_PRIORITIES)
+        )
+
+    def _tags(self) -> list[str]:
+        tags = self.rng.sample(_TODOKIT_TAGS, self.rng.choice((1, 1, 2)))
+        if self.rng.random() < 0.15:
+            tags[0] = tags[0].upper()  # lowered by the server
+        if self.rng.random() < MISTAKE / 4:
+            tags.append("next week")  # a space: refused
+        return tags
+
+    def _text(self) -> str:
+        text = f"{self.rng.choice(_TODOKIT_VERBS)} {self.rng.choice(_TODOKIT_THINGS)}"
+        return f"{text} before {self.rng.randint(9, 17)}h" if self.rng.random() < 0.3 else text
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        tool, arguments = self._call()
+        self.last = tool
+        return tool, arguments
+
+    def _call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.todos or roll < 0.3:
+            arguments: dict[str, Any] = {"text": self._text()}
+            if self.rng.random() < 0.6:
+                arguments["priority"] = self._priority()
+            if self.rng.random() < 0.4:
+                arguments["due"] = self._day()
+            if self.rng.random() < 0.5:
+                arguments["tags"] = self._tags()
+            return "add_todo", arguments
+        if roll < 0.45:
+            return "mark_done", {"id": self._id()}
+        if roll < 0.65:
+            arguments = {"id": self._id()}
+            for field in self.rng.sample(("text", "priority", "due", "done", "tags"), self.rng.choice((1, 1, 2))):
+                if field == "text":
+                    arguments["text"] = self._text()
+                elif field == "priority":
+                    arguments["priority"] = self._priority()
+                elif field == "due":
+                    arguments["due"] = "" if self.rng.random() < 0.25 else self._day()
+                elif field == "done":
+                    arguments["done"] = self.rng.random() < 0.4
+                else:
+                    arguments["tags"] = [] if self.rng.random() < 0.2 else self._tags()
+            return "edit_todo", arguments
+        if roll < 0.75:
+            return "remove_todo", {"id": self._id()}
+        return "search_todos", self._search()
+
+    def _search(self) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        if self.todos and self.rng.random() < 0.4:
+            word = self.rng.choice(self.rng.choice(sorted(self.todos.values())).split())
+            arguments["query"] = word.upper() if self.rng.random() < 0.2 else word
+        if self.rng.random() < 0.25:
+            arguments["tag"] = self.rng.choice(_TODOKIT_TAGS)
+        if self.rng.random() < 0.2:
+            arguments["priority"] = self._priority()
+        if self.rng.random() < 0.4:
+            wrong = self.rng.random() < MISTAKE / 2
+            arguments["status"] = (
+                self.rng.choice(("closed", "pending")) if wrong else self.rng.choice(("open", "done", "all"))
+            )
+        if self.rng.random() < 0.15:
+            arguments["due_before" if self.rng.random() < 0.5 else "due_after"] = self._day()
+        return arguments
+
+    def observe(self, value: Any) -> None:
+        found = value.get("result") if isinstance(value, dict) else None
+        for todo in [value] if isinstance(value, dict) and "id" in value else found if isinstance(found, list) else []:
+            if isinstance(todo, dict) and isinstance(todo.get("id"), int):
+                if self.last == "remove_todo":
+                    self.todos.pop(todo["id"], None)
+                    self.gone.append(todo["id"])
+                else:
+                    self.todos[todo["id"]] = str(todo.get("text"))
+
+
+_MEASURE_UNITS = {
+    "convert_temperature": ("C", "F"),
+    "convert_volume": ("ml", "l", "cup", "tbsp", "tsp"),
+    "convert_weight": ("g", "kg", "oz", "lb"),
+}
+_MEASURE_WRONG_UNITS = {
+    "convert_temperature": ("K", "celsius", "c"),
+    "convert_volume": ("gallon", "pint", "ML"),
+    "convert_weight": ("lbs", "mg", "ton"),
+}
+
+
+class MeasuresAgent:
+    """mcp-units: temperatures between C and F, volumes between ml, l, cups, tablespoons and teaspoons, weights
+    between g, kg, oz and lb, amounts as a recipe or a thermometer gives them (whole, halves and quarters, one
+    decimal, below zero for temperatures), now and then one unit to itself; now and then the value an answer gave
+    converted further or back. Mistakes: a unit outside the tool's list, a negative volume or weight."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.previous: tuple[str, float, str] | None = None  # tool, value, unit of the last answer
+        self.chained = False  # the last call took an answer further
+
+    def _amount(self, tool: str) -> float | int:
+        if tool == "convert_temperature":
+            shape = self.rng.random()
+            if shape < 0.4:
+                return (
+                    self.rng.choice((-18, 0, 4, 20, 37, 100, 160, 180, 200, 220, 350, 425)) + self.rng.randint(0, 4) * 5
+                )
+            return round(self.rng.uniform(-40, 250), 1)
+        shape = self.rng.random()
+        if shape < 0.35:
+            return self.rng.randint(1, 16) / 4
+        if shape < 0.7:
+            return self.rng.randint(1, 1000)
+        return round(self.rng.uniform(0.1, 50), 1)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        chained, self.previous = self.previous, None  # taken further once, not back and forth
+        if chained is not None and self.rng.random() < 0.3:
+            tool, value, unit = chained
+            target = self.rng.choice([other for other in _MEASURE_UNITS[tool] if other != unit])
+            self.chained = True
+            return tool, {"value": value, "from_unit": unit, "to_unit": target}
+        self.chained = False
+        tool = self.rng.choice(sorted(_MEASURE_UNITS))
+        units = _MEASURE_UNITS[tool]
+        source = self.rng.choice(units)
+        target = source if self.rng.random() < 0.05 else self.rng.choice([unit for unit in units if unit != source])
+        value = self._amount(tool)
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 2:
+            wrong = self.rng.choice(_MEASURE_WRONG_UNITS[tool])
+            source, target = (wrong, target) if self.rng.random() < 0.5 else (source, wrong)
+        elif mistake < 0.75 * MISTAKE and tool != "convert_temperature":
+            value = -value  # refused
+        return tool, {"value": value, "from_unit": source, "to_unit": target}
+
+    def observe(self, value: Any) -> None:
+        if self.chained or not isinstance(value, dict) or not isinstance(value.get("value"), int | float):
+            return
+        unit = str(value.get("to_unit"))
+        tool = next((tool for tool, units in _MEASURE_UNITS.items() if unit in units), None)  # the units differ
+        if tool is not None and (tool == "convert_temperature" or value["value"] >= 0):
+            self.previous = (tool, value["value"], unit)
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -3940,8 +4296,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to ninth sets (dev), then the
-# tenth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to eleventh sets (dev), then the
+# twelfth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -3976,4 +4332,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "notepad": NamedNoteAgent,
     "bugs": BugLedgerAgent,
     "color": ColourAgent,
+    "aimem": AiMemoryAgent,
+    "todokit": TodoKitAgent,
+    "measures": MeasuresAgent,
 }

