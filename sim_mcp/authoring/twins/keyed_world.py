@@ -385,6 +385,9 @@ _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
     | {"measure", "distance", "writes", "count", "reads", "serial"}
 )
+# The placeholders whose text a JSON number may be (`_computed_leaf`): a value computed from the call, written
+# as the server's language writes it.
+_COMPUTED_LEAVES = frozenset({"expr", "arith"})
 # The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
 # (`_kept_first`).
 _SMALL = frozenset({"index"})
@@ -1827,6 +1830,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     small = whole.get("small", _SMALL) if whole is not None else _SMALL
     if type(value) is int and (number := _number_leaf(value, pieces, small)) is not None:
         return number
+    if type(value) in (int, float) and (computed := _computed_leaf(value, pieces)) is not None:
+        return computed
     if whole is not None and (tally := _tally_of(value, whole.get("tallies", {}))) is not None:
         return tally
     if whole is not None and isinstance(value, list) and value:
@@ -2478,6 +2483,28 @@ def _number_leaf(
     for written, part in pieces:
         if written == text and part[0] == "count" and value == 1:
             return {"$number": part}
+    return None
+
+
+def _computed_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
+    """A JSON number as the value an expression or the call's arithmetic computes (`{"result": 9.75}` of
+    `"(36 + 3) / 4"`): the number the piece's text reads as in JSON, of the same kind (an int written `35`, a
+    double `7.0`), so that a server answering its computation as a JSON number is answered as one written in a
+    text is."""
+    for written, part in pieces:
+        number = _json_number(written) if part[0] in _COMPUTED_LEAVES else None
+        if number is not None and type(number) is type(value) and number == value:
+            return {"$number": part}
+    return None
+
+
+def _json_number(text: str) -> int | float | None:
+    """The number a text writes as JSON reads it (an int's digits, a double's with a point or an exponent), as
+    the library's `twin_json_number` reads it; None for any other text (`inf`, `nan`, `3/8`)."""
+    if re.fullmatch(r"-?[0-9]+", text):
+        return int(text)
+    if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text):
+        return float(text)
     return None
 
 
