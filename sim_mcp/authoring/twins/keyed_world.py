@@ -527,6 +527,9 @@ class _Condition:
     always: bool
     bare: bool
     present: bool
+    # Every atom a check of the call's own arguments (`_REFUSING`): a value the server refuses by its format or
+    # set, whatever is stored.
+    checked: bool
     # Of conditions that answer as many calls: the fewest atoms, then none about the whole world (whether
     # anything is stored: recordings often show one side only), then no record's field (a status that
     # recorded calls happen to share is no reason to decline a record of another), then the narrowest (true
@@ -546,6 +549,7 @@ class _Condition:
             always=when[0][0] == "always",
             bare=bool(kinds & _BARE),
             present="present" in kinds,
+            checked=kinds <= _REFUSING,
             atoms=len(when),
             # About the whole world: whether anything is stored, or anything a tool renumbered.
             coarse=bool(kinds & _COARSE),
@@ -553,10 +557,13 @@ class _Condition:
             asks=bool(kinds & _WORLD_ATOMS),
         )
 
-    def same(self) -> tuple[int, bool, bool, bool, int, bool, bool, bool]:
+    def same(self) -> tuple[int, bool, bool, bool, bool, int, bool, bool, bool]:
         """What of it the covering reads: two conditions alike in it are alike for every template, on every
         round."""
-        return (self.hit, self.always, self.bare, self.present, self.atoms, self.coarse, self.lifecycle, self.asks)
+        return (
+            *(self.hit, self.always, self.bare, self.present, self.checked),
+            *(self.atoms, self.coarse, self.lifecycle, self.asks),
+        )
 
     def option(
         self, writes: int, fits: int, refused: int, error: bool, built: bool, acknowledging: bool
@@ -572,14 +579,20 @@ class _Condition:
         # success (a listing, a file's bytes) depends on more than it knows, unless nothing is stored at all,
         # nothing under the key the call names (a "not found" that a server answers as a success), or the call
         # lacks what the answer would be built from; or it only acknowledges what the call did to the record
-        # its key names, on two calls at least (`_acknowledging`).
+        # its key names, or says why the call's own arguments are refused (a value of another form, outside a
+        # set: `{"error": "steps must be one of ..."}` answered as a success), on two calls at least
+        # (`_acknowledging`).
         constant = not error and not built and not self.bare
-        if constant and not (acknowledging and self.present):
+        if constant and not (acknowledging and (self.present or self.checked)):
             return None
         rank = (-self.atoms, -int(self.coarse), -int(self.lifecycle), -hit.bit_count(), int(self.asks))
         return self.when, hit, hit & ~fits & ~refused, rank, self.always or constant
 
 
+# The atoms of a check of the call's own arguments, under which a constant refusal may be answered as a success
+# (`_Condition.option`): a value of a form the tool's successes were never given, outside a documented set, a
+# text that is no JSON.
+_REFUSING = frozenset({"unlike", "not_among", "not_json"})
 # About the whole world: whether anything is stored, or anything a tool renumbered (`_Condition.coarse`).
 _COARSE = frozenset({"empty", "nonempty", "some_by", "none_by"})
 
@@ -595,6 +608,8 @@ def _conditions(holding: list[tuple[list[Any], int]]) -> list[_Condition]:
     def traits(atom: list[Any]) -> int:
         kind = atom[0]
         flags = (kind in _BARE, kind == "present", kind in _COARSE, kind == "stored_is", kind in _WORLD_ATOMS)
+        # A pair is a check of the call (`_Condition.checked`) only where both atoms are.
+        flags += (kind not in _REFUSING,)
         return sum(1 << place for place, flag in enumerate(flags) if flag)
 
     seen: set[tuple[int, bool, int, int]] = set()
