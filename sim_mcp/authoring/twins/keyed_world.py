@@ -236,7 +236,8 @@ twin, not to a replay that answers an error). A success is built from the call o
 only where nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or
 the call lacks a required argument (a recorded listing or file content is never answered as a constant), or where
 it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or
-a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds nothing (a recorded
+a JSON object of such lines and flags (`{"success": true}`), or such a line or object that refuses the call's own
+arguments under a condition all of whose atoms check the call alone (`_REFUSING`); a made-up time alone builds nothing (a recorded
 listing with its records' creation times is a constant); a tool that only reads stores nothing (it may count
 itself: `touch`), nor does one most of whose successes show a number converted from the call or computed by a
 formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An error for
