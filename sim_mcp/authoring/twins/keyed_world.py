@@ -232,19 +232,19 @@ reached: the rule (template, condition) that answers most of the calls still unc
 first (ties: fewer atoms, then the condition true of fewer recorded calls); then the next, among the calls left;
 last, where calls are left, a lenient rule that answers most of them rightly and fewer than one in `_LENIENT` of
 those it fires on wrongly (`_lenient`: a rare variant no condition tells apart leaves the common answer to the
-twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant
-only where nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or
-the call lacks a required argument (a recorded listing or file content is never answered as a constant), or where
-it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or
-a JSON object of such lines and flags (`{"success": true}`), or such a line or object that refuses the call's own
-arguments under a condition all of whose atoms check the call alone (`_REFUSING`); a made-up time alone builds nothing (a recorded
-listing with its records' creation times is a constant); a tool that only reads stores nothing (it may count
-itself: `touch`), nor does one most of whose successes show a number converted from the call or computed by a
-formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An error for
-arguments the twin's served schema refuses (a required one missing, a value outside an enum) is answered by that
-schema before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
-writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the call on
-to the next rule, as the twin does: only the calls it writes an answer for bear on it.
+twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant only where
+nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the call lacks a
+required argument (a recorded listing or file content is never answered as a constant), or where it is one line that
+acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or a JSON object of such lines
+and flags (`{"success": true}`), or such a line or object that refuses the call's own arguments under a condition all of
+whose atoms check the call alone (`_REFUSING`); a made-up time alone builds nothing (a recorded listing with its
+records' creation times is a constant); a tool that only reads stores nothing (it may count itself: `touch`), nor does
+one most of whose successes show a number converted from the call or computed by a formula of its numbers (`_converts`;
+a report that writes an argument as it is, an id, is no such). An error for arguments the twin's served schema refuses
+(a required one missing, a value outside an enum) is answered by that schema before any rule runs: no rule need meet it,
+and a success's rule may cover it. A rule whose template writes nothing for a call (a number or key it reads is missing
+there, a listing of no records) hands the call on to the next rule, as the twin does: only the calls it writes an answer
+for bear on it.
 
 **A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2,
 sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a
@@ -608,9 +608,11 @@ def _conditions(holding: list[tuple[list[Any], int]]) -> list[_Condition]:
 
     def traits(atom: list[Any]) -> int:
         kind = atom[0]
-        flags = (kind in _BARE, kind == "present", kind in _COARSE, kind == "stored_is", kind in _WORLD_ATOMS)
-        # A pair is a check of the call (`_Condition.checked`) only where both atoms are.
-        flags += (kind not in _REFUSING,)
+        # A pair is a check of the call (`_Condition.checked`) only where both atoms are: the last flag.
+        flags = (
+            *(kind in _BARE, kind == "present", kind in _COARSE, kind == "stored_is", kind in _WORLD_ATOMS),
+            kind not in _REFUSING,
+        )
         return sum(1 << place for place, flag in enumerate(flags) if flag)
 
     seen: set[tuple[int, bool, int, int]] = set()
