@@ -392,3 +392,29 @@ def test_arithmetic_on_number_arguments_is_learned_in_python_s_dialect() -> None
     assert answer("divide", 1, 7) == ("Result: 0.14285714285714285", False)
     assert answer("power", 10, 20) == ("Result: 1e+20", False)
     assert answer("power", 3, 0.5) == ("Result: 1.7320508075688772", False)
+
+
+def test_an_expression_answered_as_a_json_number_is_learned() -> None:
+    """A calculator that answers its value as a JSON number (`{"success": true, "result": 9.75}`), not as a text:
+    the number the evaluator's text reads as, of the same kind (an int stays one, a quotient is a double)."""
+
+    def server(text: str) -> tuple[dict[str, Any], bool]:
+        expected = python_evaluates(text) if not text.rstrip().endswith("+") else {}
+        if "text" not in expected:
+            return {"success": False, "expression": text, "result": None}, False
+        return {"success": True, "expression": text, "result": json.loads(expected["text"])}, False
+
+    def call(number: int, text: str) -> RecordedCall:
+        value, is_error = server(text)
+        result = {"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": value}
+        return RecordedCall(f"s{number}", 1, "calculate", {"expression": text}, result | {"isError": False}, is_error)
+
+    texts = ["(36 + 3) / 4", "0.5 + 5 * 2", "8 + 9 * 3", "880 + 36", "sqrt(7 * 4)", "(16 + 12) / 4", "2 +", "4 / 3"]
+    inference = infer_guards([CALCULATE], [[call(n, text)] for n, text in enumerate(texts)], ["calculate"])
+    plan = inference.plans["calculate"]
+    assert inference.answered["calculate"] == len(texts)
+    for text in ["36 ** 2 - 36", "(12 + 36) / 3", "factorial(10)", "1.5 - 0.25", "sin(pi / 6)"]:
+        answer = run_guard(plan, "calculate", {}, {"expression": text})
+        assert answer == server(text), text
+        assert answer is not None
+        assert type(answer[0]["result"]) is type(server(text)[0]["result"]), text

@@ -61,9 +61,37 @@ def twin_form(value):
             out.pop()
     return "".join(out)
 
+TWIN_HEX_DIGITS = "0123456789abcdefABCDEF"
+
+def twin_hex_form(value):
+    # A string's form read as hexadecimal: a run of hex digits (either case) as x and its length, other
+    # characters as `twin_form` writes them (`#aeb16a` is `#x6`, `#12345` is `#x5`, `#ggg000` is `#ax3`).
+    if type(value) != "string":
+        return None
+    if len(value) > TWIN_FORM_LIMIT:
+        return "*"
+    runs = []
+    for char in value.elems():
+        if char in TWIN_HEX_DIGITS:
+            kind = "x"
+        elif char.isupper():
+            kind = "A"
+        elif char.islower():
+            kind = "a"
+        else:
+            runs.append([char, 1])
+            continue
+        if runs and runs[-1][0] == kind:
+            runs[-1][1] += 1
+        else:
+            runs.append([kind, 1])
+    return "".join([run[0] + (str(run[1]) if run[0] == "x" else "") for run in runs])
+
 def twin_unlike(atom, args):
-    # ["unlike", name, forms]: the argument is a string of none of those forms.
-    form = twin_form(args.get(atom[1]))
+    # ["unlike", name, forms]: the argument is a string of none of those forms; ["unlike", name, forms, "hex"]:
+    # of none of those hexadecimal forms.
+    value = args.get(atom[1])
+    form = twin_hex_form(value) if len(atom) > 3 else twin_form(value)
     return form != None and form not in atom[2]
 
 def twin_not_among(atom, args):
@@ -74,7 +102,8 @@ def twin_not_among(atom, args):
 
 BRIDGE = """
 def twin_bridge_forms(state, args):
-    return [twin_form(value) for value in args["values"]]
+    read = twin_hex_form if args.get("hex") else twin_form
+    return [read(value) for value in args["values"]]
 """
 BRIDGE_TOOLS = ("twin_bridge_forms",)
 
@@ -82,6 +111,7 @@ BRIDGE_TOOLS = ("twin_bridge_forms",)
 _FEW = 4
 # How many distinct values, per form, a group of calls must give for its forms to be read as a format.
 _SHARED = 3
+_HEX = re.compile(r"[^0-9A-Za-z]?[0-9a-fA-F]+")
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
 
@@ -95,37 +125,73 @@ def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) 
     given = [(name, call) for name in names for call in calls if isinstance(call.arguments.get(name), str)]
     if not given:
         return []
-    forms = library.call("twin_bridge_forms", {"values": [call.arguments[name] for name, call in given]})
+    values = [call.arguments[name] for name, call in given]
+    forms = library.call("twin_bridge_forms", {"values": values})
+    named = _named_words(tool)
     atoms: list[list[Any]] = []
     for name in names:
-        by_shape: dict[str, set[str]] = {}
-        values: dict[str, set[str]] = {}
-        for (named, call), form in zip(given, forms, strict=True):
-            if named == name:
-                by_shape.setdefault(_shape(call), set()).add(form)
-                values.setdefault(_shape(call), set()).add(call.arguments[name])
-        for shape, mine in by_shape.items():
-            others = set().union(*(seen for other, seen in by_shape.items() if other != shape))
-            if others and len(others) <= _FEW and not mine & others and "*" not in others:
-                atoms.append(["unlike", name, sorted(others)])
-            # A group's own forms tell a format only where many values share them: a few calls of a rare shape
-            # (two refusals) give few forms by chance, and a condition on them would refuse a free text's
-            # unseen forms.
-            shown = len(values[shape]) >= _SHARED * len(mine)
-            if (
-                len(mine) <= _FEW
-                and "*" not in mine
-                and others - mine
-                and shown
-                and ["unlike", name, sorted(mine)] not in atoms
-            ):
-                atoms.append(["unlike", name, sorted(mine)])
-        named = _named_words(tool)
-        for shape, mine in values.items():
-            others = set().union(*(seen for other, seen in values.items() if other != shape))
+        atoms += _form_atoms(name, given, forms, [])
+        values_by: dict[str, set[str]] = {}
+        for named_as, call in given:
+            if named_as == name:
+                values_by.setdefault(_shape(call), set()).add(call.arguments[name])
+        for shape, mine in values_by.items():
+            others = set().union(*(seen for other, seen in values_by.items() if other != shape))
             if len(mine) <= _FEW and mine <= named and others - mine:
                 atoms.append(["not_among", name, sorted(mine)])
+    # Hexadecimal values (a colour, a hash, an object id) read as runs of hex digits and their lengths too: a
+    # letter a-f and a digit are one class there (`#aeb16a` and `#c0905b` one form, which the reading above
+    # tells apart), and `#12345` is told from `#123456`.
+    hexadecimal = [
+        name for name in names if _hexadecimal([v for (n, _), v in zip(given, values, strict=True) if n == name])
+    ]
+    if hexadecimal:
+        hexed = [(name, call) for name, call in given if name in hexadecimal]
+        read = library.call(
+            "twin_bridge_forms", {"values": [call.arguments[name] for name, call in hexed], "hex": True}
+        )
+        for name in hexadecimal:
+            atoms += _form_atoms(name, hexed, read, ["hex"])
     return atoms
+
+
+def _form_atoms(
+    name: str, given: list[tuple[str, RecordedCall]], forms: list[str], reading: list[str]
+) -> list[list[Any]]:
+    """`["unlike", name, forms, *reading]` where the argument's forms (one per call of `given`) tell one shape of
+    the tool's answers from the others'."""
+    atoms: list[list[Any]] = []
+    by_shape: dict[str, set[str]] = {}
+    values: dict[str, set[str]] = {}
+    for (named, call), form in zip(given, forms, strict=True):
+        if named == name:
+            by_shape.setdefault(_shape(call), set()).add(form)
+            values.setdefault(_shape(call), set()).add(call.arguments[name])
+    for shape, mine in by_shape.items():
+        others = set().union(*(seen for other, seen in by_shape.items() if other != shape))
+        if others and len(others) <= _FEW and not mine & others and "*" not in others:
+            atoms.append(["unlike", name, sorted(others), *reading])
+        # A group's own forms tell a format only where many values share them: a few calls of a rare shape
+        # (two refusals) give few forms by chance, and a condition on them would refuse a free text's
+        # unseen forms.
+        shown = len(values[shape]) >= _SHARED * len(mine)
+        if (
+            len(mine) <= _FEW
+            and "*" not in mine
+            and others - mine
+            and shown
+            and ["unlike", name, sorted(mine), *reading] not in atoms
+        ):
+            atoms.append(["unlike", name, sorted(mine), *reading])
+    return atoms
+
+
+def _hexadecimal(values: list[str]) -> bool:
+    """Whether an argument's values read as hexadecimal: most of them (a mark before them aside, `#`) hex digits
+    only, a letter a-f and a digit among them (a word, a decimal number or a name is no such value)."""
+    distinct = {value for value in values if value}
+    hexed = [value for value in distinct if _HEX.fullmatch(value) and re.search(r"[0-9]", value)]
+    return len(hexed) * 2 > len(distinct) and any(re.search(r"[a-fA-F]", value) for value in hexed)
 
 
 def _named_words(tool: ToolSpec) -> set[str]:

@@ -232,18 +232,19 @@ reached: the rule (template, condition) that answers most of the calls still unc
 first (ties: fewer atoms, then the condition true of fewer recorded calls); then the next, among the calls left;
 last, where calls are left, a lenient rule that answers most of them rightly and fewer than one in `_LENIENT` of
 those it fires on wrongly (`_lenient`: a rare variant no condition tells apart leaves the common answer to the
-twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant
-only where nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or
-the call lacks a required argument (a recorded listing or file content is never answered as a constant), or where
-it is one line that acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or
-a JSON object of such lines and flags (`{"success": true}`); a made-up time alone builds nothing (a recorded
-listing with its records' creation times is a constant); a tool that only reads stores nothing (it may count
-itself: `touch`), nor does one most of whose successes show a number converted from the call or computed by a
-formula of its numbers (`_converts`; a report that writes an argument as it is, an id, is no such). An error for
-arguments the twin's served schema refuses (a required one missing, a value outside an enum) is answered by that
-schema before any rule runs: no rule need meet it, and a success's rule may cover it. A rule whose template
-writes nothing for a call (a number or key it reads is missing there, a listing of no records) hands the call on
-to the next rule, as the twin does: only the calls it writes an answer for bear on it.
+twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant only where
+nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the call lacks a
+required argument (a recorded listing or file content is never answered as a constant), or where it is one line that
+acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or a JSON object of such lines
+and flags (`{"success": true}`), or such a line or object that refuses the call's own arguments under a condition all of
+whose atoms check the call alone (`_REFUSING`); a made-up time alone builds nothing (a recorded listing with its
+records' creation times is a constant); a tool that only reads stores nothing (it may count itself: `touch`), nor does
+one most of whose successes show a number converted from the call or computed by a formula of its numbers (`_converts`;
+a report that writes an argument as it is, an id, is no such). An error for arguments the twin's served schema refuses
+(a required one missing, a value outside an enum) is answered by that schema before any rule runs: no rule need meet it,
+and a success's rule may cover it. A rule whose template writes nothing for a call (a number or key it reads is missing
+there, a listing of no records) hands the call on to the next rule, as the twin does: only the calls it writes an answer
+for bear on it.
 
 **A JSON document in a text** (`json_texts.py`: a Python server's `json.dumps(record, indent=2,
 sort_keys=True)` returned as a string, answered `{"result": "{\n  \"task_ref\": ...}"}`): a field of a
@@ -385,6 +386,9 @@ _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
     | {"measure", "distance", "writes", "count", "reads", "serial"}
 )
+# The placeholders whose text a JSON number may be (`_computed_leaf`): a value computed from the call, written
+# as the server's language writes it.
+_COMPUTED_LEAVES = frozenset({"expr", "arith"})
 # The numbers a JSON 0 or 1 is written as: an item's place; also, drawn once more, a record's reads and id
 # (`_kept_first`).
 _SMALL = frozenset({"index"})
@@ -524,6 +528,9 @@ class _Condition:
     always: bool
     bare: bool
     present: bool
+    # Every atom a check of the call's own arguments (`_REFUSING`): a value the server refuses by its format or
+    # set, whatever is stored.
+    checked: bool
     # Of conditions that answer as many calls: the fewest atoms, then none about the whole world (whether
     # anything is stored: recordings often show one side only), then no record's field (a status that
     # recorded calls happen to share is no reason to decline a record of another), then the narrowest (true
@@ -543,6 +550,7 @@ class _Condition:
             always=when[0][0] == "always",
             bare=bool(kinds & _BARE),
             present="present" in kinds,
+            checked=kinds <= _REFUSING,
             atoms=len(when),
             # About the whole world: whether anything is stored, or anything a tool renumbered.
             coarse=bool(kinds & _COARSE),
@@ -550,10 +558,13 @@ class _Condition:
             asks=bool(kinds & _WORLD_ATOMS),
         )
 
-    def same(self) -> tuple[int, bool, bool, bool, int, bool, bool, bool]:
+    def same(self) -> tuple[int, bool, bool, bool, bool, int, bool, bool, bool]:
         """What of it the covering reads: two conditions alike in it are alike for every template, on every
         round."""
-        return (self.hit, self.always, self.bare, self.present, self.atoms, self.coarse, self.lifecycle, self.asks)
+        return (
+            *(self.hit, self.always, self.bare, self.present, self.checked),
+            *(self.atoms, self.coarse, self.lifecycle, self.asks),
+        )
 
     def option(
         self, writes: int, fits: int, refused: int, error: bool, built: bool, acknowledging: bool
@@ -569,14 +580,20 @@ class _Condition:
         # success (a listing, a file's bytes) depends on more than it knows, unless nothing is stored at all,
         # nothing under the key the call names (a "not found" that a server answers as a success), or the call
         # lacks what the answer would be built from; or it only acknowledges what the call did to the record
-        # its key names, on two calls at least (`_acknowledging`).
+        # its key names, or says why the call's own arguments are refused (a value of another form, outside a
+        # set: `{"error": "steps must be one of ..."}` answered as a success), on two calls at least
+        # (`_acknowledging`).
         constant = not error and not built and not self.bare
-        if constant and not (acknowledging and self.present):
+        if constant and not (acknowledging and (self.present or self.checked)):
             return None
         rank = (-self.atoms, -int(self.coarse), -int(self.lifecycle), -hit.bit_count(), int(self.asks))
         return self.when, hit, hit & ~fits & ~refused, rank, self.always or constant
 
 
+# The atoms of a check of the call's own arguments, under which a constant refusal may be answered as a success
+# (`_Condition.option`): a value of a form the tool's successes were never given, outside a documented set, a
+# text that is no JSON.
+_REFUSING = frozenset({"unlike", "not_among", "not_json"})
 # About the whole world: whether anything is stored, or anything a tool renumbered (`_Condition.coarse`).
 _COARSE = frozenset({"empty", "nonempty", "some_by", "none_by"})
 
@@ -591,7 +608,11 @@ def _conditions(holding: list[tuple[list[Any], int]]) -> list[_Condition]:
 
     def traits(atom: list[Any]) -> int:
         kind = atom[0]
-        flags = (kind in _BARE, kind == "present", kind in _COARSE, kind == "stored_is", kind in _WORLD_ATOMS)
+        # A pair is a check of the call (`_Condition.checked`) only where both atoms are: the last flag.
+        flags = (
+            *(kind in _BARE, kind == "present", kind in _COARSE, kind == "stored_is", kind in _WORLD_ATOMS),
+            kind not in _REFUSING,
+        )
         return sum(1 << place for place, flag in enumerate(flags) if flag)
 
     seen: set[tuple[int, bool, int, int]] = set()
@@ -1827,6 +1848,8 @@ def _template_of(value: Any, pieces: list[tuple[str, list[Any]]], whole: dict[st
     small = whole.get("small", _SMALL) if whole is not None else _SMALL
     if type(value) is int and (number := _number_leaf(value, pieces, small)) is not None:
         return number
+    if type(value) in (int, float) and (computed := _computed_leaf(value, pieces)) is not None:
+        return computed
     if whole is not None and (tally := _tally_of(value, whole.get("tallies", {}))) is not None:
         return tally
     if whole is not None and isinstance(value, list) and value:
@@ -2478,6 +2501,28 @@ def _number_leaf(
     for written, part in pieces:
         if written == text and part[0] == "count" and value == 1:
             return {"$number": part}
+    return None
+
+
+def _computed_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:
+    """A JSON number as the value an expression or the call's arithmetic computes (`{"result": 9.75}` of
+    `"(36 + 3) / 4"`): the number the piece's text reads as in JSON, of the same kind (an int written `35`, a
+    double `7.0`), so that a server answering its computation as a JSON number is answered as one written in a
+    text is."""
+    for written, part in pieces:
+        number = _json_number(written) if part[0] in _COMPUTED_LEAVES else None
+        if number is not None and type(number) is type(value) and number == value:
+            return {"$number": part}
+    return None
+
+
+def _json_number(text: str) -> int | float | None:
+    """The number a text writes as JSON reads it (an int's digits, a double's with a point or an exponent), as
+    the library's `twin_json_number` reads it; None for any other text (`inf`, `nan`, `3/8`)."""
+    if re.fullmatch(r"-?[0-9]+", text):
+        return int(text)
+    if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text):
+        return float(text)
     return None
 
 

@@ -1101,7 +1101,24 @@ def twin_number_of(part, root, keys, args, twin):
     if part[0] in ("reads", "serial"):
         return twin_record_number(part, root, keys, args)
     text = twin_part(part, root, keys, args, twin)
+    if part[0] in ("expr", "arith"):
+        return twin_json_number(text)
     return None if text == None or not text.isdigit() else int(text)
+
+def twin_json_number(text):
+    # The number a computed value's text writes, as JSON reads it: an int's digits, a double's with a point or
+    # an exponent (`keyed_world._json_number`); None for any other text (`inf`, `nan`, `3/8`).
+    if text == None or text == "":
+        return None
+    body = text[1:] if text.startswith("-") else text
+    if body.isdigit():
+        return int(text)
+    if body == "" or not body[0].isdigit():
+        return None
+    for char in body.elems():
+        if not (char.isdigit() or char in ".e+-"):
+            return None
+    return float(text)
 
 def twin_apply_each(effect, tool, root, keys, args, twin):
     # Store each item of an array argument under its field `effect[2]` (the item itself, for a string),
