@@ -2953,7 +2953,7 @@ class StructuredMemoryAgent:
 
 _BATCH_PRIORITIES = ("low", "medium", "high")
 _TASK_STATUSES = ("open", "in-progress", "done")
-_ASSIGNEES = ("alice", "bob", "carol")
+_BATCH_ASSIGNEES = ("alice", "bob", "carol")
 
 
 class BatchTaskAgent:
@@ -3006,7 +3006,7 @@ class BatchTaskAgent:
         if self.rng.random() < 0.4:
             task["tags"] = self.rng.sample(_TAGS, self.rng.randint(1, 2))
         if self.rng.random() < 0.3:
-            task["assignee"] = self.rng.choice(_ASSIGNEES)
+            task["assignee"] = self.rng.choice(_BATCH_ASSIGNEES)
         if self.rng.random() < 0.2:
             task["time_estimate"] = self.rng.choice((0.5, 1.5, 3.0))
         if self.rng.random() < 0.4:
@@ -3030,7 +3030,7 @@ class BatchTaskAgent:
         elif change < 0.7:
             update["priority"] = self.rng.choice(_BATCH_PRIORITIES)
         elif change < 0.8:
-            update["assignee"] = self.rng.choice(_ASSIGNEES)
+            update["assignee"] = self.rng.choice(_BATCH_ASSIGNEES)
         elif change < 0.9:
             update["due_date"] = f"{self.rng.choice(_DUE_DATES)}T12:00:00Z"
         else:
@@ -3049,7 +3049,7 @@ class BatchTaskAgent:
         elif which < 0.78:
             arguments["tags"] = [self.rng.choice(_TAGS)]
         elif which < 0.84:
-            arguments["assignee"] = self.rng.choice(_ASSIGNEES)
+            arguments["assignee"] = self.rng.choice(_BATCH_ASSIGNEES)
         elif which < 0.92:
             bound = f"{self.rng.choice(_DUE_DATES)}T00:00:00Z"
             arguments["due_before" if self.rng.random() < 0.5 else "due_after"] = bound
@@ -3612,7 +3612,7 @@ class MathematicsAgent:
             self.result = found
 
 
-_NOTE_NAMES = (
+_NOTEPAD_NAMES = (
     "standup",
     "release plan",
     "reading list",
@@ -3646,8 +3646,8 @@ class NamedNoteAgent:
             return self.rng.choice(sorted(self.notes))
         if self.gone and self.rng.random() < 0.5:
             return self.rng.choice(self.gone)
-        unused = [name for name in _NOTE_NAMES if name not in self.notes]
-        return self.rng.choice(unused or [f"{_NOTE_NAMES[0]} 2"])  # a name not there now
+        unused = [name for name in _NOTEPAD_NAMES if name not in self.notes]
+        return self.rng.choice(unused or [f"{_NOTEPAD_NAMES[0]} 2"])  # a name not there now
 
     def _line(self) -> str:
         line = self.rng.choice(_NOTE_LINES)
@@ -3656,7 +3656,7 @@ class NamedNoteAgent:
     def next_call(self) -> tuple[str, dict[str, Any]]:
         roll = self.rng.random()
         if not self.notes or roll < 0.32:
-            unused = [name for name in _NOTE_NAMES if name not in self.notes]
+            unused = [name for name in _NOTEPAD_NAMES if name not in self.notes]
             taken = self.notes and (not unused or self.rng.random() < MISTAKE / 3)
             name = self.rng.choice(sorted(self.notes) if taken else unused)  # taken: refused
             content = "" if self.rng.random() < MISTAKE / 3 else self._line()  # empty: refused
