@@ -150,5 +150,6 @@ def test_a_supervisor_sent_sigterm_says_so_and_stops_its_workers(two_workers: Se
     log = two_workers.log.read_text()
     assert "sim-mcp: SIGTERM received; stopping 2 workers" in log, log
     assert log.count("Application shutdown complete") == 2, log
+    # The supervisor joins each worker before it exits: none is left running, nor waiting to be reaped.
     for pid in workers:
-        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+        assert not Path(f"/proc/{pid}").exists()
