@@ -146,6 +146,16 @@ def test_an_arithmetic_expression_is_the_servers_language_not_a_chosen_value() -
     assert chosen_values([session]) == {"task-3", "costs 2*3"}
 
 
+def test_a_number_written_in_hexadecimal_is_a_quantity_not_a_chosen_value() -> None:
+    session = [
+        ({"color": "#9367a6"}, {"rgb": [147, 103, 166]}),
+        ({"mask": "0xFFFFFF00", "label": "office lan"}, "24 bits"),
+        ({"color": "#zz12", "key": "abc123"}, "not a colour"),
+    ]
+    # `#zz12` is no number: its letters were chosen; `abc123` without a marker is a name.
+    assert chosen_values([session]) == {"office lan", "#zz12", "abc123"}
+
+
 def test_made_up_ids_are_lined_up_with_the_recorded_ones_side_by_side() -> None:
     ids = IdMap()
     recorded_id, live_id = "3f2b1c9e-0000-4000-8000-000000000001", "9a9a9a9a-1111-4111-8111-111111111111"

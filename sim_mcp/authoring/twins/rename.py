@@ -6,6 +6,9 @@ enum value, a word of a description), and that holds a letter: keys, titles, nam
 parts are chosen values each (`{tmp}/notes/a.txt`: `notes` and `a.txt`), the session's folder is not. An
 arithmetic expression (digits with operators or parentheses: `sqrt(16)*pi`) is not: its words are the
 functions and constants of the server's language, which a twin may know, and renamed they would be errors.
+Nor is a number written in hexadecimal behind a `#` or `0x` (`#9367a6`, `0xff`): its letters are digits, and a
+server that computes from it (a colour's shades, an address's mask) answers another value for another number,
+which the renamed answers could not show.
 
 Each chosen value gets one fresh value, the same in every session of the run: each run of letters
 becomes other letters of the same length and case, digits and punctuation stay (a date stays a date, a
@@ -39,6 +42,8 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
 # each word of an expression stands next to an operator or parenthesis ("costs 2*3" is prose).
 _OPERATORS = "+-*/^%(),"
 _EXPRESSION = re.compile(r"^(?=.*\d)(?=.*[+*/^%(])[\w\s.+\-*/%^(),]*$")
+# A number in hexadecimal behind its marker (`#1e90ff`, `0x1F`): digits, however many are letters.
+_HEX_NUMERAL = re.compile(r"(?:#|0[xX])[0-9A-Fa-f]+")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _MIN_INSIDE = 3  # shorter chosen values are renamed only as whole strings
 # What a server makes up, as agreement compares it by form: a UUID, or hex of `HEX_FORM` (long, or short
@@ -73,7 +78,7 @@ def chosen_values(sessions: Iterable[list[tuple[dict[str, Any], Any]]], known: I
                 for part in _parts(text):
                     if part in chosen or not _LETTERS.search(part) or part.lower() in words or _shown(part, answered):
                         continue
-                    if _is_expression(part):
+                    if _is_expression(part) or _HEX_NUMERAL.fullmatch(part):
                         continue
                     chosen.add(part)
             answered += strings_in(answer)
