@@ -2518,7 +2518,9 @@ def _computed_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[st
 
 def _json_number(text: str) -> int | float | None:
     """The number a text writes as JSON reads it (an int's digits, a double's with a point or an exponent), as
-    the library's `twin_json_number` reads it; None for any other text (`inf`, `nan`, `3/8`)."""
+    the library's `twin_json_number` reads it at run time (tests/test_twin_json_number.py holds the two to one
+    grammar: inference reads a computed text here, where no library call is at hand); None for any other text
+    (`inf`, `nan`, `3/8`)."""
     if re.fullmatch(r"-?[0-9]+", text):
         return int(text)
     if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text):

@@ -1107,18 +1107,34 @@ def twin_number_of(part, root, keys, args, twin):
 
 def twin_json_number(text):
     # The number a computed value's text writes, as JSON reads it: an int's digits, a double's with a point or
-    # an exponent (`keyed_world._json_number`); None for any other text (`inf`, `nan`, `3/8`).
-    if text == None or text == "":
+    # an exponent (`keyed_world._json_number` reads the same grammar at compile time); None for any other text
+    # (`inf`, `nan`, `3/8`, `1.2.3`), never an error.
+    if text == None:
         return None
     body = text[1:] if text.startswith("-") else text
-    if body.isdigit():
-        return int(text)
-    if body == "" or not body[0].isdigit():
+    end = twin_digits_end(body, 0)
+    if end == 0:
         return None
-    for char in body.elems():
-        if not (char.isdigit() or char in ".e+-"):
+    if end == len(body):
+        return int(text)
+    if body[end] == ".":
+        after = twin_digits_end(body, end + 1)
+        if after == end + 1:
             return None
-    return float(text)
+        end = after
+    if end < len(body) and body[end] == "e":
+        start = end + 2 if end + 1 < len(body) and body[end + 1] in "+-" else end + 1
+        end = twin_digits_end(body, start)
+        if end == start:
+            return None
+    return float(text) if end == len(body) else None
+
+def twin_digits_end(text, start):
+    # Where the run of ASCII digits from `start` ends.
+    for at in range(start, len(text)):
+        if text[at] not in "0123456789":
+            return at
+    return len(text)
 
 def twin_apply_each(effect, tool, root, keys, args, twin):
     # Store each item of an array argument under its field `effect[2]` (the item itself, for a string),
