@@ -131,10 +131,7 @@ def form_atoms(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) 
     atoms: list[list[Any]] = []
     for name in names:
         atoms += _form_atoms(name, given, forms, [])
-        values_by: dict[str, set[str]] = {}
-        for named_as, call in given:
-            if named_as == name:
-                values_by.setdefault(_shape(call), set()).add(call.arguments[name])
+        values_by = _values_by_shape(name, given)
         for shape, mine in values_by.items():
             others = set().union(*(seen for other, seen in values_by.items() if other != shape))
             if len(mine) <= _FEW and mine <= named and others - mine:
@@ -162,11 +159,10 @@ def _form_atoms(
     the tool's answers from the others'."""
     atoms: list[list[Any]] = []
     by_shape: dict[str, set[str]] = {}
-    values: dict[str, set[str]] = {}
     for (named, call), form in zip(given, forms, strict=True):
         if named == name:
             by_shape.setdefault(_shape(call), set()).add(form)
-            values.setdefault(_shape(call), set()).add(call.arguments[name])
+    values = _values_by_shape(name, given)
     for shape, mine in by_shape.items():
         others = set().union(*(seen for other, seen in by_shape.items() if other != shape))
         if others and len(others) <= _FEW and not mine & others and "*" not in others:
@@ -184,6 +180,15 @@ def _form_atoms(
         ):
             atoms.append(["unlike", name, sorted(mine), *reading])
     return atoms
+
+
+def _values_by_shape(name: str, given: list[tuple[str, RecordedCall]]) -> dict[str, set[str]]:
+    """The values `name` was given, grouped by the shape of the answer each call got (`_shape`)."""
+    grouped: dict[str, set[str]] = {}
+    for named, call in given:
+        if named == name:
+            grouped.setdefault(_shape(call), set()).add(call.arguments[name])
+    return grouped
 
 
 def _hexadecimal(values: list[str]) -> bool:
