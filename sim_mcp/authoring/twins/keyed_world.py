@@ -812,12 +812,15 @@ class _Learner:
             self.stopped = True
             return None
         self.trials -= 1
-        return self.evaluate(effects)
+        return self._evaluated(key, effects)
 
     def evaluate(self, effects: dict[str, list[Any] | None]) -> _Outcome:
         key = json.dumps(effects, sort_keys=True)
-        if key in self.cache:
-            return self.cache[key]
+        return self.cache[key] if key in self.cache else self._evaluated(key, effects)
+
+    def _evaluated(self, key: str, effects: dict[str, list[Any] | None]) -> _Outcome:
+        """The rules each tool is answered by where `effects` change the world, cached under `key` (the
+        effects' JSON): a choice the search tries again costs nothing."""
         worlds = self.worlds(effects)
         stores = sorted(name for name, effect in effects.items() if effect is not None)
         # Tools that renumber every record: whether one did tells a world whose records the recordings may
