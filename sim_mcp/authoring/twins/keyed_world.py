@@ -2424,6 +2424,8 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
     lines = text.split("\n")
     for name, per_item in whole.get("items", {}).items():
         count = len(per_item)
+        if count == 0:
+            continue  # an empty array (`tags: []`, a list cleared) writes no line to read a template from
         # What each item's own fields write: a line of the item holds one of them (checked before drawing).
         own = [
             [written for written, part in pieces if len(part) > 1 and str(part[1]).startswith(name + "/*")]
