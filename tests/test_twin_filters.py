@@ -7,7 +7,7 @@ import json
 import random
 from typing import Any
 
-from sim_mcp.authoring.twins.filtered import _Call, _compared, _Kept
+from sim_mcp.authoring.twins.filtered import _Call, _compared, _Kept, _mapped
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
@@ -308,3 +308,24 @@ def test_days_before_or_after_one_filter_a_listing() -> None:
     where = [["below", "before", "due"], ["above", "after", "due"]]
     cases = [{"args": {"before": "2027-03-01", "after": "2027-01-20"}, "rows": rows}]
     assert TwinLibrary().call("twin_bridge_kept", {"where": where, "cases": cases}) == [[False, True, False, False]]
+
+
+def test_a_tag_whose_records_happen_to_share_a_flag_is_no_word_for_it() -> None:
+    """Two tags each asked for once, one listing an open record and the other a closed one, line up with
+    the flag as a status's words would; but every row listed holds the tag itself, so it is not read as a
+    word standing for the flag (the list filter reads it)."""
+    rows = [
+        {"id": 1, "done": False, "tags": ["work"]},
+        {"id": 2, "done": True, "tags": ["home"]},
+        {"id": 3, "done": False, "tags": []},
+    ]
+    calls = []
+    for tag, listed in (("work", ["1"]), ("home", ["2"])):
+        calls.append(_Call({"tag": tag}, [(str(row["id"]), row) for row in rows], listed))
+    assert _mapped("tag", None, calls) is None
+    # The same answers to a word no row shows: a word for the flag.
+    words = [
+        _Call({"state": word}, list(call.rows.items()), call.listed)
+        for word, call in zip(["open", "closed"], calls, strict=True)
+    ]
+    assert _mapped("state", None, words) == ["eq", "state", "done", None, [], {"open": False, "closed": True}]

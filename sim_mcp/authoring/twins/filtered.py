@@ -5,7 +5,7 @@ them (`library.twin_filtered_rows` evaluates them).
 A listing tool takes optional arguments that each narrow what it lists, and lists what all of them keep (a
 conjunction): an enumerated argument picks the records whose field of that name (or another field showing its
 values) equals it, or equals a default where it is not given (a status that is `active` unless asked), some of
-its values keeping every record (`all`), or each of its words stands for one flag or number of a field
+its values keeping every record (`all`), or each of its words stands for one flag of a field
 (`open`: `done` false); a free text argument picks the records with it in one of their text fields, ignoring
 case (a keyword), or those whose field lies strictly before or after it (a due day); an array argument the
 records whose list field holds some (or all) of its items (tags). Each argument's filter is chosen alone,
@@ -301,11 +301,13 @@ def _equality(name: str, values: list[Any], declared: Any, listings: list[_Call]
 
 def _mapped(name: str, declared: Any, listings: list[_Call]) -> list[Any] | None:
     """["eq", name, field, default, every, map]: a word the argument takes that picks the records whose field
-    shows one flag or number (a status `open` listing the records whose `done` is false, `done` those whose
+    shows one flag (a status `open` listing the records whose `done` is false, `done` those whose
     `done` is true): each value of the argument whose answered rows all show one value of the field maps to
     it, two values at least, no two to the same value; a value whose answers showed several (`all`) keeps
     every record. Kept where it leaves out some record a recorded answer left out."""
     given = [call for call in listings if isinstance(call.args.get(name), str)]
+    if all(_shows(row, call.args[name]) for call in given for row in call.answered()):
+        return None  # every row listed shows the word itself: an item of a list (a tag) or a keyword
     names = sorted({f for call in given for row in call.rows.values() for f in row})
     for field in names:
         shown: dict[str, set[str]] = {}
@@ -318,9 +320,9 @@ def _mapped(name: str, declared: Any, listings: list[_Call]) -> list[Any] | None
         if len(mapping) < 2 or len(set(images)) != len(images):
             continue
         targets = {value: json.loads(image) for value, image in mapping.items()}
-        # A flag or a number the word stands for: a text it maps to is as often one it is found in (a
-        # keyword's one matching note), which the search reads.
-        if not all(isinstance(target, bool | int | float) for target in targets.values()):
+        # A flag the word stands for: a text or a number it maps to is as often a coincidence of few
+        # answers (a keyword's one matching note, a tag's one record's id), which a search or a list reads.
+        if not all(isinstance(target, bool) for target in targets.values()):
             continue
         default = declared if declared in every or declared in targets else None
         rule = ["eq", name, field, default, every, targets]
@@ -388,6 +390,14 @@ def _search(name: str, texts: list[str], kept: list[_Kept]) -> list[Any] | None:
     if all(any(holds(row, f, call.args[name]) for f in fields) for call in calls for row in call.answered):
         return ["has", name, fields]
     return None
+
+
+def _shows(row: dict[str, Any], word: str) -> bool:
+    """Whether a row shows the word: as an item of a list field, or inside a text field, ignoring case."""
+    return any(
+        (isinstance(value, list) and word in value) or (isinstance(value, str) and word.lower() in value.lower())
+        for value in row.values()
+    )
 
 
 def _compared(name: str, kept: list[_Kept]) -> list[Any] | None:
