@@ -2263,8 +2263,9 @@ def _given_defaults(tool: ToolSpec, calls: list[RecordedCall], aliases: dict[str
 def _field_aliases(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, str]:
     """By JSON field, the argument it shows under another name (`prio` showing `priority`, `body` showing
     `content`): a field named as no argument, in every success that gives the argument equal to its value,
-    two different values at least, and the argument shown by no field of its own name. Numbers are left out
-    (a count equal to a limit is as often a coincidence: `_same_named` reads the call's numbers)."""
+    two different values at least, and the argument shown by no field of its own name. Fields that show
+    numbers are left out (a count equal to a limit is as often a coincidence: `_same_named` reads the
+    call's numbers), and a number argument shown as text is no alias of it."""
     properties = tool.input_schema.get("properties") or {}
     answers = [(call.arguments, call.value) for call in calls if _succeeded(call) and isinstance(call.value, dict)]
     named = {field for _, value in answers for field, _ in _object_fields(value)}
@@ -2275,7 +2276,9 @@ def _field_aliases(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, str]:
             if shown_as in properties or isinstance(item, dict) or type(item) in (int, float):
                 continue
             for name, given in args.items():
-                if name in named or given is None or isinstance(given, dict) or type(given) in (int, float):
+                # A number given and shown as text (`"input": "255"` for 255) differs: written whole, the
+                # argument would be the number.
+                if name in named or given is None or isinstance(given, dict):
                     continue
                 if _same(given, item):
                     agree.setdefault((shown_as, name), set()).add(json.dumps(item, sort_keys=True))
