@@ -118,3 +118,28 @@ def test_a_calendar_answer_with_a_wrong_day_does_not_agree_while_learning() -> N
     assert not days_agree(recorded, {**recorded, "next": "2027-12-24"}, "2026-01-01")
     assert not days_agree(recorded, {**recorded, "holidays": [{"date": "2027-12-26", "name": "x"}]}, "2026-01-01")
     assert days_agree(recorded, {**recorded, "next": "2026-01-01"}, "2026-01-01")
+
+
+def test_a_listing_that_shows_one_day_under_two_names_is_no_calendar() -> None:
+    """Records that carry a day (to-dos by due day, searched between two days) look like named days, but a
+    named day is the same in every answer: a tool whose answers show one day under two names lists records,
+    and none of its listings is read as a calendar (the twin would answer with the days it memorised)."""
+    spec = ToolSpec(
+        name="search",
+        input_schema={
+            "type": "object",
+            "properties": {"due_after": {"type": "string"}, "due_before": {"type": "string"}},
+        },
+    )
+    span = {"due_after": "2027-01-01", "due_before": "2027-03-01"}
+    answers = [
+        [{"id": 1, "due": "2027-02-10", "text": "pay the rent"}],
+        [{"id": 1, "due": "2027-02-10", "text": "call the plumber"}, {"id": 2, "due": "2027-01-05", "text": "rake"}],
+    ]
+    calls = [
+        RecordedCall(f"s{n}", 1, "search", span, {"content": [{"type": "text", "text": json.dumps(rows)}]}, False)
+        for n, rows in enumerate(answers)
+    ]
+    assert read_calendar([(spec, calls)]) == {"names": {}, "spans": {}}
+    # One name per day: a calendar, as before.
+    assert read_calendar([(spec, calls[:1])])["names"] == {"": {"2027-02-10": "pay the rent"}}

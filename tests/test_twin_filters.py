@@ -7,7 +7,9 @@ import json
 import random
 from typing import Any
 
+from sim_mcp.authoring.twins.filtered import _Call, _compared, _Kept, _mapped
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
+from sim_mcp.authoring.twins.library import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 from tests.twin_learning import assert_guard_agrees
@@ -189,3 +191,141 @@ def test_records_kept_under_ids_shown_as_numbers_are_listed_in_their_order() -> 
         [{"id": 2, "title": "y2"}, {"id": 1, "title": "x1"}],
         False,
     )
+
+
+FLAG_TOOLS = [
+    ToolSpec(
+        name="add",
+        input_schema={
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "due": _NULLABLE_TEXT},
+            "required": ["title"],
+        },
+    ),
+    ToolSpec(
+        name="finish",
+        input_schema={"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+    ),
+    ToolSpec(
+        name="search",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "state": {"type": "string", "default": "any"},
+                "before": _NULLABLE_TEXT,
+                "after": _NULLABLE_TEXT,
+            },
+        },
+    ),
+]
+
+
+class Chores:
+    """Chores kept with a flag (`finished`), searched by a word for it (`pending`, `finished`, `any`) and by
+    their due day strictly before or after one (a chore without a due day is never listed so)."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        if tool == "add":
+            self.rows.append({"id": len(self.rows) + 1, "title": arguments["title"], "finished": False})
+            self.rows[-1]["due"] = arguments.get("due")
+            return self.rows[-1]
+        if tool == "finish":
+            row = self.rows[arguments["id"] - 1]
+            row["finished"] = True
+            return row
+        state = arguments.get("state", "any")
+        rows = [row for row in self.rows if state == "any" or row["finished"] == (state == "finished")]
+        if arguments.get("before"):
+            rows = [row for row in rows if row["due"] is not None and row["due"] < arguments["before"]]
+        if arguments.get("after"):
+            rows = [row for row in rows if row["due"] is not None and row["due"] > arguments["after"]]
+        return {"rows": [dict(row) for row in rows]}
+
+
+_DAYS = ["2027-01-05", "2027-02-10", "2027-03-15", None]
+
+
+def _chores(rng: random.Random, made: int, dated: bool) -> tuple[str, dict[str, Any]]:
+    roll = rng.random()
+    if roll < 0.4 or not made:
+        arguments = {"title": rng.choice(_TITLES), "due": rng.choice(_DAYS) if dated else None}
+        return "add", {name: value for name, value in arguments.items() if value is not None}
+    if roll < 0.6:
+        return "finish", {"id": rng.randint(1, made)}
+    return "search", rng.choice(
+        [
+            {},
+            {"state": rng.choice(["pending", "finished", "any"])},
+            {"before": rng.choice(["2027-02-01", "2027-03-01"])},
+            {"after": rng.choice(["2027-01-20", "2027-02-20"])},
+        ]
+    )
+
+
+def _chore_session(number: int, seed: str, dated: bool) -> list[RecordedCall]:
+    rng, server, recorded = random.Random(f"{seed}/{number}"), Chores(), []
+    for seq in range(1, 15):
+        tool, arguments = _chores(rng, len(server.rows), dated)
+        result = {"content": [{"type": "text", "text": json.dumps(server.call(tool, arguments))}], "isError": False}
+        recorded.append(RecordedCall(f"s{number}", seq, tool, arguments, result, False))
+    return recorded
+
+
+def test_a_word_that_picks_a_flag_filters_a_listing() -> None:
+    """`state: "pending"` lists the records whose `finished` is false, `finished` those whose flag is true,
+    `any` (the default) every one: the argument's words mapped to the field's other values."""
+    sessions = [_chore_session(number, "train", dated=False) for number in range(14)]
+    inference = infer_guards(FLAG_TOOLS, sessions, ["add", "finish", "search"])
+    [listing] = [rule["answer"]["rows"] for rule in inference.plans["search"]["rules"] if "rows" in rule["answer"]]
+    [state] = [rule for rule in listing["where"] if rule[1] == "state"]
+    assert state == ["eq", "state", "finished", "any", ["any"], {"pending": False, "finished": True}]
+    for number in range(6):
+        server, world, rng = Chores(), dict[str, Any](), random.Random(f"check/{number}")
+        for _ in range(16):
+            tool, arguments = _chores(rng, len(server.rows), dated=False)
+            assert_guard_agrees(inference.plans, tool, world, arguments, server.call(tool, arguments))
+
+
+def test_days_before_or_after_one_filter_a_listing() -> None:
+    """`before` and `after` keep the rows whose due day is strictly before or after the one given, a row
+    without one left out: found from what the recorded answers listed and left out, and applied by the
+    twin's own filters."""
+    rows = [{"id": n, "due": due} for n, due in enumerate(["2027-01-05", "2027-02-10", None, "2027-03-15"], 1)]
+
+    def kept(name: str, day: str) -> _Kept:
+        call = _Call({name: day}, [(str(row["id"]), row) for row in rows], [])
+        due = {code: row["due"] for code, row in call.rows.items() if row["due"] is not None}
+        call.listed = [code for code, on in due.items() if (on < day if name == "before" else on > day)]
+        return _Kept(call, call.left_out())
+
+    before = [kept("before", day) for day in ("2027-02-01", "2027-03-01")]
+    after = [kept("after", day) for day in ("2027-01-20", "2027-02-20")]
+    assert _compared("before", before) == ["below", "before", "due"]
+    assert _compared("after", after) == ["above", "after", "due"]
+    where = [["below", "before", "due"], ["above", "after", "due"]]
+    cases = [{"args": {"before": "2027-03-01", "after": "2027-01-20"}, "rows": rows}]
+    assert TwinLibrary().call("twin_bridge_kept", {"where": where, "cases": cases}) == [[False, True, False, False]]
+
+
+def test_a_tag_whose_records_happen_to_share_a_flag_is_no_word_for_it() -> None:
+    """Two tags each asked for once, one listing an open record and the other a closed one, line up with
+    the flag as a status's words would; but every row listed holds the tag itself, so it is not read as a
+    word standing for the flag (the list filter reads it)."""
+    rows = [
+        {"id": 1, "done": False, "tags": ["work"]},
+        {"id": 2, "done": True, "tags": ["home"]},
+        {"id": 3, "done": False, "tags": []},
+    ]
+    calls = []
+    for tag, listed in (("work", ["1"]), ("home", ["2"])):
+        calls.append(_Call({"tag": tag}, [(str(row["id"]), row) for row in rows], listed))
+    assert _mapped("tag", None, calls) is None
+    # The same answers to a word no row shows: a word for the flag.
+    words = [
+        _Call({"state": word}, list(call.rows.items()), call.listed)
+        for word, call in zip(["open", "closed"], calls, strict=True)
+    ]
+    assert _mapped("state", None, words) == ["eq", "state", "done", None, [], {"open": False, "closed": True}]

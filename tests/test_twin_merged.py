@@ -162,3 +162,85 @@ def test_a_handed_on_patch_still_changes_what_later_reads_show(tmp_path: Path) -
         "get_part"
     ]
     assert "twin_handed_on(" in (tmp_path / "spec.rules.star").read_text()
+
+
+# The fields the catalogue below shows each argument under: its own names, not the arguments'.
+SHOWN_AS = {"labels": "tags", "info": "text", "memo": "note"}
+
+
+class RenamedParts(Parts):
+    """The same catalogue answering each record with fields named otherwise than the arguments that give
+    them (`info` shown as `text`, a priority as `prio`), as many servers name their columns."""
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        text, is_error = super().call(tool, arguments)
+        answer = json.loads(text)
+        if answer["entry"] is not None:
+            answer["entry"] = {SHOWN_AS.get(name, name): value for name, value in answer["entry"].items()}
+        return json.dumps(answer), is_error
+
+
+def test_fields_named_otherwise_than_their_arguments_are_given_and_merged() -> None:
+    """A create answers `text` for the `info` it was given and a patch merges `info` into `text` (and
+    leaves it as stored where the call gives none): learned from the values each field shows, whatever it
+    is named, so that calls with other values are answered as the server does."""
+    sessions = [_recorded(RenamedParts(), n, _session(WORDS, f"train-{n}")) for n in range(12)]
+    inference = infer_guards(SPECS, sessions, [tool.name for tool in SPECS])
+    assert '["text", "info"]' in json.dumps(inference.plans["patch_part"])
+    words = ["amber", "pine", "stone", "cloud", "kite", "river", "moss", "fern", "reed", "dune"]
+    script: list[Call] = [
+        ("add_part", {"sku": "pine", "labels": ["stone", "amber"], "info": "a pine cone", "memo": "see kite"}),
+        ("patch_part", {"sku": "pine", "info": "a longer pine cone"}),
+        ("get_part", {"sku": "pine"}),
+        ("patch_part", {"sku": "pine", "memo": "see moss"}),
+        ("get_part", {"sku": "pine"}),
+        *_session(words, "check"),
+    ]
+    assert guard_misses(inference.plans, RenamedParts().call, script) == []
+
+
+class NormalisingParts(Parts):
+    """The catalogue keeping labels in lower case (`Bolt` kept as `bolt`) and reading an empty memo as
+    none: a patch's `memo: ""` clears it ("pass an empty string to clear")."""
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        kept = dict(arguments)
+        if isinstance(kept.get("labels"), list):
+            kept["labels"] = [label.lower() for label in kept["labels"]]
+        if kept.get("memo") == "" and kept["sku"] in self.parts and tool == "patch_part":
+            self.parts[kept["sku"]]["memo"] = None
+            del kept["memo"]
+        return super().call(tool, kept)
+
+
+def _normalised_session(words: list[str], seed: str) -> list[Call]:
+    """Labels now and then given in capitals, memos now and then cleared with an empty text."""
+    rng = random.Random(seed)
+    calls = []
+    for tool, arguments in _session(words, seed):
+        if "labels" in arguments and rng.random() < 0.5:
+            arguments = {**arguments, "labels": [label.capitalize() for label in arguments["labels"]]}
+        if tool == "patch_part" and rng.random() < 0.3:
+            arguments = {"sku": arguments["sku"], "memo": ""}
+        calls.append((tool, arguments))
+    return calls
+
+
+def test_texts_kept_in_lower_case_and_an_empty_text_that_clears_are_read_back_so() -> None:
+    """A create and a patch answer the labels as the server keeps them, in lower case, and a patch giving
+    an empty memo answers it cleared (null); later reads show what the server keeps."""
+    sessions = [_recorded(NormalisingParts(), n, _normalised_session(WORDS, f"train-{n}")) for n in range(12)]
+    inference = infer_guards(SPECS, sessions, [tool.name for tool in SPECS])
+    patching = json.dumps(inference.plans["patch_part"])
+    assert '"lower"' in patching, patching
+    assert '"blank"' in patching, patching
+    words = ["amber", "pine", "stone", "cloud", "kite", "river", "moss", "fern", "reed", "dune"]
+    script: list[Call] = [
+        ("add_part", {"sku": "pine", "labels": ["Stone", "amber"], "info": "a pine cone", "memo": "see kite"}),
+        ("patch_part", {"sku": "pine", "memo": ""}),
+        ("get_part", {"sku": "pine"}),
+        ("patch_part", {"sku": "pine", "labels": ["River", "Cloud"]}),
+        ("get_part", {"sku": "pine"}),
+        *_normalised_session(words, "check"),
+    ]
+    assert guard_misses(inference.plans, NormalisingParts().call, script) == []

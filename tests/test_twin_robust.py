@@ -118,3 +118,53 @@ def test_a_data_file_a_server_names_is_no_root() -> None:
 
     assert _root(answering(json.dumps({"ok": True, "path": "{tmp}/tasks.db"}))) is None
     assert _root(answering("Allowed directories:\n{tmp}")) == "{tmp}"
+
+
+TAG_ADD = ToolSpec(
+    name="add_note",
+    input_schema={
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["title"],
+    },
+)
+RETAG = ToolSpec(
+    name="retag_note",
+    input_schema={
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["id", "tags"],
+    },
+)
+
+
+class Notes:
+    """Notes under made-up ids whose tags a call replaces, `tags: []` clearing them."""
+
+    def __init__(self) -> None:
+        self.notes: dict[int, dict[str, Any]] = {}
+
+    def __call__(self, tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if tool == "add_note":
+            note = {"id": len(self.notes) + 1, "title": arguments["title"], "tags": arguments.get("tags", [])}
+            self.notes[note["id"]] = note
+            return json.dumps(note), False
+        note = self.notes[arguments["id"]]
+        note["tags"] = arguments["tags"]
+        return json.dumps(note), False
+
+
+def test_an_empty_array_argument_costs_no_tool_its_rules() -> None:
+    """A call that gives an array argument empty (tags cleared) writes no line per item: the learner reads no
+    line template from it rather than failing on it (it once stopped there, and the tool lost every rule)."""
+    sessions = []
+    for number in range(6):
+        rng = random.Random(number)
+        calls: list[tuple[str, dict[str, Any]]] = []
+        for made in range(1, 5):
+            calls.append(("add_note", {"title": rng.choice(TITLES), "tags": rng.sample(["home", "work", "q1"], 2)}))
+            calls.append(("retag_note", {"id": made, "tags": [] if made % 2 else [rng.choice(["red", "blue"])]}))
+        sessions.append(played(Notes(), f"s{number}", calls))
+    inference = infer_guards([TAG_ADD, RETAG], sessions, ["add_note", "retag_note"])
+    assert inference.failed == {}
+    assert inference.answered["retag_note"] == sum(c.tool == "retag_note" for s in sessions for c in s)

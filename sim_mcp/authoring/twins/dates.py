@@ -369,6 +369,8 @@ def read_calendar(tools: list[tuple[ToolSpec, list[RecordedCall]]]) -> dict[str,
     spans: dict[str, list[list[Any]]] = {}
     for tool, calls in tools:
         successes = [call for call in calls if not call.is_error]
+        if _named_otherwise(successes, _region_arguments(tool, _date_arguments(tool, successes))):
+            continue
         dated = _date_arguments(tool, successes)
         regions = _region_arguments(tool, dated)
         numbers = _number_arguments(tool)
@@ -399,6 +401,19 @@ def read_calendar(tools: list[tuple[ToolSpec, list[RecordedCall]]]) -> dict[str,
             if span not in spans.setdefault(region, []):
                 spans[region].append(span)
     return {"names": names, "spans": spans}
+
+
+def _named_otherwise(calls: list[RecordedCall], regions: list[str]) -> bool:
+    """Whether the tool's answers list one day under two names in one region: a named day is a fact of the
+    calendar, the same in every answer, so such a tool lists records that carry a day (to-dos by due day,
+    searched between two days), not named days, and none of its listings is read as a calendar."""
+    seen: dict[tuple[str, str], str] = {}
+    for call in calls:
+        region = _region(call, regions)
+        for day, name, _ in _named_days(_answer(call)):
+            if seen.setdefault((region, day), name) != name:
+                return True
+    return False
 
 
 def _lists_nothing(value: Any) -> bool:

@@ -3,17 +3,19 @@ recordings: the templates `keyed_world` tries for a tool whose answers list stor
 them (`library.twin_filtered_rows` evaluates them).
 
 A listing tool takes optional arguments that each narrow what it lists, and lists what all of them keep (a
-conjunction): an enumerated argument picks the records whose field of that name (or another field showing
-its values) equals it, or equals a default where it is not given (a status that is `active` unless asked),
-some of its values keeping every record (`all`); a free text argument picks the records with it in one of
-their text fields, ignoring case (a keyword); an array argument the records whose list field holds some (or
-all) of its items (tags). Each argument's filter is chosen alone, pruned by the recorded examples: it must
-keep every record a recorded answer lists, and it must leave out some record an answer leaves out (else it
-is no filter the recordings show). An argument whose values name the records' fields sorts them by that
-field (nulls last, an enumerated field also by its enum's order or the reverse), another argument saying
-ascending or descending; an integer argument no answer lists more records than is the limit (its schema's
-default where it is not given). Each such reading is a candidate template; which of them answers the
-recorded calls is for the covering to tell (`keyed_world`), as for every other template.
+conjunction): an enumerated argument picks the records whose field of that name (or another field showing its
+values) equals it, or equals a default where it is not given (a status that is `active` unless asked), some of
+its values keeping every record (`all`), or each of its words stands for one flag of a field
+(`open`: `done` false); a free text argument picks the records with it in one of their text fields, ignoring
+case (a keyword), or those whose field lies strictly before or after it (a due day); an array argument the
+records whose list field holds some (or all) of its items (tags). Each argument's filter is chosen alone,
+pruned by the recorded examples: it must keep every record a recorded answer lists, and it must leave out some
+record an answer leaves out (else it is no filter the recordings show). An argument whose values name the
+records' fields sorts them by that field (nulls last, an enumerated field also by its enum's order or the
+reverse), another argument saying ascending or descending; an integer argument no answer lists more records
+than is the limit (its schema's default where it is not given). Each such reading is a candidate template;
+which of them answers the recorded calls is for the covering to tell (`keyed_world`), as for every other
+template.
 """
 
 from __future__ import annotations
@@ -201,7 +203,9 @@ def _where(
         values = _enum(schema)
         # A free text too, where every row listed shows it whole in one field (a priority `A` given as text).
         if "string" in schema["$types"] and "array" not in schema["$types"]:
-            found = _equality(name, values, schema.get("default"), listings)
+            found = _equality(name, values, schema.get("default"), listings) or _mapped(
+                name, schema.get("default"), listings
+            )
             if found is not None:
                 where.append(found)
     equal = {rule[1] for rule in where}
@@ -218,7 +222,7 @@ def _where(
                 # An item of a list field (a project) before a keyword in a text (which a line showing the
                 # project, `+garden`, would also hold).
                 texts = [f for f, spec in template["item"].items() if spec[0] != "const" and f not in enums]
-                rule = _holding(name, kept) or _search(name, texts, kept)
+                rule = _holding(name, kept) or _search(name, texts, kept) or _compared(name, kept)
             if rule is None:
                 others.pop(name, None)
             else:
@@ -249,9 +253,12 @@ def _kept(library: TwinLibrary, listings: list[_Call], where: list[list[Any]]) -
 def _equal(rule: list[Any], row: dict[str, Any], args: dict[str, Any]) -> bool:
     """`library.twin_kept`'s equality, to score a default by what it leaves out: Python's, as the candidates
     are many and each is a small test (the filters found are applied by the library, `_kept`)."""
-    _, name, field, default, every = rule
+    _, name, field, default, every, *mapped = rule
     value = args.get(name, default)
-    return value is None or value in every or row.get(field) == value
+    if value is None or value in every:
+        return True
+    target = mapped[0].get(value, value) if mapped and isinstance(value, str) else value
+    return bool(row.get(field) == target)
 
 
 def _equality(name: str, values: list[Any], declared: Any, listings: list[_Call]) -> list[Any] | None:
@@ -271,7 +278,8 @@ def _equality(name: str, values: list[Any], declared: Any, listings: list[_Call]
         )
         given = [call for call in listings if call.args.get(name) is not None and call.args[name] not in every]
         # A free text keeps every record for no value: every call that gives it lists only rows showing it.
-        if not given or (every and not values):
+        # Calls that listed nothing show no equality: any field "equals" a value no row is listed for.
+        if not any(call.answered() for call in given) or (every and not values):
             continue
         bare = [call for call in listings if call.args.get(name) is None]
         best: tuple[int, int, Any] | None = None
@@ -288,6 +296,40 @@ def _equality(name: str, values: list[Any], declared: Any, listings: list[_Call]
                 best = (score, agrees, default)
         if best is not None and best[0] > 0:
             return ["eq", name, field, best[2], every]
+    return None
+
+
+def _mapped(name: str, declared: Any, listings: list[_Call]) -> list[Any] | None:
+    """["eq", name, field, default, every, map]: a word the argument takes that picks the records whose field
+    shows one flag (a status `open` listing the records whose `done` is false, `done` those whose
+    `done` is true): each value of the argument whose answered rows all show one value of the field maps to
+    it, two values at least, no two to the same value; a value whose answers showed several (`all`) keeps
+    every record. Kept where it leaves out some record a recorded answer left out."""
+    given = [call for call in listings if isinstance(call.args.get(name), str)]
+    if all(_shows(row, call.args[name]) for call in given for row in call.answered()):
+        return None  # every row listed shows the word itself: an item of a list (a tag) or a keyword
+    names = sorted({f for call in given for row in call.rows.values() for f in row})
+    for field in names:
+        shown: dict[str, set[str]] = {}
+        for call in given:
+            for row in call.answered():
+                shown.setdefault(call.args[name], set()).add(json.dumps(row.get(field), sort_keys=True))
+        every = sorted(value for value, seen in shown.items() if len(seen) > 1)
+        mapping = {value: next(iter(seen)) for value, seen in shown.items() if len(seen) == 1}
+        images = list(mapping.values())
+        if len(mapping) < 2 or len(set(images)) != len(images):
+            continue
+        targets = {value: json.loads(image) for value, image in mapping.items()}
+        # A flag the word stands for: a text or a number it maps to is as often a coincidence of few
+        # answers (a keyword's one matching note, a tag's one record's id), which a search or a list reads.
+        if not all(isinstance(target, bool) for target in targets.values()):
+            continue
+        default = declared if declared in every or declared in targets else None
+        rule = ["eq", name, field, default, every, targets]
+        if any(not _equal(rule, row, call.args) for call in listings for row in call.answered()):
+            continue
+        if any(not _equal(rule, row, call.args) for call in listings for row in call.left_out()):
+            return rule
     return None
 
 
@@ -347,6 +389,40 @@ def _search(name: str, texts: list[str], kept: list[_Kept]) -> list[Any] | None:
         return None
     if all(any(holds(row, f, call.args[name]) for f in fields) for call in calls for row in call.answered):
         return ["has", name, fields]
+    return None
+
+
+def _shows(row: dict[str, Any], word: str) -> bool:
+    """Whether a row shows the word: as an item of a list field, or inside a text field, ignoring case."""
+    return any(
+        (isinstance(value, list) and word in value) or (isinstance(value, str) and word.lower() in value.lower())
+        for value in row.values()
+    )
+
+
+def _compared(name: str, kept: list[_Kept]) -> list[Any] | None:
+    """["below", name, field] / ["above", name, field]: the field whose value in every answered row is
+    strictly before (after) the argument's, as texts (ISO days, which sort as the days do) or numbers, and
+    in some row left out is not, or is missing (a due date before a day: a record without one is left out)."""
+    calls = [call for call in kept if isinstance(call.args.get(name), str | int | float)]
+    rows = [row for call in calls for row in call.answered + call.left_out]
+    fields = sorted({f for row in rows for f, v in row.items() if isinstance(v, str | int | float)})
+    for field in fields:
+        for kind in ("below", "above"):
+
+            def holds(row: dict[str, Any], value: Any, kind: str = kind, field: str = field) -> bool:
+                held = row.get(field)
+                if isinstance(held, str) != isinstance(value, str) or held is None or isinstance(held, bool):
+                    return False
+                return bool(held < value) if kind == "below" else bool(held > value)
+
+            answered = [row for call in calls for row in call.answered]
+            if (
+                answered
+                and all(holds(row, call.args[name]) for call in calls for row in call.answered)
+                and any(not holds(row, call.args[name]) for call in calls for row in call.left_out)
+            ):
+                return [kind, name, field]
     return None
 
 

@@ -919,7 +919,8 @@ class _Learner:
         shown = _shown_defaults(calls, [more["entries"] for more in items_all], self.tools)
         keys = self.names(tool.spec) + _integers(tool.spec)
         composed = _composed(calls, [worlds[id(call)] for call in calls], keys, self.root, self.shown)
-        given = _given_defaults(tool.spec, calls)
+        aliases = _field_aliases(tool.spec, calls)
+        given = _given_defaults(tool.spec, calls, aliases)
         required = set(tool.spec.input_schema.get("required") or [])
         if tool.spec.name not in self.groups:
             self.groups[tool.spec.name] = grouped_lists(calls)
@@ -966,6 +967,7 @@ class _Learner:
                         ]
                 whole["defaults"] = _defaults(more["entries"], self.tools, shown)
                 whole["given"] = {"args": call.arguments, "defaults": given, "fields": payload["fields"]}
+                whole["given"]["aliases"] = aliases
             template = _template_of(call.value, pieces, whole if not call.is_error else None)
             found.setdefault(json.dumps(template, sort_keys=True), (template, call.is_error))
             if call.is_error and isinstance(call.value, str):
@@ -2049,11 +2051,31 @@ def _record_read(
     shown = {f: sorted(item) if f in kept else item for f, item in record.items()}
     merged: list[str] = []
     given = whole.get("given")
+    # Each field with the argument it shows: its namesake, or the argument it shows under another name.
+    pairs = [(f, f) for f in (given or {}).get("fields", []) if f in value and f != name]
+    pairs += [(f, arg) for f, arg in (given or {}).get("aliases", {}).items() if f in value and name not in (f, arg)]
+    lower: set[str] = set()
+    blank: set[str] = set()
     if whole.get("merge") and given is not None:
         args = given["args"]
-        fields = [f for f in given.get("fields", []) if f in value and f != name]
-        if all(_same(args[f], value[f]) if args.get(f) is not None else _same(shown[f], value[f]) for f in fields):
-            merged = [f for f in fields if args.get(f) is not None]
+        # The argument's texts in lower case where only so they are what the answer shows.
+        lower = {
+            f
+            for f, arg in pairs
+            if args.get(arg) is not None
+            and not _same(args[arg], value[f])
+            and (lowered := _lowered(args[arg])) is not None
+            and _same(lowered, value[f])
+        }
+        # An empty text the answer shows as null: it clears the field.
+        blank = {f for f, arg in pairs if args.get(arg) == "" and value[f] is None}
+        if all(
+            f in lower or f in blank or _same(args[arg], value[f])
+            if args.get(arg) is not None
+            else _same(shown.get(f), value[f])
+            for f, arg in pairs
+        ):
+            merged = [f for f, arg in pairs if args.get(arg) is not None]
     composing = {"composed": whole.get("composed", {}), "given": given}
     changed = {
         f: _composed_or(item, pieces, composing, f) for f, item in value.items() if item != shown[f] and f not in merged
@@ -2062,7 +2084,10 @@ def _record_read(
     if kept:
         read["sorted"] = kept
     if merged:
-        read["merge"] = [f for f in given["fields"] if f in value and f != name] if given is not None else []
+        read["merge"] = [
+            [f, arg, "lower"] if f in lower else [f, arg, "blank"] if f in blank else f if f == arg else [f, arg]
+            for f, arg in pairs
+        ]
     return read
 
 
@@ -2187,8 +2212,15 @@ def _given(name: str, item: Any, given: dict[str, Any] | None) -> dict[str, Any]
     if given is None or isinstance(item, dict) or type(item) in (int, float):
         return None
     args, defaults = given["args"], given["defaults"]
+    name = given.get("aliases", {}).get(name, name)
     if name in args and _same(args[name], item):
         return {"$arg": name, "else": defaults.get(name)}
+    if name in args and (lowered := _lowered(args[name])) is not None and _same(lowered, item):
+        # A server that keeps the texts in lower case (tags `BACKEND` kept as `backend`).
+        return {"$arg": name, "else": defaults.get(name), "lower": True}
+    if args.get(name) == "" and item is None:
+        # An empty text that clears the field: "pass an empty string to clear the due date".
+        return {"$arg": name, "else": defaults.get(name), "blank": True}
     value = args.get(name)
     if isinstance(value, list) and all(isinstance(v, str) for v in value) and _same(sorted(value), item):
         # Items the server sorts (tags shown in order whatever order they were given in).
@@ -2200,15 +2232,27 @@ def _given(name: str, item: Any, given: dict[str, Any] | None) -> dict[str, Any]
     return None
 
 
-def _given_defaults(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]:
-    """By argument, the value a JSON field of its name shows most often in the tool's successes that did
-    not give it (a null priority, an empty list of tags): the server's default for it."""
+def _lowered(value: Any) -> Any:
+    """A text, or a list of texts, in lower case where that changes it; else None."""
+    if isinstance(value, str) and value.lower() != value:
+        return value.lower()
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        lowered = [item.lower() for item in value]
+        return lowered if lowered != value else None
+    return None
+
+
+def _given_defaults(tool: ToolSpec, calls: list[RecordedCall], aliases: dict[str, str] | None = None) -> dict[str, Any]:
+    """By argument, the value a JSON field of its name (or the field that shows it under another name,
+    `aliases`) shows most often in the tool's successes that did not give it (a null priority, an empty list
+    of tags): the server's default for it."""
     properties = tool.input_schema.get("properties") or {}
     seen: dict[str, Counter[str]] = {}
 
     def walk(value: Any, args: dict[str, Any]) -> None:
         if isinstance(value, dict):
-            for name, item in value.items():
+            for shown_as, item in value.items():
+                name: str = (aliases or {}).get(shown_as) or shown_as
                 if name in properties and name not in args and not isinstance(item, dict):
                     seen.setdefault(name, Counter())[json.dumps(item, sort_keys=True)] += 1
                 walk(item, args)
@@ -2217,6 +2261,38 @@ def _given_defaults(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, Any]
         if _succeeded(call):
             walk(call.value, call.arguments)
     return {name: json.loads(count.most_common(1)[0][0]) for name, count in seen.items()}
+
+
+def _field_aliases(tool: ToolSpec, calls: list[RecordedCall]) -> dict[str, str]:
+    """By JSON field, the argument it shows under another name (`prio` showing `priority`, `body` showing
+    `content`): a field named as no argument, in every success that gives the argument equal to its value,
+    two different values at least, and the argument shown by no field of its own name. Fields that show
+    numbers are left out (a count equal to a limit is as often a coincidence: `_same_named` reads the
+    call's numbers), and a number argument shown as text is no alias of it."""
+    properties = tool.input_schema.get("properties") or {}
+    answers = [(call.arguments, call.value) for call in calls if _succeeded(call) and isinstance(call.value, dict)]
+    named = {field for _, value in answers for field, _ in _object_fields(value)}
+    agree: dict[tuple[str, str], set[str]] = {}
+    differ: set[tuple[str, str]] = set()
+    for args, value in answers:
+        for shown_as, item in _object_fields(value):
+            if shown_as in properties or isinstance(item, dict) or type(item) in (int, float):
+                continue
+            for name, given in args.items():
+                # A number given and shown as text (`"input": "255"` for 255) differs: written whole, the
+                # argument would be the number.
+                if name in named or given is None or isinstance(given, dict):
+                    continue
+                if _same(given, item):
+                    agree.setdefault((shown_as, name), set()).add(json.dumps(item, sort_keys=True))
+                else:
+                    differ.add((shown_as, name))
+    found = {pair: len(values) for pair, values in agree.items() if pair not in differ and len(values) >= 2}
+    aliases: dict[str, str] = {}
+    for shown_as, name in sorted(found, key=lambda pair: -found[pair]):
+        if shown_as not in aliases and name not in aliases.values():
+            aliases[shown_as] = name
+    return aliases
 
 
 def _composed(
@@ -2427,6 +2503,8 @@ def _item_lines(text: str, pieces: list[tuple[str, list[Any]]], whole: dict[str,
     lines = text.split("\n")
     for name, per_item in whole.get("items", {}).items():
         count = len(per_item)
+        if count == 0:
+            continue  # an empty array (`tags: []`, a list cleared) writes no line to read a template from
         # What each item's own fields write: a line of the item holds one of them (checked before drawing).
         own = [
             [written for written, part in pieces if len(part) > 1 and str(part[1]).startswith(name + "/*")]

@@ -420,13 +420,24 @@ def twin_filtered_rows(template, root, keys, args):
             rows = rows[:count]
     return rows
 
+def twin_lowered(value):
+    # A text, or each text of a list, in lower case: what a server that normalises a value (tags) keeps.
+    if type(value) == "string":
+        return value.lower()
+    if type(value) == "list":
+        return [item.lower() if type(item) == "string" else item for item in value]
+    return value
+
 def twin_kept(where, row, args):
     # Whether every filter keeps the row. ["eq", name, field, default, every]: the field equal to the argument,
     # or to `default` where it is not given (a status `active` unless asked; no filter for a null default), a
-    # value in `every` keeping every row (status `all`); ["has", name, fields]: the argument's text in one of
-    # those fields, ignoring case (a keyword); ["overlaps", name, field] / ["covers", name, field]: some / every
-    # item of an array argument among the items of the row's list field (tags); ["holds", name, field]: a
-    # string argument among them.
+    # value in `every` keeping every row (status `all`); a sixth element maps the argument's values to the
+    # field's (`{"open": false, "done": true}`: a status asked as a word, kept as a flag); ["has", name,
+    # fields]: the argument's text in one of those fields, ignoring case (a keyword); ["overlaps", name, field]
+    # / ["covers", name, field]: some / every item of an array argument among the items of the row's list
+    # field (tags); ["holds", name, field]: a string argument among them; ["below", name, field] / ["above",
+    # name, field]: the field strictly before / after the argument (a due date before a day; a row without
+    # one is left out).
     for rule in where:
         value = args.get(rule[1])
         kind = rule[0]
@@ -435,10 +446,20 @@ def twin_kept(where, row, args):
                 value = rule[3]
             if value == None or value in rule[4]:
                 continue
+            if len(rule) > 5 and type(value) == "string" and value in rule[5]:
+                value = rule[5][value]
             if row.get(rule[2]) != value:
                 return False
         elif value == None:
             continue
+        elif kind in ("below", "above"):
+            held = row.get(rule[2])
+            numbers = ("int", "float")
+            texts = type(held) == "string" and type(value) == "string"
+            if not (texts or (type(held) in numbers and type(value) in numbers)):
+                return False
+            if not (held < value if kind == "below" else held > value):
+                return False
         elif kind == "has":
             if type(value) != "string":
                 return False
@@ -961,9 +982,19 @@ def twin_render(template, root, keys, args, twin = {}):
             if type(record.get(name)) == "list" and all([type(item) == "string" for item in record[name]]):
                 record[name] = sorted(record[name])
         for name in template.get("merge", []):
-            # A field named as an argument: the call's value where it gives one, else as stored (an update).
-            if args.get(name) != None:
-                record[name] = args[name]
+            # A field named as an argument (or [field, argument]: one it shows under another name): the call's
+            # value where it gives one, else as stored (an update).
+            # [field, argument, "lower"]: the argument's texts kept in lower case (tags a server normalises);
+            # [field, argument, "blank"]: an empty text clears the field (null).
+            field, argument = (name[0], name[1]) if type(name) == "list" else (name, name)
+            how = name[2] if type(name) == "list" and len(name) > 2 else None
+            if args.get(argument) != None:
+                value = args[argument]
+                if how == "lower":
+                    value = twin_lowered(value)
+                elif how == "blank" and value == "":
+                    value = None
+                record[field] = value
         for name, item in template["set"].items():
             rendered = twin_render(item, root, keys, args, twin)
             if rendered == None:
@@ -1024,6 +1055,10 @@ def twin_render(template, root, keys, args, twin = {}):
         # where the call gave none.
         name = template["$arg"]
         value = args[name] if name in args else template["else"]
+        if template.get("lower"):
+            value = twin_lowered(value)
+        if template.get("blank") and value == "":
+            value = None  # an empty text that clears the field ("pass an empty string to clear")
         if template.get("sorted") and type(value) == "list":
             value = sorted(value)
         return {"$text": value}
