@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to eleventh sets, dev now, and the twelfth set,
+"Twins held out", "Twins held out, second set", the third to twelfth sets, dev now, and the thirteenth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to twelfth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to thirteenth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -4273,6 +4273,388 @@ class MeasuresAgent:
             self.previous = (tool, value["value"], unit)
 
 
+_DOCBANK_OWNERS = ("alice", "bruno", "chen", "dana", "emeka")
+_DOCBANK_PROJECTS = ("atlas", "beacon", "comet", "dynamo", "ember", "fathom", "gizmo")
+_DOCBANK_ROOTS = ("/home/{owner}/src/{project}", "/srv/repos/{project}", "/Users/{owner}/code/{project}-app")
+_DOCBANK_NAMES = (
+    "activeContext.md",
+    "productContext.md",
+    "progress.md",
+    "techContext.md",
+    "systemPatterns.md",
+    "decisions.md",
+)
+_DOCBANK_TOPICS = ("auth", "billing", "search", "deploy", "cache", "api", "onboarding", "metrics")
+_DOCBANK_TAGS = ("architecture", "progress", "decision", "backend", "frontend", "context", "testing", "release")
+_DOCBANK_LINES = (
+    "- [x] {topic}: {person} finished the first pass",
+    "- [ ] {topic}: waiting on review from {person}",
+    "Decided to keep {topic} behind a feature flag until week {week}",
+    "{person} owns {topic}; next check-in on day {day}",
+    "Bug in {topic} fixed, regression test added (#{issue})",
+)
+
+
+class DocumentBankAgent:
+    """mcp-memory-bank: Markdown documents under a project (an absolute path, or "" for the storage every project
+    shares), each with at least two tags and now and then marked core: a session reads its project's context
+    first, then writes documents (whole), appends lines to them (a new one made with tags), reads them back by
+    the names its writes and listings answered, searches them by one or two of their tags, and deletes some. Its
+    project paths, document names, contents and tags vary from session to session; the documents a listing
+    names (its own project's and the shared ones) are taken as known. Mistakes: a relative project path, one tag
+    where two are needed, a document never written or already deleted (read, deleted), an append that would make
+    a new document without tags."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        owner, project = rng.choice(_DOCBANK_OWNERS), rng.choice(_DOCBANK_PROJECTS)
+        self.project = rng.choice(_DOCBANK_ROOTS).format(owner=owner, project=project)
+        self.other = "" if rng.random() < 0.4 else f"/srv/repos/{rng.choice(_DOCBANK_PROJECTS)}-{rng.randint(2, 9)}"
+        self.documents: dict[tuple[str, str], list[str]] = {}  # (project, name) -> tags, as answers gave them
+        self.gone: list[tuple[str, str]] = []
+        self.pending: tuple[str, str, list[str]] | None = None  # the write or append the last call made
+        self.started = False
+        self.asked = ""  # the project the last call named
+
+    def _line(self) -> str:
+        return self.rng.choice(_DOCBANK_LINES).format(
+            topic=self.rng.choice(_DOCBANK_TOPICS),
+            person=self.rng.choice(_DOCBANK_OWNERS),
+            week=self.rng.randint(1, 52),
+            day=self.rng.randint(1, 28),
+            issue=self.rng.randint(100, 999),
+        )
+
+    def _content(self, name: str) -> str:
+        title = name.removesuffix(".md")
+        lines = [self._line() for _ in range(self.rng.randint(1, 3))]
+        return f"# {title}\n\n" + "\n".join(lines)
+
+    def _tags(self) -> list[str]:
+        if self.rng.random() < MISTAKE / 2:
+            return [self.rng.choice(_DOCBANK_TAGS)]  # one tag: refused
+        return self.rng.sample(_DOCBANK_TAGS, self.rng.choice((2, 2, 3)))
+
+    def _project(self) -> str:
+        if self.rng.random() < MISTAKE / 3:
+            return self.project.rsplit("/", 1)[-1]  # a relative path: refused
+        return self.other if self.rng.random() < 0.2 else self.project
+
+    def _new_name(self) -> str:
+        if self.rng.random() < 0.5:
+            return self.rng.choice(_DOCBANK_NAMES)
+        return f"{self.rng.choice(_DOCBANK_TOPICS)}-{self.rng.choice(('notes', 'plan', 'log'))}.md"
+
+    def _known(self, project: str) -> tuple[str, str]:
+        mine = sorted(key for key in self.documents if key[0] == project)
+        if mine and self.rng.random() >= MISTAKE:
+            return self.rng.choice(mine)
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return project, f"{self.rng.choice(_DOCBANK_TOPICS)}-draft.md"  # never written
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.pending = None
+        tool, arguments = self._call()
+        self.asked = str(arguments["project_id"])
+        return tool, arguments
+
+    def _call(self) -> tuple[str, dict[str, Any]]:
+        if not self.started:
+            self.started = True
+            return "memory_bank_read_context", {"project_id": self.project}
+        roll = self.rng.random()
+        project = self._project()
+        if not any(key[0] == project for key in self.documents):
+            if roll < 0.5 or not self.documents:
+                roll = 0.0  # nothing written there yet: write first
+            else:
+                project = self.rng.choice(sorted(self.documents))[0]  # a project it wrote in
+        if roll < 0.25:
+            name = self._new_name()
+            tags = self._tags()
+            arguments: dict[str, Any] = {"project_id": project, "name": name, "content": self._content(name)}
+            arguments["tags"] = tags
+            if self.rng.random() < 0.3:
+                arguments["core"] = self.rng.random() < 0.7
+            self.pending = (project, name, tags)
+            return "memory_bank_write_document", arguments
+        if roll < 0.42:
+            key = self._known(project)
+            arguments = {"project_id": key[0], "name": key[1], "content": self._line()}
+            if key not in self.documents and self.rng.random() < 0.6:
+                arguments["tags"] = self.rng.sample(_DOCBANK_TAGS, 2)  # a new document: its tags
+            self.pending = (key[0], key[1], list(arguments.get("tags", [])))
+            return "memory_bank_append_content", arguments
+        if roll < 0.6:
+            names = [self._known(project)[1] for _ in range(self.rng.choice((1, 1, 2)))]
+            return "memory_bank_read_documents", {"project_id": project, "names": names}
+        if roll < 0.75:
+            mine = [tags for key, tags in self.documents.items() if key[0] == project]
+            source = self.rng.choice(mine) if mine else list(self.rng.sample(_DOCBANK_TAGS, 2))
+            tags = self.rng.sample(source, min(len(source), self.rng.choice((1, 1, 2))))
+            if self.rng.random() < 0.15:
+                tags = [self.rng.choice(_DOCBANK_TAGS)]  # a tag perhaps no document has
+            return "memory_bank_search_by_tags", {"project_id": project, "tags": tags}
+        if roll < 0.87:
+            return "memory_bank_read_context", {"project_id": project}
+        key = self._known(project)
+        self.documents.pop(key, None)
+        self.gone.append(key)
+        return "memory_bank_delete_document", {"project_id": key[0], "name": key[1]}
+
+    def observe(self, value: Any) -> None:
+        if not isinstance(value, dict) or "error" in value:
+            return
+        if self.pending is not None and value.get("success") is True:
+            project, name, tags = self.pending
+            key = (project, str(value.get("name", name)))
+            if tags or key not in self.documents:  # an append to a document there keeps its tags
+                self.documents[key] = tags
+        for document in value.get("documents") or []:
+            # a listing names the documents of the project the call named, and those every project shares
+            if isinstance(document, dict) and isinstance(document.get("tags"), list) and document.get("name"):
+                project = "" if document.get("common") else self.asked
+                self.documents[(project, str(document["name"]))] = [str(tag) for tag in document["tags"]]
+
+
+# The practice list's categories as an agent knows them from the list it practises (NeetCode's); the problems
+# themselves are read from the server's answers.
+_DSA_CATEGORIES = (
+    "Arrays & Hashing",
+    "Two Pointers",
+    "Sliding Window",
+    "Stack",
+    "Binary Search",
+    "Linked List",
+    "Trees",
+    "Heap / Priority Queue",
+    "Backtracking",
+    "Graphs",
+    "1-D DP",
+    "Greedy",
+    "Intervals",
+    "Bit Manipulation",
+)
+_DSA_WORDS = ("sum", "tree", "list", "string", "array", "subarray", "path", "number", "valid", "max", "k")
+_DSA_OUTCOMES = ("solved", "solved", "struggled", "gave_up")
+_DSA_NOTES = (
+    "used a hash map",
+    "two pointers from both ends",
+    "forgot the empty case",
+    "sliding window with counts",
+    "off by one on the bounds",
+    "dfs with memo",
+    "needed a hint on the recurrence",
+)
+# Names not on the list: some close enough to one that the server takes it instead, some not.
+_DSA_UNKNOWN = ("Knapsack Deluxe", "Quantum Tree Sort", "Matrix Dance", "Zebra Paths", "Frobnicate Intervals")
+_DSA_PROBLEM = re.compile(
+    r"^(?:- |Logged: |New problem: |Review due: )?(.+?) [\[(]([^()\[\]]+), (Easy|Medium|Hard)[\])]", re.MULTILINE
+)
+
+
+class PracticeTrackerAgent:
+    """dsa-tracker-mcp (each tool's arguments under `params`, get_stats with none): practice problems from the
+    server's bundled list, their names and categories read from its answers (a search by category, difficulty,
+    status or a word of a name, the next problem it suggests, a problem's history); attempts logged on them with
+    an outcome, now and then a confidence, minutes and notes (a name now and then in other case, which it
+    matches; most often the one it was told to work on next); a problem's history read back, the counts now and
+    then. Mistakes: a name not on the list, a
+    confidence outside 1-5 or an outcome it does not know, a difficulty in lower case."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.problems: dict[str, tuple[str, str]] = {}  # name -> (category, difficulty), as answers gave them
+        self.logged: list[str] = []
+        self.categories = rng.sample(_DSA_CATEGORIES, 3)  # what this session practises
+        self.suggested = ""  # the problem get_next_problem last named
+
+    def _name(self) -> str:
+        if self.problems and self.rng.random() >= MISTAKE:
+            pool = self.logged if self.logged and self.rng.random() < 0.3 else sorted(self.problems)
+            name = self.rng.choice(pool)
+            return name.lower() if self.rng.random() < 0.1 else name
+        if self.problems and self.rng.random() < 0.3:
+            name = self.rng.choice(sorted(self.problems))
+            cut = self.rng.randrange(len(name))
+            return name[:cut] + name[cut + 1 :]  # a letter left out: the server takes the closest name
+        return self.rng.choice(_DSA_UNKNOWN)  # not on the list
+
+    def _log(self) -> dict[str, Any]:
+        name = self._name()
+        if self.suggested and self.rng.random() < 0.6:
+            name, self.suggested = self.suggested, ""  # the problem it was told to work on next
+        params: dict[str, Any] = {"problem_name": name, "status": self.rng.choice(_DSA_OUTCOMES)}
+        if self.rng.random() < 0.6:
+            params["confidence"] = self.rng.randint(1, 5)
+        if self.rng.random() < 0.5:
+            params["time_taken_minutes"] = self.rng.choice((5, 10, 15, 20, 25, 30, 45, 60, 90))
+        if self.rng.random() < 0.35:
+            params["notes"] = self.rng.choice(_DSA_NOTES)
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 4:
+            params["confidence"] = self.rng.choice((0, 6, 10))  # refused
+        elif mistake < MISTAKE / 3:
+            params["status"] = self.rng.choice(("done", "failed", "skipped"))  # refused
+        return params
+
+    def _search(self) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        if self.rng.random() < 0.5:
+            params["category"] = self.rng.choice(self.categories)
+            if self.rng.random() < 0.15:
+                params["category"] = params["category"].lower()  # matched in any case
+        if self.rng.random() < 0.3:
+            known = [word for name in self.problems for word in name.split() if len(word) > 3]
+            params["query"] = (
+                self.rng.choice(known) if known and self.rng.random() < 0.6 else self.rng.choice(_DSA_WORDS)
+            )
+        if self.rng.random() < 0.3:
+            difficulty = self.rng.choice(("Easy", "Medium", "Hard"))
+            params["difficulty"] = difficulty.lower() if self.rng.random() < MISTAKE else difficulty  # refused
+        if self.rng.random() < 0.3:
+            params["status"] = self.rng.choice(("not_started", "solved", "struggled", "gave_up"))
+        if self.rng.random() < 0.25:
+            params["limit"] = self.rng.choice((1, 3, 5, 10, 50))
+        return params
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.problems:
+            roll = 0.9 if self.rng.random() < 0.6 else 0.6  # nothing known yet: search, or ask what is next
+        if roll < 0.35:
+            params = self._log()
+            self.logged.append(params["problem_name"])
+            return "log_attempt", {"params": params}
+        if roll < 0.5:
+            return "get_problem_history", {"params": {"problem_name": self._name()}}
+        if roll < 0.65:
+            params = {"category": self.rng.choice(self.categories)} if self.rng.random() < 0.6 else {}
+            return "get_next_problem", {"params": params}
+        if roll < 0.72:
+            return "get_stats", {}
+        return "search_problems", {"params": self._search()}
+
+    def observe(self, value: Any) -> None:
+        text = value.get("result") if isinstance(value, dict) else value  # the answer's text, as structured output
+        if not isinstance(text, str) or text.startswith("Error"):
+            return
+        for name, category, difficulty in _DSA_PROBLEM.findall(text):
+            self.problems[name] = (category, difficulty)
+        if text.startswith(("New problem: ", "Review due: ")):
+            self.suggested = _DSA_PROBLEM.findall(text)[0][0] if _DSA_PROBLEM.findall(text) else ""
+
+
+_SUBNET_MASKS = {
+    prefix: ".".join(str((0xFFFFFFFF << (32 - prefix) >> shift) & 255) for shift in (24, 16, 8, 0))
+    for prefix in range(8, 33)
+}
+
+
+def _address_number(address: str) -> int:
+    return sum(int(part) << shift for part, shift in zip(address.split("."), (24, 16, 8, 0), strict=True))
+
+
+def _dotted(number: int) -> str:
+    return ".".join(str((number >> shift) & 255) for shift in (24, 16, 8, 0))
+
+
+def _aligned(address: str, prefix: int) -> str:
+    """The address of the network of `prefix` bits that holds `address`."""
+    return _dotted(_address_number(address) & (0xFFFFFFFF << (32 - prefix)) & 0xFFFFFFFF)
+
+
+_SUBNET_BAD_ADDRESSES = ("192.168.1.300", "10.0.0", "172.16.x.1", "256.1.1.1", "")
+_SUBNET_BAD_MASKS = ("255.0.255.0", "255.255.255.1", "255.255.256.0")
+
+
+class SubnetAgent:
+    """subnet-calculator-mcp: IPv4 subnets as a network engineer plans them, in private ranges (10/8, 172.16/12,
+    192.168/16) at addresses and prefixes that vary: the subnet that fits a number of hosts (detailed or simple),
+    a subnet from an address and a dotted mask, OSPF wildcard masks (with or without the network command), an
+    address checked against a network (inside, outside, its network or broadcast address), the nth usable
+    address; now and then a network an answer gave taken further (its nth address, an address in it checked).
+    Mistakes: an address or a mask that is not one, a prefix above 32, a position of 0 or past the last usable
+    address, a return format it does not know."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.networks: list[tuple[str, int]] = []  # (network address, prefix) that answers gave
+
+    def _address(self) -> str:
+        space = self.rng.random()
+        if space < 0.4:
+            return f"10.{self.rng.randint(0, 255)}.{self.rng.randint(0, 255)}.{self.rng.randint(0, 255)}"
+        if space < 0.7:
+            return f"172.{self.rng.randint(16, 31)}.{self.rng.randint(0, 255)}.{self.rng.randint(0, 255)}"
+        return f"192.168.{self.rng.randint(0, 255)}.{self.rng.randint(0, 255)}"
+
+    def _prefix(self) -> int:
+        return self.rng.choice((16, 20, 22, 23, 24, 24, 25, 26, 27, 28, 29, 30, 31, 32))
+
+    def _network(self) -> tuple[str, int]:
+        if self.networks and self.rng.random() < 0.35:
+            return self.rng.choice(self.networks)
+        return self._address(), self._prefix()
+
+    def _inside(self, network: str, prefix: int) -> str:
+        size = 1 << (32 - prefix)
+        offset = self.rng.choice((0, size - 1, self.rng.randrange(size), 1 if size > 1 else 0))
+        return _dotted(_address_number(_aligned(network, prefix)) + offset)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        mistake = self.rng.random() < MISTAKE
+        if roll < 0.25:
+            hosts = self.rng.choice((2, 6, 10, 14, 30, 50, 62, 100, 126, 200, 254, 500, 1000, 4000))
+            arguments: dict[str, Any] = {
+                "network_base": self._address(),
+                "hosts_needed": hosts + self.rng.randint(0, 3),
+            }
+            if self.rng.random() < 0.4:
+                arguments["return_format"] = self.rng.choice(("detailed", "simple", "Simple"))
+            if mistake:
+                arguments |= self.rng.choice(
+                    ({"network_base": self.rng.choice(_SUBNET_BAD_ADDRESSES)}, {"return_format": "full"})
+                )
+            return "calculate_subnet", arguments
+        if roll < 0.45:
+            prefix = self._prefix()
+            mask = self.rng.choice(_SUBNET_BAD_MASKS) if mistake else _SUBNET_MASKS[max(prefix, 8)]
+            return "calculate_subnet_from_mask", {"ip_address": self._address(), "subnet_mask": mask}
+        if roll < 0.6:
+            address, prefix = self._network()
+            arguments = {"ip_address": address, "cidr_prefix": self.rng.choice((33, 40)) if mistake else prefix}
+            if self.rng.random() < 0.4:
+                arguments["include_ospf_command"] = self.rng.random() < 0.5
+            return "calculate_wildcard_mask", arguments
+        if roll < 0.8:
+            network, prefix = self._network()
+            address = self._inside(network, prefix) if self.rng.random() < 0.7 else self._address()
+            if mistake:
+                address = self.rng.choice(_SUBNET_BAD_ADDRESSES)
+            arguments = {"ip_address": address, "network": f"{network}/{prefix}"}
+            if self.rng.random() < 0.3:
+                arguments["return_gateway"] = self.rng.random() < 0.5
+            return "validate_ip_in_subnet", arguments
+        address, prefix = self._network()
+        network = _aligned(address, prefix)  # a network is named by its own address: one with host bits is refused
+        usable = 1 if prefix == 32 else 2 if prefix == 31 else (1 << (32 - prefix)) - 2
+        position = self.rng.choice((1, 1, 2, 5, 10, usable, self.rng.randint(1, usable)))
+        if mistake:
+            position, network = self.rng.choice(((0, network), (usable + 1, network), (1, address)))  # refused
+        return "get_nth_usable_ip", {"network": f"{network}/{prefix}", "position": position}
+
+    def observe(self, value: Any) -> None:
+        found = value.get("result") if isinstance(value, dict) else None  # a calculation's facts
+        if not isinstance(found, dict) or not isinstance(found.get("network_address"), str):
+            return
+        prefix = found.get("cidr_prefix")
+        if isinstance(prefix, int) and 8 <= prefix <= 32:
+            self.networks = [*self.networks, (found["network_address"], prefix)][-6:]
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -4296,8 +4678,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to eleventh sets (dev), then the
-# twelfth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to twelfth sets (dev), then the
+# thirteenth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -4335,4 +4717,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "aimem": AiMemoryAgent,
     "todokit": TodoKitAgent,
     "measures": MeasuresAgent,
+    "docbank": DocumentBankAgent,
+    "dsa": PracticeTrackerAgent,
+    "subnet": SubnetAgent,
 }

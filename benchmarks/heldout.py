@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to twelfth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to thirteenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the twelfth set, declared before any run of it; `DEV_SERVERS`, the first to
-eleventh sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the thirteenth set, declared before any run of it; `DEV_SERVERS`, the first to
+twelfth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the twelfth set: aimem, todokit, measures
+    # held out, the thirteenth set: docbank, dsa, subnet
+    python3 -m venv /tmp/ho13-keys && /tmp/ho13-keys/bin/pip install mcp-memory-bank==1.1.3 'mcp<2'
+    python3 -m venv /tmp/ho13-life && /tmp/ho13-life/bin/pip install dsa-tracker-mcp==1.0.1 'mcp[cli]<2'
+    python3 -m venv /tmp/ho13-more && /tmp/ho13-more/bin/pip install subnet-calculator-mcp==0.1.2 'mcp<2'
+    # dev, the twelfth set: aimem, todokit, measures
     python3 -m venv /tmp/ho12-keys && /tmp/ho12-keys/bin/pip install aimemory-mcp-server==1.7.0
     python3 -m venv /tmp/ho12-life && /tmp/ho12-life/bin/pip install todo-mcp-server-kit==0.2.0 'mcp[cli]<2'
     python3 -m venv /tmp/ho12-more && /tmp/ho12-more/bin/pip install mcp-units==0.3.3 'pydantic<2.12'
@@ -115,9 +119,23 @@ pydantic 2.14 pip chose), hence `'pydantic<2.12'` (2.11.10 here); it keeps nothi
 the server's files only (`aimemory.db` and fastmcp's `.local/share/fastmcp/version_cache.json`;
 `.claude/todos.md`; nothing for mcp-units), none in HOME, the package folders or the repository. The servers
 are named aimem, todokit and measures here (`units` names the fourth set's).
+The thirteenth set needs `'mcp<2'` for all three: mcp-memory-bank (`mcp>=1.0.0`) uses the low-level server's
+decorators `list_tools()` and `call_tool()`, and dsa-tracker-mcp (`mcp[cli]>=1.2.0`) and subnet-calculator-mcp
+(`mcp>=1.4.0`) import `mcp.server.fastmcp`, all gone in the mcp 2 pip chose (2.3.0): each exits before answering
+`initialize` on it (mcp 1.30.0 here). mcp-memory-bank keeps its Markdown files and SQLite index under `--dir`
+(the declaration's "--base-dir"; by default platformdirs' user data folder under HOME); a project is named by an
+absolute path that is only a key in that folder (the server writes into the path itself only with
+`--project-local`, never used), and "" names the storage every project shares. dsa-tracker-mcp keeps its SQLite
+file at DSA_TRACKER_DB (by default ~/.dsa_tracker_mcp/progress.db) and seeds it with its bundled list of 150
+problems on start; its log_attempt and get_problem_history write and read dates from the clock, and its tools'
+arguments sit under `params`. subnet-calculator-mcp keeps nothing. None of the three calls the network; each gets
+the session's folder as HOME, and a session's folder holds the server's files only (`bank/index.db`, the
+projects' documents under `bank/projects`; `progress.db`; nothing), none in HOME, the package folders or the
+repository. The servers are named docbank, dsa and subnet here (`bank` names the second set's).
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers todokit --keep /tmp/ho12-run
+    python -m benchmarks.heldout --servers dsa --keep /tmp/ho13-run
+    python -m benchmarks.heldout --servers aimem,todokit,measures  # the twelfth set, dev now
     python -m benchmarks.heldout --servers notepad,bugs,color  # the eleventh set, dev now
     python -m benchmarks.heldout --servers cachekv,glossary,mathx  # the tenth set, dev now
     python -m benchmarks.heldout --servers lmem,todolist,exactcalc  # the ninth set, dev now
@@ -170,6 +188,13 @@ KEEPER_PROFILE = Path("/tmp/ho-keeper/kv-profile.json")
 # TODO_MCP_* (pydantic-settings) but, started with no argument, stops unless a todo.sh config is found
 # under HOME (~/.todo/config, ~/.todo.cfg) or in /etc: so the todo.txt file is also its argument (a path
 # ending in .txt), HOME the session's folder; done.txt and the .backups folder land beside todo.txt.
+# todo-mcp-server-kit's dashboard takes the first free port of 8765-8774 and the server exits when none is free:
+# a recording keeps every session's server running until it ends, so the eleventh session would find none. Its
+# own `start(port=0)` (a port the system assigns) is used instead; the dashboard is no part of the tools' answers.
+TODOKIT_ON_ANY_PORT = (
+    "from functools import partial; from todo_mcp import dashboard, server; "
+    "dashboard.start = partial(dashboard.start, port=0); server.main()"
+)
 DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "keeper": (
         ["/tmp/ho-keeper/node_modules/.bin/mcp-memory-keeper"],
@@ -289,27 +314,30 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "notepad": (["/bin/sh", "-c", "cd {tmp} && exec /tmp/ho11-keys/bin/notes"], {"HOME": "{tmp}"}),
     "bugs": (["/tmp/ho11-life/bin/bugledger-mcp"], {"BUGLEDGER_HOME": "{tmp}/ledger", "HOME": "{tmp}"}),
     "color": (["/tmp/ho11-more/bin/color-mcp-server"], {"HOME": "{tmp}"}),
-}
-# The twelfth set, held out: memories under integer ids with tags and a source, saved alone or in batches, read,
-# updated, deleted, searched, listed by tag, counted, exported, imported and cleared (aimemory-mcp-server's SQLite
-# file at AIMEMORY_DB, by default inside its package folder), to-dos with a lifecycle under integer ids (todo-mcp-
-# server-kit keeps .claude/todos.md under its project root, TODO_MCP_PROJECT_ROOT, else its working folder; it
-# serves a dashboard over HTTP on localhost beside the protocol, which its open_dashboard names and the agent never
-# opens), temperature, volume and weight conversions with decimal arithmetic (mcp-units: no state).
-# todo-mcp-server-kit's dashboard takes the first free port of 8765-8774 and the server exits when none is free:
-# a recording keeps every session's server running until it ends, so the eleventh session would find none. Its
-# own `start(port=0)` (a port the system assigns) is used instead; the dashboard is no part of the tools' answers.
-TODOKIT_ON_ANY_PORT = (
-    "from functools import partial; from todo_mcp import dashboard, server; "
-    "dashboard.start = partial(dashboard.start, port=0); server.main()"
-)
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The twelfth set, dev from the thirteenth on: memories under integer ids with tags and a source, saved alone
+    # or in batches, read, updated, deleted, searched, listed by tag, counted, exported, imported and cleared
+    # (aimemory-mcp-server's SQLite file at AIMEMORY_DB, by default inside its package folder), to-dos with a
+    # lifecycle under integer ids (todo-mcp-server-kit keeps .claude/todos.md under its project root,
+    # TODO_MCP_PROJECT_ROOT, else its working folder; it serves a dashboard over HTTP on localhost beside the
+    # protocol, which its open_dashboard names and the agent never opens; started as TODOKIT_ON_ANY_PORT says),
+    # temperature, volume and weight conversions with decimal arithmetic (mcp-units: no state).
     "aimem": (["/tmp/ho12-keys/bin/aimemory-mcp-server"], {"AIMEMORY_DB": "{tmp}/aimemory.db", "HOME": "{tmp}"}),
     "todokit": (
         ["/tmp/ho12-life/bin/python", "-c", TODOKIT_ON_ANY_PORT],
         {"TODO_MCP_PROJECT_ROOT": "{tmp}", "HOME": "{tmp}"},
     ),
     "measures": (["/tmp/ho12-more/bin/mcp-units"], {"HOME": "{tmp}"}),
+}
+# The thirteenth set, held out: Markdown documents with tags under a project, read as the project's context, read
+# by name, written, appended to, searched by tag and deleted (mcp-memory-bank keeps its files and SQLite index under
+# the folder `--dir` names, by default platformdirs' user data folder; projects are named by an absolute path that
+# is only a key here, since it writes into that path only with `--project-local`, not used), practice problems from
+# a bundled list with attempts logged on them (dsa-tracker-mcp's SQLite file at DSA_TRACKER_DB, by default
+# ~/.dsa_tracker_mcp/progress.db), IPv4 subnet arithmetic (subnet-calculator-mcp: no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "docbank": (["/tmp/ho13-keys/bin/mcp-memory-bank", "--dir", "{tmp}/bank"], {"HOME": "{tmp}"}),
+    "dsa": (["/tmp/ho13-life/bin/dsa-tracker-mcp"], {"DSA_TRACKER_DB": "{tmp}/progress.db", "HOME": "{tmp}"}),
+    "subnet": (["/tmp/ho13-more/bin/subnet-calculator-mcp"], {"HOME": "{tmp}"}),
 }
 
 
@@ -390,7 +418,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"eleventh sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"twelfth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

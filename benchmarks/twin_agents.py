@@ -6,7 +6,20 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the twelfth set, BENCHMARKS.md "Twelfth set", the default):
+Tasks per server (the thirteenth set, BENCHMARKS.md "Thirteenth set", the default):
+- docbank (Markdown documents with tags under a project): write a document with its tags (found by those tags,
+  its content read back); delete one document of three (the other two still read back); append a line to a
+  document (its content read back with the line after a blank one).
+- dsa (practice problems from a bundled list): log an attempt at a named problem with its outcome, confidence
+  and minutes (its history shows that one attempt); work the next new problem of a category as the server
+  suggests it (the category's first problem, as the list orders it, shows the outcome logged); the number of
+  problems of a category at a difficulty, the agent's figure against the right search made through that
+  server's own tools.
+- subnet (IPv4 subnet arithmetic, no state): the broadcast address of the smallest subnet at a base address
+  that fits a number of hosts; the nth usable address of the network an address and a dotted mask give; the
+  usable addresses after an address in its network, each the agent's figure (an address read as the integer
+  it stands for, or a count) against the right calls made through that server's own tools.
+The twelfth set, dev now ("Twelfth set"):
 - aimem (memories with tags under integer ids): save a memory under its tag (its content listed under that tag);
   delete one memory of three (the other two still read back by id); move a memory to another tag (listed under
   the new tag, no longer under the old one).
@@ -116,7 +129,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho12-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho13-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho12-base --servers aimem,todokit,measures
     python -m benchmarks.twin_agents --twins /tmp/ho11-base --servers notepad,bugs,color
     python -m benchmarks.twin_agents --twins /tmp/ho10-base --servers cachekv,glossary,mathx
     python -m benchmarks.twin_agents --twins /tmp/ho9-base --servers lmem,todolist,exactcalc
@@ -4145,6 +4159,343 @@ def _measures_task(name: str, steps: Callable[[Side, dict[str, Any], str], Await
     return Task(name, _measures_draw, task.setup, task.agents, task.reward)
 
 
+# --- docbank: Markdown documents with tags under a project (held out, the thirteenth set) ---------------------
+
+
+def _docbank_draw(rng: random.Random) -> dict[str, Any]:
+    first, second, third = rng.sample(_WORDS, 3)
+    return {
+        "project": f"/home/{first}/src/{second}-{rng.randint(10, 99)}",
+        "names": [f"{word}-notes.md" for word in rng.sample(_WORDS, 3)],
+        "name": f"{third}-plan.md",
+        "tags": rng.sample(_WORDS, 2),
+        "other_tag": rng.choice(_WORDS),
+        "content": f"# {third} plan\n\n- ship the {rng.choice(_WORDS)} step by day {rng.randint(1, 28)}",
+        "line": f"- [x] {rng.choice(_WORDS)} done on day {rng.randint(1, 28)}",
+    }
+
+
+def _docbank_base(name: str) -> str:
+    return f"# {name}\n\nfirst pass of {name.removesuffix('.md')}"
+
+
+async def _docbank_read(side: Side, g: dict[str, Any], names: list[str]) -> list[str | None]:
+    """Each document's content as read_documents gives it (None for one it does not find, all when it fails)."""
+    value, error = await side.call("memory_bank_read_documents", {"project_id": g["project"], "names": names})
+    found = value.get("documents") if not error and isinstance(value, dict) else None
+    if not isinstance(found, list) or len(found) != len(names):
+        return [None] * len(names)
+    return [str(doc.get("content")) if isinstance(doc, dict) else None for doc in found]
+
+
+async def _docbank_write(side: Side, g: dict[str, Any], name: str, content: str, tags: list[str]) -> None:
+    arguments = {"project_id": g["project"], "name": name, "content": content, "tags": tags}
+    await side.call("memory_bank_write_document", arguments)
+
+
+async def _docbank_written(side: Side, g: dict[str, Any]) -> None:
+    for name in g["names"]:
+        await _docbank_write(side, g, name, _docbank_base(name), g["tags"])
+
+
+async def _docbank_look(side: Side, g: dict[str, Any], index: int) -> None:
+    """Reads a document and does nothing with it."""
+    await _docbank_read(side, g, [g["names"][index]])
+
+
+def _docbank_save() -> Task:
+    async def save(side: Side, g: dict[str, Any], tags: list[str] | None, content: str) -> None:
+        if tags is None:
+            await side.call("memory_bank_read_context", {"project_id": g["project"]})  # looks, never writes
+            return
+        await _docbank_write(side, g, g["name"], content, tags)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        value, error = await side.call("memory_bank_search_by_tags", {"project_id": g["project"], "tags": g["tags"]})
+        found = value.get("documents") if not error and isinstance(value, dict) else None
+        tagged = any(isinstance(doc, dict) and doc.get("name") == g["name"] for doc in found or [])
+        return float(tagged and (await _docbank_read(side, g, [g["name"]]))[0] == g["content"])
+
+    return _fixture_task(
+        "write a document with its tags",
+        _docbank_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: save(side, g, g["tags"], g["content"]),
+            "sloppy": lambda side, g, rng: save(
+                side, g, g["tags"] if rng.random() < 0.5 else [g["tags"][0], g["other_tag"]], g["content"]
+            ),
+            "partial": lambda side, g, rng: save(side, g, None, g["content"]),
+            "wrong": lambda side, g, rng: save(side, g, g["tags"], "TODO"),
+        },
+        reward,
+    )
+
+
+async def _docbank_act(side: Side, g: dict[str, Any], tool: str, indices: list[int]) -> None:
+    for index in indices:
+        name = g["names"][index]
+        await side.call(tool, {"project_id": g["project"], "name": name})
+
+
+def _docbank_forget() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        kept = [content is not None for content in await _docbank_read(side, g, g["names"])]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    delete = "memory_bank_delete_document"
+    return _fixture_task(
+        "delete one document of three",
+        _docbank_draw,
+        _docbank_written,
+        {
+            "perfect": lambda side, g, rng: _docbank_act(side, g, delete, [1]),
+            "sloppy": lambda side, g, rng: _docbank_act(side, g, delete, [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _docbank_look(side, g, 1),
+            "wrong": lambda side, g, rng: _docbank_act(side, g, delete, [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+def _docbank_append() -> Task:
+    async def append(side: Side, g: dict[str, Any], name: str) -> None:
+        arguments = {"project_id": g["project"], "name": name, "content": g["line"], "tags": g["tags"]}
+        await side.call("memory_bank_append_content", arguments)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        name = g["names"][0]
+        return float((await _docbank_read(side, g, [name]))[0] == _docbank_base(name) + "\n\n" + g["line"])
+
+    return _fixture_task(
+        "append a line to a document",
+        _docbank_draw,
+        _docbank_written,
+        {
+            "perfect": lambda side, g, rng: append(side, g, g["names"][0]),
+            "sloppy": lambda side, g, rng: append(side, g, g["names"][0] if rng.random() < 0.5 else g["name"]),
+            "partial": lambda side, g, rng: _docbank_look(side, g, 0),
+            "wrong": lambda side, g, rng: _docbank_write(side, g, g["names"][0], g["line"], g["tags"]),
+        },
+        reward,
+    )
+
+
+# --- dsa: practice problems from a bundled list, attempts logged on them (held out, the thirteenth set) -------
+
+# Problems and categories of the server's bundled list (NeetCode 150), as an agent that practises it knows them.
+_DSA_PICKS = (
+    "Two Sum",
+    "Valid Anagram",
+    "Group Anagrams",
+    "Valid Palindrome",
+    "3Sum",
+    "Best Time to Buy and Sell Stock",
+    "Valid Parentheses",
+    "Binary Search",
+    "Reverse Linked List",
+    "Merge Two Sorted Lists",
+    "Invert Binary Tree",
+    "Maximum Depth of Binary Tree",
+    "Number of Islands",
+    "Climbing Stairs",
+    "House Robber",
+    "Coin Change",
+    "Merge Intervals",
+    "Jump Game",
+    "Subsets",
+    "Kth Largest Element in an Array",
+)
+_DSA_SETS = ("Two Pointers", "Sliding Window", "Stack", "Binary Search", "Linked List", "Trees", "Graphs", "Greedy")
+_DSA_SET_SIZES = re.compile(r"^(\d+) of (\d+) matching problems:")
+_DSA_NAMED = re.compile(r"^(?:New problem|Review due): (.+?) \(")
+
+
+async def _dsa_text(side: Side, tool: str, params: dict[str, Any]) -> str:
+    """A tool's answer text (its structured output's `result`; empty when it fails)."""
+    value, error = await side.call(tool, {"params": params})
+    found = value.get("result") if not error and isinstance(value, dict) else value if not error else None
+    return found if isinstance(found, str) else ""
+
+
+def _dsa_draw(rng: random.Random) -> dict[str, Any]:
+    status, other = rng.sample(("solved", "struggled", "gave_up"), 2)
+    return {
+        "problem": rng.choice(_DSA_PICKS),
+        "status": status,
+        "other_status": other,
+        "confidence": rng.randint(1, 5),
+        "minutes": rng.choice((10, 15, 20, 25, 35, 40, 55, 70)),
+        "category": rng.choice(_DSA_SETS),
+        "difficulty": rng.choice(("Easy", "Medium", "Hard")),
+    }
+
+
+async def _dsa_log(side: Side, name: str, status: str, **more: Any) -> None:
+    await side.call("log_attempt", {"params": {"problem_name": name, "status": status, **more}})
+
+
+def _dsa_record() -> Task:
+    async def play(side: Side, g: dict[str, Any], status: str | None, timed: bool) -> None:
+        if status is None:
+            await side.call("get_problem_history", {"params": {"problem_name": g["problem"]}})  # looks, never logs
+            return
+        more = {"confidence": g["confidence"]} | ({"time_taken_minutes": g["minutes"]} if timed else {})
+        await _dsa_log(side, g["problem"], status, **more)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        lines = (await _dsa_text(side, "get_problem_history", {"problem_name": g["problem"]})).split("\n")
+        attempt = f" — {g['status']} — confidence {g['confidence']}/5 — {g['minutes']} min"
+        return float(len(lines) == 2 and lines[0].endswith(" — 1 attempt(s):") and lines[1].endswith(attempt))
+
+    return _fixture_task(
+        "log an attempt with its outcome, confidence and minutes",
+        _dsa_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, g["status"], True),
+            "sloppy": lambda side, g, rng: play(side, g, g["status"], rng.random() < 0.5),
+            "partial": lambda side, g, rng: play(side, g, None, True),
+            "wrong": lambda side, g, rng: play(side, g, g["other_status"], True),
+        },
+        reward,
+    )
+
+
+def _dsa_next() -> Task:
+    async def play(side: Side, g: dict[str, Any], scoped: bool, status: str | None) -> None:
+        params = {"category": g["category"]} if scoped else {}
+        found = _DSA_NAMED.match(await _dsa_text(side, "get_next_problem", params))
+        if found is not None and status is not None:  # the agent works the problem it was given
+            await _dsa_log(side, found.group(1), status)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        """The first problem of the category, as the list orders it, has the outcome logged."""
+        lines = (await _dsa_text(side, "search_problems", {"category": g["category"], "limit": 1})).split("\n")
+        return float(len(lines) > 1 and lines[1].endswith(f" — {g['status']}"))
+
+    return _fixture_task(
+        "work the next new problem of a category",
+        _dsa_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, True, g["status"]),
+            "sloppy": lambda side, g, rng: play(side, g, rng.random() < 0.5, g["status"]),
+            "partial": lambda side, g, rng: play(side, g, True, None),
+            "wrong": lambda side, g, rng: play(side, g, True, g["other_status"]),
+        },
+        reward,
+    )
+
+
+async def _dsa_matching(side: Side, **params: Any) -> float | None:
+    """How many problems search_problems finds for `params` (all of them, not only those it shows)."""
+    text = await _dsa_text(side, "search_problems", params)
+    if text.startswith("No problems matched"):
+        return 0.0
+    found = _DSA_SET_SIZES.match(text)
+    return float(found.group(2)) if found else None
+
+
+async def _dsa_count(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The problems of a category at a difficulty."""
+    if how == "partial":  # the category's problems of every difficulty
+        return await _dsa_matching(side, category=g["category"])
+    if how == "wrong":  # the difficulty's problems of every category
+        return await _dsa_matching(side, difficulty=g["difficulty"])
+    difficulty = "Medium" if how == "sloppy" and g["difficulty"] != "Medium" else g["difficulty"]
+    if how == "sloppy" and g["difficulty"] == "Medium":
+        difficulty = "Hard"
+    return await _dsa_matching(side, category=g["category"], difficulty=difficulty)
+
+
+def _dsa_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
+    task = _calc_task(name, steps)
+    return Task(name, _dsa_draw, task.setup, task.agents, task.reward)
+
+
+# --- subnet: IPv4 subnet arithmetic, no state (held out, the thirteenth set) ---------------------------------
+
+
+def _subnet_draw(rng: random.Random) -> dict[str, Any]:
+    prefix = rng.choice((20, 21, 22, 23, 25, 26, 27, 28, 29))
+    mask = (0xFFFFFFFF << (32 - prefix)) & 0xFFFFFFFF
+    block = 1 << max(32 - prefix, 0) if prefix > 24 else 256
+    last = rng.randrange(0, 256, block) + rng.randint(1, block - 2)  # neither its network's nor broadcast address
+    return {
+        "base": f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}",
+        "hosts": rng.choice((6, 14, 30, 62, 126, 254, 510)),
+        "address": f"172.{rng.randint(16, 31)}.{rng.randint(0, 255)}.{last}",
+        "mask": ".".join(str((mask >> shift) & 255) for shift in (24, 16, 8, 0)),
+        "prefix": prefix,
+        "position": rng.randint(2, 5),
+    }
+
+
+def _ip_number(value: Any) -> float | None:
+    """A dotted IPv4 address as the integer it stands for (None for anything else)."""
+    parts = value.split(".") if isinstance(value, str) else []
+    if len(parts) != 4 or not all(part.isdigit() for part in parts):
+        return None
+    return float(sum(int(part) << shift for part, shift in zip(parts, (24, 16, 8, 0), strict=True)))
+
+
+async def _subnet_facts(side: Side, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A calculation's facts (its answer's `result`; none when it fails)."""
+    value, error = await side.call(tool, arguments)
+    found = value.get("result") if not error and isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+async def _subnet_field(side: Side, tool: str, arguments: dict[str, Any], field: str) -> Any:
+    return (await _subnet_facts(side, tool, arguments)).get(field)
+
+
+async def _broadcast_for_hosts(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The broadcast address of the smallest subnet at a base address that fits a number of hosts."""
+    field = {"sloppy": "last_usable", "partial": "network_address", "wrong": "first_usable"}.get(
+        how, "broadcast_address"
+    )
+    arguments = {"network_base": g["base"], "hosts_needed": g["hosts"], "return_format": "simple"}
+    return _ip_number(await _subnet_field(side, "calculate_subnet", arguments, field))
+
+
+async def _nth_of_masked(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The nth usable address of the network an address and a dotted mask give."""
+    if how == "wrong":  # assumes a /24 around the address
+        network = f"{g['address']}/24"
+    else:
+        arguments = {"ip_address": g["address"], "subnet_mask": g["mask"]}
+        facts = await _subnet_facts(side, "calculate_subnet_from_mask", arguments)
+        if how == "partial":  # the network's own address
+            return _ip_number(facts.get("network_address"))
+        network = f"{facts.get('network_address')}/{facts.get('cidr_prefix')}"
+    position = g["position"] + 1 if how == "sloppy" else g["position"]  # sloppy: one past
+    return _ip_number(
+        await _subnet_field(side, "get_nth_usable_ip", {"network": network, "position": position}, "ip_address")
+    )
+
+
+async def _addresses_left(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The usable addresses after an address in its network (given as the address and its prefix)."""
+    if how == "partial":  # the network's usable addresses, none taken off
+        arguments = {"ip_address": g["address"], "subnet_mask": g["mask"]}
+        found = await _subnet_field(side, "calculate_subnet_from_mask", arguments, "usable_hosts")
+    else:
+        prefix = 24 if how == "sloppy" else g["prefix"]  # sloppy: a /24 assumed
+        arguments = {"ip_address": g["address"], "network": f"{g['address']}/{prefix}"}
+        field = "position_in_subnet" if how == "wrong" else "addresses_remaining"  # wrong: the ones before it
+        found = await _subnet_field(side, "validate_ip_in_subnet", arguments, field)
+    return float(found) if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def _subnet_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
+    task = _calc_task(name, steps)
+    return Task(name, _subnet_draw, task.setup, task.agents, task.reward)
+
+
 TASKS: dict[str, list[Callable[[], Task]]] = {
     "kv-fixture": [_kv_store, _kv_clear, _kv_move],
     "todo-fixture": [_todo_complete, _todo_rename, _todo_drop],
@@ -4227,6 +4578,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_measures_task, "a recipe's milk and oil in millilitres", _recipe_volume),
         partial(_measures_task, "an oven's setting in Celsius", _oven_celsius),
         partial(_measures_task, "the flour left in a bag, in kilograms", _flour_left),
+    ],
+    "docbank": [_docbank_save, _docbank_forget, _docbank_append],
+    "dsa": [_dsa_record, _dsa_next, partial(_dsa_task, "the problems of a category at a difficulty", _dsa_count)],
+    "subnet": [
+        partial(_subnet_task, "the broadcast address of a subnet for a number of hosts", _broadcast_for_hosts),
+        partial(_subnet_task, "the nth usable address of a network given by a mask", _nth_of_masked),
+        partial(_subnet_task, "the addresses left after an address in its network", _addresses_left),
     ],
 }
 
