@@ -30,6 +30,10 @@ def _starlark(texts: list[str]) -> list[Any]:
 def test_the_twins_reading_of_numbers_is_jsons() -> None:
     texts = ["35", "-7", "9.75", "7.0", "1e5", "2.5e-3", "-0.5E3", "1.2.3", "1e", "1.", ".5", "-", "", "inf", "3/8"]
     assert _starlark(texts) == [35, -7, 9.75, 7.0, 1e5, 2.5e-3, None, None, None, None, None, None, None, None, None]
+    # A double holds no number of 1e308 or more: read as none, never as infinity or an error.
+    huge = ["1e310", "0.001e311", "1.5e307", "0.00e999", "12e307"]
+    assert _starlark(huge) == [None, None, 1.5e307, 0.0, None]
+    assert [_json_number(text) for text in huge] == [None, None, 1.5e307, 0.0, None]
     assert [type(number) for number in _starlark(["35", "35.0"])] == [int, float]
 
 

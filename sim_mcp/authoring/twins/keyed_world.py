@@ -2604,9 +2604,22 @@ def _json_number(text: str) -> int | float | None:
     (`inf`, `nan`, `3/8`)."""
     if re.fullmatch(r"-?[0-9]+", text):
         return int(text)
-    if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?", text):
-        return float(text)
-    return None
+    found = re.fullmatch(r"-?([0-9]+)(?:\.([0-9]+))?(?:e([+-]?[0-9]+))?", text)
+    if found is None:
+        return None
+    whole, fraction, exponent = found[1].lstrip("0"), found[2] or "", int(found[3] or 0)
+    significant = fraction.lstrip("0")
+    # The power of ten of its first significant digit: a double holds no number of 1e308 or more.
+    if whole:
+        magnitude = len(whole) - 1 + exponent
+    else:
+        magnitude = exponent - (len(fraction) - len(significant)) - 1 if significant else 0
+    return float(text) if magnitude < _DOUBLE_MAGNITUDE else None
+
+
+# No number of this power of ten or more is read as a double: Python would read it as infinity, which JSON cannot
+# write, and Starlark refuses it (`twin_json_number` reads the same bound).
+_DOUBLE_MAGNITUDE = 308
 
 
 def _line_leaf(value: float, pieces: list[tuple[str, list[Any]]]) -> dict[str, Any] | None:

@@ -1157,12 +1157,29 @@ def twin_json_number(text):
         if after == end + 1:
             return None
         end = after
+    exponent = 0
     if end < len(body) and body[end] == "e":
         start = end + 2 if end + 1 < len(body) and body[end + 1] in "+-" else end + 1
-        end = twin_digits_end(body, start)
-        if end == start:
+        after = twin_digits_end(body, start)
+        if after == start:
             return None
-    return float(text) if end == len(body) else None
+        exponent = int(body[end + 1:after])
+        end = after
+    if end != len(body):
+        return None
+    # The power of ten of its first significant digit: a double holds no number of 1e308 or more, and float()
+    # refuses one (`keyed_world._DOUBLE_MAGNITUDE`).
+    point = body.find(".")
+    digits = body.split("e")[0]
+    whole = (digits[:point] if point >= 0 else digits).lstrip("0")
+    fraction = digits[point + 1:] if point >= 0 else ""
+    if whole != "":
+        magnitude = len(whole) - 1 + exponent
+    elif fraction.lstrip("0") != "":
+        magnitude = exponent - (len(fraction) - len(fraction.lstrip("0"))) - 1
+    else:
+        magnitude = 0
+    return float(text) if magnitude < 308 else None
 
 def twin_digits_end(text, start):
     # Where the run of ASCII digits from `start` ends.
