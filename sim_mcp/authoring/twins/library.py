@@ -1152,10 +1152,12 @@ def twin_json_number(text):
         return None
     if end == len(body):
         return int(text)
+    whole, fraction = body[:end].lstrip("0"), ""
     if body[end] == ".":
         after = twin_digits_end(body, end + 1)
         if after == end + 1:
             return None
+        fraction = body[end + 1:after]
         end = after
     exponent = 0
     if end < len(body) and body[end] == "e":
@@ -1169,14 +1171,11 @@ def twin_json_number(text):
         return None
     # The power of ten of its first significant digit: a double holds no number of 1e308 or more, and float()
     # refuses one (`keyed_world._DOUBLE_MAGNITUDE`).
-    point = body.find(".")
-    digits = body.split("e")[0]
-    whole = (digits[:point] if point >= 0 else digits).lstrip("0")
-    fraction = digits[point + 1:] if point >= 0 else ""
+    significant = fraction.lstrip("0")
     if whole != "":
         magnitude = len(whole) - 1 + exponent
-    elif fraction.lstrip("0") != "":
-        magnitude = exponent - (len(fraction) - len(fraction.lstrip("0"))) - 1
+    elif significant != "":
+        magnitude = exponent - (len(fraction) - len(significant)) - 1
     else:
         magnitude = 0
     return float(text) if magnitude < 308 else None
