@@ -1,8 +1,8 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to twelfth sets, dev now, and the thirteenth set,
+"Twins held out", "Twins held out, second set", the third to thirteenth sets, dev now, and the fourteenth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to thirteenth sets' agents are written
+does not exist, a step out of order, an argument left out). The second to fourteenth sets' agents are written
 from each package's own documentation and tool list.
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
@@ -4655,6 +4655,443 @@ class SubnetAgent:
             self.networks = [*self.networks, (found["network_address"], prefix)][-6:]
 
 
+_BOARD_KINDS = ("task", "research", "review", "plan", "bug", "spike", "design")
+_BOARD_TOPICS = ("auth", "billing", "search", "deploy", "cache", "api", "ui", "metrics", "docs", "queue")
+_BOARD_STATUSES = ("todo", "active", "in_progress", "blocked", "review", "done", "waiting")
+_BOARD_AGENTS = ("planner", "coder", "reviewer", "tester", "researcher", "orchestrator")
+_BOARD_PEOPLE = ("alice", "bruno", "chen", "dana", "emeka", "farah")
+_BOARD_NOTES = (
+    "found the root cause in {topic}",
+    "needs a second pair of eyes before merge",
+    "waiting on {person} for access",
+    "benchmarks show {number}% less latency",
+    "split into {number} smaller steps",
+    "{topic} tests pass locally, CI still red",
+    "decided to keep the old {topic} endpoint for now",
+)
+_BOARD_MESSAGES = (
+    "please pick up {node} next",
+    "{node} is blocked on {topic}",
+    "can you review {node} by day {number}?",
+    "done with my part of {node}",
+    "{person} asked for an update on {topic}",
+    "rebased {node}, {number} conflicts fixed",
+)
+_BOARD_LINE = re.compile(r"^(\S+) \[([^\]]*)\]$", re.MULTILINE)
+_BOARD_DONE = re.compile(r"^(Added node|Removed node) '(.*)'$")
+
+
+class BlackboardAgent:
+    """mcp-blackboard-graph: a board of nodes (ids the agent makes up, under the root or under nodes it added) that
+    several agents share: nodes added with parents, now and then a status and a data dict; their status set, data
+    merged in, notes added and messages sent to them (from a named agent, or none); a node read as JSON or shown, the
+    whole board shown now and then with notes, messages or data hidden; nodes removed. The ids it uses are those its
+    own adds answered and the board showed. Mistakes: a node never added or already removed, an id already taken, a
+    parent that does not exist, the root removed, a required argument left out or data that is not an object."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.nodes: list[str] = []  # ids the answers named, the root first once shown
+        self.gone: list[str] = []
+        self.shown = False
+        self.topic = rng.choice(_BOARD_TOPICS)  # what this session's agents work on, mostly
+
+    def _text(self, template: str, node: str) -> str:
+        return template.format(
+            topic=self.topic if self.rng.random() < 0.6 else self.rng.choice(_BOARD_TOPICS),
+            person=self.rng.choice(_BOARD_PEOPLE),
+            number=self.rng.randint(2, 40),
+            node=node,
+        )
+
+    def _new_id(self) -> str:
+        topic = self.topic if self.rng.random() < 0.5 else self.rng.choice(_BOARD_TOPICS)
+        node = f"{self.rng.choice(_BOARD_KINDS)}-{topic}"
+        return node if self.rng.random() < 0.4 else f"{node}-{self.rng.randint(1, 99)}"
+
+    def _known(self, root: bool = True) -> str:
+        pool = [node for node in self.nodes if root or node != "root"]
+        if pool and self.rng.random() >= MISTAKE:
+            return self.rng.choice(pool)
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return self._new_id() + "-old"  # never added
+
+    def _data(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "owner": self.rng.choice(_BOARD_PEOPLE),
+            "priority": self.rng.randint(1, 5),
+            "estimate_h": self.rng.choice((1, 2, 3, 5, 8, 13)),
+            "branch": f"feature/{self.rng.choice(_BOARD_TOPICS)}-{self.rng.randint(10, 999)}",
+            "progress": self.rng.choice((0, 10, 25, 50, 75, 90, 100)),
+            "ready": self.rng.random() < 0.5,
+            "labels": self.rng.sample(_BOARD_TOPICS, 2),
+        }
+        return {key: fields[key] for key in self.rng.sample(sorted(fields), self.rng.choice((1, 1, 2, 3)))}
+
+    def _add(self) -> tuple[str, dict[str, Any]]:
+        node = self._new_id()
+        mistake = self.rng.random()
+        if mistake < MISTAKE / 3 and self.nodes:
+            node = self.rng.choice(self.nodes)  # taken
+        arguments: dict[str, Any] = {"id": node}
+        parents = [node for node in self.nodes if node not in self.gone]
+        if parents and self.rng.random() < 0.8:
+            arguments["parents"] = self.rng.sample(parents, 1 if len(parents) < 3 or self.rng.random() < 0.8 else 2)
+        elif self.rng.random() < 0.5:
+            arguments["parents"] = ["root"]
+        if MISTAKE / 3 <= mistake < MISTAKE / 2:
+            arguments["parents"] = [self._new_id() + "-old"]  # no such parent
+        if self.rng.random() < 0.5:
+            arguments["status"] = self.rng.choice(_BOARD_STATUSES)
+        if self.rng.random() < 0.4:
+            arguments["data"] = self._data()
+        return "add", arguments
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        if not self.shown and self.rng.random() < 0.5:
+            self.shown = True
+            return "show", {}
+        roll = self.rng.random()
+        if len(self.nodes) < 2 and roll >= 0.1:
+            roll = 0.0  # little on the board yet: add first
+        mistake = self.rng.random() < MISTAKE / 3
+        if roll < 0.25:
+            return self._add()
+        if roll < 0.37:
+            status = self.rng.choice(_BOARD_STATUSES)
+            return "set_status", {"id": self._known()} if mistake else {"id": self._known(), "status": status}
+        if roll < 0.47:
+            return "add_data", {"id": self._known(), "data": "owner=alice" if mistake else self._data()}
+        if roll < 0.57:
+            node = self._known()
+            return "add_note", {"id": node, "note": self._text(self.rng.choice(_BOARD_NOTES), node)}
+        if roll < 0.67:
+            node = self._known()
+            arguments: dict[str, Any] = {"id": node, "message": self._text(self.rng.choice(_BOARD_MESSAGES), node)}
+            if self.rng.random() < 0.7:
+                arguments["from_agent"] = self.rng.choice(_BOARD_AGENTS)
+            if mistake:
+                del arguments["message"]
+            return "send_message", arguments
+        if roll < 0.77:
+            return "get", {"id": self._known()}
+        if roll < 0.9:
+            arguments = {"node": self._known()} if self.rng.random() < 0.5 else {}
+            for flag in ("hide_notes", "hide_messages", "hide_data"):
+                if self.rng.random() < 0.2:
+                    arguments[flag] = self.rng.random() < 0.8
+            return "show", arguments
+        node = "root" if mistake else self._known(root=False)
+        return "remove", {"id": node}
+
+    def observe(self, value: Any) -> None:
+        if isinstance(value, dict) and isinstance(value.get("id"), str):  # a node read as JSON
+            self._saw(value["id"])
+            return
+        if not isinstance(value, str):
+            return
+        done = _BOARD_DONE.match(value)
+        if done is not None and done.group(1) == "Removed node":
+            self.nodes = [node for node in self.nodes if node != done.group(2)]
+            self.gone.append(done.group(2))
+        elif done is not None:
+            self._saw(done.group(2))
+        else:
+            for node, _status in _BOARD_LINE.findall(value):
+                self._saw(node)
+
+    def _saw(self, node: str) -> None:
+        if node not in self.nodes:
+            self.nodes.append(node)
+        if node in self.gone:
+            self.gone.remove(node)
+
+
+_OPENNOTE_SUBJECTS = ("Sprint", "Reading", "Meeting", "Recipe", "Travel", "Budget", "Garden", "Interview", "Release")
+_OPENNOTE_KINDS = ("plan", "notes", "list", "ideas", "log", "checklist", "summary")
+_OPENNOTE_CATEGORIES = ("work", "personal", "ideas", "reading", "meetings", "home")
+_OPENNOTE_TAGS = ("todo", "draft", "important", "python", "travel", "recipe", "weekly", "q3", "family", "followup")
+_OPENNOTE_LINES = (
+    "Ship the {thing} by {day}",
+    "Ask {person} about the {thing}",
+    "{number} items left on the {thing}",
+    "Remember to book the {thing} for {day}",
+    "Read chapter {number} of the {thing} book",
+    "Buy {number} jars for the {thing}",
+    "Moved the {thing} review to {day}",
+)
+_OPENNOTE_THINGS = (
+    "login page",
+    "garden beds",
+    "quarterly budget",
+    "flight",
+    "pasta sauce",
+    "release notes",
+    "roadmap",
+)
+_OPENNOTE_DAYS = ("monday", "tuesday", "friday", "next week", "the 14th", "end of month")
+_OPENNOTE_PEOPLE = ("alice", "bruno", "chen", "dana", "emeka", "farah")
+_OPENNOTE_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+class OpenNoteAgent:
+    """open-note-mcp: notes under the id the server makes up, with a title, Markdown content, now and then a category
+    and tags: created, read back, edited (title, content or both), listed newest first (a limit, a category, the
+    favourites), searched by a word of their titles or contents (now and then in a category, with a tag), and
+    deleted. The ids it uses are those that creations, listings and searches answered. Mistakes: a note that does not
+    exist or was deleted (read, edited, deleted), tags given as one string, a note without a title, a limit that is
+    not a number, a word no note has."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.notes: dict[str, dict[str, Any]] = {}  # id -> the note as an answer gave it
+        self.gone: list[str] = []
+        self.pending_delete = ""
+        self.category = rng.choice(_OPENNOTE_CATEGORIES)  # this session's usual category
+
+    def _line(self) -> str:
+        return self.rng.choice(_OPENNOTE_LINES).format(
+            thing=self.rng.choice(_OPENNOTE_THINGS),
+            day=self.rng.choice(_OPENNOTE_DAYS),
+            person=self.rng.choice(_OPENNOTE_PEOPLE),
+            number=self.rng.randint(2, 30),
+        )
+
+    def _content(self) -> str:
+        lines = [f"- {self._line()}" for _ in range(self.rng.randint(1, 3))]
+        return (
+            "\n".join(lines)
+            if self.rng.random() < 0.6
+            else f"## {self.rng.choice(_OPENNOTE_KINDS)}\n\n" + "\n".join(lines)
+        )
+
+    def _title(self) -> str:
+        title = f"{self.rng.choice(_OPENNOTE_SUBJECTS)} {self.rng.choice(_OPENNOTE_KINDS)}"
+        return title if self.rng.random() < 0.6 else f"{title} {self.rng.randint(1, 12)}"
+
+    def _known(self) -> str:
+        if self.notes and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.notes))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        if self.notes and self.rng.random() < 0.5:
+            return self.rng.choice(sorted(self.notes))[:8]  # the id's first part only
+        hexes = "".join(self.rng.choice("0123456789abcdef") for _ in range(32))
+        return f"{hexes[:8]}-{hexes[8:12]}-4{hexes[13:16]}-a{hexes[17:20]}-{hexes[20:]}"  # never made
+
+    def _word(self) -> str:
+        words = [
+            word
+            for note in self.notes.values()
+            for word in _OPENNOTE_WORD.findall(f"{note.get('title', '')} {note.get('content', '')}")
+        ]
+        if words and self.rng.random() >= MISTAKE:
+            word = str(self.rng.choice(words))
+            return word.lower() if self.rng.random() < 0.3 else word
+        return self.rng.choice(("invoice", "zebra", "quarterly", "sauce", "roadmap"))
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        self.pending_delete = ""
+        roll = self.rng.random()
+        if not self.notes and roll >= 0.15:
+            roll = 0.0  # nothing known yet: write one
+        mistake = self.rng.random()
+        if roll < 0.22:
+            arguments: dict[str, Any] = {"title": self._title(), "content": self._content()}
+            if self.rng.random() < 0.6:
+                arguments["category"] = (
+                    self.category if self.rng.random() < 0.7 else self.rng.choice(_OPENNOTE_CATEGORIES)
+                )
+            if self.rng.random() < 0.6:
+                arguments["tags"] = self.rng.sample(_OPENNOTE_TAGS, self.rng.choice((1, 2, 2, 3)))
+            if self.rng.random() < 0.1:
+                arguments["format"] = self.rng.choice(("markdown", "text"))
+            if mistake < MISTAKE / 4:
+                arguments["tags"] = self.rng.choice(_OPENNOTE_TAGS)  # one string: refused
+            elif mistake < MISTAKE / 3:
+                del arguments["title"]  # refused
+            return "create_note", arguments
+        if roll < 0.38:
+            return "get_note", {"note_id": self._known()}
+        if roll < 0.53:
+            arguments = {"note_id": self._known()}
+            part = self.rng.random()
+            if part < 0.7:
+                arguments["content"] = self._content()
+            if part > 0.5:
+                arguments["title"] = self._title()
+            return "update_note", arguments
+        if roll < 0.67:
+            arguments = {}
+            if self.rng.random() < 0.5:
+                arguments["limit"] = self.rng.choice((1, 2, 3, 5, 10, 20))
+            if self.rng.random() < 0.3:
+                arguments["category"] = self.category
+            if self.rng.random() < 0.1:
+                arguments["favorites_only"] = self.rng.random() < 0.5
+            if mistake < MISTAKE / 4:
+                arguments["limit"] = "all"  # refused
+            return "list_notes", arguments
+        if roll < 0.85:
+            arguments = {"query": self._word()}
+            if self.rng.random() < 0.2:
+                arguments["category"] = self.category
+            tagged = [tag for note in self.notes.values() for tag in note.get("tags", [])]
+            if tagged and self.rng.random() < 0.25:
+                arguments["tags"] = [self.rng.choice(tagged)]
+            if self.rng.random() < 0.3:
+                arguments["limit"] = self.rng.choice((1, 3, 5, 10))
+            return "search_notes", arguments
+        self.pending_delete = self._known()
+        return "delete_note", {"note_id": self.pending_delete}
+
+    def observe(self, value: Any) -> None:
+        text = value.get("result") if isinstance(value, dict) and set(value) == {"result"} else value
+        found: Any = text
+        if isinstance(text, str):
+            try:
+                found = json.loads(text)
+            except ValueError:
+                found = None
+        if self.pending_delete and isinstance(text, str) and found is None and text.endswith("已删除"):
+            self.notes.pop(self.pending_delete, None)  # deleted: into the bin
+            self.gone.append(self.pending_delete)
+        for note in found if isinstance(found, list) else [found]:
+            if isinstance(note, dict) and isinstance(note.get("id"), str):
+                tags = note.get("tags")
+                try:
+                    tags = json.loads(tags) if isinstance(tags, str) else tags
+                except ValueError:
+                    tags = []
+                self.notes[note["id"]] = {**note, "tags": [str(tag) for tag in tags or []]}
+
+
+# Units an agent would convert between, by what they measure (names of the GNU units database).
+_GNU_FAMILIES: dict[str, tuple[str, ...]] = {
+    "length": ("mile", "km", "m", "ft", "inch", "yard", "nauticalmile", "furlong", "cm", "mm", "fathom", "league"),
+    "mass": ("lb", "kg", "oz", "g", "stone", "tonne", "shortton", "carat", "grain"),
+    "volume": ("gallon", "liter", "cup", "ml", "tbsp", "tsp", "quart", "pint", "floz", "brgallon", "barrel"),
+    "speed": ("mph", "km/hour", "m/s", "knot", "ft/s", "kph"),
+    "energy": ("kWh", "J", "calorie", "kcal", "btu", "therm", "kW*hour", "MJ"),
+    "pressure": ("psi", "atm", "bar", "Pa", "kPa", "mmHg", "inHg", "torr"),
+    "area": ("acre", "hectare", "m^2", "ft^2", "km^2", "mile^2"),
+    "power": ("horsepower", "W", "kW", "btu/hour"),
+    "data": ("byte", "bit", "MB", "MiB", "GB", "GiB", "kB"),
+    "time": ("hour", "min", "s", "day", "week", "year", "fortnight"),
+}
+# Prefixed or compound names: a conversion takes them, define_unit (one name of the database) does not.
+_GNU_COMPOUND = frozenset(("km", "cm", "mm", "ml", "kcal", "kPa", "MJ", "kW", "MB", "MiB", "GB", "GiB", "kB"))
+_GNU_TEMPERATURES = (("tempF", "tempC"), ("tempC", "tempF"), ("tempC", "K"), ("tempF", "K"))
+_GNU_WORDS = ("gallon", "mile", "pound", "meter", "byte", "hour", "acre", "calorie", "watt", "pascal", "barrel", "knot")
+_GNU_PREFIXES = ("kilo", "mega", "giga", "milli", "micro", "nano", "kibi", "mebi", "centi", "hecto")
+_GNU_UNKNOWN = ("milez", "galon", "poundz", "BTU", "sqft", "kilometr", "furlongz", "lightyr")
+
+
+class GnuUnitsAgent:
+    """mcp-gnu-units: quantities converted between units of the same kind (lengths, masses, volumes, speeds, energies,
+    pressures, areas, powers, data sizes, durations; temperatures through the database's temperature functions), a
+    quantity or a compound expression reduced to SI base units, units found by a word (now and then with a limit) and
+    the ones found converted or defined, a unit's or a prefix's definition, the prefixes, the database's facts. Its
+    quantities and units vary from call to call. Mistakes: a unit the database does not have, two units of different
+    kinds, a temperature written as a plain quantity, an expression where one name is asked, an empty word or a
+    conversion without its target."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.found: dict[str, list[str]] = {}  # dimension -> unit names the searches answered
+        self.families = rng.sample(sorted(_GNU_FAMILIES), 4)  # what this session converts, mostly
+
+    def _quantity(self) -> str:
+        places = self.rng.choice((0, 0, 1, 2))
+        number = round(self.rng.uniform(0.5, 500) if self.rng.random() < 0.8 else self.rng.uniform(500, 100000), places)
+        return str(int(number)) if places == 0 else str(number)
+
+    def _pair(self) -> tuple[str, str]:
+        found = [names for names in self.found.values() if len(names) > 1]
+        if found and self.rng.random() < 0.3:
+            first, second = self.rng.sample(self.rng.choice(found), 2)  # units a search answered
+            return first, second
+        family = _GNU_FAMILIES[self.rng.choice(self.families)]
+        first, second = self.rng.sample(family, 2)
+        return first, second
+
+    def _convert(self, mistake: float) -> dict[str, Any]:
+        if self.rng.random() < 0.12:
+            source, target = self.rng.choice(_GNU_TEMPERATURES)
+            degrees = self.rng.choice((-40, -10, 0, 20, 37, 68, 98.6, 100, 180, 212, 350, 451))
+            if mistake < MISTAKE / 3:
+                return {"from_expr": f"{degrees} {source}", "to_expr": target}  # not how the database takes it
+            return {"from_expr": f"{source}({degrees})", "to_expr": target}
+        first, second = self._pair()
+        arguments = {"from_expr": f"{self._quantity()} {first}", "to_expr": second}
+        if mistake < MISTAKE / 3:
+            arguments["to_expr"] = self.rng.choice(_GNU_UNKNOWN)  # not in the database
+        elif mistake < MISTAKE * 2 / 3:
+            others = [family for family in sorted(_GNU_FAMILIES) if first not in _GNU_FAMILIES[family]]
+            arguments["to_expr"] = self.rng.choice(_GNU_FAMILIES[self.rng.choice(others)])  # another kind
+        elif mistake < MISTAKE * 3 / 4:
+            del arguments["to_expr"]  # refused
+        return arguments
+
+    def _expression(self) -> str:
+        shape = self.rng.random()
+        if shape < 0.6:
+            return f"{self._quantity()} {self.rng.choice(_GNU_FAMILIES[self.rng.choice(self.families)])}"
+        if shape < 0.75:
+            return self.rng.choice(_GNU_FAMILIES[self.rng.choice(self.families)])  # one of a unit
+        length, time = self.rng.choice(_GNU_FAMILIES["length"]), self.rng.choice(("hour", "min", "s"))
+        power, mass = self.rng.choice(("kW", "W", "horsepower")), self.rng.choice(("kg", "lb", "tonne"))
+        return self.rng.choice(
+            (
+                f"{self._quantity()} {length}/{time}",
+                f"{self._quantity()} {power}*hour",
+                f"{self._quantity()} {mass}*{length}/s^2",
+            )
+        )
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        mistake = self.rng.random()
+        if roll < 0.4:
+            return "convert", self._convert(mistake)
+        if roll < 0.55:
+            expression = self._expression()
+            if mistake < MISTAKE / 3:
+                expression = f"{self._quantity()} {self.rng.choice(_GNU_UNKNOWN)}"
+            return "convert_to_si", {"expr": expression}
+        if roll < 0.72:
+            arguments: dict[str, Any] = {"query": self.rng.choice(_GNU_WORDS)}
+            if self.rng.random() < 0.8:
+                arguments["limit"] = self.rng.choice((3, 5, 5, 8, 10, 20))
+            if mistake < MISTAKE / 4:
+                arguments["query"] = ""  # refused
+            return "find_units", arguments
+        if roll < 0.9:
+            pool = [name for names in self.found.values() for name in names]
+            if pool and self.rng.random() < 0.4:
+                name = self.rng.choice(pool)
+            elif self.rng.random() < 0.25:
+                name = self.rng.choice(_GNU_PREFIXES)
+            else:
+                family = _GNU_FAMILIES[self.rng.choice(self.families)]
+                name = self.rng.choice([name for name in family if name.isalpha() and name not in _GNU_COMPOUND])
+            if mistake < MISTAKE / 3:
+                name = self.rng.choice(("kW*hour", "mile/hour", "3 ft", *_GNU_UNKNOWN[:3]))  # not one name
+            return "define_unit", {"name": name}
+        if roll < 0.96:
+            return "list_prefixes", {}
+        return "info", {}
+
+    def observe(self, value: Any) -> None:
+        results = value.get("results") if isinstance(value, dict) else None
+        for found in results if isinstance(results, list) else []:
+            if isinstance(found, dict) and found.get("kind") == "unit" and isinstance(found.get("dimension"), str):
+                names = self.found.setdefault(found["dimension"], [])
+                if found.get("name") not in names:
+                    names.append(str(found.get("name")))
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -4678,8 +5115,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to twelfth sets (dev), then the
-# thirteenth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to thirteenth sets (dev), then the
+# fourteenth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -4720,4 +5157,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "docbank": DocumentBankAgent,
     "dsa": PracticeTrackerAgent,
     "subnet": SubnetAgent,
+    "board": BlackboardAgent,
+    "opennote": OpenNoteAgent,
+    "gnuunits": GnuUnitsAgent,
 }

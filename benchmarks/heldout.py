@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to thirteenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to fourteenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,16 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the thirteenth set, declared before any run of it; `DEV_SERVERS`, the first to
-twelfth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the fourteenth set, declared before any run of it; `DEV_SERVERS`, the first to
+thirteenth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the thirteenth set: docbank, dsa, subnet
+    # held out, the fourteenth set: board, opennote, gnuunits
+    python3 -m venv /tmp/ho14-keys && /tmp/ho14-keys/bin/pip install mcp-blackboard-graph==0.1.0 'mcp<2'
+    python3 -m venv /tmp/ho14-life && /tmp/ho14-life/bin/pip install open-note-mcp==0.3.2 open-note-core==0.3.2 \
+        'mcp<2' packaging
+    python3 -m venv /tmp/ho14-more && /tmp/ho14-more/bin/pip install mcp-gnu-units==0.1.1
+    # dev, the thirteenth set: docbank, dsa, subnet
     python3 -m venv /tmp/ho13-keys && /tmp/ho13-keys/bin/pip install mcp-memory-bank==1.1.3 'mcp<2'
     python3 -m venv /tmp/ho13-life && /tmp/ho13-life/bin/pip install dsa-tracker-mcp==1.0.1 'mcp[cli]<2'
     python3 -m venv /tmp/ho13-more && /tmp/ho13-more/bin/pip install subnet-calculator-mcp==0.1.2 'mcp<2'
@@ -132,9 +137,21 @@ arguments sit under `params`. subnet-calculator-mcp keeps nothing. None of the t
 the session's folder as HOME, and a session's folder holds the server's files only (`bank/index.db`, the
 projects' documents under `bank/projects`; `progress.db`; nothing), none in HOME, the package folders or the
 repository. The servers are named docbank, dsa and subnet here (`bank` names the second set's).
+In the fourteenth set, mcp-blackboard-graph (`mcp>=1.0.0`) uses the low-level server's decorators `list_tools()`
+and `call_tool()`, and open-note-mcp (`mcp>=1.0.0`) imports `mcp.server.fastmcp`, both gone in the mcp 2 pip
+chose (2.3.0), hence `'mcp<2'` (mcp 1.30.0 here); mcp-gnu-units pins `mcp<2` itself. open-note-mcp imports
+`packaging` (its version check) without asking for it, so it is installed beside it; that check reads PyPI, but
+only the `status` command runs it, never the server. mcp-blackboard-graph keeps one JSON file at
+BLACKBOARD_GRAPH_PATH (by default graph.json in its working folder), written on the first change; open-note-mcp
+makes its SQLite file under HOME (~/.local/share/open_note/opennote.db) on start, with its own made-up ids and
+the clock's milliseconds in every note; mcp-gnu-units keeps nothing. None of the three calls the network; each
+gets the session's folder as HOME, and a session's folder holds the server's files only (`graph.json`;
+`.local/share/open_note/opennote.db`; nothing), none in HOME, the package folders or the repository. The servers
+are named board, opennote and gnuunits here (`units` names the fourth set's).
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers dsa --keep /tmp/ho13-run
+    python -m benchmarks.heldout --servers board --keep /tmp/ho14-run
+    python -m benchmarks.heldout --servers docbank,dsa,subnet  # the thirteenth set, dev now
     python -m benchmarks.heldout --servers aimem,todokit,measures  # the twelfth set, dev now
     python -m benchmarks.heldout --servers notepad,bugs,color  # the eleventh set, dev now
     python -m benchmarks.heldout --servers cachekv,glossary,mathx  # the tenth set, dev now
@@ -327,17 +344,29 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
         {"TODO_MCP_PROJECT_ROOT": "{tmp}", "HOME": "{tmp}"},
     ),
     "measures": (["/tmp/ho12-more/bin/mcp-units"], {"HOME": "{tmp}"}),
-}
-# The thirteenth set, held out: Markdown documents with tags under a project, read as the project's context, read
-# by name, written, appended to, searched by tag and deleted (mcp-memory-bank keeps its files and SQLite index under
-# the folder `--dir` names, by default platformdirs' user data folder; projects are named by an absolute path that
-# is only a key here, since it writes into that path only with `--project-local`, not used), practice problems from
-# a bundled list with attempts logged on them (dsa-tracker-mcp's SQLite file at DSA_TRACKER_DB, by default
-# ~/.dsa_tracker_mcp/progress.db), IPv4 subnet arithmetic (subnet-calculator-mcp: no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The thirteenth set, dev from the fourteenth on: Markdown documents with tags under a project, read as the
+    # project's context, read by name, written, appended to, searched by tag and deleted (mcp-memory-bank keeps its
+    # files and SQLite index under the folder `--dir` names, by default platformdirs' user data folder; projects are
+    # named by an absolute path that is only a key here, since it writes into that path only with `--project-local`,
+    # not used), practice problems from a bundled list with attempts logged on them (dsa-tracker-mcp's SQLite file at
+    # DSA_TRACKER_DB, by default ~/.dsa_tracker_mcp/progress.db), IPv4 subnet arithmetic (subnet-calculator-mcp: no
+    # state).
     "docbank": (["/tmp/ho13-keys/bin/mcp-memory-bank", "--dir", "{tmp}/bank"], {"HOME": "{tmp}"}),
     "dsa": (["/tmp/ho13-life/bin/dsa-tracker-mcp"], {"DSA_TRACKER_DB": "{tmp}/progress.db", "HOME": "{tmp}"}),
     "subnet": (["/tmp/ho13-more/bin/subnet-calculator-mcp"], {"HOME": "{tmp}"}),
+}
+# The fourteenth set, held out: a shared board of nodes under an id, with a status, a data dict merged into, notes
+# and messages (mcp-blackboard-graph keeps one JSON file at BLACKBOARD_GRAPH_PATH, by default graph.json in its
+# working folder, written on the first change), notes with a made-up id, a title, content, a category and tags, put
+# in a bin when deleted (open-note-mcp's SQLite file under HOME, ~/.local/share/open_note/opennote.db, made on
+# start), unit conversion over the bundled GNU units database (mcp-gnu-units: no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "board": (
+        ["/tmp/ho14-keys/bin/mcp-blackboard-graph"],
+        {"BLACKBOARD_GRAPH_PATH": "{tmp}/graph.json", "HOME": "{tmp}"},
+    ),
+    "opennote": (["/tmp/ho14-life/bin/open-note-mcp"], {"HOME": "{tmp}"}),
+    "gnuunits": (["/tmp/ho14-more/bin/mcp-gnu-units"], {"HOME": "{tmp}"}),
 }
 
 
@@ -418,7 +447,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"twelfth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"thirteenth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

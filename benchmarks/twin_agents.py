@@ -6,7 +6,19 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the thirteenth set, BENCHMARKS.md "Thirteenth set", the default):
+Tasks per server (the fourteenth set, BENCHMARKS.md "Fourteenth set", the default):
+- board (a shared board of nodes under an id): add a node under a parent with its status (read back as JSON with
+  that one parent and that status); remove one node of three (the other two still read back); hand a node over to
+  a new owner and tell them (its data merged with the new owner, its other data kept, the message from the agent
+  that sent it on the node).
+- opennote (notes under a made-up id, with a category and tags): create a note with its category and tags (listed
+  in that category with its content and tags); delete one note of three, its id read from the list (the other two
+  still listed); replace a note's content, its id found by a search for its title (one note of that title, with the
+  new content).
+- gnuunits (unit conversion over the GNU units database, no state): a recipe's cups and tablespoons of milk in
+  millilitres together; an oven's Celsius setting in Fahrenheit; the energy an appliance of some watts uses in some
+  hours, in kilowatt-hours, each the agent's figure against the right calls made through that server's own tools.
+The thirteenth set, dev now ("Thirteenth set"):
 - docbank (Markdown documents with tags under a project): write a document with its tags (found by those tags,
   its content read back); delete one document of three (the other two still read back); append a line to a
   document (its content read back with the line after a blank one).
@@ -129,7 +141,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho13-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho14-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho13-base --servers docbank,dsa,subnet
     python -m benchmarks.twin_agents --twins /tmp/ho12-base --servers aimem,todokit,measures
     python -m benchmarks.twin_agents --twins /tmp/ho11-base --servers notepad,bugs,color
     python -m benchmarks.twin_agents --twins /tmp/ho10-base --servers cachekv,glossary,mathx
@@ -4159,7 +4172,7 @@ def _measures_task(name: str, steps: Callable[[Side, dict[str, Any], str], Await
     return Task(name, _measures_draw, task.setup, task.agents, task.reward)
 
 
-# --- docbank: Markdown documents with tags under a project (held out, the thirteenth set) ---------------------
+# --- docbank: Markdown documents with tags under a project (the thirteenth set, dev now) -----------------------
 
 
 def _docbank_draw(rng: random.Random) -> dict[str, Any]:
@@ -4281,7 +4294,7 @@ def _docbank_append() -> Task:
     )
 
 
-# --- dsa: practice problems from a bundled list, attempts logged on them (held out, the thirteenth set) -------
+# --- dsa: practice problems from a bundled list, attempts logged on them (the thirteenth set, dev now) ---------
 
 # Problems and categories of the server's bundled list (NeetCode 150), as an agent that practises it knows them.
 _DSA_PICKS = (
@@ -4415,7 +4428,7 @@ def _dsa_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[
     return Task(name, _dsa_draw, task.setup, task.agents, task.reward)
 
 
-# --- subnet: IPv4 subnet arithmetic, no state (held out, the thirteenth set) ---------------------------------
+# --- subnet: IPv4 subnet arithmetic, no state (the thirteenth set, dev now) -----------------------------------
 
 
 def _subnet_draw(rng: random.Random) -> dict[str, Any]:
@@ -4494,6 +4507,334 @@ def _subnet_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitab
     """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
     task = _calc_task(name, steps)
     return Task(name, _subnet_draw, task.setup, task.agents, task.reward)
+
+
+# --- board: a shared board of nodes under an id (held out, the fourteenth set) --------------------------------
+
+_BOARD_STATES = ("todo", "in_progress", "blocked", "review", "waiting")
+
+
+def _board_draw(rng: random.Random) -> dict[str, Any]:
+    first, second, third, fourth = rng.sample(_WORDS, 4)
+    status, other = rng.sample(_BOARD_STATES, 2)
+    owner, new_owner = rng.sample(("alice", "bruno", "chen", "dana", "emeka"), 2)
+    return {
+        "parent": f"plan-{first}",
+        "node": f"task-{second}-{rng.randint(10, 99)}",
+        "nodes": [f"step-{word}" for word in rng.sample(_WORDS, 3)],
+        "status": status,
+        "other_status": other,
+        "owner": owner,
+        "new_owner": new_owner,
+        "priority": rng.randint(1, 5),
+        "agent": rng.choice(("planner", "coder", "reviewer")),
+        "message": f"{third} is yours now, {fourth} first (day {rng.randint(1, 28)})",
+    }
+
+
+async def _board_node(side: Side, node: str) -> dict[str, Any] | None:
+    """A node as get reads it (None when the board has none of that id)."""
+    value, error = await side.call("get", {"id": node})
+    return value if not error and isinstance(value, dict) and value.get("id") == node else None
+
+
+async def _board_look(side: Side, node: str) -> None:
+    """Reads a node and does nothing with it."""
+    await _board_node(side, node)
+
+
+async def _board_add(side: Side, node: str, parents: list[str], **more: Any) -> None:
+    await side.call("add", {"id": node, "parents": parents, **more})
+
+
+def _board_place() -> Task:
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await _board_add(side, g["parent"], ["root"])
+
+    async def play(side: Side, g: dict[str, Any], parent: str | None, status: str | None) -> None:
+        if parent is None:
+            await side.call("show", {})  # looks, never adds
+            return
+        await _board_add(side, g["node"], [parent], **({"status": status} if status else {}))
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        node = await _board_node(side, g["node"])
+        if node is None:
+            return 0.0
+        return (float(node.get("parents") == [g["parent"]]) + float(node.get("status") == g["status"])) / 2
+
+    return _fixture_task(
+        "add a node under a parent with its status",
+        _board_draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: play(side, g, g["parent"], g["status"]),
+            "sloppy": lambda side, g, rng: play(side, g, g["parent"], g["status"] if rng.random() < 0.5 else None),
+            "partial": lambda side, g, rng: play(side, g, None, None),
+            "wrong": lambda side, g, rng: play(side, g, "root", g["other_status"]),
+        },
+        reward,
+    )
+
+
+async def _board_three(side: Side, g: dict[str, Any]) -> None:
+    for node in g["nodes"]:
+        await _board_add(side, node, ["root"])
+
+
+async def _board_remove(side: Side, g: dict[str, Any], indices: list[int]) -> None:
+    for index in indices:
+        await side.call("remove", {"id": g["nodes"][index]})
+
+
+def _board_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        kept = [await _board_node(side, node) is not None for node in g["nodes"]]
+        return float(not kept[1]) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "remove one node of three",
+        _board_draw,
+        _board_three,
+        {
+            "perfect": lambda side, g, rng: _board_remove(side, g, [1]),
+            "sloppy": lambda side, g, rng: _board_remove(side, g, [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _board_look(side, g["nodes"][1]),
+            "wrong": lambda side, g, rng: _board_remove(side, g, [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+def _board_hand_over() -> Task:
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await _board_add(side, g["node"], ["root"], data={"owner": g["owner"], "priority": g["priority"]})
+
+    async def hand_over(side: Side, g: dict[str, Any], told: bool) -> None:
+        await side.call("add_data", {"id": g["node"], "data": {"owner": g["new_owner"]}})
+        if told:
+            await side.call("send_message", {"id": g["node"], "message": g["message"], "from_agent": g["agent"]})
+
+    async def afresh(side: Side, g: dict[str, Any]) -> None:
+        """Makes the node anew with the new owner, its other data lost."""
+        await side.call("remove", {"id": g["node"]})
+        await _board_add(side, g["node"], ["root"], data={"owner": g["new_owner"]})
+        await side.call("send_message", {"id": g["node"], "message": g["message"], "from_agent": g["agent"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        node = await _board_node(side, g["node"])
+        if node is None:
+            return 0.0
+        handed = node.get("data") == {"owner": g["new_owner"], "priority": g["priority"]}
+        messages = node["messages"] if isinstance(node.get("messages"), list) else []
+        told = any(
+            isinstance(m, dict) and m.get("from") == g["agent"] and m.get("text") == g["message"] for m in messages
+        )
+        return (float(handed) + float(told)) / 2
+
+    return _fixture_task(
+        "hand a node over to a new owner and tell them",
+        _board_draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: hand_over(side, g, True),
+            "sloppy": lambda side, g, rng: hand_over(side, g, rng.random() < 0.5),
+            "partial": lambda side, g, rng: _board_look(side, g["node"]),
+            "wrong": lambda side, g, rng: afresh(side, g),
+        },
+        reward,
+    )
+
+
+# --- opennote: notes under a made-up id, with a category and tags (held out, the fourteenth set) ---------------
+
+
+def _opennote_draw(rng: random.Random) -> dict[str, Any]:
+    words = rng.sample(_WORDS, 4)
+    return {
+        "title": f"{words[0].capitalize()} {rng.choice(('plan', 'notes', 'checklist'))} {rng.randint(1, 99)}",
+        "content": f"- ask {rng.choice(('alice', 'bruno', 'chen'))} about the {words[1]} by day {rng.randint(1, 28)}",
+        "new_content": f"- {words[2]} moved to week {rng.randint(1, 52)}",
+        "category": rng.choice(("work", "personal", "ideas", "reading")),
+        "tags": rng.sample(("todo", "draft", "important", "weekly", "q3", "travel"), 2),
+        "titles": [f"{word.capitalize()} list" for word in rng.sample(_WORDS, 3)],
+    }
+
+
+def _opennote_json(value: Any) -> Any:
+    """An answer's JSON (its `result` text read as JSON; None for a text that is not)."""
+    text = value.get("result") if isinstance(value, dict) and set(value) == {"result"} else value
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+async def _opennote_listed(side: Side, **params: Any) -> list[dict[str, Any]]:
+    """The notes list_notes (or, with a query, search_notes) answers; none when it fails."""
+    tool = "search_notes" if "query" in params else "list_notes"
+    value, error = await side.call(tool, {"limit": 50, **params})
+    found = _opennote_json(value) if not error else None
+    return [note for note in found if isinstance(note, dict)] if isinstance(found, list) else []
+
+
+async def _opennote_look(side: Side) -> None:
+    """Lists the notes and does nothing with them."""
+    await _opennote_listed(side)
+
+
+async def _opennote_create(side: Side, g: dict[str, Any], title: str, content: str, **more: Any) -> None:
+    await side.call("create_note", {"title": title, "content": content, **more})
+
+
+def _opennote_file() -> Task:
+    async def play(side: Side, g: dict[str, Any], tagged: bool, content: str | None) -> None:
+        if content is None:
+            await _opennote_listed(side, category=g["category"])  # looks, never writes
+            return
+        tags = {"tags": g["tags"]} if tagged else {}
+        await _opennote_create(side, g, g["title"], content, category=g["category"], **tags)
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        notes = [
+            note for note in await _opennote_listed(side, category=g["category"]) if note.get("title") == g["title"]
+        ]
+        tags = _opennote_json(notes[0].get("tags")) if len(notes) == 1 else None
+        return float(len(notes) == 1 and notes[0].get("content") == g["content"] and tags == g["tags"])
+
+    return _fixture_task(
+        "create a note with its category and tags",
+        _opennote_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, True, g["content"]),
+            "sloppy": lambda side, g, rng: play(side, g, rng.random() < 0.5, g["content"]),
+            "partial": lambda side, g, rng: play(side, g, True, None),
+            "wrong": lambda side, g, rng: play(side, g, True, "TODO"),
+        },
+        reward,
+    )
+
+
+async def _opennote_three(side: Side, g: dict[str, Any]) -> None:
+    for title in g["titles"]:
+        await _opennote_create(side, g, title, f"first draft of {title.lower()}")
+
+
+async def _opennote_delete(side: Side, g: dict[str, Any], indices: list[int]) -> None:
+    """Deletes the notes of those titles, their ids read from the list."""
+    ids = {note.get("title"): note.get("id") for note in await _opennote_listed(side)}
+    for index in indices:
+        await side.call("delete_note", {"note_id": ids.get(g["titles"][index], "")})
+
+
+def _opennote_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        titles = [note.get("title") for note in await _opennote_listed(side)]
+        kept = [titles.count(title) == 1 for title in g["titles"]]
+        gone = g["titles"][1] not in titles
+        return float(gone) * (1.0 + kept[0] + kept[2]) / 3  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one note of three",
+        _opennote_draw,
+        _opennote_three,
+        {
+            "perfect": lambda side, g, rng: _opennote_delete(side, g, [1]),
+            "sloppy": lambda side, g, rng: _opennote_delete(side, g, [1 if rng.random() < 0.5 else 2]),
+            "partial": lambda side, g, rng: _opennote_look(side),
+            "wrong": lambda side, g, rng: _opennote_delete(side, g, [0, 1, 2]),
+        },
+        reward,
+    )
+
+
+def _opennote_edit() -> Task:
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await _opennote_create(side, g, g["title"], g["content"], category=g["category"])
+
+    async def edit(side: Side, g: dict[str, Any], field: str | None) -> None:
+        found = await _opennote_listed(side, query=g["title"])  # the note's id, found by its title
+        if field is not None and found:
+            await side.call("update_note", {"note_id": found[0].get("id"), field: g["new_content"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        notes = [note for note in await _opennote_listed(side) if note.get("title") == g["title"]]
+        return float(len(notes) == 1 and notes[0].get("content") == g["new_content"])
+
+    return _fixture_task(
+        "replace a note's content",
+        _opennote_draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: edit(side, g, "content"),
+            "sloppy": lambda side, g, rng: edit(side, g, "content" if rng.random() < 0.5 else "title"),
+            "partial": lambda side, g, rng: edit(side, g, None),
+            "wrong": lambda side, g, rng: _opennote_create(side, g, g["title"], g["new_content"]),
+        },
+        reward,
+    )
+
+
+# --- gnuunits: unit conversion over the GNU units database, no state (held out, the fourteenth set) -----------
+
+
+def _gnuunits_draw(rng: random.Random) -> dict[str, Any]:
+    return {
+        "cups": rng.choice((0.5, 1, 1.5, 2, 3, 4)),
+        "spoons": rng.randint(1, 6),
+        "celsius": rng.choice((150, 160, 175, 180, 190, 200, 220, 230, 250)),
+        "watts": rng.choice((60, 100, 750, 1200, 1500, 2000, 2400)),
+        "hours": rng.choice((0.5, 1.5, 2, 3, 4.5, 8)),
+    }
+
+
+async def _gnuunits_value(side: Side, tool: str, arguments: dict[str, Any]) -> float | None:
+    """A conversion's bare number (its answer's `value`; None when it fails)."""
+    value, error = await side.call(tool, arguments)
+    found = value.get("value") if not error and isinstance(value, dict) else None
+    return float(found) if isinstance(found, int | float) and not isinstance(found, bool) else None
+
+
+async def _recipe_millilitres(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """A recipe's cups and tablespoons of milk, together, in millilitres."""
+    cups, spoons = g["cups"], g["spoons"]
+    if how == "partial":  # the cups only
+        return await _gnuunits_value(side, "convert", {"from_expr": f"{cups} cup", "to_expr": "ml"})
+    if how == "wrong":  # the spoons taken as cups
+        return await _gnuunits_value(side, "convert", {"from_expr": f"{cups + spoons} cup", "to_expr": "ml"})
+    spoon = "tsp" if how == "sloppy" else "tbsp"
+    return await _gnuunits_value(side, "convert", {"from_expr": f"{cups} cup + {spoons} {spoon}", "to_expr": "ml"})
+
+
+async def _oven_fahrenheit(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """An oven's Celsius setting in Fahrenheit."""
+    source, target = {
+        "sloppy": (f"{g['celsius']} degC", "degF"),  # a difference of degrees, not a temperature
+        "partial": (f"tempC({g['celsius']})", "K"),
+        "wrong": (f"tempF({g['celsius']})", "tempC"),
+    }.get(how, (f"tempC({g['celsius']})", "tempF"))
+    return await _gnuunits_value(side, "convert", {"from_expr": source, "to_expr": target})
+
+
+async def _appliance_energy(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The energy an appliance of some watts uses in some hours, in kilowatt-hours."""
+    if how == "partial":  # its power in kilowatts
+        return await _gnuunits_value(side, "convert", {"from_expr": f"{g['watts']} W", "to_expr": "kW"})
+    if how == "wrong":  # in joules, as SI gives it
+        return await _gnuunits_value(side, "convert_to_si", {"expr": f"{g['watts']} W * {g['hours']} hour"})
+    period = "min" if how == "sloppy" else "hour"
+    return await _gnuunits_value(
+        side, "convert", {"from_expr": f"{g['watts']} W * {g['hours']} {period}", "to_expr": "kWh"}
+    )
+
+
+def _gnuunits_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
+    task = _calc_task(name, steps)
+    return Task(name, _gnuunits_draw, task.setup, task.agents, task.reward)
 
 
 TASKS: dict[str, list[Callable[[], Task]]] = {
@@ -4585,6 +4926,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_subnet_task, "the broadcast address of a subnet for a number of hosts", _broadcast_for_hosts),
         partial(_subnet_task, "the nth usable address of a network given by a mask", _nth_of_masked),
         partial(_subnet_task, "the addresses left after an address in its network", _addresses_left),
+    ],
+    "board": [_board_place, _board_drop, _board_hand_over],
+    "opennote": [_opennote_file, _opennote_drop, _opennote_edit],
+    "gnuunits": [
+        partial(_gnuunits_task, "a recipe's cups and tablespoons in millilitres", _recipe_millilitres),
+        partial(_gnuunits_task, "an oven's Celsius setting in Fahrenheit", _oven_fahrenheit),
+        partial(_gnuunits_task, "an appliance's energy in kilowatt-hours", _appliance_energy),
     ],
 }
 
