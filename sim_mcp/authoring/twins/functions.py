@@ -50,6 +50,7 @@ from sim_mcp.authoring.twins import formulas
 from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.formulas import FORMULAS, read_formulas, sign_atoms
+from sim_mcp.authoring.twins.positional import POSITIONAL, read_positional
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.units import UNITS, UnitCall, fit_units, units_reproduced
 from sim_mcp.specs.model import ToolSpec
@@ -101,6 +102,8 @@ def twin_fn_of(part, args):
         return twin_fn_units(part, args)
     if kind == "formula":
         return twin_formula_of(part, args)
+    if kind == "bits":
+        return twin_bits_of(part, args)
     if kind == "date":
         return twin_date_of(part, args)
     if kind == "str":
@@ -297,6 +300,7 @@ def twin_fn_radix(value, base, to):
 """
 FUNCTIONS += UNITS
 FUNCTIONS += FORMULAS
+FUNCTIONS += POSITIONAL
 
 # The learner's entry point: every function of every recorded call's arguments, as pieces and failures.
 BRIDGE = """
@@ -450,6 +454,10 @@ def read_functions(
             result.pieces[id(call)] = pieces
     for at, lined in _linear(library, properties, calls).items():
         result.pieces.setdefault(at, []).extend(lined)
+        telling = True
+    # Numbers in positional forms (an address, a colour) computed bit by bit: each tells, as a function's value.
+    for at, positioned in read_positional(library, tool, calls).items():
+        result.pieces.setdefault(at, []).extend(positioned)
         telling = True
     computes = read_formulas(library, tool, calls, sources)
     computing = any(formulas.computed(part) for pieces in computes.values() for _, part in pieces)
