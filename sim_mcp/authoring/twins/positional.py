@@ -274,16 +274,29 @@ def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCa
     rendered: list[list[list[Any]]] = library.call(
         "twin_bridge_parts", {"parts": parts, "cases": [call.arguments for call in calls]}
     )
-    found: dict[int, list[list[Any]]] = {}
+    shown: dict[int, list[tuple[int, str]]] = {}
     for call, values in zip(calls, rendered, strict=True):
         if call.is_error:
             continue
         texts, numbers = _texts(call.value), _numbers(call.value)
-        for part, (value, text) in zip(parts, values, strict=True):
-            if isinstance(value, str) and any(value in shown for shown in texts):
-                found.setdefault(id(call), []).append([value, part])
+        for at, (value, text) in enumerate(values):
+            if isinstance(value, str) and any(value in written for written in texts):
+                shown.setdefault(id(call), []).append((at, value))
             elif isinstance(value, int) and isinstance(text, str) and _shows_number(value, texts, numbers):
-                found.setdefault(id(call), []).append([text, part])
+                shown.setdefault(id(call), []).append((at, text))
+    # Of the candidates a call shows alike, only the one most calls show (the simplest of those): the others
+    # agree with it on this call and would only multiply the templates drawn from it.
+    hits = [0] * len(parts)
+    for pieces in shown.values():
+        for at, _ in pieces:
+            hits[at] += 1
+    found: dict[int, list[list[Any]]] = {}
+    for key, pieces in shown.items():
+        best: dict[str, int] = {}
+        for at, text in pieces:
+            if text not in best or (hits[at], -at) > (hits[best[text]], -best[text]):
+                best[text] = at
+        found[key] = [[text, parts[at]] for text, at in best.items()]
     return found
 
 
