@@ -20,7 +20,11 @@ TOOLS = [
         description="The block of addresses a host lies in.",
         input_schema={
             "type": "object",
-            "properties": {"host": {"type": "string"}, "width": {"type": "integer"}},
+            "properties": {
+                "host": {"type": "string"},
+                "width": {"type": "integer"},
+                "with_bits": {"type": "boolean"},
+            },
             "required": ["host", "width"],
         },
     ),
@@ -38,15 +42,16 @@ def dotted(value: int) -> str:
 
 
 def answer(tool: str, arguments: dict[str, Any]) -> tuple[Any, bool]:
-    """The fixture server: a block's first and last address, its size and its mask in binary groups; a
-    shade's complement, written in lower case behind `#` however it was given."""
+    """The fixture server: a block's first and last address, its size and its mask in binary groups (unless
+    `with_bits` is false); a shade's complement, written in lower case behind `#` however it was given."""
     if tool == "block_of":
         parts = [int(p) for p in arguments["host"].split(".")]
         host = (parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]
         mask = (0xFFFFFFFF << (32 - arguments["width"])) & 0xFFFFFFFF
         binary = ".".join(format((mask >> shift) & 255, "08b") for shift in (24, 16, 8, 0))
         value = {"first": dotted(host & mask), "last": dotted(host | (~mask & 0xFFFFFFFF))}
-        return value | {"size": (~mask & 0xFFFFFFFF) + 1, "mask_bits": binary}, False
+        value["size"] = (~mask & 0xFFFFFFFF) + 1
+        return value | ({"mask_bits": binary} if arguments.get("with_bits", True) else {}), False
     shade = int(arguments["shade"].lstrip("#"), 16)
     return {"inverse": "#" + format(shade ^ 0xFFFFFF, "06x")}, False
 
@@ -61,7 +66,8 @@ def calls(rng: random.Random, count: int) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
     for _ in range(count):
         host = ".".join(str(rng.randrange(1, 255)) for _ in range(4))
-        out.append(("block_of", {"host": host, "width": rng.randrange(8, 31)}))
+        flag = rng.choice([{}, {"with_bits": True}, {"with_bits": False}])
+        out.append(("block_of", {"host": host, "width": rng.randrange(8, 31)} | flag))
         shade = format(rng.randrange(1 << 24), "06x")
         out.append(("invert", {"shade": rng.choice(["#", ""]) + rng.choice([shade, shade.upper()])}))
     return out
@@ -81,6 +87,13 @@ def test_addresses_and_colours_never_recorded_are_computed_bit_by_bit() -> None:
     state: dict[str, Any] = {}
     for tool, arguments in calls(random.Random(99), 6):
         assert_guard_agrees(learned, tool, state, arguments, answer(tool, arguments)[0])
+
+
+def test_a_flag_the_call_sets_chooses_what_the_answer_shows() -> None:
+    learned = plans()
+    for flag in ({"with_bits": False}, {"with_bits": True}, {}):
+        arguments = {"host": "203.0.113.77", "width": 27} | flag
+        assert_guard_agrees(learned, "block_of", {}, arguments, answer("block_of", arguments)[0])
 
 
 def test_a_text_in_no_form_the_tool_reads_is_handed_on() -> None:

@@ -3196,6 +3196,11 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
         yield ["absent", name]
     for first, second in itertools.combinations(optional, 2):
         yield ["given", first, second]
+    for name, schema in (tool.input_schema.get("properties") or {}).items():
+        if isinstance(schema, dict) and types_of(schema) - {"null"} == {"boolean"}:
+            # A flag the call sets may choose what the answer shows (a field left out where it is false).
+            yield ["is", name, True]
+            yield ["is", name, False]
     for name in named:
         yield ["missing", name]
         yield ["parent_missing", name]
