@@ -29,6 +29,15 @@ TOOLS = [
         },
     ),
     ToolSpec(
+        name="nth_of",
+        description="The address at a place in a block.",
+        input_schema={
+            "type": "object",
+            "properties": {"block": {"type": "string"}, "place": {"type": "integer"}},
+            "required": ["block", "place"],
+        },
+    ),
+    ToolSpec(
         name="invert",
         description="A shade's inverse.",
         input_schema={"type": "object", "properties": {"shade": {"type": "string"}}, "required": ["shade"]},
@@ -52,6 +61,12 @@ def answer(tool: str, arguments: dict[str, Any]) -> tuple[Any, bool]:
         value = {"first": dotted(host & mask), "last": dotted(host | (~mask & 0xFFFFFFFF))}
         value["size"] = (~mask & 0xFFFFFFFF) + 1
         return value | ({"mask_bits": binary} if arguments.get("with_bits", True) else {}), False
+    if tool == "nth_of":
+        address, width = arguments["block"].split("/")
+        parts = [int(p) for p in address.split(".")]
+        usable = (1 << (32 - int(width))) - 2
+        at = ((parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]) + arguments["place"]
+        return {"address": dotted(at), "usable": usable, "is_last": arguments["place"] == usable}, False
     shade = int(arguments["shade"].lstrip("#"), 16)
     return {"inverse": "#" + format(shade ^ 0xFFFFFF, "06x")}, False
 
@@ -68,6 +83,10 @@ def calls(rng: random.Random, count: int) -> list[tuple[str, dict[str, Any]]]:
         host = ".".join(str(rng.randrange(1, 255)) for _ in range(4))
         flag = rng.choice([{}, {"with_bits": True}, {"with_bits": False}])
         out.append(("block_of", {"host": host, "width": rng.randrange(8, 31)} | flag))
+        width = rng.randrange(24, 30)
+        block = ".".join(str(rng.randrange(1, 255)) for _ in range(3)) + f".0/{width}"
+        usable = (1 << (32 - width)) - 2
+        out.append(("nth_of", {"block": block, "place": rng.choice([1, 2, rng.randrange(1, usable), usable])}))
         shade = format(rng.randrange(1 << 24), "06x")
         out.append(("invert", {"shade": rng.choice(["#", ""]) + rng.choice([shade, shade.upper()])}))
     return out
@@ -94,6 +113,12 @@ def test_a_flag_the_call_sets_chooses_what_the_answer_shows() -> None:
     for flag in ({"with_bits": False}, {"with_bits": True}, {}):
         arguments = {"host": "203.0.113.77", "width": 27} | flag
         assert_guard_agrees(learned, "block_of", {}, arguments, answer("block_of", arguments)[0])
+
+
+def test_an_answer_that_differs_where_a_place_reaches_the_blocks_end() -> None:
+    learned = plans()
+    for arguments in ({"block": "198.51.100.0/28", "place": 14}, {"block": "198.51.100.0/28", "place": 5}):
+        assert_guard_agrees(learned, "nth_of", {}, arguments, answer("nth_of", arguments)[0])
 
 
 def test_a_text_in_no_form_the_tool_reads_is_handed_on() -> None:

@@ -556,6 +556,8 @@ def twin_holds(atom, root, keys, args):
         return twin_date_holds(atom, args)
     if kind == "sign":
         return twin_formula_sign(atom, args)
+    if kind == "bits_sign":
+        return twin_bits_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
     if kind == "not_json":

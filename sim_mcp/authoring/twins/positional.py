@@ -26,8 +26,11 @@ one: the simplest is kept. A text argument is read in every form its recorded va
 value (a digit too large, a group missing) writes nothing, so its call is handed on or answered by a rule of
 its own.
 
+Conditions (`comparison_atoms`): the sign of a number computed so less an integer argument (`["bits_sign",
+steps, name, signs]`): an answer may differ where a place asked for reaches the end of the block.
+
 What it cannot learn: a number computed by anything but these operations (a colour's hue, a contrast ratio);
-a form the answers never show; a field that depends on a comparison (whether an address is the last one).
+a form the answers never show.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.specs.model import ToolSpec
 
-__all__ = ["POSITIONAL", "forms_in", "read_positional"]
+__all__ = ["POSITIONAL", "comparison_atoms", "forms_in", "read_positional"]
 
 POSITIONAL = """
 # --- numbers in positional forms and bitwise arithmetic on them (`positional.py`) ---
@@ -86,6 +89,16 @@ def twin_bits_of(part, args):
     if value < 0 or value >= twin_two(form["groups"] * form["bits"]):
         return None
     return {"value": twin_pos_write(value, form)}
+
+def twin_bits_sign(atom, args):
+    # ["bits_sign", steps, name, signs]: the sign of a number computed bit by bit less integer argument `name`
+    # is one of `signs` ("-", "0", "+"); False where either has no value.
+    found = twin_bits_of(["bits", atom[1], None], args)
+    given = args.get(atom[2])
+    if found == None or type(given) != "int":
+        return False
+    difference = found["value"] - given
+    return ("-" if difference < 0 else "0" if difference == 0 else "+") in atom[3]
 
 # A number written as a JSON number is below this (a double holds it exactly).
 TWIN_BITS_NUMBER = 9007199254740992
@@ -274,30 +287,40 @@ def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCa
     rendered: list[list[list[Any]]] = library.call(
         "twin_bridge_parts", {"parts": parts, "cases": [call.arguments for call in calls]}
     )
-    shown: dict[int, list[tuple[int, str]]] = {}
+    found: dict[int, list[list[Any]]] = {}
     for call, values in zip(calls, rendered, strict=True):
         if call.is_error:
             continue
         texts, numbers = _texts(call.value), _numbers(call.value)
-        for at, (value, text) in enumerate(values):
+        for part, (value, text) in zip(parts, values, strict=True):
             if isinstance(value, str) and any(value in written for written in texts):
-                shown.setdefault(id(call), []).append((at, value))
+                found.setdefault(id(call), []).append([value, part])
             elif isinstance(value, int) and isinstance(text, str) and _shows_number(value, texts, numbers):
-                shown.setdefault(id(call), []).append((at, text))
-    # Of the candidates a call shows alike, only the one most calls show (the simplest of those): the others
-    # agree with it on this call and would only multiply the templates drawn from it.
-    hits = [0] * len(parts)
-    for pieces in shown.values():
-        for at, _ in pieces:
-            hits[at] += 1
-    found: dict[int, list[list[Any]]] = {}
-    for key, pieces in shown.items():
-        best: dict[str, int] = {}
-        for at, text in pieces:
-            if text not in best or (hits[at], -at) > (hits[best[text]], -best[text]):
-                best[text] = at
-        found[key] = [[text, parts[at]] for text, at in best.items()]
+                found.setdefault(id(call), []).append([text, part])
     return found
+
+
+def comparison_atoms(tool: ToolSpec, pieces: dict[int, list[list[Any]]]) -> list[list[Any]]:
+    """`["bits_sign", steps, name, signs]` for each number a call's answer shows computed bit by bit and each
+    integer argument: a server may answer otherwise where a count it asks for reaches what the block holds
+    (the last address of a block, a position past its end)."""
+    properties = tool.input_schema.get("properties") or {}
+    integers = [name for name, schema in properties.items() if "integer" in types_of(schema)]
+    numbers: dict[str, list[Any]] = {}
+    for found in pieces.values():
+        for _, part in found:
+            if part[0] == "bits" and part[2] is None:
+                numbers.setdefault(json.dumps(part[1]), part[1])
+    return [
+        ["bits_sign", steps, name, signs]
+        for steps in numbers.values()
+        for name in integers
+        if not any(step[0] == "var" and step[1] == name for step in steps)
+        for signs in _SIGNS
+    ]
+
+
+_SIGNS = (["0"], ["-"], ["+"])
 
 
 def _input_forms(properties: dict[str, Any], successes: list[RecordedCall]) -> list[tuple[str, dict[str, Any], bool]]:
@@ -394,7 +417,7 @@ def _terms(
     for t in level1 + level2:
         yield term((*t.steps, ["const", 1], ["+"])), False
         yield term((*t.steps, ["const", 1], ["-"])), False
-    for t in level2:
+    for t in level1 + level2:
         for name in integers:
             yield term((*t.steps, ["var", name], ["+"])), False
     # As numbers: the counts themselves, the bits a term sets, and small terms (a block's size) and one off.
