@@ -50,6 +50,7 @@ from sim_mcp.authoring.twins import formulas
 from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.formulas import FORMULAS, read_formulas, sign_atoms
+from sim_mcp.authoring.twins.positional import POSITIONAL, comparison_atoms, read_positional
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.units import UNITS, UnitCall, fit_units, units_reproduced
 from sim_mcp.specs.model import ToolSpec
@@ -101,6 +102,8 @@ def twin_fn_of(part, args):
         return twin_fn_units(part, args)
     if kind == "formula":
         return twin_formula_of(part, args)
+    if kind == "bits":
+        return twin_bits_of(part, args)
     if kind == "date":
         return twin_date_of(part, args)
     if kind == "str":
@@ -297,6 +300,7 @@ def twin_fn_radix(value, base, to):
 """
 FUNCTIONS += UNITS
 FUNCTIONS += FORMULAS
+FUNCTIONS += POSITIONAL
 
 # The learner's entry point: every function of every recorded call's arguments, as pieces and failures.
 BRIDGE = """
@@ -451,6 +455,12 @@ def read_functions(
     for at, lined in _linear(library, properties, calls).items():
         result.pieces.setdefault(at, []).extend(lined)
         telling = True
+    # Numbers in positional forms (an address, a colour) computed bit by bit: each tells, as a function's value;
+    # an answer may differ where one of them reaches a count the call gives.
+    positioned = read_positional(library, tool, calls)
+    for at, found in positioned.items():
+        result.pieces.setdefault(at, []).extend(found)
+        telling = True
     computes = read_formulas(library, tool, calls, sources)
     computing = any(formulas.computed(part) for pieces in computes.values() for _, part in pieces)
     for at, computed_here in computes.items():
@@ -463,6 +473,7 @@ def read_functions(
     # decodes nothing was given, to widen a tool's conditions for them.
     if telling:
         result.atoms = list(failures.values()) + _choices(properties)
+    result.atoms += comparison_atoms(tool, positioned)
     if computing:
         # A report of formulas may be one of two by a comparison of the call's numbers (not one that only
         # writes an argument as it is: an id).

@@ -351,7 +351,7 @@ _NUMBER_PARTS = frozenset(
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
         *("reads", "serial"),
-        *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula"),
+        *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula", "bits"),
     }
 )
 # The learner's clock's day (the twin library's `today()` as inference runs it): a day a template makes up.
@@ -384,7 +384,7 @@ _WHOLE = (
 # count of the world's keys is left to texts: a JSON 0 or 1 is as often a constant).
 _LEAF_NUMBERS = frozenset(
     {"num", "sum", "difference", "product", "size", "total_size", "mean_size", "index", "stored_size", "order"}
-    | {"measure", "distance", "writes", "count", "reads", "serial"}
+    | {"measure", "distance", "writes", "count", "reads", "serial", "bits"}
 )
 # The placeholders whose text a JSON number may be (`_computed_leaf`): a value computed from the call, written
 # as the server's language writes it.
@@ -1754,7 +1754,7 @@ def _converts(tool: _Tool, functions: Functions, cut: dict[int, dict[str, Any]],
     successes = [call for call in tool.calls if _succeeded(call)]
     converted = sum(
         any(
-            part[0] in ("linear", "units", "date") or computed(part) or (texts and _computed_text(text, part))
+            part[0] in ("linear", "units", "date", "bits") or computed(part) or (texts and _computed_text(text, part))
             for text, part in functions.pieces.get(id(call), [])
         )
         # An item's operation on the call's text (a substring per range).
@@ -3196,6 +3196,11 @@ def _atoms(tool: ToolSpec, root: str | None, named: list[str], stores: list[str]
         yield ["absent", name]
     for first, second in itertools.combinations(optional, 2):
         yield ["given", first, second]
+    for name, schema in (tool.input_schema.get("properties") or {}).items():
+        if isinstance(schema, dict) and types_of(schema) - {"null"} == {"boolean"}:
+            # A flag the call sets may choose what the answer shows (a field left out where it is false).
+            yield ["is", name, True]
+            yield ["is", name, False]
     for name in named:
         yield ["missing", name]
         yield ["parent_missing", name]

@@ -556,6 +556,8 @@ def twin_holds(atom, root, keys, args):
         return twin_date_holds(atom, args)
     if kind == "sign":
         return twin_formula_sign(atom, args)
+    if kind == "bits_sign":
+        return twin_bits_sign(atom, args)
     if kind == "unlike":
         return twin_unlike(atom, args)
     if kind == "not_json":
@@ -626,6 +628,9 @@ def twin_part(part, root, keys, args, twin):
     if kind in ("expr", "expr_name"):
         return twin_expr_part(part, args)
     if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula", "date", "str"):
+        return twin_fn_part(part, args)
+    if kind == "bits":
+        # A number in a positional form computed bit by bit (`positional.py`).
         return twin_fn_part(part, args)
     if kind == "arith":
         return twin_arith_part(part, args)
