@@ -229,10 +229,13 @@ sale in the year asked), under which a constant success may be answered, as wher
 
 **Rules** of a tool are learned by sequential covering over its recorded calls, each in the world its session had
 reached: the rule (template, condition) that answers most of the calls still uncovered, and none of them wrongly,
-first (ties: fewer atoms, then the condition true of fewer recorded calls); then the next, among the calls left;
-last, where calls are left, a lenient rule that answers most of them rightly and fewer than one in `_LENIENT` of
-those it fires on wrongly (`_lenient`: a rare variant no condition tells apart leaves the common answer to the
-twin, not to a replay that answers an error). A success is built from the call or the world, or is a constant only where
+first (ties: fewer atoms, then the condition true of fewer recorded calls); then the next, among the calls left.
+A lenient rule, which answers most of the calls left rightly and fewer than one in `_LENIENT` of those it fires on
+wrongly (`_lenient`), is taken instead where it answers `_BROADER` times as many as the best exact rule, or where
+no exact rule is left, after the exact rules for the calls it would answer wrongly: a common answer is not carved
+into rules under conditions that only happen to hold of the recorded calls, and a rare variant no condition tells
+apart leaves the common answer to the twin, not to a replay that answers an error. A success is built from the
+call or the world, or is a constant only where
 nothing is stored (at all, under the key the call names, or that the tool's listing picks: `none`) or the call lacks a
 required argument (a recorded listing or file content is never answered as a constant), or where it is one line that
 acknowledges a call on a stored key, on two calls at least ("Task deleted successfully"), or a JSON object of such lines
@@ -334,6 +337,10 @@ _SUPPORT = 2
 # The decision list's last rule may answer some of the calls it fires on wrongly: at most one in this many
 # (`_Learner.cover`).
 _LENIENT = 5
+# A rule that answers a few of the calls it fires on wrongly (`_lenient`) is taken ahead of the exact rules left
+# where it answers at least this many times as many calls rightly as the best of them: the exceptions an exact
+# covering would carve out with conditions that only happen to hold are rarer than the rule.
+_BROADER = 3
 _LENGTH_MARGIN = 32
 # Conditions under which a constant success may be answered: nothing stored it could show (nothing at all,
 # nothing under the key the call names, nothing a listing's predicate picks, no item of an array argument a
@@ -1382,13 +1389,15 @@ class _Learner:
         successes = _bits(i for i, c in enumerate(usable) if not c.is_error and c.rpc_error is None)
         checking = True
         covered = 0
-        while remaining:
+
+        def exact(among: int) -> tuple[tuple[int, int, int, int, int, int], dict[str, Any], int, bool] | None:
+            # The rule that answers most of the calls left in `among` rightly and none of the calls left wrongly.
             best: tuple[tuple[int, int, int, int, int, int], dict[str, Any], int, bool] | None = None
             for key, (template, error) in found.items():
                 if checking and not error:
                     continue
                 fit = fits[key] & remaining
-                if not fit or (best is not None and fit.bit_count() < best[0][0]):
+                if not fit & among or (best is not None and (fit & among).bit_count() < best[0][0]):
                     # No call left to answer, or fewer than the best rule so far answers: it cannot be chosen.
                     continue
                 group = [usable[i] for i in _members(fit)]
@@ -1397,24 +1406,41 @@ class _Learner:
                 past = tried_by(key, error, self.bounded(tool, worlds, longer, bounds))
                 for when, hit, bad, rank, on_two in options[key] + past:
                     hits = hit & remaining & ~refused
-                    if not hits or bad & remaining:
+                    if not hits & among or bad & remaining:
                         continue
                     if checking and (hit & successes or not all(atom[0] in _CHECKS for atom in when)):
                         continue
-                    size = hits.bit_count()
-                    if size < _SUPPORT and on_two:
+                    if hits.bit_count() < _SUPPORT and on_two:
                         continue
                     # Of conditions that answer as many calls: the fewest atoms, then none about the whole
                     # world, then no record's field, then the narrowest, then one that asks about the world
                     # (`_Condition`).
-                    score = (size, *rank)
+                    score = ((hits & among).bit_count(), *rank)
                     if best is None or score > best[0]:
                         rule: dict[str, Any] = {"when": when, "answer": template, "error": error}
                         if not error:
                             rule["effect"] = effect
                         best = (score, rule, hits, checking)
+            return best
+
+        while remaining:
+            best = exact(everyone)
             if best is None and checking:
                 checking = False
+                continue
+            broad = None if checking else _lenient(found, options, fits, remaining & ~refused, effect)
+            if broad is not None and broad[1] >= _BROADER * (best[0][0] if best else 0):
+                # A rule that answers many times as many calls as any exact one, but a few wrongly: the exact
+                # rules for those few go ahead of it (a refusal of a value the server checks), then it.
+                rule, _, fired, wrong = broad
+                while wrong and (exception := exact(wrong)) is not None:
+                    rules.append(exception[1])
+                    covered += exception[2].bit_count()
+                    remaining &= ~exception[2]
+                    wrong &= ~exception[2]
+                rules.append(rule)
+                covered += (fired & ~wrong & remaining).bit_count()
+                remaining &= ~fired
                 continue
             if best is None:
                 break
@@ -1422,10 +1448,6 @@ class _Learner:
             covered += best[2].bit_count()
             remaining &= ~best[2]
         rules = checks + rules
-        last = _lenient(found, options, fits, remaining & ~refused, effect) if remaining else None
-        if last is not None:
-            rules.append(last[0])
-            covered += last[1]
         return rules, covered + invalid.bit_count() if rules else 0
 
     def bounded(
@@ -1448,14 +1470,14 @@ def _lenient(
     fits: dict[str, int],
     left: int,
     effect: list[Any] | None,
-) -> tuple[dict[str, Any], int] | None:
-    """The decision list's last rule, for the calls no rule answers without a wrong answer (`left`): of every
-    template and condition, the one that answers most of them rightly, where it answers at least two so and
-    fewer than one in `_LENIENT` of those it fires on wrongly, marked `lenient` (compile's check bears its
-    wrong answers). A rare variant that no condition tells apart (a flag a server adds to a duplicate, a
-    refusal of a value it does not know) would otherwise leave every call of the tool to the replay, which
-    answers an error where the common answer was right; and how many it answers rightly."""
-    best: tuple[tuple[int, tuple[int, int, int, int, int]], dict[str, Any], int] | None = None
+) -> tuple[dict[str, Any], int, int, int] | None:
+    """A lenient rule for the calls left (`left`): of every template and condition, the one that answers most
+    of them rightly, where it answers at least two so and fewer than one in `_LENIENT` of those it fires on
+    wrongly, marked `lenient` (compile's check bears its wrong answers). A rare variant that no condition tells
+    apart (a flag a server adds to a duplicate, a refusal of a value it does not know) would otherwise leave
+    every call of the tool to the replay, which answers an error where the common answer was right. With the
+    rule: how many calls it answers rightly, the calls it fires on and those it answers wrongly (bits)."""
+    best: tuple[tuple[int, tuple[int, int, int, int, int]], dict[str, Any], int, int, int] | None = None
     for key, (template, error) in found.items():
         for when, hit, bad, rank, _ in options[key]:
             right = (hit & fits[key] & left).bit_count()
@@ -1467,8 +1489,8 @@ def _lenient(
                 rule: dict[str, Any] = {"when": when, "answer": template, "error": error, "lenient": True}
                 if not error:
                     rule["effect"] = effect
-                best = (score, rule, right)
-    return None if best is None else (best[1], best[2])
+                best = (score, rule, right, hit & left, bad & left)
+    return None if best is None else (best[1], best[2], best[3], best[4])
 
 
 def infer_guards(
