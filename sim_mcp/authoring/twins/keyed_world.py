@@ -1428,8 +1428,13 @@ class _Learner:
             if best is None and checking:
                 checking = False
                 continue
-            broad = None if checking else _lenient(found, options, fits, remaining & ~refused, effect)
-            if broad is not None and broad[1] >= _BROADER * (best[0][0] if best else 0):
+            needed = _BROADER * (best[0][0] if best else 0)
+            # A lenient rule answers rightly no more calls than its template fits: where no template fits as many
+            # as it would need, the search over every condition is not made.
+            reach = max(((fits[key] & remaining & ~refused).bit_count() for key in found), default=0)
+            searched = not checking and reach >= needed
+            broad = _lenient(found, options, fits, remaining & ~refused, effect) if searched else None
+            if broad is not None and broad[1] >= needed:
                 # A rule that answers many times as many calls as any exact one, but a few wrongly: the exact
                 # rules for those few go ahead of it (a refusal of a value the server checks), then it.
                 rule, _, fired, wrong = broad
