@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import settings
 
 # The fault tests' checks live in a helper module: its asserts get pytest's detailed messages, as a test's do.
 pytest.register_assert_rewrite("tests.fault_load")
+
+# In CI every property test meets the same cases on every run (a new case found by chance fails a run that changed
+# nothing); locally each run draws new ones, which is how new cases are found. A test's own `@settings` keeps this.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI") is not None:
+    settings.load_profile("ci")
 
 from sim_mcp.plugins import BACKENDS  # noqa: E402
 from sim_mcp.testing import FakeProvider  # noqa: E402

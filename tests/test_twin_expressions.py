@@ -203,6 +203,8 @@ def test_a_literal_past_a_doubles_range_is_read_as_python_reads_it() -> None:
 @example(["sqrt(1e300 * 1e300)", "log(1e300 * 1e300, 10)", "exp(-(1e300 * 1e300))", "sin(1e300 * 1e300)"])
 @example(["max(0, 1e300 * 1e300 - 1e300 * 1e300)", "min(1e300 * 1e300 - 1e300 * 1e300, 0)", "fabs(-1e300 * 1e300)"])
 @example(["0 + 1.7241407228954815e+22 / 9.590851127256111e-287"])  # a quotient past the largest double, then `+`
+# Float `//` floors the rounded quotient, as CPython does, not the exact one (hypothesis found the first once).
+@example(["2859326239879403.0 // (log(2))", "-2859326239879403.0 // log(2)", "-1 // 0.1", "1e308 // 1e-308"])
 def test_python_expressions_agree_with_python(texts: list[str]) -> None:
     check_python(texts)
 

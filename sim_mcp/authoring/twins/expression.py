@@ -517,18 +517,31 @@ def twin_expr_divide(left, right):
     return found if (left > 0) == (right > 0) else -found
 
 def twin_expr_floor_divide(left, right):
-    # Python's float `//`: the floor of the exact quotient, as a double.
-    a, b = twin_dyadic(abs(left)), twin_dyadic(abs(right))
-    top = a[0] * twin_two(b[1]) if left != 0 else 0
-    bottom = b[0] * twin_two(a[1])
-    if (left < 0) != (right < 0) and top != 0:
-        found = -((top + bottom - 1) // bottom)
-    else:
-        found = top // bottom
-    if found == 0:
+    # Python's float `//` as CPython computes it (float_divmod): the exact remainder, then (left - remainder) /
+    # right in doubles, one less where the remainder's sign is not the divisor's, floored and raised by one
+    # where that is more than a half below it. It is the floor of a rounded quotient, not of the exact one:
+    # `2859326239879403.0 // log(2)` is one below the exact floor.
+    remainder = twin_expr_fmod(left, right)
+    quotient = (left - remainder) / right
+    if remainder != 0 and (right < 0) != (remainder < 0):
+        quotient -= 1.0
+    if not twin_finite(quotient):
+        return quotient  # past the largest double (`1e308 // 1e-308` is inf)
+    if quotient == 0:
         # A zero quotient takes the sign of the operands' signs combined, a -0.0 dividend's too (`-0.0 // 1`).
         return -0.0 if twin_negative(left) != twin_negative(right) else 0.0
-    return float(found)
+    found = twin_expr_float(twin_expr_whole("floor", quotient))
+    return found + 1.0 if quotient - found > 0.5 else found
+
+def twin_expr_fmod(left, right):
+    # C's fmod of two finite doubles, the divisor not zero: exact, with the dividend's sign.
+    a, b = twin_dyadic(abs(left)), twin_dyadic(abs(right))
+    shift = max(a[1], b[1])
+    left_over = (a[0] * twin_two(shift - a[1])) % (b[0] * twin_two(shift - b[1]))
+    if left_over == 0:
+        return -0.0 if twin_negative(left) else 0.0
+    found = twin_rounded(left_over, twin_two(shift))
+    return -found if left < 0 else found
 
 def twin_expr_power(left, right):
     # Python's `**`: exact on ints with a whole exponent not below 0; else a double, the nearest the exact
