@@ -19,10 +19,12 @@ theirs:
 - the complement within the width (`["not", width]`), `and`, `or`, a difference, the number of bits set
   (`["count"]`), one more or one less, and the sum with an integer argument.
 
-Each candidate is written in every form the tool's answers show at that width, or as a number, and kept as a
-piece of each call whose answer shows what the twin's Starlark writes for it (the Starlark is the only
-semantics: the Python search proposes, the rendering decides). Candidates equal on every recorded call are
-one: the simplest is kept. A text argument is read in every form its recorded values take; an unreadable
+The Starlark is the only semantics. The search builds its terms level by level in Python, but every term's
+value on every recorded call is computed by the twin's own operations (`twin_bits_step`, which `twin_bits_of`
+runs when the twin answers), a level in one batch (`twin_bridge_bits`), and the numbers the answers write are
+read by the twin's reader (`twin_pos_read`). A candidate is kept where two successes show its value in a form
+their answers write at that width (or as a number), then as a piece of each call whose answer shows what the
+twin's Starlark writes for it. Candidates equal on every recorded call are one: the simplest is kept. A text argument is read in every form its recorded values take; an unreadable
 value (a digit too large, a group missing) writes nothing, so its call is handed on or answered by a rule of
 its own.
 
