@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim_mcp.authoring.twins import formulas
+from sim_mcp.authoring.twins import formulas, positional
 from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
 from sim_mcp.authoring.twins.formulas import FORMULAS, read_formulas, sign_atoms
@@ -385,8 +385,8 @@ def twin_bridge_parts(state, args):
     # Each part's value for each case (None where it writes nothing).
     return [[[twin_fn_number(p, call), twin_fn_part(p, call)] for p in args["parts"]] for call in args["cases"]]
 """
-BRIDGE += formulas.BRIDGE
-BRIDGE_TOOLS = ("twin_bridge_functions", "twin_bridge_parts", *formulas.BRIDGE_TOOLS)
+BRIDGE += formulas.BRIDGE + positional.BRIDGE
+BRIDGE_TOOLS = ("twin_bridge_functions", "twin_bridge_parts", *formulas.BRIDGE_TOOLS, *positional.BRIDGE_TOOLS)
 
 # The functions whose value, shown in an answer, tells that the tool computes it: a text (a number, a length
 # or a distance, is too often shown by chance).

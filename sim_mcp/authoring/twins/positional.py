@@ -24,9 +24,9 @@ value on every recorded call is computed by the twin's own operations (`twin_bit
 runs when the twin answers), a level in one batch (`twin_bridge_bits`), and the numbers the answers write are
 read by the twin's reader (`twin_pos_read`). A candidate is kept where two successes show its value in a form
 their answers write at that width (or as a number), then as a piece of each call whose answer shows what the
-twin's Starlark writes for it. Candidates equal on every recorded call are one: the simplest is kept. A text argument is read in every form its recorded values take; an unreadable
-value (a digit too large, a group missing) writes nothing, so its call is handed on or answered by a rule of
-its own.
+twin's Starlark writes for it. Candidates equal on every recorded call are one: the simplest is kept. A text
+argument is read in every form its recorded values take; an unreadable value (a digit too large, a group
+missing) writes nothing, so its call is handed on or answered by a rule of its own.
 
 Conditions (`comparison_atoms`): the sign of a number computed so less an integer argument (`["bits_sign",
 steps, name, signs]`): an answer may differ where a place asked for reaches the end of the block.
@@ -60,26 +60,16 @@ def twin_bits_of(part, args):
     stack = []
     for step in part[1]:
         kind = step[0]
-        value = None
-        if kind == "pos":
-            value = twin_pos_read(args.get(step[1]), step[2])
-        elif kind == "suffix":
-            value = twin_pos_suffix(args.get(step[1]))
-        elif kind == "var":
-            value = args.get(step[1])
-            if type(value) != "int":
-                value = None
-        elif kind == "const":
-            value = step[1]
-        elif kind in ("mask", "not", "block", "count"):
+        a, b = None, None
+        if kind in TWIN_BITS_UNARY:
             if not stack:
                 return None
-            value = twin_bits_unary(kind, stack.pop(), step)
-        else:
+            a = stack.pop()
+        elif kind not in TWIN_BITS_LEAVES:
             if len(stack) < 2:
                 return None
             b, a = stack.pop(), stack.pop()
-            value = a & b if kind == "and" else a | b if kind == "or" else a + b if kind == "+" else a - b
+        value = twin_bits_step(step, a, b, args)
         if value == None:
             return None
         stack.append(value)
@@ -91,6 +81,31 @@ def twin_bits_of(part, args):
     if value < 0 or value >= twin_two(form["groups"] * form["bits"]):
         return None
     return {"value": twin_pos_write(value, form)}
+
+# Operations that read the call (no operand), and those of one operand; the others take two.
+TWIN_BITS_LEAVES = ("pos", "suffix", "var", "const")
+TWIN_BITS_UNARY = ("mask", "not", "block", "count")
+
+def twin_bits_step(step, a, b, args):
+    # One operation of the language: a leaf's value on the call's arguments, or an operation's on its
+    # operands' values a (and b); None where it has none.
+    kind = step[0]
+    if kind == "pos":
+        return twin_pos_read(args.get(step[1]), step[2])
+    if kind == "suffix":
+        return twin_pos_suffix(args.get(step[1]))
+    if kind == "var":
+        value = args.get(step[1])
+        return value if type(value) == "int" else None
+    if kind == "const":
+        return step[1]
+    if a == None:
+        return None
+    if kind in TWIN_BITS_UNARY:
+        return twin_bits_unary(kind, a, step)
+    if b == None:
+        return None
+    return a & b if kind == "and" else a | b if kind == "or" else a + b if kind == "+" else a - b
 
 def twin_bits_sign(atom, args):
     # ["bits_sign", steps, name, signs]: the sign of a number computed bit by bit less integer argument `name`
@@ -197,6 +212,27 @@ def twin_pos_write(value, form):
     return form["prefix"] + (text.upper() if form["upper"] else text)
 """
 
+BRIDGE = """
+def twin_bridge_bits(state, args):
+    # Terms of the language on every case, each one operation (`[step, operands]`) over terms already valued
+    # (`inputs`, by index): how inference values what it proposes, by the twin's own operations.
+    cases, inputs = args["cases"], args["inputs"]
+    found = []
+    for step, operands in args["program"]:
+        row = []
+        for i, case in enumerate(cases):
+            a = inputs[operands[0]][i] if len(operands) > 0 else None
+            b = inputs[operands[1]][i] if len(operands) > 1 else None
+            row.append(twin_bits_step(step, a, b, case))
+        found.append(row)
+    return found
+
+def twin_bridge_pos_read(state, args):
+    # The number each text writes in its form, or None.
+    return [twin_pos_read(text, form) for text, form in args["pairs"]]
+"""
+BRIDGE_TOOLS = ("twin_bridge_bits", "twin_bridge_pos_read")
+
 # Groups joined by one separator (three groups at least: `1.5` is a decimal, `1.2.3.4` a form), or a `#` and
 # hex digits; what follows a `/` (a prefix length) is read apart.
 _SEPARATED = re.compile(
@@ -216,13 +252,19 @@ def forms_in(text: str) -> Iterator[dict[str, Any]]:
     "groups", "bits", "pad", "sep", "prefix", "upper"}`. Groups of 8 binary digits are binary; groups of
     one to three decimal digits, none above 255, are bytes in decimal; groups of two hex digits are bytes in
     hex."""
+    for form, _ in _written(text):
+        yield form
+
+
+def _written(text: str) -> Iterator[tuple[dict[str, Any], str]]:
+    """Each number a text writes in a positional form: the form, and the number as written."""
     for match in _SEPARATED.finditer(text):
         form = _groups_form(match.group(1).split(match.group(2)), match.group(2), "")
         if form is not None:
-            yield form
+            yield form, match.group(1)
     for match in _HASHED.finditer(text):
         digits = match.group(1)
-        yield _hex_form(digits, len(digits) // 2, "", "#")
+        yield _hex_form(digits, len(digits) // 2, "", "#"), match.group(0)
 
 
 def _groups_form(groups: list[str], sep: str, prefix: str) -> dict[str, Any] | None:
@@ -240,27 +282,55 @@ def _hex_form(digits: str, groups: int, sep: str, prefix: str) -> dict[str, Any]
     return {"base": 16, "groups": groups, "bits": 8, "pad": 2, "sep": sep, "prefix": prefix, "upper": upper}
 
 
-def _argument_forms(value: str) -> list[dict[str, Any]]:
-    """The forms a text argument may be read in: the forms of its text before a `/`, read whole; six bare hex
-    digits as a colour behind `#`, where the tool's answers show one."""
+def _proposed_forms(value: str) -> tuple[str, list[dict[str, Any]]]:
+    """A text argument's text before a `/` (a count after it is read apart), and the forms it may be read in:
+    those of the numbers it writes, and six bare hex digits as a colour behind `#`, where the tool's answers
+    show one. Kept where the twin reads the whole text in that form (`_input_forms`)."""
     text = value.split("/")[0].strip() if value.count("/") == 1 else value.strip()
-    found = [form for form in forms_in(text) if _whole(text, form)]
+    found = list(forms_in(text))
     if _BARE.match(text):
         found.append(_hex_form(text, 3, "", "#"))
-    return found
-
-
-def _whole(text: str, form: dict[str, Any]) -> bool:
-    return _read(text, form) is not None
+    return text, found
 
 
 @dataclass(frozen=True)
 class _Term:
-    """A candidate: its steps (postfix), its value on each success (None: not computed there), its width."""
+    """A candidate: its steps (postfix), its value on each success (None: not computed there)."""
 
     steps: tuple[Any, ...]
     values: tuple[int | None, ...]
-    width: int
+
+
+class _Valuer:
+    """Values terms of the language on the successes' arguments by the twin's own Starlark
+    (`twin_bridge_bits`, the operations `twin_bits_of` runs), a level of the search in one batch: inference
+    proposes with the very semantics the twin answers with."""
+
+    def __init__(self, library: TwinLibrary, cases: list[dict[str, Any]]) -> None:
+        self.library = library
+        self.cases = cases
+
+    def terms(self, made: list[tuple[list[Any], tuple[_Term, ...]]]) -> list[_Term]:
+        """Each term made of one operation (its step) over terms already valued (its operands, none for one
+        that reads the call)."""
+        if not made:
+            return []
+        at: dict[int, int] = {}
+        inputs: list[tuple[int | None, ...]] = []
+        program: list[list[Any]] = []
+        for step, operands in made:
+            for term in operands:
+                if id(term) not in at:
+                    at[id(term)] = len(inputs)
+                    inputs.append(term.values)
+            program.append([step, [at[id(term)] for term in operands]])
+        rows: list[list[int | None]] = self.library.call(
+            "twin_bridge_bits", {"cases": self.cases, "inputs": inputs, "program": program}
+        )
+        return [
+            _Term((*(s for term in operands for s in term.steps), step), tuple(row))
+            for (step, operands), row in zip(made, rows, strict=True)
+        ]
 
 
 def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCall]) -> dict[int, list[list[Any]]]:
@@ -271,7 +341,7 @@ def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCa
     successes = [call for call in calls if not call.is_error]
     if len(successes) < _FEWEST_SHOWN:
         return {}
-    inputs = _input_forms(properties, successes)
+    inputs = _input_forms(library, properties, successes)
     if not inputs:
         return {}
     outputs: dict[str, dict[str, Any]] = {}
@@ -283,7 +353,7 @@ def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCa
             counts[key] = counts.get(key, 0) + 1
     forms = [form for key, form in outputs.items() if counts[key] >= _FEWEST_SHOWN]
     integers = [name for name, schema in properties.items() if "integer" in types_of(schema)]
-    parts = _candidates(successes, inputs, integers, forms)
+    parts = _candidates(library, successes, inputs, integers, forms)
     if not parts:
         return {}
     rendered: list[list[list[Any]]] = library.call(
@@ -325,35 +395,77 @@ def comparison_atoms(tool: ToolSpec, pieces: dict[int, list[list[Any]]]) -> list
 _SIGNS = (["0"], ["-"], ["+"])
 
 
-def _input_forms(properties: dict[str, Any], successes: list[RecordedCall]) -> list[tuple[str, dict[str, Any], bool]]:
-    """Each string argument, the form most of its recorded values are read in (two at least), and whether
-    they carry a count after a `/`."""
-    found = []
-    for name, schema in properties.items():
-        if "string" not in types_of(schema):
-            continue
-        counts: dict[str, int] = {}
-        forms: dict[str, dict[str, Any]] = {}
-        suffixed = 0
+def _input_forms(
+    library: TwinLibrary, properties: dict[str, Any], successes: list[RecordedCall]
+) -> list[tuple[str, dict[str, Any], bool]]:
+    """Each string argument, the form most of its recorded values are read in whole (two at least), and
+    whether they carry a count after a `/`."""
+    strings = [name for name, schema in properties.items() if "string" in types_of(schema)]
+    proposed: list[tuple[str, str, dict[str, Any]]] = []
+    suffixed: dict[str, int] = {}
+    for name in strings:
         for call in successes:
             value = call.arguments.get(name)
             if not isinstance(value, str):
                 continue
-            suffixed += value.count("/") == 1 and value.rsplit("/", 1)[1].strip().isdigit()
-            for form in _argument_forms(value):
-                # Read in either case alike.
-                form = {**form, "upper": False}
-                key = json.dumps(form, sort_keys=True)
-                forms[key] = form
-                counts[key] = counts.get(key, 0) + 1
-        if counts:
-            key = max(counts, key=lambda k: counts[k])
-            if counts[key] >= _FEWEST_SHOWN:
-                found.append((name, forms[key], suffixed >= _FEWEST_SHOWN))
+            suffixed[name] = suffixed.get(name, 0) + (
+                value.count("/") == 1 and value.rsplit("/", 1)[1].strip().isdigit()
+            )
+            text, forms = _proposed_forms(value)
+            # Read in either case alike.
+            proposed += [(name, text, {**form, "upper": False}) for form in forms]
+    read = _read_all(library, [(text, form) for _, text, form in proposed])
+    counts: dict[str, dict[str, int]] = {}
+    kept: dict[str, dict[str, Any]] = {}
+    for (name, _, form), value in zip(proposed, read, strict=True):
+        if value is not None:
+            key = json.dumps(form, sort_keys=True)
+            kept[key] = form
+            counts.setdefault(name, {})[key] = counts.get(name, {}).get(key, 0) + 1
+    found = []
+    for name in strings:
+        if name in counts:
+            key = max(counts[name], key=lambda k: counts[name][k])
+            if counts[name][key] >= _FEWEST_SHOWN:
+                found.append((name, kept[key], suffixed[name] >= _FEWEST_SHOWN))
     return found
 
 
+def _read_all(library: TwinLibrary, pairs: list[tuple[str, dict[str, Any]]]) -> list[int | None]:
+    """The number each text writes in its form, as the twin reads it (None: it writes none)."""
+    if not pairs:
+        return []
+    found: list[int | None] = library.call("twin_bridge_pos_read", {"pairs": [list(pair) for pair in pairs]})
+    return found
+
+
+def _shown_in_forms(
+    library: TwinLibrary,
+    successes: list[RecordedCall],
+    inputs: list[tuple[str, dict[str, Any], bool]],
+    forms: list[dict[str, Any]],
+) -> dict[str, list[set[int]]]:
+    """By form (its JSON text), per success, the numbers its answer writes in that form, other than a text
+    argument as given (its own piece writes that)."""
+    keys = {json.dumps(form, sort_keys=True) for form in forms}
+    found: list[tuple[int, str, str, dict[str, Any]]] = []
+    for i, call in enumerate(successes):
+        given = {call.arguments.get(name) for name, _, _ in inputs}
+        for text in _texts(call.value):
+            for form, number in _written(text):
+                key = json.dumps(form, sort_keys=True)
+                if key in keys and number not in given:
+                    found.append((i, key, number, form))
+    shown: dict[str, list[set[int]]] = {key: [set() for _ in successes] for key in keys}
+    read = _read_all(library, [(number, form) for _, _, number, form in found])
+    for (i, key, _, _), value in zip(found, read, strict=True):
+        if value is not None:
+            shown[key][i].add(value)
+    return shown
+
+
 def _candidates(
+    library: TwinLibrary,
     successes: list[RecordedCall],
     inputs: list[tuple[str, dict[str, Any], bool]],
     integers: list[str],
@@ -362,22 +474,30 @@ def _candidates(
     """The parts worth rendering: each term of each width written in each form of that width its answers show
     (or as a number), where two successes show it; terms equal on every success are one (the first kept)."""
     cases = [call.arguments for call in successes]
-    shown = [(_texts(call.value), _numbers(call.value)) for call in successes]
+    valuer = _Valuer(library, cases)
+    answers = [(_texts(call.value), _numbers(call.value)) for call in successes]
+    given = [{v for v in case.values() if isinstance(v, int) and not isinstance(v, bool)} for case in cases]
+    shown = _shown_in_forms(library, successes, inputs, forms)
     parts: list[list[Any]] = []
     seen: set[tuple[Any, ...]] = set()
     for width in sorted({form["groups"] * form["bits"] for _, form, _ in inputs}):
         outs = [form for form in forms if form["groups"] * form["bits"] == width]
-        for term, number in _terms(cases, inputs, integers, width):
+        for term, number in _terms(valuer, inputs, integers, width):
             writes: list[dict[str, Any] | None] = [None] if number else list(outs)
             for form in writes:
-                key = (json.dumps(form, sort_keys=True), term.values)
-                if key in seen:
+                written = json.dumps(form, sort_keys=True)
+                if (written, term.values) in seen:
                     continue
-                seen.add(key)
-                hits = sum(
-                    value is not None and _shown_as(value, form, texts, numbers, case, inputs)
-                    for value, (texts, numbers), case in zip(term.values, shown, cases, strict=True)
-                )
+                seen.add((written, term.values))
+                if form is None:
+                    hits = sum(
+                        value is not None and value not in ints and _shows_number(value, texts, numbers)
+                        for value, (texts, numbers), ints in zip(term.values, answers, given, strict=True)
+                    )
+                else:
+                    hits = sum(
+                        value is not None and value in at for value, at in zip(term.values, shown[written], strict=True)
+                    )
                 if hits >= _FEWEST_SHOWN:
                     parts.append(["bits", list(term.steps), form])
                     if len(parts) >= _MOST_CANDIDATES:
@@ -386,167 +506,60 @@ def _candidates(
 
 
 def _terms(
-    cases: list[dict[str, Any]], inputs: list[tuple[str, dict[str, Any], bool]], integers: list[str], width: int
+    valuer: _Valuer, inputs: list[tuple[str, dict[str, Any], bool]], integers: list[str], width: int
 ) -> Iterator[tuple[_Term, bool]]:
     """The terms of one width, simplest first, each with whether it is written as a number."""
     full = (1 << width) - 1
-
-    def term(steps: tuple[Any, ...]) -> _Term:
-        return _Term(steps, tuple(_value(steps, case) for case in cases), width)
-
-    atoms = [term((["pos", name, form],)) for name, form, _ in inputs if form["groups"] * form["bits"] == width]
+    atoms = valuer.terms(
+        [(["pos", name, form], ()) for name, form, _ in inputs if form["groups"] * form["bits"] == width]
+    )
     if not atoms:
         return
-    counts = [term((["suffix", name],)) for name, form, suffixed in inputs if suffixed]
-    for name in integers:
-        given = term((["var", name],))
-        counts.append(given)
-        counts.append(term((["var", name], ["block", width])))
-        counts.append(term((["var", name], ["const", 1], ["+"], ["block", width])))
+    suffixes = [(["suffix", name], ()) for name, _, suffixed in inputs if suffixed]
+    *read, one = valuer.terms([*suffixes, *((["var", name], ()) for name in integers), (["const", 1], ())])
+    given = read[len(suffixes) :]
+    # A count: a `/`'s, an integer argument's, or the prefix of the smallest block that holds it or one more.
+    more = valuer.terms([(["+"], (term, one)) for term in given])
+    counts = [*read[: len(suffixes)]]
+    for term, block, beyond in zip(
+        given,
+        valuer.terms([(["block", width], (term,)) for term in given]),
+        valuer.terms([(["block", width], (term,)) for term in more]),
+        strict=True,
+    ):
+        counts += [term, block, beyond]
     counts = [c for c in counts if any(v is not None for v in c.values) and _within(c.values, 0, width)]
-    masks = [term((*c.steps, ["mask", width])) for c in counts]
-    first = atoms + masks
-    level1 = first + [term((*t.steps, ["not", width])) for t in first]
+    first = atoms + valuer.terms([(["mask", width], (c,)) for c in counts])
+    level1 = first + valuer.terms([(["not", width], (term,)) for term in first])
     level1 = [t for t in level1 if any(v is not None for v in t.values)]
-    level2: list[_Term] = []
-    for i, a in enumerate(level1):
-        for b in level1[i + 1 :]:
-            level2.append(term((*a.steps, *b.steps, ["and"])))
-            level2.append(term((*a.steps, *b.steps, ["or"])))
+    pairs = [(a, b) for i, a in enumerate(level1) for b in level1[i + 1 :]]
+    level2 = valuer.terms([([op], pair) for pair in pairs for op in ("and", "or")])
     level2 = [t for t in level2 if any(v is not None and 0 < v < full for v in t.values)]
-    for t in level1 + level2:
+    terms = level1 + level2
+    for t in terms:
         yield t, False
-    for t in level1 + level2:
-        yield term((*t.steps, ["const", 1], ["+"])), False
-        yield term((*t.steps, ["const", 1], ["-"])), False
-    for t in level1 + level2:
-        for name in integers:
-            yield term((*t.steps, ["var", name], ["+"])), False
+    shifted = valuer.terms([([op], (t, one)) for t in terms for op in ("+", "-")])
+    yield from ((t, False) for t in shifted)
+    yield from ((t, False) for t in valuer.terms([(["+"], (t, g)) for t in terms for g in given]))
     # As numbers: the counts themselves, the bits a term sets, and small terms (a block's size) and one off.
     for c in counts:
         yield c, True
-    for t in level1:
-        yield term((*t.steps, ["count"])), True
-    for t in level1 + level2:
-        if _within(t.values, 0, _LARGEST_NUMBER):
-            yield t, True
-            yield term((*t.steps, ["const", 1], ["+"])), True
-            yield term((*t.steps, ["const", 1], ["-"])), True
+    yield from ((t, True) for t in valuer.terms([(["count"], (t,)) for t in level1]))
+    small = [t for t in terms if _within(t.values, 0, _LARGEST_NUMBER)]
+    for t, (up, down) in zip(
+        small, _pairs(valuer.terms([([op], (t, one)) for t in small for op in ("+", "-")])), strict=True
+    ):
+        yield t, True
+        yield up, True
+        yield down, True
+
+
+def _pairs(terms: list[_Term]) -> list[tuple[_Term, _Term]]:
+    return [(terms[i], terms[i + 1]) for i in range(0, len(terms), 2)]
 
 
 def _within(values: tuple[int | None, ...], low: int, high: int) -> bool:
     return all(v is None or low <= v <= high for v in values)
-
-
-def _value(steps: tuple[Any, ...], case: dict[str, Any]) -> int | None:
-    """A term's value on a call, as `twin_bits_of` computes it (a proposal: the Starlark decides)."""
-    stack: list[int] = []
-    for step in steps:
-        kind = step[0]
-        value: int | None
-        if kind == "pos":
-            value = _read(case.get(step[1]), step[2])
-        elif kind == "suffix":
-            value = _suffix(case.get(step[1]))
-        elif kind == "var":
-            given = case.get(step[1])
-            value = given if isinstance(given, int) and not isinstance(given, bool) else None
-        elif kind == "const":
-            value = step[1]
-        elif kind in ("mask", "not", "block", "count"):
-            value = _unary(kind, stack.pop(), step)
-        else:
-            b, a = stack.pop(), stack.pop()
-            value = a & b if kind == "and" else a | b if kind == "or" else a + b if kind == "+" else a - b
-        if value is None:
-            return None
-        stack.append(value)
-    return stack[0] if len(stack) == 1 else None
-
-
-def _unary(kind: str, x: int, step: list[Any]) -> int | None:
-    if kind == "count":
-        return bin(x).count("1") if x >= 0 else None
-    width: int = step[1]
-    full = (1 << width) - 1
-    if kind == "mask":
-        return full ^ ((1 << (width - x)) - 1) if 0 <= x <= width else None
-    if kind == "not":
-        return x ^ full if 0 <= x <= full else None
-    return width - x.bit_length() if 0 <= x <= full else None
-
-
-def _suffix(text: Any) -> int | None:
-    if not isinstance(text, str) or "/" not in text:
-        return None
-    digits = text[text.rfind("/") + 1 :].strip()
-    return int(digits) if digits and len(digits) <= 3 and digits.isdigit() and digits.isascii() else None
-
-
-def _read(text: Any, form: dict[str, Any]) -> int | None:
-    if not isinstance(text, str):
-        return None
-    if "/" in text:
-        text = text[: text.rfind("/")]
-    text = text.strip()
-    if form["prefix"] and text.startswith(form["prefix"]):
-        text = text[len(form["prefix"]) :]
-    groups, bits, pad = form["groups"], form["bits"], form["pad"]
-    if form["sep"]:
-        pieces = text.split(form["sep"])
-    elif pad > 0 and len(text) == pad * groups:
-        pieces = [text[i * pad : (i + 1) * pad] for i in range(groups)]
-    else:
-        return None
-    if len(pieces) != groups:
-        return None
-    value = 0
-    for piece in pieces:
-        digit = _digit(piece.lower(), form["base"])
-        if digit is None or digit >= 1 << bits:
-            return None
-        value = (value << bits) + digit
-    return value
-
-
-def _digit(text: str, base: int) -> int | None:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"[:base]
-    if not text or len(text) > 16 or any(c not in digits for c in text):
-        return None
-    return int(text, base)
-
-
-def _write(value: int, form: dict[str, Any]) -> str | None:
-    groups, bits, base, pad = form["groups"], form["bits"], form["base"], form["pad"]
-    if not 0 <= value < 1 << (groups * bits):
-        return None
-    written = []
-    for i in range(groups):
-        digit = (value >> ((groups - 1 - i) * bits)) & ((1 << bits) - 1)
-        text = {2: format(digit, "b"), 10: str(digit), 16: format(digit, "x")}.get(base) or str(digit)
-        written.append(text.rjust(pad, "0"))
-    text = str(form["sep"]).join(written)
-    return str(form["prefix"]) + (text.upper() if form["upper"] else text)
-
-
-def _shown_as(
-    value: int,
-    form: dict[str, Any] | None,
-    texts: list[str],
-    numbers: set[int],
-    case: dict[str, Any],
-    inputs: list[tuple[str, dict[str, Any], bool]],
-) -> bool:
-    """Whether an answer shows a term's value written so: a number (2 or more, not an integer argument as
-    given) as a JSON integer or standing whole in a text; a text inside one of its texts, other than an
-    argument as given (its own piece writes that)."""
-    if form is None:
-        given = {v for v in case.values() if isinstance(v, int) and not isinstance(v, bool)}
-        return value not in given and _shows_number(value, texts, numbers)
-    written = _write(value, form)
-    if written is None or any(written == case.get(name) for name, _, _ in inputs):
-        return False
-    return any(written in text for text in texts)
 
 
 def _shows_number(value: int, texts: list[str], numbers: set[int]) -> bool:
