@@ -256,8 +256,8 @@ in one style (indent, escaped non-ASCII, keys sorted: a server that keeps its co
 none) is learned as the values those texts write, so that its records are kept, read back, changed and
 listed as a JSON answer's are, and the plan's `documents` names the field and the style the twin writes
 it back in (`library.twin_documents`, after the answer's effect). A clock stamp in epoch seconds
-(`"created_at": 1796608533.96`) is compared by form (`agreement.EPOCH_FORM`), so such a record's times are
-written as recorded.
+(`"created_at": 1796608533.96`), or in epoch milliseconds (`1796684335373`), is compared by form
+(`agreement.EPOCH_FORM`, `EPOCH_MS_FORM`), so such a record's times are written as recorded.
 """
 
 from __future__ import annotations
