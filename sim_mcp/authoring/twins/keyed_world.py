@@ -78,8 +78,10 @@ name, "write"]`, those since its last write), both also as a record's fields in 
 that template coming after every other (of two answering the same calls the first is kept); a
 stored text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as
 JSON in a text); a stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs',
-'urgent']`); the names of the arguments the call gave, in its schema's order but the number naming the record,
-joined (`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
+'urgent']`); a list or object argument as JSON text (`["dumps", name, style]`, Python's `json.dumps` or the
+compact `JSON.stringify`: a note's tags kept as the text `["docs", "urgent"]` in a record answered as JSON text);
+the names of the arguments the call gave, in its schema's order but the number naming the record, joined
+(`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
 number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
 `["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,

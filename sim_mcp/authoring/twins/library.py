@@ -639,6 +639,9 @@ def twin_part(part, root, keys, args, twin):
         return None if number == None else twin_number_text(number)
     if kind == "given_names":
         return twin_given_names(part, args)
+    if kind == "dumps":
+        # ["dumps", name, style]: a list or object argument as JSON text (`twin_dumps`).
+        return twin_dumps(args.get(part[1]), part[2])
     if kind == "arg" or kind == "key":
         value = args.get(part[1])
         if type(value) != "string":
@@ -719,6 +722,15 @@ def twin_writes(part, root, keys, args):
 
 def twin_json_text(text):
     return json.encode(text)[1:-1]
+
+def twin_dumps(value, style):
+    # A list or object argument written as JSON text, as a server keeps it in a record's text field (a
+    # note's tags stored as `json.dumps(tags)`): "python", as `json.dumps` writes it by default (`", "` and
+    # `": "` between items, non-ASCII escaped); "compact", as JavaScript's `JSON.stringify` does. None for
+    # any other value.
+    if type(value) not in ("list", "dict"):
+        return None
+    return json_text(value, None, False, True) if style == "python" else json.encode(value)
 
 def twin_stored_number(part, root, keys, args):
     # Of the entry under the key an argument names: the length of a stored value, or its place among the
@@ -1947,6 +1959,18 @@ def twin_bridge_pieces(state, args):
             if root != None:
                 pieces.append([twin_resolve(root, value), ["key", name]])
             pieces.append([value, ["arg", name]])
+        # A list or object argument the answer shows as JSON text (tags kept as `json.dumps(tags)`): not an
+        # empty one, whose `[]` is as often any empty listing's.
+        for name in args.get("fields", []):
+            value = call.get(name)
+            if type(value) not in ("list", "dict") or not value:
+                continue
+            written = {}
+            for style in ("python", "compact"):
+                text = twin_dumps(value, style)
+                if text not in written:
+                    written[text] = True
+                    pieces.append([text, ["dumps", name, style]])
         for name in args["names"] + args["numbers"]:
             entry = twin_entry(root, keys, call, name)
             if entry == None:
