@@ -24,6 +24,12 @@ it from the start, and `_twin.fresh` is the largest integer id made up so far, s
 one more; an entry under an id the server made up is marked `made`, so that the next id may also be one past
 the largest of those stored now (a server that numbers a record max(id) + 1: deleting the newest frees its
 id). An id a call gave (an agent's mistaken `id: 99`) moves neither.
+A server may hold records no call made (a board's `root` node, a default project, a `main` branch): a value
+that the success of a call giving no text showed (a listing, `root [active]`) before any call of its session
+gave it, and that a later call then gave, in two sessions at least (`_seeded`; not a value the server made
+up, `task-1` or a UUID, a create's answer showing it first too, nor a number), is held from the start as the
+root is (`initial_keys`, `GuardInference.seeds`): present, stored by no tool, in no listing. The rules are
+learned with and without those keys, and kept with them where they answer as many recorded calls at least.
 A key may be named by two string arguments together, a namespace and a name in it (a project and a file): a
 plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
 `first+second`, which every placeholder, condition and effect names as it names one argument; storing under
@@ -437,6 +443,8 @@ class GuardInference:
     stopped_at: int = 0
     # The choices of effects the searches evaluated (`_Learner.trial`): the work the inference did.
     tried: int = 0
+    # Keys the server holds from the start (`_seeded`: a board's `root` node), in the world as the root is.
+    seeds: list[str] = field(default_factory=list)
 
     def answers_all(self, tool: str, calls: int) -> bool:
         """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
@@ -444,9 +452,11 @@ class GuardInference:
         return plan is not None and self.answered.get(tool) == calls and _placeholders(plan["rules"])
 
 
-def initial_keys(root: str | None) -> dict[str, Any]:
-    """The keyed world a twin starts from: the root, if the server named one."""
-    return {root: {"by": ROOT_BY}} if root is not None else {}
+def initial_keys(root: str | None, seeds: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    """The keyed world a twin starts from: the root, if the server named one, and the keys it holds from the
+    start (`_seeded`), each present as the root is: no call stored it, no listing shows it as stored."""
+    keys = {seed: {"by": ROOT_BY} for seed in seeds}
+    return {**keys, root: {"by": ROOT_BY}} if root is not None else keys
 
 
 def run_guard(
@@ -669,10 +679,12 @@ class _Learner:
         prefixes: tuple[str, ...] = (),
         pairs: tuple[tuple[str, str], ...] = (),
         trials: int = EFFECT_TRIALS,
+        seeds: tuple[str, ...] = (),
     ) -> None:
         self.tools = tools
         self.sessions = sessions
         self.root = root
+        self.seeds = seeds  # the keys the server holds from the start (`_seeded`)
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
         self.nested = _nested_counters(sessions)  # ids counted under a record's own (`_nested_counters`)
@@ -789,7 +801,7 @@ class _Learner:
         if missing:
             payload = {
                 "root": self.root,
-                "initial": initial_keys(self.root),
+                "initial": initial_keys(self.root, self.seeds),
                 "effects": given,
                 "counters": self.prefixes,
                 "numbered": self.numbered,
@@ -1526,6 +1538,18 @@ def _infer_guards(
 ) -> GuardInference:
     root = _root(sessions)
     found = _infer(tools, sessions, left, root, (), trials)
+    seeds = _seeded(sessions) if root is None else ()
+    if seeds:
+        # Kept where the rules then answer as many recorded calls at least: a value the mining took for a key
+        # held from the start that is none costs nothing; where both answer alike, the world that holds it
+        # explains with what is stored what the other explains by conditions that only happen to hold (the
+        # form of a name never made).
+        seeded = _infer(tools, sessions, left, root, (), trials, seeds)
+        if sum(seeded.answered.values()) >= sum(found.answered.values()):
+            found = replace(seeded, tried=found.tried + seeded.tried)
+        else:
+            found = replace(found, tried=found.tried + seeded.tried)
+        seeds = tuple(found.seeds)
     pairs = _pair_candidates(tools, sessions, left)
     calls = Counter(call.tool for session in sessions for call in session)
     unexplained = [
@@ -1537,7 +1561,7 @@ def _infer_guards(
     ]
     if not unexplained:
         return found
-    joined = _infer(tools, sessions, left, root, pairs, trials)
+    joined = _infer(tools, sessions, left, root, pairs, trials, seeds)
     chosen = joined if sum(joined.answered.values()) > sum(found.answered.values()) else found
     return replace(chosen, stopped_at=max(found.stopped_at, joined.stopped_at), tried=found.tried + joined.tried)
 
@@ -1549,6 +1573,7 @@ def _infer(
     root: str | None,
     pairs: tuple[tuple[str, str], ...],
     trials: int,
+    seeds: tuple[str, ...] = (),
 ) -> GuardInference:
     defaults = {tool.name: _defaulted(tool) for tool in tools}
     sessions = [
@@ -1562,7 +1587,7 @@ def _infer(
     }
     for tool in known.values():
         tool.own = _own_fields(tool, known)
-    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs, trials)
+    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs, trials, seeds)
     # The text fields another tool may store: those a call may change a stretch of (`substitute`).
     texts = sorted({name for tool in known.values() for name in _strings(tool.spec) if "/" not in name})
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
@@ -1613,9 +1638,53 @@ def _infer(
             trial, tried = _ascend(learner, known, moved, start)
             if trial.beats(best):
                 best, choice = trial, tried
+    stopped = trials if learner.stopped else 0
     return GuardInference(
-        best.plans, root, best.answered, dict(learner.failed), trials if learner.stopped else 0, trials - learner.trials
+        best.plans, root, best.answered, dict(learner.failed), stopped, trials - learner.trials, list(seeds)
     )
+
+
+def _seeded(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
+    """The keys a server holds from the start (a board's `root` node, a default project, a `main` branch):
+    values that a success of a call giving no text showed (a listing, `root [active]`) before any call of
+    the session gave them, and that a later call then gave, in two sessions at least. Not a value the server
+    made up (a UUID, `task-1`: a create's answer shows it first too, but a create gives texts), nor one of
+    under three letters, nor a number."""
+    places: dict[str, set[int]] = {}
+    for place, session in enumerate(sessions):
+        given: set[str] = set()
+        shown: list[str] = []  # the texts of the successes of calls that gave no text, so far
+        for call in session:
+            values = [v for value in call.arguments.values() for v in _string_values(value)]
+            for value in values:
+                if value not in given and any(_shown_whole(value, text) for text in shown):
+                    places.setdefault(value, set()).add(place)
+            given |= set(values)
+            if not values and _succeeded(call):
+                shown.append(json.dumps(call.value, ensure_ascii=False))
+    return tuple(
+        sorted(
+            value
+            for value, found in places.items()
+            if len(found) >= 2
+            and len(value) >= _SHORTEST
+            and not value.isdigit()
+            and not _MINTED.fullmatch(value)
+            and not _COUNTED.fullmatch(value)
+        )
+    )
+
+
+def _shown_whole(value: str, text: str) -> bool:
+    """Whether `text` shows `value` as a whole word (not inside a longer name: `root` in `root-2` is none)."""
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text) is not None
+
+
+def _string_values(value: Any) -> list[str]:
+    """The strings an argument gives: itself, or the items of a list (a node's `parents`)."""
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _keeps_made_up(effect: list[Any] | None) -> bool:
