@@ -34,6 +34,26 @@ NOTE_TOOLS = [
 ]
 
 
+LISTING_TOOLS = [
+    *NOTE_TOOLS,
+    ToolSpec(
+        name="update_note",
+        input_schema={
+            "type": "object",
+            "properties": {"note_id": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["note_id", "content"],
+        },
+    ),
+    ToolSpec(
+        name="list_notes",
+        input_schema={
+            "type": "object",
+            "properties": {"tags": {"type": "array", "items": {"type": "string"}, "default": None}},
+        },
+    ),
+]
+
+
 class Notes:
     """The server: a note made up under a UUID, its tags kept as their JSON text, stamped in milliseconds,
     each answer the record as JSON text in the order its code put the fields; an unknown id a message."""
@@ -54,7 +74,14 @@ class Notes:
                 "updated_at": now,
             }
             return json.dumps(self.notes[ref])
+        if tool == "list_notes":
+            # Newest written first, those holding some of the tags asked for.
+            asked = arguments.get("tags") or []
+            notes = [note for note in self.notes.values() if not asked or set(asked) & set(json.loads(note["tags"]))]
+            return json.dumps(sorted(notes, key=lambda note: -note["updated_at"]))
         found = self.notes.get(arguments["note_id"])
+        if found and tool == "update_note":
+            found.update(content=arguments["content"], updated_at=int(time.time() * 1000))
         return json.dumps(found) if found else f"Nota {arguments['note_id']} inexistente"
 
 
@@ -97,4 +124,37 @@ def test_a_list_argument_kept_as_its_json_text_is_written_from_the_call() -> Non
         if tool == "create_note":
             mine[json.loads(expected)["id"]] = json.loads(answer[0]["result"])["id"]
             assert json.loads(json.loads(answer[0]["result"])["tags"]) == arguments.get("tags", [])
+        time.sleep(0.002)
+
+
+def test_a_listing_filtered_by_a_list_kept_as_json_text_lists_the_newest_written_first() -> None:
+    words = ["home", "urgent", "q3", "travel", "docs", "later"]
+    sessions = []
+    for number in range(6):
+        first, second = words[number], words[(number + 1) % 6]
+        calls = [_create(f"Plan {number}", first), _create(f"Idea {number}", second)]
+        calls += [_create(f"Log {number}", first, second), ("update_note", {"note_id": "<0>", "content": "done"})]
+        calls += [("list_notes", {}), ("list_notes", {"tags": [first]}), ("list_notes", {"tags": [second]})]
+        sessions.append(_session(number, calls))
+    plans = infer_guards(LISTING_TOOLS, sessions, [tool.name for tool in LISTING_TOOLS]).plans
+    server, state, mine = Notes(), dict[str, Any](), dict[str, str]()
+    calls = [_create("Pack", "beach"), _create("Call", "sun"), _create("Shop", "beach", "sun")]
+    calls += [
+        ("update_note", {"note_id": "<1>", "content": "later"}),
+        ("update_note", {"note_id": "<0>", "content": "x"}),
+    ]
+    calls += [("list_notes", {"tags": ["beach"]}), ("list_notes", {"tags": ["sun"]}), ("list_notes", {})]
+    for tool, arguments in calls:
+        if isinstance(arguments.get("note_id"), str) and arguments["note_id"].startswith("<"):
+            arguments = {**arguments, "note_id": list(server.notes)[int(arguments["note_id"][1:-1])]}
+        expected = server.call(tool, arguments)
+        given = {k: mine.get(v, v) if isinstance(v, str) else v for k, v in arguments.items()}
+        answer = run_guard(plans[tool], tool, state, given)
+        assert answer is not None, tool
+        if tool == "list_notes":
+            # The twin's notes in the server's order, the twin's own ids in place of the server's.
+            shown = [mine[note["id"]] for note in json.loads(expected)]
+            assert [note["id"] for note in json.loads(answer[0]["result"])] == shown, arguments
+        if tool == "create_note":
+            mine[json.loads(expected)["id"]] = json.loads(answer[0]["result"])["id"]
         time.sleep(0.002)

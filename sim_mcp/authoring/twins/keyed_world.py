@@ -119,7 +119,9 @@ Such a listing may also be filtered by several arguments at once (`"where"`, `fi
 (optional or required) an equality with a default where it is not given and values that keep every record (a
 status `active` unless asked, `all`; a free text's too), a string among a list field's items (a project,
 `holds`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
-list field (tags), each chosen alone and pruned by the recorded examples; standing under a field of an object
+list field (tags; or in a text field writing a JSON array, tags kept as `json.dumps(tags)`), each chosen alone
+and pruned by the recorded examples, drawn in the order stored and in the orders the tool's whole listings follow
+most (`_reordered`: newest written first); standing under a field of an object
 beside how many records it lists (`{"$size": listing}`), its records shown as another tool's listings show
 them where the tool never listed every record; a tool's recorded listing of every kind (a server's
 vocabulary: the units of each kind), narrowed to the field a string argument names (`{"$pick": name, "from":
@@ -328,6 +330,8 @@ PAIR = "\x1f"
 # or "a" would be found everywhere; a number is, where it stands whole); the template drawn from another
 # call still renders it exactly.
 _SHORTEST = 3
+# The orders of a tool's whole listings (beside the order stored) its filtered listings are read in too.
+_REORDERED = 2
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
 # Choices of the tools' effects the search evaluates at most, each a replay of every recorded session with
@@ -1069,12 +1073,15 @@ class _Learner:
         if not items:
             return []
         before = [worlds[id(call)] for call in calls]
+        # The orders the tool's whole listings follow beside the order stored (newest written first: a
+        # listing by its update time), each a reading of the filtered listings too, for the covering to weigh.
+        orders = Counter(order for picked in rows for _, order, _, _ in picked if order != "added")
         nested = _nested_listing(calls)
         if nested is None:
-            return self.filtered_rows(tool, calls, before, items)
+            return _reordered(self.filtered_rows(tool, calls, before, items), orders)
         name, counted = nested
         inner = [replace(call, result=_nested_result(call, name)) for call in calls]
-        listings = self.filtered_rows(tool, inner, before, items)
+        listings = _reordered(self.filtered_rows(tool, inner, before, items), orders)
         wrapped: dict[str, dict[str, Any]] = {}
         for listing in listings:
             for template, error in found.values():
@@ -1685,6 +1692,13 @@ def _string_values(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _reordered(listings: list[dict[str, Any]], orders: Counter[str]) -> list[dict[str, Any]]:
+    """`listings`, then each in the `_REORDERED` orders the tool's whole listings follow most (beside the order
+    stored), an argument's sort still first where it has one."""
+    chosen = [order for order, _ in orders.most_common(_REORDERED)]
+    return listings + [{**listing, "order": order} for order in chosen for listing in listings]
 
 
 def _keeps_made_up(effect: list[Any] | None) -> bool:

@@ -468,13 +468,13 @@ def twin_kept(where, row, args):
                 return False
         elif kind == "holds":
             # ["holds", name, field]: the argument's value one of the items of the row's list field (a project).
-            held = row.get(rule[2])
+            held = twin_listed(row.get(rule[2]))
             if type(held) != "list" or value not in held:
                 return False
         elif kind in ("overlaps", "covers"):
             if type(value) != "list" or not value:
                 continue
-            held = row.get(rule[2])
+            held = twin_listed(row.get(rule[2]))
             if type(held) != "list":
                 return False
             inside = [item in held for item in value]
@@ -483,7 +483,7 @@ def twin_kept(where, row, args):
         elif kind == "excludes":
             # ["excludes", name, field]: no item of an array argument among the items of the row's list field
             # (the records without the tags a call leaves out).
-            held = row.get(rule[2])
+            held = twin_listed(row.get(rule[2]))
             if type(value) == "list" and type(held) == "list" and any([item in held for item in value]):
                 return False
     return True
@@ -722,6 +722,14 @@ def twin_writes(part, root, keys, args):
 
 def twin_json_text(text):
     return json.encode(text)[1:-1]
+
+def twin_listed(value):
+    # A list field's items: the list, or the JSON array a text writes (a record keeping its tags as
+    # `json.dumps(tags)`, which a filter by tags reads as the list it writes); a text that writes none as it is.
+    if type(value) == "string" and value.startswith("["):
+        found = json_document(value)
+        return found if type(found) == "list" else value
+    return value
 
 def twin_dumps(value, style):
     # A list or object argument written as JSON text, as a server keeps it in a record's text field (a
