@@ -1654,9 +1654,9 @@ def _infer(
 def _seeded(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
     """The keys a server holds from the start (a board's `root` node, a default project, a `main` branch):
     values that a success of a call giving no text showed (a listing, `root [active]`) before any call of
-    the session gave them, and that a later call then gave, in two sessions at least. Not a value the server
-    made up (a UUID, `task-1`: a create's answer shows it first too, but a create gives texts), nor one of
-    under three letters, nor a number."""
+    the session gave them (whole or inside a text), and that a later call then gave, in two sessions at
+    least. Not a value the server made up (a UUID, `task-1`: a create's answer shows it first too, but a
+    create gives texts), nor one of under three letters, nor a number."""
     places: dict[str, set[int]] = {}
     for place, session in enumerate(sessions):
         given: set[str] = set()
@@ -1664,7 +1664,10 @@ def _seeded(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
         for call in session:
             values = [v for value in call.arguments.values() for v in _string_values(value)]
             for value in values:
-                if value not in given and any(_shown_whole(value, text) for text in shown):
+                # New to the session: no call gave it, whole or inside a text (a word of a todo's text, shown
+                # by a listing before a call gives it as a project, is the session's own).
+                fresh = not any(_shown_whole(value, text) for text in given)
+                if fresh and any(_shown_whole(value, text) for text in shown):
                     places.setdefault(value, set()).add(place)
             given |= set(values)
             if not values and _succeeded(call):
