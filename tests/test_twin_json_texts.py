@@ -243,3 +243,20 @@ def test_clock_stamps_in_epoch_seconds_agree_by_form_and_only_they() -> None:
     assert not agree({"volume": 2500000000.0}, {"volume": 2600000000.0})
     assert not agree("v1796608533.96", "v1796602881.96")
     assert not agree({"created_at": 1796608533.9689274}, {"created_at": None})
+
+
+def test_clock_stamps_in_epoch_milliseconds_agree_by_form_and_only_they() -> None:
+    def agree(first: Any, second: Any) -> bool:
+        return compare_answers(Answer(first, False), Answer(second, False)).agree
+
+    # `Date.now()`, `int(time.time() * 1000)`: a JSON integer, or in a text (a record written as its JSON text).
+    assert agree({"created_at": 1796684335373}, {"created_at": 1796688143550})
+    assert agree('{"created_at": 1796684335373, "title": "a"}', '{"created_at": 1796688143550, "title": "a"}')
+    assert not agree('{"created_at": 1796684335373, "title": "a"}', '{"created_at": 1796688143550, "title": "b"}')
+    # A quantity of thirteen digits is mostly a whole number of thousands, or before late 2020: no clock.
+    assert not agree({"bytes": 2000000000000}, {"bytes": 2100000000000})
+    assert not agree({"total": 1234567890123}, {"total": 1234567890124})
+    # A longer number holds no stamp, and a stamp in milliseconds is no stamp in seconds.
+    assert not agree("n 17966843353731", "n 17966881435501")
+    assert not agree({"created_at": 1796684335373}, {"created_at": 1796608533.25})
+    assert not agree({"created_at": 1796684335373}, {"created_at": None})

@@ -7,7 +7,9 @@ strings of the same length (`HEX_FORM`: 16 or more hex digits, a commit hash, a 
 both a digit and a letter, a short id such as a session's `a5e8e023`), two ids of one word and a long signed
 number (`SIGNED_FORM`: `speed_3598404652517860456`, a hash a server makes up) with the same word, two clock
 stamps in epoch seconds (`EPOCH_FORM`: ten digits from late 2020 to 2099 and a fraction not zero,
-`1796608533.9689274`, Python's `time.time()`; a JSON number or in a text). A leaf that is such a value
+`1796608533.9689274`, Python's `time.time()`; a JSON number or in a text), two in epoch milliseconds
+(`EPOCH_MS_FORM`: thirteen digits from late 2020 to 2099, not a whole number of seconds, `1796684335373`,
+JavaScript's `Date.now()`, Python's `int(time.time() * 1000)`; a JSON integer or in a text). A leaf that is such a value
 agrees with another of its form; inside free text ("Committed 3f9a...c2 at 2026-01-02"), each such value is
 read as its form, and the texts agree when they are equal so read. An error meets an error (both
 `is_error`, or both JSON-RPC errors) whatever its text; the texts are compared too, and reported apart
@@ -26,7 +28,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["DAYS", "EPOCH_FORM", "HEX_FORM", "SIGNED_FORM", "UUID_FORM", "Answer", "Days", "Verdict", "compare_answers"]
+__all__ = [
+    "DAYS",
+    "EPOCH_FORM",
+    "EPOCH_MS_FORM",
+    "HEX_FORM",
+    "SIGNED_FORM",
+    "UUID_FORM",
+    "Answer",
+    "Days",
+    "Verdict",
+    "compare_answers",
+]
 
 # A hex string a server makes up: long, or short (8 to 15 digits) but holding both a digit and a letter, so
 # that neither a number ("20261206") nor a word ("deadbeef", "accede") reads as one.
@@ -42,6 +55,11 @@ _SIGNED = re.compile(rf"^([A-Za-z][A-Za-z_]*_){SIGNED_FORM}$")
 # seconds is left exact: an integer is as often a quantity.
 EPOCH_FORM = r"(?:1[6-9]|[23][0-9]|40)[0-9]{8}\.(?=[0-9]*[1-9])[0-9]+"
 _EPOCH = re.compile(rf"^{EPOCH_FORM}$")
+# The same clock read in milliseconds, a whole number: thirteen digits from late 2020 to 2099, but none that is a
+# whole number of seconds (`...000`), as a quantity of that size is mostly written (`2000000000000` bytes); a
+# clock read in milliseconds is one once in a thousand readings, and that one reading stays exact.
+EPOCH_MS_FORM = r"(?:1[6-9]|[23][0-9]|40)[0-9]{8}(?!000)[0-9]{3}"
+_EPOCH_MS = re.compile(rf"^{EPOCH_MS_FORM}$")
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 _UUID = re.compile(rf"^{UUID_FORM}$", re.IGNORECASE)
@@ -53,6 +71,7 @@ _IN_TEXT = re.compile(
     r"|(?P<time>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)"
     rf"|(?P<hex>{HEX_FORM})"
     rf"|(?<![0-9.])(?P<epoch>{EPOCH_FORM})(?![0-9.])"
+    rf"|(?<![0-9.])(?P<epoch_ms>{EPOCH_MS_FORM})(?![0-9.])"
     r")(?![0-9A-Za-z])",
     re.IGNORECASE,
 )
@@ -124,7 +143,7 @@ def _same_leaf(expected: Any, actual: Any, exact_days: bool) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return expected is actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return expected == actual or (_stamp(expected) and _stamp(actual))
+        return expected == actual or _stamp(expected) == _stamp(actual) != ""
     if isinstance(expected, str) and isinstance(actual, str):
         if expected == actual:
             return True
@@ -140,9 +159,12 @@ def _same_leaf(expected: Any, actual: Any, exact_days: bool) -> bool:
     return bool(type(expected) is type(actual) and expected == actual)
 
 
-def _stamp(value: float) -> bool:
-    """Whether a JSON number is a clock stamp in epoch seconds, as `EPOCH_FORM` writes one."""
-    return isinstance(value, float) and _EPOCH.match(repr(value)) is not None
+def _stamp(value: int | float) -> str:
+    """Which clock stamp a JSON number is: `s` in epoch seconds, as `EPOCH_FORM` writes one, `ms` in epoch
+    milliseconds, as `EPOCH_MS_FORM` does; "" for any other number (two stamps agree only in one unit)."""
+    if isinstance(value, int):
+        return "ms" if _EPOCH_MS.match(str(value)) else ""
+    return "s" if _EPOCH.match(repr(value)) else ""
 
 
 def _by_form(text: str, exact_days: bool = False) -> str:
@@ -153,7 +175,7 @@ def _by_form(text: str, exact_days: bool = False) -> str:
         if exact_days and found.lastgroup == "time" and len(found.group(0)) == _DAY_LENGTH:
             return found.group(0)
         # A clock stamp's digits after the point vary with the reading (`.25`, `.2500317`): its form is one.
-        size = 0 if found.lastgroup == "epoch" else len(found.group(0))
+        size = 0 if found.lastgroup in ("epoch", "epoch_ms") else len(found.group(0))
         return f"\x00{found.lastgroup}:{size}\x00"
 
     return _IN_TEXT.sub(form, text)

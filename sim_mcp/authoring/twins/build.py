@@ -233,7 +233,7 @@ def _learn(environment: Environment, sessions: list[list[RecordedCall]], trials:
             guards.plans.pop(name, None)
     initial = inference.initial_state()
     if guards.plans:
-        initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
+        initial[TWIN_KEY] = {"keys": initial_keys(guards.root, guards.seeds)}
         plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
     return _Learned(plans, reasons, initial, problems, guards.tried)
 

@@ -333,17 +333,29 @@ def _mapped(name: str, declared: Any, listings: list[_Call]) -> list[Any] | None
     return None
 
 
+def _listed(value: Any) -> Any:
+    """A list field's items: the list, or the JSON array a text writes (tags kept as `json.dumps(tags)` in a
+    record: `library.twin_listed`); any other value as it is."""
+    if isinstance(value, str) and value.startswith("["):
+        try:
+            found = json.loads(value)
+        except ValueError:
+            return value
+        return found if isinstance(found, list) else value
+    return value
+
+
 def _membership(name: str, kept: list[_Kept]) -> list[Any] | None:
     """["overlaps" or "covers", name, field]: the list field whose items hold some (or all) of the array
     argument's items in every answered row, and not in some row left out."""
     calls = [call for call in kept if isinstance(call.args.get(name), list) and call.args[name]]
     rows = [row for call in calls for row in call.answered + call.left_out]
-    fields = sorted({f for row in rows for f, v in row.items() if isinstance(v, list)})
+    fields = sorted({f for row in rows for f, v in row.items() if isinstance(_listed(v), list)})
     for field in fields:
         for kind, test in (("overlaps", any), ("covers", all)):
 
             def holds(row: dict[str, Any], items: list[Any], test: Any = test, field: str = field) -> bool:
-                held = row.get(field)
+                held = _listed(row.get(field))
                 return isinstance(held, list) and test(item in held for item in items)
 
             if all(holds(row, call.args[name]) for call in calls for row in call.answered) and any(

@@ -24,6 +24,12 @@ it from the start, and `_twin.fresh` is the largest integer id made up so far, s
 one more; an entry under an id the server made up is marked `made`, so that the next id may also be one past
 the largest of those stored now (a server that numbers a record max(id) + 1: deleting the newest frees its
 id). An id a call gave (an agent's mistaken `id: 99`) moves neither.
+A server may hold records no call made (a board's `root` node, a default project, a `main` branch): a value
+that the success of a call giving no text showed (a listing, `root [active]`) before any call of its session
+gave it, and that a later call then gave, in two sessions at least (`_seeded`; not a value the server made
+up, `task-1` or a UUID, a create's answer showing it first too, nor a number), is held from the start as the
+root is (`initial_keys`, `GuardInference.seeds`): present, stored by no tool, in no listing. The rules are
+learned with and without those keys, and kept with them where they answer as many recorded calls at least.
 A key may be named by two string arguments together, a namespace and a name in it (a project and a file): a
 plan's `pairs` joins their values by `PAIR` (U+001F: see `library.TWIN_PAIR`) as one more argument named
 `first+second`, which every placeholder, condition and effect names as it names one argument; storing under
@@ -78,8 +84,10 @@ name, "write"]`, those since its last write), both also as a record's fields in 
 that template coming after every other (of two answering the same calls the first is kept); a
 stored text as a JSON string writes it, inside its quotes (`["stored", name, field, "json"]`: a record answered as
 JSON in a text); a stored list of texts as Python writes it (`["stored", name, field, "repr"]`: `tags=['docs',
-'urgent']`); the names of the arguments the call gave, in its schema's order but the number naming the record,
-joined (`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
+'urgent']`); a list or object argument as JSON text (`["dumps", name, style]`, Python's `json.dumps` or the
+compact `JSON.stringify`: a note's tags kept as the text `["docs", "urgent"]` in a record answered as JSON text);
+the names of the arguments the call gave, in its schema's order but the number naming the record, joined
+(`["given_names", order, sep]`: an update's "fields: description, data"). A JSON number may be such a
 number (`{"$number": part}`), a JSON list one answer per item of an array argument
 (`{"$each": array, "item": template, "cases": [[when, template]]}`; in a text, one line or block per item,
 `["each_line", array, parts, separator]`, a block's line of a stored field left out where the record lacks it,
@@ -111,7 +119,9 @@ Such a listing may also be filtered by several arguments at once (`"where"`, `fi
 (optional or required) an equality with a default where it is not given and values that keep every record (a
 status `active` unless asked, `all`; a free text's too), a string among a list field's items (a project,
 `holds`), a search ignoring case in text fields (a keyword), some or all items of an array argument in a
-list field (tags), each chosen alone and pruned by the recorded examples; standing under a field of an object
+list field (tags; or in a text field writing a JSON array, tags kept as `json.dumps(tags)`), each chosen alone
+and pruned by the recorded examples, drawn in the order stored and in the orders the tool's whole listings follow
+most (`_reordered`: newest written first); standing under a field of an object
 beside how many records it lists (`{"$size": listing}`), its records shown as another tool's listings show
 them where the tool never listed every record; a tool's recorded listing of every kind (a server's
 vocabulary: the units of each kind), narrowed to the field a string argument names (`{"$pick": name, "from":
@@ -256,8 +266,8 @@ in one style (indent, escaped non-ASCII, keys sorted: a server that keeps its co
 none) is learned as the values those texts write, so that its records are kept, read back, changed and
 listed as a JSON answer's are, and the plan's `documents` names the field and the style the twin writes
 it back in (`library.twin_documents`, after the answer's effect). A clock stamp in epoch seconds
-(`"created_at": 1796608533.96`) is compared by form (`agreement.EPOCH_FORM`), so such a record's times are
-written as recorded.
+(`"created_at": 1796608533.96`), or in epoch milliseconds (`1796684335373`), is compared by form
+(`agreement.EPOCH_FORM`, `EPOCH_MS_FORM`), so such a record's times are written as recorded.
 """
 
 from __future__ import annotations
@@ -320,6 +330,8 @@ PAIR = "\x1f"
 # or "a" would be found everywhere; a number is, where it stands whole); the template drawn from another
 # call still renders it exactly.
 _SHORTEST = 3
+# The orders of a tool's whole listings (beside the order stored) its filtered listings are read in too.
+_REORDERED = 2
 # Rounds of the coordinate ascent over the tools' effects.
 _EFFECT_ROUNDS = 3
 # Choices of the tools' effects the search evaluates at most, each a replay of every recorded session with
@@ -435,6 +447,8 @@ class GuardInference:
     stopped_at: int = 0
     # The choices of effects the searches evaluated (`_Learner.trial`): the work the inference did.
     tried: int = 0
+    # Keys the server holds from the start (`_seeded`: a board's `root` node), in the world as the root is.
+    seeds: list[str] = field(default_factory=list)
 
     def answers_all(self, tool: str, calls: int) -> bool:
         """Whether the tool's rules answer all its `calls` recorded calls, some of them with a template."""
@@ -442,9 +456,11 @@ class GuardInference:
         return plan is not None and self.answered.get(tool) == calls and _placeholders(plan["rules"])
 
 
-def initial_keys(root: str | None) -> dict[str, Any]:
-    """The keyed world a twin starts from: the root, if the server named one."""
-    return {root: {"by": ROOT_BY}} if root is not None else {}
+def initial_keys(root: str | None, seeds: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    """The keyed world a twin starts from: the root, if the server named one, and the keys it holds from the
+    start (`_seeded`), each present as the root is: no call stored it, no listing shows it as stored."""
+    keys = {seed: {"by": ROOT_BY} for seed in seeds}
+    return {**keys, root: {"by": ROOT_BY}} if root is not None else keys
 
 
 def run_guard(
@@ -667,10 +683,12 @@ class _Learner:
         prefixes: tuple[str, ...] = (),
         pairs: tuple[tuple[str, str], ...] = (),
         trials: int = EFFECT_TRIALS,
+        seeds: tuple[str, ...] = (),
     ) -> None:
         self.tools = tools
         self.sessions = sessions
         self.root = root
+        self.seeds = seeds  # the keys the server holds from the start (`_seeded`)
         self.prefixes = list(prefixes)  # of the ids the server counts (`_counted_prefixes`)
         self.widths = _counted_widths(sessions, self.prefixes)  # of those it pads with zeros
         self.nested = _nested_counters(sessions)  # ids counted under a record's own (`_nested_counters`)
@@ -787,7 +805,7 @@ class _Learner:
         if missing:
             payload = {
                 "root": self.root,
-                "initial": initial_keys(self.root),
+                "initial": initial_keys(self.root, self.seeds),
                 "effects": given,
                 "counters": self.prefixes,
                 "numbered": self.numbered,
@@ -1055,12 +1073,15 @@ class _Learner:
         if not items:
             return []
         before = [worlds[id(call)] for call in calls]
+        # The orders the tool's whole listings follow beside the order stored (newest written first: a
+        # listing by its update time), each a reading of the filtered listings too, for the covering to weigh.
+        orders = Counter(order for picked in rows for _, order, _, _ in picked if order != "added")
         nested = _nested_listing(calls)
         if nested is None:
-            return self.filtered_rows(tool, calls, before, items)
+            return _reordered(self.filtered_rows(tool, calls, before, items), orders)
         name, counted = nested
         inner = [replace(call, result=_nested_result(call, name)) for call in calls]
-        listings = self.filtered_rows(tool, inner, before, items)
+        listings = _reordered(self.filtered_rows(tool, inner, before, items), orders)
         wrapped: dict[str, dict[str, Any]] = {}
         for listing in listings:
             for template, error in found.values():
@@ -1524,6 +1545,18 @@ def _infer_guards(
 ) -> GuardInference:
     root = _root(sessions)
     found = _infer(tools, sessions, left, root, (), trials)
+    seeds = _seeded(sessions) if root is None else ()
+    if seeds:
+        # Kept where the rules then answer as many recorded calls at least: a value the mining took for a key
+        # held from the start that is none costs nothing; where both answer alike, the world that holds it
+        # explains with what is stored what the other explains by conditions that only happen to hold (the
+        # form of a name never made).
+        seeded = _infer(tools, sessions, left, root, (), trials, seeds)
+        if sum(seeded.answered.values()) >= sum(found.answered.values()):
+            found = replace(seeded, tried=found.tried + seeded.tried)
+        else:
+            found = replace(found, tried=found.tried + seeded.tried)
+        seeds = tuple(found.seeds)
     pairs = _pair_candidates(tools, sessions, left)
     calls = Counter(call.tool for session in sessions for call in session)
     unexplained = [
@@ -1535,7 +1568,7 @@ def _infer_guards(
     ]
     if not unexplained:
         return found
-    joined = _infer(tools, sessions, left, root, pairs, trials)
+    joined = _infer(tools, sessions, left, root, pairs, trials, seeds)
     chosen = joined if sum(joined.answered.values()) > sum(found.answered.values()) else found
     return replace(chosen, stopped_at=max(found.stopped_at, joined.stopped_at), tried=found.tried + joined.tried)
 
@@ -1547,6 +1580,7 @@ def _infer(
     root: str | None,
     pairs: tuple[tuple[str, str], ...],
     trials: int,
+    seeds: tuple[str, ...] = (),
 ) -> GuardInference:
     defaults = {tool.name: _defaulted(tool) for tool in tools}
     sessions = [
@@ -1560,7 +1594,7 @@ def _infer(
     }
     for tool in known.values():
         tool.own = _own_fields(tool, known)
-    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs, trials)
+    learner = _Learner(known, sessions, root, _counted_prefixes(sessions), pairs, trials, seeds)
     # The text fields another tool may store: those a call may change a stretch of (`substitute`).
     texts = sorted({name for tool in known.values() for name in _strings(tool.spec) if "/" not in name})
     # The templates each tool's answers give in the first world (nothing stored) name its candidate effects.
@@ -1611,9 +1645,63 @@ def _infer(
             trial, tried = _ascend(learner, known, moved, start)
             if trial.beats(best):
                 best, choice = trial, tried
+    stopped = trials if learner.stopped else 0
     return GuardInference(
-        best.plans, root, best.answered, dict(learner.failed), trials if learner.stopped else 0, trials - learner.trials
+        best.plans, root, best.answered, dict(learner.failed), stopped, trials - learner.trials, list(seeds)
     )
+
+
+def _seeded(sessions: list[list[RecordedCall]]) -> tuple[str, ...]:
+    """The keys a server holds from the start (a board's `root` node, a default project, a `main` branch):
+    values that a success of a call giving no text showed (a listing, `root [active]`) before any call of
+    the session gave them (whole or inside a text), and that a later call then gave, in two sessions at
+    least. Not a value the server made up (a UUID, `task-1`: a create's answer shows it first too, but a
+    create gives texts), nor one of under three letters, nor a number."""
+    places: dict[str, set[int]] = {}
+    for place, session in enumerate(sessions):
+        given: set[str] = set()
+        shown: list[str] = []  # the texts of the successes of calls that gave no text, so far
+        for call in session:
+            values = [v for value in call.arguments.values() for v in _string_values(value)]
+            for value in values:
+                # New to the session: no call gave it, whole or inside a text (a word of a todo's text, shown
+                # by a listing before a call gives it as a project, is the session's own).
+                fresh = not any(_shown_whole(value, text) for text in given)
+                if fresh and any(_shown_whole(value, text) for text in shown):
+                    places.setdefault(value, set()).add(place)
+            given |= set(values)
+            if not values and _succeeded(call):
+                shown.append(json.dumps(call.value, ensure_ascii=False))
+    return tuple(
+        sorted(
+            value
+            for value, found in places.items()
+            if len(found) >= 2
+            and len(value) >= _SHORTEST
+            and not value.isdigit()
+            and not _MINTED.fullmatch(value)
+            and not _COUNTED.fullmatch(value)
+        )
+    )
+
+
+def _shown_whole(value: str, text: str) -> bool:
+    """Whether `text` shows `value` as a whole word (not inside a longer name: `root` in `root-2` is none)."""
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text) is not None
+
+
+def _string_values(value: Any) -> list[str]:
+    """The strings an argument gives: itself, or the items of a list (a node's `parents`)."""
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _reordered(listings: list[dict[str, Any]], orders: Counter[str]) -> list[dict[str, Any]]:
+    """`listings`, then each in the `_REORDERED` orders the tool's whole listings follow most (beside the order
+    stored), an argument's sort still first where it has one."""
+    chosen = [order for order, _ in orders.most_common(_REORDERED)]
+    return listings + [{**listing, "order": order} for order in chosen for listing in listings]
 
 
 def _keeps_made_up(effect: list[Any] | None) -> bool:

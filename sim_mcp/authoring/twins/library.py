@@ -468,13 +468,13 @@ def twin_kept(where, row, args):
                 return False
         elif kind == "holds":
             # ["holds", name, field]: the argument's value one of the items of the row's list field (a project).
-            held = row.get(rule[2])
+            held = twin_listed(row.get(rule[2]))
             if type(held) != "list" or value not in held:
                 return False
         elif kind in ("overlaps", "covers"):
             if type(value) != "list" or not value:
                 continue
-            held = row.get(rule[2])
+            held = twin_listed(row.get(rule[2]))
             if type(held) != "list":
                 return False
             inside = [item in held for item in value]
@@ -483,7 +483,7 @@ def twin_kept(where, row, args):
         elif kind == "excludes":
             # ["excludes", name, field]: no item of an array argument among the items of the row's list field
             # (the records without the tags a call leaves out).
-            held = row.get(rule[2])
+            held = twin_listed(row.get(rule[2]))
             if type(value) == "list" and type(held) == "list" and any([item in held for item in value]):
                 return False
     return True
@@ -639,6 +639,9 @@ def twin_part(part, root, keys, args, twin):
         return None if number == None else twin_number_text(number)
     if kind == "given_names":
         return twin_given_names(part, args)
+    if kind == "dumps":
+        # ["dumps", name, style]: a list or object argument as JSON text (`twin_dumps`).
+        return twin_dumps(args.get(part[1]), part[2])
     if kind == "arg" or kind == "key":
         value = args.get(part[1])
         if type(value) != "string":
@@ -719,6 +722,23 @@ def twin_writes(part, root, keys, args):
 
 def twin_json_text(text):
     return json.encode(text)[1:-1]
+
+def twin_listed(value):
+    # A list field's items: the list, or the JSON array a text writes (a record keeping its tags as
+    # `json.dumps(tags)`, which a filter by tags reads as the list it writes); a text that writes none as it is.
+    if type(value) == "string" and value.startswith("["):
+        found = json_document(value)
+        return found if type(found) == "list" else value
+    return value
+
+def twin_dumps(value, style):
+    # A list or object argument written as JSON text, as a server keeps it in a record's text field (a
+    # note's tags stored as `json.dumps(tags)`): "python", as `json.dumps` writes it by default (`", "` and
+    # `": "` between items, non-ASCII escaped); "compact", as JavaScript's `JSON.stringify` does. None for
+    # any other value.
+    if type(value) not in ("list", "dict"):
+        return None
+    return json_text(value, None, False, True) if style == "python" else json.encode(value)
 
 def twin_stored_number(part, root, keys, args):
     # Of the entry under the key an argument names: the length of a stored value, or its place among the
@@ -1947,6 +1967,18 @@ def twin_bridge_pieces(state, args):
             if root != None:
                 pieces.append([twin_resolve(root, value), ["key", name]])
             pieces.append([value, ["arg", name]])
+        # A list or object argument the answer shows as JSON text (tags kept as `json.dumps(tags)`): not an
+        # empty one, whose `[]` is as often any empty listing's.
+        for name in args.get("fields", []):
+            value = call.get(name)
+            if type(value) not in ("list", "dict") or not value:
+                continue
+            written = {}
+            for style in ("python", "compact"):
+                text = twin_dumps(value, style)
+                if text not in written:
+                    written[text] = True
+                    pieces.append([text, ["dumps", name, style]])
         for name in args["names"] + args["numbers"]:
             entry = twin_entry(root, keys, call, name)
             if entry == None:
