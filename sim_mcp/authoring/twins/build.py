@@ -39,6 +39,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.authoring.twins.rename import IdMap
 from sim_mcp.authoring.twins.served import refuses, served_schema
+from sim_mcp.authoring.twins.wrapped import find_wrappers, unwrapped
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key
@@ -119,20 +120,22 @@ async def build_twin(
     report.calls, report.sessions = len(calls), len(sessions)
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
-    learned = _learn(environment, sessions, effect_trials)
-    report.effect_choices = learned.effect_choices
-    if batches := find_batches(list(environment.tools), sessions):
-        # Tools that take their items in batches are learned a second time as the one-item calls they stand
-        # for (`batches.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
-        view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
-        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions, effect_trials)
-        report.effect_choices += per_item.effect_choices
-        per_item.plans = {
-            name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
-            for name, plan in per_item.plans.items()
+    learned = _learn_batched(environment, sessions, effect_trials)
+    if wrappers := find_wrappers(list(environment.tools), sessions):
+        # Tools whose arguments come wrapped in one object are learned a second time on that object's fields
+        # (`wrapped.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
+        view_tools, view_sessions = unwrapped(list(environment.tools), sessions, wrappers)
+        inner = _learn_batched(environment.model_copy(update={"tools": view_tools}), view_sessions, effect_trials)
+        inner.effect_choices += learned.effect_choices
+        inner.plans = {
+            name: {**plan, "wrapper": wrappers[name]} if name in wrappers else plan
+            for name, plan in inner.plans.items()
         }
-        if _agreeing(per_item.plans, sessions, per_item.initial) > _agreeing(learned.plans, sessions, learned.initial):
-            learned = per_item
+        if _agreeing(inner.plans, sessions, inner.initial) > _agreeing(learned.plans, sessions, learned.initial):
+            learned = inner
+        else:
+            learned.effect_choices = inner.effect_choices
+    report.effect_choices = learned.effect_choices
     report.problems += learned.problems
     plans, reasons, initial = learned.plans, learned.reasons, learned.initial
     text = program_text(plans)
@@ -236,6 +239,24 @@ def _learn(environment: Environment, sessions: list[list[RecordedCall]], trials:
         initial[TWIN_KEY] = {"keys": initial_keys(guards.root)}
         plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
     return _Learned(plans, reasons, initial, problems, guards.tried)
+
+
+def _learn_batched(environment: Environment, sessions: list[list[RecordedCall]], trials: int) -> _Learned:
+    """What `_learn` finds, and where some tools take their items in batches, what it finds of them as the
+    one-item calls they stand for (`batches.py`): whichever answers more of the recorded calls as recorded."""
+    learned = _learn(environment, sessions, trials)
+    if batches := find_batches(list(environment.tools), sessions):
+        view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
+        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions, trials)
+        per_item.effect_choices += learned.effect_choices
+        per_item.plans = {
+            name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
+            for name, plan in per_item.plans.items()
+        }
+        if _agreeing(per_item.plans, sessions, per_item.initial) > _agreeing(learned.plans, sessions, learned.initial):
+            return per_item
+        learned.effect_choices = per_item.effect_choices
+    return learned
 
 
 def _agreeing(plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]) -> int:

@@ -20,6 +20,7 @@ from sim_mcp.authoring.twins import (
     grouped,
     items,
     strings,
+    wrapped,
 )
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
@@ -1745,7 +1746,10 @@ def twin_handed_on(effects, call, twin):
     if plan == None:
         return
     keys = twin.setdefault("keys", {})
-    args = twin_paired(twin_view(call.get("arguments") or {}), plan.get("pairs"), plan.get("defaults", {}))
+    given = call.get("arguments") or {}
+    if plan.get("wrapper"):
+        given = twin_unwrapped(plan["wrapper"], given)
+    args = twin_paired(twin_view(given), plan.get("pairs"), plan.get("defaults", {}))
     twin_apply(plan["effect"], call["tool"], plan["root"], keys, args, call["result"], twin)
 
 def twin_documents(value, documents):
@@ -1912,6 +1916,8 @@ LIBRARY += items.ITEMS
 LIBRARY += grouped.GROUPED
 # A call over a list of items answered as its items one by one, a section of its own.
 LIBRARY += batches.BATCHES
+# The fields of an object a tool's arguments come wrapped in, read as its arguments, a section of its own.
+LIBRARY += wrapped.WRAPPED
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -2298,11 +2304,14 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
     parts = [SECTION, LIBRARY.strip(), ""]
     for tool, plan in sorted(plans.items()):
         batch = plan.get("batch")
-        literal = starlark_literal({name: value for name, value in plan.items() if name != "batch"})
+        literal = starlark_literal({name: value for name, value in plan.items() if name not in ("batch", "wrapper")})
+        # A tool whose arguments come wrapped in one object (`wrapped.py`) is answered on that object's fields.
+        unwrap = [f"    args = twin_unwrapped({json.dumps(plan['wrapper'])}, args)"] if plan.get("wrapper") else []
         if batch is None:
             parts += [
                 f"# --- compiled: {tool} ---",
                 f"def {function_name(tool)}(state, args):",
+                *unwrap,
                 f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
                 "",
             ]
@@ -2312,6 +2321,7 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
         parts += [
             f"# --- compiled: {tool}, a batch ---",
             f"def {function_name(tool)}(state, args):",
+            *unwrap,
             f"    return twin_batch({starlark_literal(batch)}, state, args, {one})",
             "",
             f"def {one}(state, args):",
@@ -2348,6 +2358,7 @@ def _handed_on_effects(plans: dict[str, dict[str, Any]]) -> dict[str, dict[str, 
             "root": plan.get("root"),
             "pairs": plan.get("pairs"),
             "defaults": plan.get("defaults", {}),
+            "wrapper": plan.get("wrapper"),
         }
         for tool, plan in plans.items()
         if plan.get("family") == "guard" and plan.get("effect") and not plan.get("batch") and not plan.get("documents")
