@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from sim_mcp.authoring.twins.agreement import Answer, compare_answers
+from sim_mcp.authoring.twins.build import _generalises_better
 from sim_mcp.authoring.twins.recordings import RecordedCall
 from sim_mcp.authoring.twins.wrapped import find_wrappers, unwrapped
 from sim_mcp.rules import CallContext, Limits, compile_program, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
-from sim_mcp.specs.model import ToolSpec
+from sim_mcp.specs.model import Environment, ToolSpec
 from sim_mcp.state.patch import apply_patch
 from tests.twin_learning import compile_recorded, played
 
@@ -128,3 +129,20 @@ def test_only_a_lone_object_argument_of_declared_fields_given_alone_is_a_wrapper
     assert view_tools[0].input_schema["properties"]["title"] == _TITLE
     assert view_sessions[0][0].arguments == {"title": "a", "body": "b"}
     assert view_sessions[0][1].arguments == calls[1].arguments
+
+
+def test_the_wrapped_way_is_kept_only_where_it_answers_more_sessions_it_did_not_learn_from() -> None:
+    # A store whose every answer is a fact of a fixed catalogue, the same for the same arguments whatever was
+    # called before: rules on the unwrapped fields learn only what the recorded titles showed, while the
+    # replay of the recorded answers answers every title asked before, as the server does.
+    catalogue = {title: f"{title}: shelf {number}" for number, title in enumerate(TITLES)}
+    rng = random.Random(3)
+    recorded = []
+    for number in range(12):
+        calls = [("read_note", {"params": {"title": rng.choice(TITLES)}}) for _ in range(6)]
+        recorded.append(played(lambda tool, args: (catalogue[args["params"]["title"]], False), f"s{number}", calls))
+    environment = Environment(name="shelves", tools=[TOOLS[1]])
+    assert not _generalises_better(environment, recorded, 200, {"read_note": "params"})
+    assert _generalises_better(
+        Environment(name="notes", tools=TOOLS), sessions(0, 12), 200, {t.name: "params" for t in TOOLS}
+    )

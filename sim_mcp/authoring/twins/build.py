@@ -123,15 +123,10 @@ async def build_twin(
     learned = _learn_batched(environment, sessions, effect_trials)
     if wrappers := find_wrappers(list(environment.tools), sessions):
         # Tools whose arguments come wrapped in one object are learned a second time on that object's fields
-        # (`wrapped.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
-        view_tools, view_sessions = unwrapped(list(environment.tools), sessions, wrappers)
-        inner = _learn_batched(environment.model_copy(update={"tools": view_tools}), view_sessions, effect_trials)
+        # (`wrapped.py`); the twin keeps that way where it answers more of the sessions it did not learn from.
+        inner = _learn_unwrapped(environment, sessions, effect_trials, wrappers)
         inner.effect_choices += learned.effect_choices
-        inner.plans = {
-            name: {**plan, "wrapper": wrappers[name]} if name in wrappers else plan
-            for name, plan in inner.plans.items()
-        }
-        if _agreeing(inner.plans, sessions, inner.initial) > _agreeing(learned.plans, sessions, learned.initial):
+        if _generalises_better(environment, sessions, effect_trials, wrappers):
             learned = inner
         else:
             learned.effect_choices = inner.effect_choices
@@ -257,6 +252,67 @@ def _learn_batched(environment: Environment, sessions: list[list[RecordedCall]],
             return per_item
         learned.effect_choices = per_item.effect_choices
     return learned
+
+
+def _learn_unwrapped(
+    environment: Environment, sessions: list[list[RecordedCall]], trials: int, wrappers: dict[str, str]
+) -> _Learned:
+    """What `_learn_batched` finds of the tools with their wrapped arguments unwrapped (`wrapped.py`), each
+    such tool's plan carrying the argument its calls wrap theirs in."""
+    view_tools, view_sessions = unwrapped(list(environment.tools), sessions, wrappers)
+    inner = _learn_batched(environment.model_copy(update={"tools": view_tools}), view_sessions, trials)
+    inner.plans = {
+        name: {**plan, "wrapper": wrappers[name]} if name in wrappers else plan for name, plan in inner.plans.items()
+    }
+    return inner
+
+
+def _generalises_better(
+    environment: Environment, sessions: list[list[RecordedCall]], trials: int, wrappers: dict[str, str]
+) -> bool:
+    """Whether the tools learned unwrapped answer more calls of sessions they did not learn from than the tools
+    learned as they are: each way learned from every other session and checked on the rest, as the served
+    twin answers them (`_served_agreement`). Rules that answer every recorded call may have learned facts of
+    the recorded calls alone (a catalogue entry's details, written as literal text under conditions that
+    happen to tell the recorded calls apart), and a world their effects change keys the replay of the calls
+    they hand on otherwise: what answers more of the recorded calls can answer fewer of the next ones."""
+    learned_from, checked = sessions[::2], sessions[1::2]
+    if not checked:
+        return True
+    plain = _learn_batched(environment, learned_from, trials)
+    inner = _learn_unwrapped(environment, learned_from, trials, wrappers)
+    return _served_agreement(inner, learned_from, checked) > _served_agreement(plain, learned_from, checked)
+
+
+def _served_agreement(
+    learned: _Learned, learned_from: list[list[RecordedCall]], checked: list[list[RecordedCall]]
+) -> int:
+    """How many calls of `checked` the twin learned from `learned_from` answers as recorded: its programs, else
+    its replay of the recorded answers (`_replay_text`): one recorded with the same arguments in the same
+    world, or one recorded alike in several worlds."""
+    plans, initial = learned.plans, learned.initial
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
+    in_world: dict[str, tuple[Any, bool]] = {}
+    seen: dict[str, tuple[set[str], set[str]]] = {}  # call key -> worlds, answers
+    for session in learned_from:
+        for before, _, call, result in _replay(program, plans, session, initial):
+            if result is None:
+                in_world[situation_key("", call.tool, call.arguments, before)] = (call.value, call.is_error)
+                worlds, answers = seen.setdefault(call_key(call.tool, call.arguments), (set(), set()))
+                worlds.add(json.dumps(before, sort_keys=True))
+                answers.add(json.dumps([call.value, call.is_error], sort_keys=True))
+    agree = 0
+    for session in checked:
+        for before, _, call, result in _replay(program, plans, session, initial):
+            if result is None:
+                result = in_world.get(situation_key("", call.tool, call.arguments, before))
+                worlds, answers = seen.get(call_key(call.tool, call.arguments), (set(), set()))
+                if result is None and len(worlds) > 1 and len(answers) == 1:
+                    value, is_error = json.loads(next(iter(answers)))
+                    result = (value, bool(is_error))
+            if result is not None:
+                agree += compare_answers(Answer(call.value, call.is_error), Answer(*result)).agree
+    return agree
 
 
 def _agreeing(plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]) -> int:

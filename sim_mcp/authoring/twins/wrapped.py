@@ -11,7 +11,8 @@ The twin answers a call by unwrapping its arguments the same way before its rule
 a call the twin hands on changes its world through the same unwrapped arguments. A tool is wrapped where its
 schema declares exactly one argument, an object (or a reference to one) with declared fields, and every
 recorded call gives that argument as an object and nothing beside it. Whether the twin learns the tools so or
-as they are is decided by the recordings (`build.py`: whichever answers more recorded calls).
+as they are is decided by the recordings (`build.py`: whichever answers more of the recorded sessions it did
+not learn from).
 """
 
 from __future__ import annotations
