@@ -362,12 +362,24 @@ def twin_row_fields(k, entry):
 
 def twin_row_value(spec, fields):
     # ["field", name, absent]: a field's value (`absent` where the record has none: a server's default);
-    # ["size", name]: its length; ["number", name]: its digits as a number; ["const", value].
+    # ["size", name]: its length; ["size", name, others, constant, per_item]: that plus the lengths of other
+    # fields as text (`twin_text_length`) and a constant, the record's size as the server writes it down;
+    # ["number", name]: its digits as a number; ["const", value].
     if spec[0] == "field":
         return fields[spec[1]] if spec[1] in fields else spec[2]
     if spec[0] == "size":
         value = fields.get(spec[1])
-        return len(value) if type(value) == "string" else None
+        if type(value) != "string":
+            return None
+        size = len(value)
+        if len(spec) > 2:
+            for other in spec[2]:
+                length = twin_text_length(fields.get(other), spec[4])
+                if length == None:
+                    return None
+                size += length
+            size += spec[3]
+        return size
     if spec[0] == "number":
         # ["number", name]: the field's digits as a JSON number (a key a server announced as an id, `"id": 3`).
         value = fields.get(spec[1])
@@ -376,6 +388,19 @@ def twin_row_value(spec, fields):
         # ["compose", segments]: a line the server composes from the record's fields (`composed.py`).
         return twin_composed(spec[1], fields)
     return spec[1]
+
+def twin_text_length(value, per_item):
+    # The length of a value written as text: a text's, a number's digits, a boolean's `true` or `false`, a
+    # list of texts' items each with `per_item` characters more; None for any other.
+    if type(value) == "bool":
+        return 4 if value else 5
+    if type(value) == "string":
+        return len(value)
+    if type(value) == "int":
+        return len(str(value))
+    if type(value) == "list" and all([type(item) == "string" for item in value]):
+        return sum([len(item) + per_item for item in value])
+    return None
 
 def twin_rows(template, root, keys, args):
     # {"$rows": pred, "order": order, "item": {name: spec}}: a JSON list of the records a predicate picks,
@@ -722,8 +747,8 @@ def twin_json_text(text):
     return json.encode(text)[1:-1]
 
 def twin_stored_number(part, root, keys, args):
-    # Of the entry under the key an argument names: the length of a stored value, or its place among the
-    # keys stored now, in the order they were first stored (1 the first).
+    # Of the entry under the key an argument names: the length of a stored value (now, or once the call adds
+    # a text to it), or its place among the keys stored now, in the order they were first stored (1 the first).
     entry = twin_entry(root, keys, args, part[1])
     if entry == None:
         return None
@@ -732,7 +757,16 @@ def twin_stored_number(part, root, keys, args):
         key = twin_key(root, args.get(part[1]))
         return stored.index(key) + 1 if key in stored else None
     value = entry.get("args", {}).get(part[2])
-    return len(value) if type(value) == "string" else None
+    if type(value) != "string":
+        return None
+    if len(part) > 3:
+        # ["stored_size", name, field, added, joiner]: its length once the text argument `added` is added
+        # to it after a joiner of that many characters, none after an empty text.
+        added = args.get(part[3])
+        if type(added) != "string":
+            return None
+        return len(value) + (part[4] if value else 0) + len(added)
+    return len(value)
 
 def twin_each_line(part, root, keys, args, twin):
     # One line per item of an array argument, each written by the same parts as that item sees the call.
@@ -2118,6 +2152,16 @@ def twin_bridge_items(state, args):
             if entry == None:
                 continue
             parts = [["order", name]] + [["stored_size", name, f] for f in entry.get("args", {})]
+            # The length a stored text will have once the call adds a text argument to it, joined by nothing,
+            # a line break or a blank line (`append`): a server that answers a document's new length.
+            parts += [
+                ["stored_size", name, f, added, joiner]
+                for f in sorted(entry.get("args", {}).keys())
+                if type(entry["args"][f]) == "string"
+                for added in sorted(call.keys())
+                if added != name and type(call[added]) == "string"
+                for joiner in (0, 1, 2)
+            ]
             for part in parts:
                 number = twin_stored_number(part, args["root"], twin["keys"], call)
                 if number != None:
