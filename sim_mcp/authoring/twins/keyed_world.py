@@ -273,6 +273,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.argument_types import declaring, types_of
+from sim_mcp.authoring.twins.catalogue import Catalogue, catalogue_pieces, read_catalogue
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.dates import date_atoms, days_agree, read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
@@ -692,6 +693,7 @@ class _Learner:
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
         self.calendar: dict[str, Any] | None = None
+        self.catalogue: Catalogue | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
         self.cut: dict[str, dict[int, dict[str, Any]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
@@ -1159,6 +1161,12 @@ class _Learner:
             for at, pieces in cut.items():
                 self.computed[name].pieces.setdefault(at, []).extend(pieces)
             self.computed[name].atoms += failing
+            # The facts of a bundled catalogue's entry its answers show beside the name a call gives, read from
+            # every tool's answers (`catalogue.py`).
+            if self.catalogue is None:
+                self.catalogue = read_catalogue((other.spec, other.calls) for other in self.tools.values())
+            for at, pieces in catalogue_pieces(self.catalogue, tool.spec, calls).items():
+                self.computed[name].pieces.setdefault(at, []).extend(pieces)
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
