@@ -120,16 +120,14 @@ async def build_twin(
     report.calls, report.sessions = len(calls), len(sessions)
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
-    learned = _learn_batched(environment, sessions, effect_trials)
-    if wrappers := find_wrappers(list(environment.tools), sessions):
-        # Tools whose arguments come wrapped in one object are learned a second time on that object's fields
-        # (`wrapped.py`); the twin keeps that way where it answers more of the sessions it did not learn from.
-        inner = _learn_unwrapped(environment, sessions, effect_trials, wrappers)
-        inner.effect_choices += learned.effect_choices
-        if _generalises_better(environment, sessions, effect_trials, wrappers):
-            learned = inner
-        else:
-            learned.effect_choices = inner.effect_choices
+    wrappers = find_wrappers(list(environment.tools), sessions)
+    # Tools whose arguments come wrapped in one object may be learned on that object's fields (`wrapped.py`): the
+    # twin takes that way where it answers more of the sessions it did not learn from, decided first, so that
+    # only the way taken is learned from every session.
+    if wrappers and _generalises_better(environment, sessions, effect_trials, wrappers):
+        learned = _learn_unwrapped(environment, sessions, effect_trials, wrappers)
+    else:
+        learned = _learn_batched(environment, sessions, effect_trials)
     report.effect_choices = learned.effect_choices
     report.problems += learned.problems
     plans, reasons, initial = learned.plans, learned.reasons, learned.initial
