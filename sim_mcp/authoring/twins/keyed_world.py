@@ -3444,6 +3444,7 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
         readings += _field_reading(known, values)
     if all(type(shown) is int for _, shown, _ in values):
         readings += _serialised_sizes(others, values)
+    readings += _flagged_readings([name, *others], values)
     if all(isinstance(shown, str) for _, shown, _ in values):
         # A line the server composes from the record's fields (`composed.py`): after a field that shows it
         # whole, which a record kept as answered holds.
@@ -3456,6 +3457,31 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
     readings.append((count, ["const", json.loads(code)]))
     fits, best = max(readings, key=lambda reading: reading[0])  # the first of those that fit most
     return best if fits * _ROW_FIT[1] >= len(values) * _ROW_FIT[0] else None
+
+
+def _flagged_readings(known: list[str], values: list[tuple[str, Any, dict[str, Any]]]) -> list[tuple[int, list[Any]]]:
+    """A field shown only where a flag of the record is true, one value in its place elsewhere (a document's body
+    listed for a core document alone, `null` for the others): `["if", flag, field, otherwise]`, for each flag
+    (a field every record holds as true or false, both seen) and each other field some record holds."""
+    flags = [
+        flag
+        for flag in known
+        if all(isinstance(record.get(flag), bool) for _, _, record in values)
+        and len({record[flag] for _, _, record in values}) == 2
+    ]
+    readings: list[tuple[int, list[Any]]] = []
+    for flag in flags:
+        unset = [code for code, _, record in values if not record[flag]]
+        otherwise = Counter(unset).most_common(1)[0][0]
+        for field_name in known:
+            if field_name == flag or not any(field_name in record for _, _, record in values):
+                continue
+            fits = sum(
+                json.dumps(record.get(field_name), sort_keys=True) == code if record[flag] else code == otherwise
+                for code, _, record in values
+            )
+            readings.append((fits, ["if", flag, field_name, json.loads(otherwise)]))
+    return readings
 
 
 def _serialised_sizes(others: list[str], values: list[tuple[str, Any, dict[str, Any]]]) -> list[tuple[int, list[Any]]]:

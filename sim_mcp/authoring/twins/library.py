@@ -380,6 +380,9 @@ def twin_row_value(spec, fields):
                 size += length
             size += spec[3]
         return size
+    if spec[0] == "if":
+        # ["if", flag, name, otherwise]: a field shown only where the record's flag is true, `otherwise` elsewhere.
+        return fields.get(spec[2]) if fields.get(spec[1]) == True else spec[3]
     if spec[0] == "number":
         # ["number", name]: the field's digits as a JSON number (a key a server announced as an id, `"id": 3`).
         value = fields.get(spec[1])
