@@ -122,3 +122,19 @@ def test_a_purchase_of_a_product_only_listed_is_answered_from_the_catalogue(tmp_
         real = shop("buy", args)
         verdict = compare_answers(Answer(*real), Answer(outcome.result, outcome.is_error))
         assert verdict.agree, f"buy({args}): twin {outcome.result}, server {real[0]}"
+
+
+def test_the_names_themselves_are_a_table_only_where_an_answer_spelled_one_otherwise() -> None:
+    # A server that answers every name as it was given (a store of names an agent makes up) gets no table of
+    # the names seen: it would answer no name a later call makes up, where the name given answers them all.
+    exact = [
+        [call for call in session if call.arguments.get("product", "").lower() != call.arguments.get("product")]
+        for session in sessions(0, 12)
+    ]
+    calls = [call for session in exact for call in session]
+    catalogue = read_catalogue((tool, [call for call in calls if call.tool == tool.name]) for tool in TOOLS)
+    assert catalogue.facts
+    assert "name" not in dict(catalogue.tables())
+    everything = [call for session in sessions(0, 12) for call in session]
+    respelled = read_catalogue((tool, [call for call in everything if call.tool == tool.name]) for tool in TOOLS)
+    assert "name" in dict(respelled.tables())

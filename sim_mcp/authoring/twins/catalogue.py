@@ -15,7 +15,8 @@ not, and the rest of the line after the separator, split at punctuation (bracket
 spaces), are its facts by place. A place is a fact of the catalogue only where no entry shows two values at it (a
 status that changes is no fact), and only the entries that show it have it. Each place is a table
 `["lookup", [argument], table]` (`functions.py`'s lookup, keyed by the value given and by its lower case), as is
-the name as the server writes it (a name given in another case, answered as the catalogue spells it); a call
+the name as the server writes it where an answer spelled a name otherwise than its call (a name given in
+another case, answered as the catalogue spells it); a call
 naming no entry of the table writes no such piece, and the keyed world hands it on.
 """
 
@@ -49,14 +50,17 @@ class Catalogue:
 
     names: dict[str, str] = field(default_factory=dict)
     facts: dict[str, dict[int, str]] = field(default_factory=dict)
+    respelled: bool = False  # whether an answer spelled a name otherwise than the call that gave it
 
     def tables(self) -> list[tuple[str, dict[str, str]]]:
-        """The lookup tables a call's argument may choose from: the name as written, then each place's facts,
-        keyed by the name as written and by its lower case; only tables of two values or more (one value is a
-        constant)."""
+        """The lookup tables a call's argument may choose from: the name as written (only where an answer
+        spelled a name otherwise than its call gave it: elsewhere the name given is the one answered, and a table
+        of the names seen would answer no name a later call makes up), then each place's facts, keyed by the
+        name as written and by its lower case; only tables of two values or more (one value is a constant)."""
         found: list[tuple[str, dict[str, str]]] = []
-        spelled = {key: spelling for spelling in self.names.values() for key in {spelling, spelling.lower()}}
-        found.append(("name", spelled))
+        if self.respelled:
+            spelled = {key: spelling for spelling in self.names.values() for key in {spelling, spelling.lower()}}
+            found.append(("name", spelled))
         places = sorted({place for facts in self.facts.values() for place in facts})
         for place in places:
             table = {
@@ -74,6 +78,7 @@ def read_catalogue(tools: Iterable[tuple[ToolSpec, list[RecordedCall]]]) -> Cata
     shown by two names."""
     lines: list[str] = []
     known: set[str] = set()  # names as the answers spell them
+    respelled = False
     for spec, calls in tools:
         properties = spec.input_schema.get("properties") or {}
         texts = [name for name, schema in properties.items() if "string" in types_of(schema)]
@@ -88,11 +93,12 @@ def read_catalogue(tools: Iterable[tuple[ToolSpec, list[RecordedCall]]]) -> Cata
                     for line in own:
                         if (found := _named(line, value)) is not None:
                             known.add(line[found[1] : found[2]])
+                            respelled = respelled or line[found[1] : found[2]] != value
     # Where any answer names an entry some call named: a listing shows the names a later call gives.
     distinct = list(dict.fromkeys(lines))
     occurrences = [found for name in sorted(known) for line in distinct if (found := _named(line, name)) is not None]
     shapes = _shapes(occurrences)
-    catalogue = Catalogue()
+    catalogue = Catalogue(respelled=respelled)
     if not shapes:
         return catalogue
     seen: dict[tuple[str, str], dict[str, dict[int, set[str]]]] = {shape: {} for shape in shapes}
