@@ -39,6 +39,7 @@ from sim_mcp.authoring.twins.library import TwinLibrary, program_text
 from sim_mcp.authoring.twins.recordings import RecordedCall, read_calls
 from sim_mcp.authoring.twins.rename import IdMap
 from sim_mcp.authoring.twins.served import refuses, served_schema
+from sim_mcp.authoring.twins.wrapped import find_wrappers, unwrapped
 from sim_mcp.engine.backends import Backend
 from sim_mcp.engine.cache import situation_key
 from sim_mcp.engine.cassette import CassetteEntry, call_key
@@ -119,20 +120,15 @@ async def build_twin(
     report.calls, report.sessions = len(calls), len(sessions)
     if not calls:
         raise ConfigError(f"--from {', '.join(map(str, recordings))}: no recorded call of {spec_path}'s tools")
-    learned = _learn(environment, sessions, effect_trials)
+    wrappers = find_wrappers(list(environment.tools), sessions)
+    # Tools whose arguments come wrapped in one object may be learned on that object's fields (`wrapped.py`): the
+    # twin takes that way where it answers more of the sessions it did not learn from, decided first, so that
+    # only the way taken is learned from every session.
+    if wrappers and _generalises_better(environment, sessions, effect_trials, wrappers):
+        learned = _learn_unwrapped(environment, sessions, effect_trials, wrappers)
+    else:
+        learned = _learn_batched(environment, sessions, effect_trials)
     report.effect_choices = learned.effect_choices
-    if batches := find_batches(list(environment.tools), sessions):
-        # Tools that take their items in batches are learned a second time as the one-item calls they stand
-        # for (`batches.py`); the twin keeps whichever way answers more of the recorded calls as recorded.
-        view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
-        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions, effect_trials)
-        report.effect_choices += per_item.effect_choices
-        per_item.plans = {
-            name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
-            for name, plan in per_item.plans.items()
-        }
-        if _agreeing(per_item.plans, sessions, per_item.initial) > _agreeing(learned.plans, sessions, learned.initial):
-            learned = per_item
     report.problems += learned.problems
     plans, reasons, initial = learned.plans, learned.reasons, learned.initial
     text = program_text(plans)
@@ -236,6 +232,85 @@ def _learn(environment: Environment, sessions: list[list[RecordedCall]], trials:
         initial[TWIN_KEY] = {"keys": initial_keys(guards.root, guards.seeds)}
         plans, reasons = _verified(environment, {**plans, **guards.plans}, reasons, sessions, initial)
     return _Learned(plans, reasons, initial, problems, guards.tried)
+
+
+def _learn_batched(environment: Environment, sessions: list[list[RecordedCall]], trials: int) -> _Learned:
+    """What `_learn` finds, and where some tools take their items in batches, what it finds of them as the
+    one-item calls they stand for (`batches.py`): whichever answers more of the recorded calls as recorded."""
+    learned = _learn(environment, sessions, trials)
+    if batches := find_batches(list(environment.tools), sessions):
+        view_tools, view_sessions = unrolled(list(environment.tools), sessions, batches)
+        per_item = _learn(environment.model_copy(update={"tools": view_tools}), view_sessions, trials)
+        per_item.effect_choices += learned.effect_choices
+        per_item.plans = {
+            name: {**plan, "batch": batches[name].to_plan()} if name in batches else plan
+            for name, plan in per_item.plans.items()
+        }
+        if _agreeing(per_item.plans, sessions, per_item.initial) > _agreeing(learned.plans, sessions, learned.initial):
+            return per_item
+        learned.effect_choices = per_item.effect_choices
+    return learned
+
+
+def _learn_unwrapped(
+    environment: Environment, sessions: list[list[RecordedCall]], trials: int, wrappers: dict[str, str]
+) -> _Learned:
+    """What `_learn_batched` finds of the tools with their wrapped arguments unwrapped (`wrapped.py`), each
+    such tool's plan carrying the argument its calls wrap theirs in."""
+    view_tools, view_sessions = unwrapped(list(environment.tools), sessions, wrappers)
+    inner = _learn_batched(environment.model_copy(update={"tools": view_tools}), view_sessions, trials)
+    inner.plans = {
+        name: {**plan, "wrapper": wrappers[name]} if name in wrappers else plan for name, plan in inner.plans.items()
+    }
+    return inner
+
+
+def _generalises_better(
+    environment: Environment, sessions: list[list[RecordedCall]], trials: int, wrappers: dict[str, str]
+) -> bool:
+    """Whether the tools learned unwrapped answer more calls of sessions they did not learn from than the tools
+    learned as they are: each way learned from every other session and checked on the rest, as the served
+    twin answers them (`_served_agreement`). Rules that answer every recorded call may have learned facts of
+    the recorded calls alone (a catalogue entry's details, written as literal text under conditions that
+    happen to tell the recorded calls apart), and a world their effects change keys the replay of the calls
+    they hand on otherwise: what answers more of the recorded calls can answer fewer of the next ones."""
+    learned_from, checked = sessions[::2], sessions[1::2]
+    if not checked:
+        return True
+    plain = _learn_batched(environment, learned_from, trials)
+    inner = _learn_unwrapped(environment, learned_from, trials, wrappers)
+    return _served_agreement(inner, learned_from, checked) > _served_agreement(plain, learned_from, checked)
+
+
+def _served_agreement(
+    learned: _Learned, learned_from: list[list[RecordedCall]], checked: list[list[RecordedCall]]
+) -> int:
+    """How many calls of `checked` the twin learned from `learned_from` answers as recorded: its programs, else
+    its replay of the recorded answers (`_replay_text`): one recorded with the same arguments in the same
+    world, or one recorded alike in several worlds."""
+    plans, initial = learned.plans, learned.initial
+    program = compile_program(program_text(plans), "<twin programs>", list(plans))
+    in_world: dict[str, tuple[Any, bool]] = {}
+    seen: dict[str, tuple[set[str], set[str]]] = {}  # call key -> worlds, answers
+    for session in learned_from:
+        for before, _, call, result in _replay(program, plans, session, initial):
+            if result is None:
+                in_world[situation_key("", call.tool, call.arguments, before)] = (call.value, call.is_error)
+                worlds, answers = seen.setdefault(call_key(call.tool, call.arguments), (set(), set()))
+                worlds.add(json.dumps(before, sort_keys=True))
+                answers.add(json.dumps([call.value, call.is_error], sort_keys=True))
+    agree = 0
+    for session in checked:
+        for before, _, call, result in _replay(program, plans, session, initial):
+            if result is None:
+                result = in_world.get(situation_key("", call.tool, call.arguments, before))
+                worlds, answers = seen.get(call_key(call.tool, call.arguments), (set(), set()))
+                if result is None and len(worlds) > 1 and len(answers) == 1:
+                    value, is_error = json.loads(next(iter(answers)))
+                    result = (value, bool(is_error))
+            if result is not None:
+                agree += compare_answers(Answer(call.value, call.is_error), Answer(*result)).agree
+    return agree
 
 
 def _agreeing(plans: dict[str, dict[str, Any]], sessions: list[list[RecordedCall]], initial: dict[str, Any]) -> int:

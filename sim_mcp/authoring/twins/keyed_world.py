@@ -190,9 +190,9 @@ one (`["and", ["keep_id"], ["merge", name]]`: a save that creates without an id,
 record's fields anew, the call's other arguments replacing them and the tool that changed it last its storer
 (`merge`: an update, which stores nothing under a missing key; `present` then tells a task marked done from
 one approved); or so, with a text argument the call must give added to the end of the text stored in that field
-(`["append", name, field, joiner]`: a document appended to, the joiner a line break, a space or nothing, none
-after an empty text); for a tool that names no record, key every stored record anew by its place among them
-(`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
+(`["append", name, field, joiner]`: a document appended to, the joiner a line break, a blank line, a space or
+nothing, none after an empty text); for a tool that names no record, key every stored record anew by its place
+among them (`["renumber", base]`, from 0 or 1: a reload numbering records by their lines in a file), a field of its
 record that showed the old key showing the new one, the tool its storer; replace the text of one argument by
 another's in a text field of the record a key names (`["substitute", name, field, old, new]`: an edit of a
 record's data, both texts ones the call must give); for a read, count itself on the record the key an argument
@@ -283,6 +283,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from sim_mcp.authoring.twins.agreement import HEX_FORM, SIGNED_FORM, UUID_FORM, Answer, compare_answers
 from sim_mcp.authoring.twins.argument_types import declaring, types_of
+from sim_mcp.authoring.twins.catalogue import Catalogue, catalogue_pieces, read_catalogue
 from sim_mcp.authoring.twins.composed import Segment, compositions, merge, parse, shown_parses, undated
 from sim_mcp.authoring.twins.dates import date_atoms, days_agree, read_calendar, read_dates
 from sim_mcp.authoring.twins.expression import Expressions, read_expressions
@@ -378,7 +379,8 @@ _LEARNER_TODAY = DEFAULT_CLOCK.date().isoformat()
 # How a piece of a value written only whole is marked (`dates.json_piece`): no answer's text holds it.
 _WHOLE_VALUE = "\x00"
 # What may join a text appended to a stored one (`append`): a line, a space, nothing.
-_JOINERS = ("\n", " ", "")
+# A blank line is a Markdown document's paragraph break, what a log appended to as a document is joined by.
+_JOINERS = ("\n", " ", "", "\n\n")
 # What may stand between the blocks of several lines a view of several records writes, one per record.
 _BLOCK_SEPARATORS = ("\n\n---\n\n", "\n---\n", "\n\n", "\n")
 # What a listing of keys may be joined with.
@@ -709,6 +711,7 @@ class _Learner:
         self.read: dict[str, Expressions] = {}
         self.computed: dict[str, Functions] = {}
         self.calendar: dict[str, Any] | None = None
+        self.catalogue: Catalogue | None = None
         self.converted: dict[str, dict[int, dict[str, list[list[Any]]]]] = {}
         self.cut: dict[str, dict[int, dict[str, Any]]] = {}
         self.formed: dict[str, list[list[Any]]] = {}
@@ -1179,6 +1182,12 @@ class _Learner:
             for at, pieces in cut.items():
                 self.computed[name].pieces.setdefault(at, []).extend(pieces)
             self.computed[name].atoms += failing
+            # The facts of a bundled catalogue's entry its answers show beside the name a call gives, read from
+            # every tool's answers (`catalogue.py`).
+            if self.catalogue is None:
+                self.catalogue = read_catalogue((other.spec, other.calls) for other in self.tools.values())
+            for at, pieces in catalogue_pieces(self.catalogue, tool.spec, calls).items():
+                self.computed[name].pieces.setdefault(at, []).extend(pieces)
         return self.computed[name]
 
     def forms(self, tool: _Tool) -> list[list[Any]]:
@@ -3521,6 +3530,9 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
             readings.append((fits, ["size", known]))
     for known in ("$at", "$n", *others):
         readings += _field_reading(known, values)
+    if all(type(shown) is int for _, shown, _ in values):
+        readings += _serialised_sizes(others, values)
+    readings += _flagged_readings([name, *others], values)
     if all(isinstance(shown, str) for _, shown, _ in values):
         # A line the server composes from the record's fields (`composed.py`): after a field that shows it
         # whole, which a record kept as answered holds.
@@ -3533,6 +3545,86 @@ def _row_spec(name: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[
     readings.append((count, ["const", json.loads(code)]))
     fits, best = max(readings, key=lambda reading: reading[0])  # the first of those that fit most
     return best if fits * _ROW_FIT[1] >= len(values) * _ROW_FIT[0] else None
+
+
+def _flagged_readings(known: list[str], values: list[tuple[str, Any, dict[str, Any]]]) -> list[tuple[int, list[Any]]]:
+    """A field shown only where a flag of the record is true, one value in its place elsewhere (a document's body
+    listed for a core document alone, `null` for the others): `["if", flag, field, otherwise]`, for each flag
+    (a field every record holds as true or false, both seen) and each other field some record holds."""
+    flags = [
+        flag
+        for flag in known
+        if all(isinstance(record.get(flag), bool) for _, _, record in values)
+        and len({record[flag] for _, _, record in values}) == 2
+    ]
+    readings: list[tuple[int, list[Any]]] = []
+    for flag in flags:
+        unset = [code for code, _, record in values if not record[flag]]
+        otherwise = Counter(unset).most_common(1)[0][0]
+        for field_name in known:
+            if field_name == flag or not any(field_name in record for _, _, record in values):
+                continue
+            fits = sum(
+                json.dumps(record.get(field_name), sort_keys=True) == code if record[flag] else code == otherwise
+                for code, _, record in values
+            )
+            readings.append((fits, ["if", flag, field_name, json.loads(otherwise)]))
+    return readings
+
+
+def _serialised_sizes(others: list[str], values: list[tuple[str, Any, dict[str, Any]]]) -> list[tuple[int, list[Any]]]:
+    """A number that is a text field's length plus the lengths of one or two other fields as text (a list of
+    texts' items each with a few characters of its own: a header listing them a line each, `- a`) plus a
+    constant: the size of the record as the server writes it down, a file's body after a header of its fields
+    (`["size", field, others, constant, per_item]`). Only where those lengths differ between the records it
+    fits: a constant number is no size."""
+    readings: list[tuple[int, list[Any]]] = []
+    for known in others:
+        rest = [other for other in others if other != known]
+        for extras in [[], *([other] for other in rest), *(list(pair) for pair in itertools.combinations(rest, 2))]:
+            lists = any(isinstance(rec.get(extra), list) for extra in extras for _, _, rec in values)
+            for per_item in range(_PER_ITEM + 1) if lists else (0,):
+                sizes = [
+                    (shown, len(rec[known]) + added)
+                    for _, shown, rec in values
+                    if isinstance(rec.get(known), str)
+                    and (added := _lengths([rec.get(extra) for extra in extras], per_item)) is not None
+                ]
+                if not sizes:
+                    continue
+                offset, fits = Counter(shown - length for shown, length in sizes).most_common(1)[0]
+                if (offset or extras) and len({length for shown, length in sizes if shown - length == offset}) > 1:
+                    readings.append((fits, ["size", known, extras, offset, per_item]))
+    return readings
+
+
+# The most characters a serialisation writes beside each item of a list it writes (`- ` and a line break).
+_PER_ITEM = 4
+
+
+def _lengths(values: list[Any], per_item: int) -> int | None:
+    """The lengths of `values` written as text, summed; None where one is no text (`_text_length`)."""
+    total = 0
+    for value in values:
+        if (length := _text_length(value, per_item)) is None:
+            return None
+        total += length
+    return total
+
+
+def _text_length(value: Any, per_item: int) -> int | None:
+    """The length of a value written as text (`library.twin_text_length`): a text's, a number's digits, a
+    boolean's `true` or `false`, a list of texts' items each with `per_item` characters more; None for any
+    other (not there, an object)."""
+    if isinstance(value, bool):
+        return 4 if value else 5
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, int):
+        return len(str(value))
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return sum(len(item) + per_item for item in value)
+    return None
 
 
 def _field_reading(known: str, values: list[tuple[str, Any, dict[str, Any]]]) -> list[tuple[int, list[Any]]]:

@@ -20,6 +20,7 @@ from sim_mcp.authoring.twins import (
     grouped,
     items,
     strings,
+    wrapped,
 )
 from sim_mcp.rules import HANDED_ON, CallContext, Limits, compile_program, function_name, run_tool
 from sim_mcp.rules.helpers import DEFAULT_CLOCK
@@ -361,12 +362,27 @@ def twin_row_fields(k, entry):
 
 def twin_row_value(spec, fields):
     # ["field", name, absent]: a field's value (`absent` where the record has none: a server's default);
-    # ["size", name]: its length; ["number", name]: its digits as a number; ["const", value].
+    # ["size", name]: its length; ["size", name, others, constant, per_item]: that plus the lengths of other
+    # fields as text (`twin_text_length`) and a constant, the record's size as the server writes it down;
+    # ["number", name]: its digits as a number; ["const", value].
     if spec[0] == "field":
         return fields[spec[1]] if spec[1] in fields else spec[2]
     if spec[0] == "size":
         value = fields.get(spec[1])
-        return len(value) if type(value) == "string" else None
+        if type(value) != "string":
+            return None
+        size = len(value)
+        if len(spec) > 2:
+            for other in spec[2]:
+                length = twin_text_length(fields.get(other), spec[4])
+                if length == None:
+                    return None
+                size += length
+            size += spec[3]
+        return size
+    if spec[0] == "if":
+        # ["if", flag, name, otherwise]: a field shown only where the record's flag is true, `otherwise` elsewhere.
+        return fields.get(spec[2]) if fields.get(spec[1]) == True else spec[3]
     if spec[0] == "number":
         # ["number", name]: the field's digits as a JSON number (a key a server announced as an id, `"id": 3`).
         value = fields.get(spec[1])
@@ -375,6 +391,19 @@ def twin_row_value(spec, fields):
         # ["compose", segments]: a line the server composes from the record's fields (`composed.py`).
         return twin_composed(spec[1], fields)
     return spec[1]
+
+def twin_text_length(value, per_item):
+    # The length of a value written as text: a text's, a number's digits, a boolean's `true` or `false`, a
+    # list of texts' items each with `per_item` characters more; None for any other.
+    if type(value) == "bool":
+        return 4 if value else 5
+    if type(value) == "string":
+        return len(value)
+    if type(value) == "int":
+        return len(str(value))
+    if type(value) == "list" and all([type(item) == "string" for item in value]):
+        return sum([len(item) + per_item for item in value])
+    return None
 
 def twin_rows(template, root, keys, args):
     # {"$rows": pred, "order": order, "item": {name: spec}}: a JSON list of the records a predicate picks,
@@ -741,8 +770,8 @@ def twin_dumps(value, style):
     return json_text(value, None, False, True) if style == "python" else json.encode(value)
 
 def twin_stored_number(part, root, keys, args):
-    # Of the entry under the key an argument names: the length of a stored value, or its place among the
-    # keys stored now, in the order they were first stored (1 the first).
+    # Of the entry under the key an argument names: the length of a stored value (now, or once the call adds
+    # a text to it), or its place among the keys stored now, in the order they were first stored (1 the first).
     entry = twin_entry(root, keys, args, part[1])
     if entry == None:
         return None
@@ -751,7 +780,16 @@ def twin_stored_number(part, root, keys, args):
         key = twin_key(root, args.get(part[1]))
         return stored.index(key) + 1 if key in stored else None
     value = entry.get("args", {}).get(part[2])
-    return len(value) if type(value) == "string" else None
+    if type(value) != "string":
+        return None
+    if len(part) > 3:
+        # ["stored_size", name, field, added, joiner]: its length once the text argument `added` is added
+        # to it after a joiner of that many characters, none after an empty text.
+        added = args.get(part[3])
+        if type(added) != "string":
+            return None
+        return len(value) + (part[4] if value else 0) + len(added)
+    return len(value)
 
 def twin_each_line(part, root, keys, args, twin):
     # One line per item of an array argument, each written by the same parts as that item sees the call.
@@ -1765,7 +1803,10 @@ def twin_handed_on(effects, call, twin):
     if plan == None:
         return
     keys = twin.setdefault("keys", {})
-    args = twin_paired(twin_view(call.get("arguments") or {}), plan.get("pairs"), plan.get("defaults", {}))
+    given = call.get("arguments") or {}
+    if plan.get("wrapper"):
+        given = twin_unwrapped(plan["wrapper"], given)
+    args = twin_paired(twin_view(given), plan.get("pairs"), plan.get("defaults", {}))
     twin_apply(plan["effect"], call["tool"], plan["root"], keys, args, call["result"], twin)
 
 def twin_documents(value, documents):
@@ -1932,6 +1973,8 @@ LIBRARY += items.ITEMS
 LIBRARY += grouped.GROUPED
 # A call over a list of items answered as its items one by one, a section of its own.
 LIBRARY += batches.BATCHES
+# The fields of an object a tool's arguments come wrapped in, read as its arguments, a section of its own.
+LIBRARY += wrapped.WRAPPED
 
 
 # Entry points through which inference evaluates the library above (`TwinLibrary`): whole batches of calls
@@ -2144,6 +2187,16 @@ def twin_bridge_items(state, args):
             if entry == None:
                 continue
             parts = [["order", name]] + [["stored_size", name, f] for f in entry.get("args", {})]
+            # The length a stored text will have once the call adds a text argument to it, joined by nothing,
+            # a line break or a blank line (`append`): a server that answers a document's new length.
+            parts += [
+                ["stored_size", name, f, added, joiner]
+                for f in sorted(entry.get("args", {}).keys())
+                if type(entry["args"][f]) == "string"
+                for added in sorted(call.keys())
+                if added != name and type(call[added]) == "string"
+                for joiner in (0, 1, 2)
+            ]
             for part in parts:
                 number = twin_stored_number(part, args["root"], twin["keys"], call)
                 if number != None:
@@ -2330,11 +2383,14 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
     parts = [SECTION, LIBRARY.strip(), ""]
     for tool, plan in sorted(plans.items()):
         batch = plan.get("batch")
-        literal = starlark_literal({name: value for name, value in plan.items() if name != "batch"})
+        literal = starlark_literal({name: value for name, value in plan.items() if name not in ("batch", "wrapper")})
+        # A tool whose arguments come wrapped in one object (`wrapped.py`) is answered on that object's fields.
+        unwrap = [f"    args = twin_unwrapped({json.dumps(plan['wrapper'])}, args)"] if plan.get("wrapper") else []
         if batch is None:
             parts += [
                 f"# --- compiled: {tool} ---",
                 f"def {function_name(tool)}(state, args):",
+                *unwrap,
                 f"    return twin_run({literal}, {json.dumps(tool)}, state, args)",
                 "",
             ]
@@ -2344,6 +2400,7 @@ def program_text(plans: dict[str, dict[str, Any]]) -> str:
         parts += [
             f"# --- compiled: {tool}, a batch ---",
             f"def {function_name(tool)}(state, args):",
+            *unwrap,
             f"    return twin_batch({starlark_literal(batch)}, state, args, {one})",
             "",
             f"def {one}(state, args):",
@@ -2380,6 +2437,7 @@ def _handed_on_effects(plans: dict[str, dict[str, Any]]) -> dict[str, dict[str, 
             "root": plan.get("root"),
             "pairs": plan.get("pairs"),
             "defaults": plan.get("defaults", {}),
+            "wrapper": plan.get("wrapper"),
         }
         for tool, plan in plans.items()
         if plan.get("family") == "guard" and plan.get("effect") and not plan.get("batch") and not plan.get("documents")
