@@ -21,6 +21,11 @@ the most recorded calls. A unit no such number reproduces is left out of the tab
 on. Units that no recorded call links to the base's (a foot and a meter, a mile and a yard) are fitted as a
 group of their own, from a base of their own: a pair from two groups is handed on. Conversions asked as the
 items of an array argument (a batch) get one table from every recorded item (`item_conversions`).
+
+A quantity may be written in one text argument, its number and its unit together (`"498 Pa"`, or a unit called
+on its number, `"tempF(98.6)"`): `twin_quantity` reads it (`["units", name, [name, to], table, digits,
+"quantity"]`), in the twin and for the learner alike. A converted number written in a text with a number of
+significant digits, as C's `%.12g` writes it, is `twin_significant`'s (`functions.py`'s `["sig", n, part]`).
 """
 
 from __future__ import annotations
@@ -39,12 +44,24 @@ __all__ = ["UNITS", "UnitCall", "fit_units", "item_conversions", "units_reproduc
 UNITS = """
 # --- a conversion through a base unit, one scale and offset per unit (`units.py`) ---
 
+# The longest text read as a quantity.
+TWIN_QUANTITY_LIMIT = 200
+# The most significant digits a number is written with (`twin_significant`): a double's shortest text, rounded to
+# as many, is its exact value rounded so.
+TWIN_SIGNIFICANT_MOST = 15
+
 def twin_fn_units(part, args):
     # ["units", name, [from, to], table, digits]: number argument `name` in unit `from` written in unit `to`,
     # through the base: (x + offset) * numerator / denominator, then base * denominator / numerator - offset;
-    # None where the units are of two groups (no recorded call linked them).
-    x = args.get(part[1])
-    first, second = args.get(part[2][0]), args.get(part[2][1])
+    # None where the units are of two groups (no recorded call linked them). With a sixth item "quantity",
+    # the number and the unit `from` are read from one text argument, `name` (`twin_quantity`).
+    x, first, second = None, args.get(part[2][0]), args.get(part[2][1])
+    if len(part) > 5 and part[5] == "quantity":
+        read = twin_quantity(args.get(part[1]))
+        if read != None:
+            x, first = read[0], read[1]
+    else:
+        x = args.get(part[1])
     table = part[3]
     if type(x) not in ("int", "float") or type(first) != "string" or type(second) != "string":
         return None
@@ -58,6 +75,92 @@ def twin_fn_units(part, args):
     if not twin_finite(y):
         return None
     return twin_fn_rounded(y, part[4])
+
+def twin_quantity(text):
+    # [number, unit]: a quantity written in one text, a JSON number and a unit's name after it ("498 Pa",
+    # "26 ft/s"), or a unit's name and the number in parentheses after it, as a function is called
+    # ("tempF(98.6)"); None for any other text.
+    if type(text) != "string" or len(text) > TWIN_QUANTITY_LIMIT:
+        return None
+    text = text.strip()
+    at = text.find("(")
+    if at > 0 and text.endswith(")"):
+        name, number = text[:at].strip(), twin_json_number(text[at + 1:-1].strip())
+        if number == None or " " in name:
+            return None
+        return [number, name]
+    pieces = text.split(" ", 1)
+    if len(pieces) != 2:
+        return None
+    number, name = twin_json_number(pieces[0]), pieces[1].strip()
+    if number == None or name == "" or twin_json_number(name) != None:
+        return None
+    return [number, name]
+
+def twin_significant(value, n):
+    # A number written as C's and Python's "%.<n>g" write it: rounded to n significant digits (halves to even,
+    # on the double's exact value), fixed where its power of ten lies in [-4, n), else with an exponent of two
+    # digits at least; trailing zeros dropped.
+    if type(value) == "int":
+        value = float(value)
+    if twin_nan(value):
+        return "nan"
+    if not twin_finite(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    # Past 15 digits, or below the smallest normal double, the digits written are the exact binary value's, not
+    # its shortest text's: declined.
+    if n < 1 or n > TWIN_SIGNIFICANT_MOST or abs(value) < 2.2250738585072014e-308:
+        return None
+    text = json.encode(abs(value))
+    mantissa, exponent = (text.split("e") + ["0"])[:2]
+    parts = (mantissa.split(".") + [""])[:2]
+    raw = parts[0] + parts[1]
+    # value = 0.digits * 10^point, digits as the shortest text of the double writes them.
+    point = len(parts[0]) + int(exponent) - (len(raw) - len(raw.lstrip("0")))
+    digits = raw.strip("0")
+    if len(digits) > n:
+        kept, rest = digits[:n], digits[n:]
+        up = rest[0] > "5" or (rest[0] == "5" and len(rest) > 1)
+        if rest == "5":
+            # A tie as the shortest text writes it: the double's exact value is above, below or on it.
+            side = twin_exact_side(abs(value), int(kept + "5"), point - n - 1)
+            up = side > 0 or (side == 0 and int(kept[-1]) % 2 == 1)
+        if up:
+            bigger = str(int(kept) + 1)
+            if len(bigger) > n:
+                point += 1
+            kept = bigger[:n]
+        digits = kept.rstrip("0")
+    power = point - 1
+    if power < -4 or power >= n:
+        written = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        text = written + "e" + ("-" if power < 0 else "+") + ("0" if abs(power) < 10 else "") + str(abs(power))
+    elif point <= 0:
+        text = "0." + "0" * -point + digits
+    elif point >= len(digits):
+        text = digits + "0" * (point - len(digits))
+    else:
+        text = digits[:point] + "." + digits[point:]
+    return ("-" if value < 0 else "") + text
+
+def twin_exact_side(value, whole, power):
+    # The sign of value - whole * 10^power on exact values (value a positive double): its binary fraction
+    # doubled to a whole number m, value = m / 2^k.
+    k = 0
+    for _ in range(1100):
+        if value == twin_fn_floor(value):
+            break
+        value, k = value * 2, k + 1
+    m = int(value)
+    left, right = m, whole * twin_two(k)
+    for _ in range(abs(power)):
+        if power > 0:
+            right = right * 10
+        else:
+            left = left * 10
+    return 1 if left > right else -1 if left < right else 0
 
 def twin_fn_rounded(y, digits):
     # Rounded to `digits` decimals (None: not), halves up; a whole double as the integer it writes.
