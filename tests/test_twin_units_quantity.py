@@ -6,8 +6,10 @@ written as C's `%g` writes them (`units.twin_significant`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -47,7 +49,9 @@ UNITS: dict[str, tuple[float, float, float, str]] = {
 QUANTITY = re.compile(r"\s*(-?[0-9.]+(?:e[-+]?[0-9]+)?)\s+(\S+)\s*|\s*(\w+)\((-?[0-9.]+)\)\s*")
 
 
-def server(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+def server(tool: str, arguments: dict[str, Any], exact: bool = False) -> tuple[str, bool]:
+    """The converter, on doubles or (`exact`) on the decimals its numbers are written with, as a server computing
+    in fractions does, its answer the double nearest."""
     found = QUANTITY.fullmatch(arguments["amount"])
     if found is None:
         return f"cannot read {arguments['amount']!r}", True
@@ -59,6 +63,10 @@ def server(tool: str, arguments: dict[str, Any]) -> tuple[str, bool]:
     if kind != wanted[3]:
         return f"{unit} and {into} measure different things", True
     y = (x + offset) * numerator / denominator * wanted[2] / wanted[1] - wanted[0]
+    if exact:
+        given = [Fraction(repr(number)) for number in (x, offset, numerator, denominator)]
+        back = [Fraction(repr(number)) for number in wanted[:3]]
+        y = float((given[0] + given[1]) * given[2] / given[3] * back[2] / back[1] - back[0])
     answer = {"amount": arguments["amount"], "into": into, "text": f"{y:.12g} {into}", "number": y}
     return json.dumps(answer), False
 
@@ -81,15 +89,16 @@ TRAINING = [
 ]
 
 
-def learned() -> dict[str, Any]:
+def learned(exact: bool = False) -> dict[str, Any]:
+    answer = functools.partial(server, exact=exact)
     sessions = [
-        played(server, f"s{n}", [("change", {"amount": a, "into": b}) for a, b in TRAINING[n::3]]) for n in range(3)
+        played(answer, f"s{n}", [("change", {"amount": a, "into": b}) for a, b in TRAINING[n::3]]) for n in range(3)
     ]
     return infer_guards([TOOL], sessions, ["change"]).plans
 
 
-def expected(amount: str, into: str) -> Any:
-    text, error = server("change", {"amount": amount, "into": into})
+def expected(amount: str, into: str, exact: bool = False) -> Any:
+    text, error = server("change", {"amount": amount, "into": into}, exact)
     assert not error
     return json.loads(text)
 
@@ -105,6 +114,15 @@ def test_a_unit_called_as_a_function_of_its_number_is_converted_with_its_offset(
     plans = learned()
     for amount, into in [("degF(0)", "K"), ("degC(21.5)", "degF"), ("degF(-40)", "degC"), ("300 K", "degF")]:
         assert_guard_agrees(plans, "change", {}, {"amount": amount, "into": into}, expected(amount, into))
+
+
+def test_a_server_computing_on_decimals_is_answered_as_exactly() -> None:
+    plans = learned(exact=True)
+    # On doubles, (3 * 5.0292) / 0.3048 is 49.50000000000001; on the decimals, 49.5.
+    assert expected("3 rod", "ft") != expected("3 rod", "ft", exact=True)
+    for amount, into in [("3 rod", "ft"), ("17.25 inch", "km"), ("0.62 km", "rod"), ("degF(-40)", "degC")]:
+        arguments = {"amount": amount, "into": into}
+        assert_guard_agrees(plans, "change", {}, arguments, expected(amount, into, exact=True))
 
 
 def test_a_unit_never_recorded_or_a_text_that_is_no_quantity_is_handed_on() -> None:

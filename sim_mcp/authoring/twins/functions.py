@@ -545,15 +545,15 @@ def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[Record
     # A quantity written in one text ("498 Pa") read as its number and its unit, the other unit another text's.
     for name, read in _quantities(library, texts, successes).items():
         for other in texts:
-            through = _through_units(name, [name, other], successes, read) if other != name else None
+            through = _through_units(name, [name, other], successes, read, "quantity") if other != name else None
             if through and (best is None or through[0] >= best[0]):
-                best = (through[0], 2, [*through[1], "quantity"])
+                best = (through[0], 2, through[1])
     if best is None:
         return {}
     line = best[2]
     # A text every pair's calls show alike is a constant, which answers a pair never recorded too (a pair of
     # arguments, not the texts of quantities, each seen once).
-    looked = _lookup(successes, line[2]) if len(line) == _PLAIN_LINE else {}
+    looked = _lookup(successes, line[2]) if len(line) == _PLAIN_LINE or line[5] is None else {}
     parts = [line, *([["lookup", line[2], looked]] if len(set(looked.values())) > 1 else [])]
     written = [["sig", n, line] for n in range(1, _SIGNIFICANT_MOST + 1)]
     if len(line[2]) == 2:
@@ -628,12 +628,13 @@ def _quantities(library: TwinLibrary, texts: list[str], successes: list[Recorded
 
 
 def _through_units(
-    name: str, selector: list[str], successes: list[RecordedCall], given: dict[int, Any]
+    name: str, selector: list[str], successes: list[RecordedCall], given: dict[int, Any], reading: str | None = None
 ) -> tuple[int, list[Any]] | None:
     """`["units", name, selector, table, digits]` and how many successes it reproduces: the table per unit
-    (`units.fit_units`) under the rounding that reproduces the most (first: none, then fewest decimals). Each
-    call's number and first unit are `given` (by id): the arguments `name` and `selector[0]`, or the two a
-    quantity's text writes."""
+    (`units.fit_units`) under the rounding that reproduces the most (first: none, then fewest decimals), on
+    doubles or, where doubles reproduce fewer, on the decimals the numbers write (`[..., reading, "exact"]`: a
+    server that computes in fractions or decimals). Each call's number and first unit are `given` (by id): the
+    arguments `name` and `selector[0]`, or (`reading` "quantity") the two a quantity's text writes."""
     calls = []
     for call in successes:
         x, first = given.get(id(call), (None, None))
@@ -644,11 +645,12 @@ def _through_units(
     if len(calls) < 2:
         return None
     best: tuple[int, list[Any]] | None = None
-    for digits in _DIGITS:
-        table = fit_units(calls, digits)
-        count = units_reproduced(calls, table, digits)
+    for digits, exact in itertools.product(_DIGITS, (False, True)):
+        table = fit_units(calls, digits, exact)
+        count = units_reproduced(calls, table, digits, exact)
         if count >= 2 and (best is None or count > best[0]):
-            best = (count, ["units", name, selector, table, digits])
+            read = [reading] if reading is not None or exact else []
+            best = (count, ["units", name, selector, table, digits, *read, *(["exact"] if exact else [])])
         if best is not None and best[0] == len(calls):
             break
     return best
