@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from sim_mcp.authoring.twins.keyed_world import infer_guards, run_guard
 from sim_mcp.authoring.twins.library import TwinLibrary
+from sim_mcp.authoring.twins.units import convert
 from sim_mcp.specs.model import ToolSpec
 from tests.twin_learning import assert_guard_agrees, played
 
@@ -168,3 +169,29 @@ def _written(library: TwinLibrary, values: list[float], digits: int) -> list[str
         "twin_bridge_parts", {"parts": [["sig", digits, line]], "cases": [{"x": value, "u": "u"} for value in values]}
     )
     return [row[0][1] for row in rendered]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(-(10**7), 10**7), st.floats(-1e7, 1e7).map(lambda x: round(x, 3))),
+            st.sampled_from([0.0, 273.15, -32.0, 459.67]),
+            st.floats(1e-4, 1e4).map(lambda x: float(f"{x:.6g}")),
+            st.sampled_from([1.0, 9.0, 0.3048, 60.0]),
+            st.floats(1e-4, 1e4).map(lambda x: float(f"{x:.6g}")),
+            st.sampled_from([None, 0, 2, 4]),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_the_learner_and_the_twin_compute_a_conversion_on_decimals_alike(
+    library: TwinLibrary, cases: list[tuple[float, float, float, float, float, int | None]]
+) -> None:
+    # The learner fits on `units.convert(..., exact=True)`; the twin answers by `twin_units_exact`.
+    for x, offset, numerator, denominator, scale, digits in cases:
+        given, wanted = [offset, numerator, denominator, 0.0], [0.0, scale, 1.0, 0.0]
+        part = ["units", "x", ["a", "b"], {"A": given, "B": wanted}, digits, None, "exact"]
+        found = library.call("twin_bridge_parts", {"parts": [part], "cases": [{"x": x, "a": "A", "b": "B"}]})
+        assert found[0][0][0] == convert(float(x), (offset, numerator, denominator), (0.0, scale, 1.0), digits, True)
