@@ -28,6 +28,9 @@ Placeholders:
   conversion's category), read from two recorded answers of those values at least;
 - `["radix", name, base, to]`: argument `name` (digits, or a whole number) read in `base` and written in `to`,
   lower case; each base an integer argument's name or a number (2, 8, 10, 16).
+- `["sig", n, part]`: a number part's value (a conversion) written with `n` significant digits, as `%.<n>g`
+  writes it (`units.twin_significant`); `["sig", n, part, to]`: followed by a space and string argument `to`
+  (the unit it is written in), `n` None for JavaScript's own text.
 
 A function that a given argument cannot be computed by (a text that is no base64, `%` not followed by two
 hex digits, a digit outside the base) fails: the condition `["fn_fails", part]` holds there, so a server's
@@ -100,6 +103,19 @@ def twin_fn_of(part, args):
         return twin_fn_linear(part, args)
     if kind == "units":
         return twin_fn_units(part, args)
+    if kind == "sig":
+        # ["sig", n, part]: a number part's value written with n significant digits, as "%.<n>g" writes it (None:
+        # as JavaScript writes it); ["sig", n, part, name]: followed by a space and string argument `name` (the
+        # unit a quantity is written in, however short its name).
+        found = twin_fn_of(part[2], args)
+        if found == None or type(found.get("value")) not in ("int", "float"):
+            return None
+        value = found["value"]
+        written = twin_number_text(value) if part[1] == None else twin_significant(value, part[1])
+        if written != None and len(part) > 3:
+            unit = args.get(part[3])
+            written = written + " " + unit if type(unit) == "string" and unit != "" else None
+        return None if written == None else {"value": written}
     if kind == "formula":
         return twin_formula_of(part, args)
     if kind == "bits":
@@ -384,9 +400,19 @@ BRIDGE += """
 def twin_bridge_parts(state, args):
     # Each part's value for each case (None where it writes nothing).
     return [[[twin_fn_number(p, call), twin_fn_part(p, call)] for p in args["parts"]] for call in args["cases"]]
+
+def twin_bridge_quantities(state, args):
+    # Each text read as a quantity (`twin_quantity`): [number, unit], or None.
+    return [twin_quantity(text) for text in args["texts"]]
 """
 BRIDGE += formulas.BRIDGE + positional.BRIDGE
-BRIDGE_TOOLS = ("twin_bridge_functions", "twin_bridge_parts", *formulas.BRIDGE_TOOLS, *positional.BRIDGE_TOOLS)
+BRIDGE_TOOLS = (
+    "twin_bridge_functions",
+    "twin_bridge_parts",
+    "twin_bridge_quantities",
+    *formulas.BRIDGE_TOOLS,
+    *positional.BRIDGE_TOOLS,
+)
 
 # The functions whose value, shown in an answer, tells that the tool computes it: a text (a number, a length
 # or a distance, is too often shown by chance).
@@ -404,6 +430,13 @@ _PAIR = "\x1f"
 _DIGITS: tuple[int | None, ...] = (None, *range(13))
 # A selector's value longer than this is no unit or kind.
 _LONGEST_CHOICE = 64
+# The pieces of a line or a table per unit whose number and units are arguments of their own (a quantity's
+# text has a sixth: how it is read).
+_PLAIN_LINE = 5
+# The most significant digits a converted number is tried with (`units.twin_significant`).
+_SIGNIFICANT_MOST = 15
+# A number's writing (`["sig", n, part]`) has three items; with the unit written after it, four.
+_NUMBER_ONLY = 3
 
 
 @dataclass
@@ -512,45 +545,118 @@ def _linear(library: TwinLibrary, properties: dict[str, Any], calls: list[Record
     # A table per unit answers each call its units were seen in, a line per pair only a pair seen twice: it
     # is kept where it reproduces as many recorded successes.
     for name, selector in itertools.product(numbers, [s for s in selectors if len(s) == 2]):
-        if (through := _through_units(name, selector, successes)) and (best is None or through[0] >= best[0]):
+        given = {id(call): (call.arguments.get(name), call.arguments.get(selector[0])) for call in successes}
+        if (through := _through_units(name, selector, successes, given)) and (best is None or through[0] >= best[0]):
             best = (through[0], 2, through[1])
+    # A quantity written in one text ("498 Pa") read as its number and its unit, the other unit another text's.
+    for name, read in _quantities(library, texts, successes).items():
+        for other in texts:
+            through = _through_units(name, [name, other], successes, read, "quantity") if other != name else None
+            if through and (best is None or through[0] >= best[0]):
+                best = (through[0], 2, through[1])
     if best is None:
         return {}
     line = best[2]
-    # A text every pair's calls show alike is a constant, which answers a pair never recorded too.
-    looked = _lookup(successes, line[2])
+    # A text every pair's calls show alike is a constant, which answers a pair never recorded too (a pair of
+    # arguments, not the texts of quantities, each seen once).
+    looked = _lookup(successes, line[2]) if len(line) == _PLAIN_LINE or line[5] is None else {}
     parts = [line, *([["lookup", line[2], looked]] if len(set(looked.values())) > 1 else [])]
+    written = [["sig", n, line] for n in range(1, _SIGNIFICANT_MOST + 1)]
+    if len(line[2]) == 2:
+        # The number followed by the unit it is written in (the selector's second argument), as a quantity.
+        written += [["sig", n, line, line[2][1]] for n in (None, *range(1, _SIGNIFICANT_MOST + 1))]
     rendered: list[list[list[Any]]] = library.call(
-        "twin_bridge_parts", {"parts": parts, "cases": [call.arguments for call in calls]}
+        "twin_bridge_parts", {"parts": parts + written, "cases": [call.arguments for call in calls]}
     )
     found: dict[int, list[list[Any]]] = {}
     for call, values in zip(calls, rendered, strict=True):
         answer = _shown(call.value)
-        for part, (value, text) in zip(parts, values, strict=True):
+        for part, (value, text) in zip(parts, values[: len(parts)], strict=True):
             if value is None or call.is_error:
                 continue
             if value in _numbers_in(call.value) if part[0] in ("linear", "units") else _shows(answer, value):
                 found.setdefault(id(call), []).append([text, part])
+    plain = [values[0][1] for values in rendered]
+    for at, pieces in _significant(calls, plain, [values[len(parts) :] for values in rendered], written).items():
+        found.setdefault(at, []).extend(pieces)
     return found
 
 
-def _through_units(name: str, selector: list[str], successes: list[RecordedCall]) -> tuple[int, list[Any]] | None:
+def _significant(
+    calls: list[RecordedCall], plain: list[Any], rendered: list[list[list[Any]]], written: list[list[Any]]
+) -> dict[int, list[list[Any]]]:
+    """The converted number written with as many significant digits as the answers' texts show it (C's
+    `%.12g`: "150906418.466 lb" beside the JSON number 150906418.4655487): the count that writes it standing
+    whole in the most successes' texts, the fewest of those, where in one of them it is not the number's own
+    text (which its own piece writes); and the number so written followed by its unit, as a quantity (a unit's
+    name too short to be read as an argument's piece on its own: "84 ft"), where two successes show it. Per
+    call (by id), its pieces."""
+    shown: dict[int, list[int]] = {}
+    telling: set[int] = set()
+    for call, own, values in zip(calls, plain, rendered, strict=True):
+        if call.is_error:
+            continue
+        texts = _shown(call.value)[0]
+        for index, (_, text) in enumerate(values):
+            if not isinstance(text, str):
+                continue
+            if len(written[index]) > _NUMBER_ONLY:
+                if any(text in inside for inside in texts):
+                    shown.setdefault(index, []).append(id(call))
+            elif _stands_whole(texts, text):
+                shown.setdefault(index, []).append(id(call))
+                telling |= {index} if text != own else set()
+    found: dict[int, list[list[Any]]] = {}
+    alone = [index for index in shown if index in telling]
+    quantities = [index for index in shown if len(written[index]) > _NUMBER_ONLY and len(shown[index]) >= 2]
+    for choices in (alone, quantities):
+        if not choices:
+            continue
+        # The most calls; of as many, the first tried (JavaScript's own text, then the fewest digits).
+        chosen = max(choices, key=lambda index: (len(shown[index]), -index))
+        writes = {id(call): values[chosen][1] for call, values in zip(calls, rendered, strict=True)}
+        for at in shown[chosen]:
+            found.setdefault(at, []).append([writes[at], written[chosen]])
+    return found
+
+
+def _quantities(library: TwinLibrary, texts: list[str], successes: list[RecordedCall]) -> dict[str, dict[int, Any]]:
+    """The text arguments that write a quantity (a number and a unit, `units.twin_quantity`) in two successes
+    at least and in most of those that give them: per argument, per call (by id), its number and unit."""
+    found: dict[str, dict[int, Any]] = {}
+    for name in texts:
+        given = [call for call in successes if isinstance(call.arguments.get(name), str)]
+        readings = library.call("twin_bridge_quantities", {"texts": [call.arguments[name] for call in given]})
+        read = {id(call): tuple(pair) for call, pair in zip(given, readings, strict=True) if pair is not None}
+        if len(read) >= 2 and 2 * len(read) > len(given):
+            found[name] = read
+    return found
+
+
+def _through_units(
+    name: str, selector: list[str], successes: list[RecordedCall], given: dict[int, Any], reading: str | None = None
+) -> tuple[int, list[Any]] | None:
     """`["units", name, selector, table, digits]` and how many successes it reproduces: the table per unit
-    (`units.fit_units`) under the rounding that reproduces the most (first: none, then fewest decimals)."""
+    (`units.fit_units`) under the rounding that reproduces the most (first: none, then fewest decimals), on
+    doubles or, where doubles reproduce fewer, on the decimals the numbers write (`[..., reading, "exact"]`: a
+    server that computes in fractions or decimals). Each call's number and first unit are `given` (by id): the
+    arguments `name` and `selector[0]`, or (`reading` "quantity") the two a quantity's text writes."""
     calls = []
     for call in successes:
-        x, first, second = call.arguments.get(name), call.arguments.get(selector[0]), call.arguments.get(selector[1])
+        x, first = given.get(id(call), (None, None))
+        second = call.arguments.get(selector[1])
         if isinstance(x, int | float) and _number(x) and _choices_of([first, second]):
             shown = tuple(y for y in _numbers_in(call.value) if y != x or first == second)
             calls.append(UnitCall(float(x), str(first), str(second), shown))
     if len(calls) < 2:
         return None
     best: tuple[int, list[Any]] | None = None
-    for digits in _DIGITS:
-        table = fit_units(calls, digits)
-        count = units_reproduced(calls, table, digits)
+    for digits, exact in itertools.product(_DIGITS, (False, True)):
+        table = fit_units(calls, digits, exact)
+        count = units_reproduced(calls, table, digits, exact)
         if count >= 2 and (best is None or count > best[0]):
-            best = (count, ["units", name, selector, table, digits])
+            read = [reading] if reading is not None or exact else []
+            best = (count, ["units", name, selector, table, digits, *read, *(["exact"] if exact else [])])
         if best is not None and best[0] == len(calls):
             break
     return best

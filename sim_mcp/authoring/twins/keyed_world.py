@@ -371,7 +371,7 @@ _NUMBER_PARTS = frozenset(
         *("num", "sum", "difference", "product", "quotient", "remainder", "power", "root", "negation", "absolute"),
         *("count", "fresh", "size", "total_size", "mean_size", "index", "stored_size", "order", "writes"),
         *("reads", "serial"),
-        *("expr", "arith", "measure", "linear", "units", "distance", "radix", "formula", "bits"),
+        *("expr", "arith", "measure", "linear", "units", "sig", "distance", "radix", "formula", "bits"),
     }
 )
 # The learner's clock's day (the twin library's `today()` as inference runs it): a day a template makes up.

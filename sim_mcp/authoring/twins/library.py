@@ -658,6 +658,9 @@ def twin_part(part, root, keys, args, twin):
         return twin_expr_part(part, args)
     if kind in ("fn", "measure", "radix", "hmac", "linear", "units", "distance", "lookup", "formula", "date", "str"):
         return twin_fn_part(part, args)
+    if kind == "sig":
+        # A number part's value written with a number of significant digits (`functions.py`).
+        return twin_fn_part(part, args)
     if kind == "bits":
         # A number in a positional form computed bit by bit (`positional.py`).
         return twin_fn_part(part, args)

@@ -21,6 +21,15 @@ the most recorded calls. A unit no such number reproduces is left out of the tab
 on. Units that no recorded call links to the base's (a foot and a meter, a mile and a yard) are fitted as a
 group of their own, from a base of their own: a pair from two groups is handed on. Conversions asked as the
 items of an array argument (a batch) get one table from every recorded item (`item_conversions`).
+
+A quantity may be written in one text argument, its number and its unit together (`"498 Pa"`, or a unit called
+on its number, `"tempF(98.6)"`): `twin_quantity` reads it (`["units", name, [name, to], table, digits,
+"quantity"]`), in the twin and for the learner alike. A converted number written in a text with a number of
+significant digits, as C's `%.12g` writes it, is `twin_significant`'s (`functions.py`'s `["sig", n, part]`).
+A server that computes in fractions or decimals rounds once, where doubles round at each step: where the table
+on doubles reproduces fewer calls, it is fitted and computed on the decimals the numbers' shortest texts write
+(`[..., reading, "exact"]`, `twin_units_exact`; rounded to `digits` decimals halves to even, then to the
+nearest double).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from sim_mcp.authoring.twins.expression import TwinLibrary
@@ -39,12 +49,24 @@ __all__ = ["UNITS", "UnitCall", "fit_units", "item_conversions", "units_reproduc
 UNITS = """
 # --- a conversion through a base unit, one scale and offset per unit (`units.py`) ---
 
+# The longest text read as a quantity.
+TWIN_QUANTITY_LIMIT = 200
+# The most significant digits a number is written with (`twin_significant`): a double's shortest text, rounded to
+# as many, is its exact value rounded so.
+TWIN_SIGNIFICANT_MOST = 15
+
 def twin_fn_units(part, args):
     # ["units", name, [from, to], table, digits]: number argument `name` in unit `from` written in unit `to`,
     # through the base: (x + offset) * numerator / denominator, then base * denominator / numerator - offset;
-    # None where the units are of two groups (no recorded call linked them).
-    x = args.get(part[1])
-    first, second = args.get(part[2][0]), args.get(part[2][1])
+    # None where the units are of two groups (no recorded call linked them). With a sixth item "quantity",
+    # the number and the unit `from` are read from one text argument, `name` (`twin_quantity`).
+    x, first, second = None, args.get(part[2][0]), args.get(part[2][1])
+    if len(part) > 5 and part[5] == "quantity":
+        read = twin_quantity(args.get(part[1]))
+        if read != None:
+            x, first = read[0], read[1]
+    else:
+        x = args.get(part[1])
     table = part[3]
     if type(x) not in ("int", "float") or type(first) != "string" or type(second) != "string":
         return None
@@ -53,11 +75,145 @@ def twin_fn_units(part, args):
     given, wanted = table[first], table[second]
     if given[3] != wanted[3]:
         return None
+    if len(part) > 6 and part[6] == "exact":
+        return twin_units_exact(x, given, wanted, part[4])
     base = (x + given[0]) * given[1] / given[2]
     y = base * wanted[2] / wanted[1] - wanted[0]
     if not twin_finite(y):
         return None
     return twin_fn_rounded(y, part[4])
+
+def twin_units_exact(x, given, wanted, digits):
+    # The same conversion computed exactly on the decimals its numbers are written with, as a server computing
+    # in fractions or decimals does: rounded to `digits` decimals (halves to even) if any, then to the nearest
+    # double.
+    top, bottom = twin_fraction(x)
+    for number, step in [(given[0], "add"), (given[1], "times"), (given[2], "over"), (wanted[2], "times"),
+                         (wanted[1], "over"), (-wanted[0], "add")]:
+        upper, lower = twin_fraction(number)
+        if step == "add":
+            top, bottom = top * lower + upper * bottom, bottom * lower
+        elif step == "times":
+            top, bottom = top * upper, bottom * lower
+        elif upper == 0:
+            return None
+        else:
+            top, bottom = top * lower, bottom * upper
+        if bottom < 0:
+            top, bottom = -top, -bottom
+    if digits != None:
+        scale = 1
+        for _ in range(digits):
+            scale = scale * 10
+        whole, left = (top * scale) // bottom, (top * scale) % bottom
+        if 2 * left > bottom or (2 * left == bottom and whole % 2 == 1):
+            whole += 1
+        top, bottom = whole, scale
+    if top == 0:
+        return {"value": 0}
+    y = twin_rounded(abs(top), bottom)
+    if not twin_finite(y):
+        return None
+    return twin_fn_rounded(-y if top < 0 else y, None)
+
+def twin_fraction(value):
+    # [top, bottom]: the decimal a number's shortest text writes, as a fraction (bottom a power of ten).
+    if type(value) == "int":
+        return [value, 1]
+    text = json.encode(value)
+    mantissa, exponent = (text.split("e") + ["0"])[:2]
+    parts = (mantissa.split(".") + [""])[:2]
+    top, power = int(parts[0] + parts[1]), int(exponent) - len(parts[1])
+    scale = 1
+    for _ in range(abs(power)):
+        scale = scale * 10
+    return [top * scale, 1] if power >= 0 else [top, scale]
+
+def twin_quantity(text):
+    # [number, unit]: a quantity written in one text, a JSON number and a unit's name after it ("498 Pa",
+    # "26 ft/s"), or a unit's name and the number in parentheses after it, as a function is called
+    # ("tempF(98.6)"); None for any other text.
+    if type(text) != "string" or len(text) > TWIN_QUANTITY_LIMIT:
+        return None
+    text = text.strip()
+    at = text.find("(")
+    if at > 0 and text.endswith(")"):
+        name, number = text[:at].strip(), twin_json_number(text[at + 1:-1].strip())
+        if number == None or " " in name:
+            return None
+        return [number, name]
+    pieces = text.split(" ", 1)
+    if len(pieces) != 2:
+        return None
+    number, name = twin_json_number(pieces[0]), pieces[1].strip()
+    if number == None or name == "" or twin_json_number(name) != None:
+        return None
+    return [number, name]
+
+def twin_significant(value, n):
+    # A number written as C's and Python's "%.<n>g" write it: rounded to n significant digits (halves to even,
+    # on the double's exact value), fixed where its power of ten lies in [-4, n), else with an exponent of two
+    # digits at least; trailing zeros dropped.
+    if type(value) == "int":
+        value = float(value)
+    if twin_nan(value):
+        return "nan"
+    if not twin_finite(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    # Past 15 digits, or below the smallest normal double, the digits written are the exact binary value's, not
+    # its shortest text's: declined.
+    if n < 1 or n > TWIN_SIGNIFICANT_MOST or abs(value) < 2.2250738585072014e-308:
+        return None
+    text = json.encode(abs(value))
+    mantissa, exponent = (text.split("e") + ["0"])[:2]
+    parts = (mantissa.split(".") + [""])[:2]
+    raw = parts[0] + parts[1]
+    # value = 0.digits * 10^point, digits as the shortest text of the double writes them.
+    point = len(parts[0]) + int(exponent) - (len(raw) - len(raw.lstrip("0")))
+    digits = raw.strip("0")
+    if len(digits) > n:
+        kept, rest = digits[:n], digits[n:]
+        up = rest[0] > "5" or (rest[0] == "5" and len(rest) > 1)
+        if rest == "5":
+            # A tie as the shortest text writes it: the double's exact value is above, below or on it.
+            side = twin_exact_side(abs(value), int(kept + "5"), point - n - 1)
+            up = side > 0 or (side == 0 and int(kept[-1]) % 2 == 1)
+        if up:
+            bigger = str(int(kept) + 1)
+            if len(bigger) > n:
+                point += 1
+            kept = bigger[:n]
+        digits = kept.rstrip("0")
+    power = point - 1
+    if power < -4 or power >= n:
+        written = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        text = written + "e" + ("-" if power < 0 else "+") + ("0" if abs(power) < 10 else "") + str(abs(power))
+    elif point <= 0:
+        text = "0." + "0" * -point + digits
+    elif point >= len(digits):
+        text = digits + "0" * (point - len(digits))
+    else:
+        text = digits[:point] + "." + digits[point:]
+    return ("-" if value < 0 else "") + text
+
+def twin_exact_side(value, whole, power):
+    # The sign of value - whole * 10^power on exact values (value a positive double): its binary fraction
+    # doubled to a whole number m, value = m / 2^k.
+    k = 0
+    for _ in range(1100):
+        if value == twin_fn_floor(value):
+            break
+        value, k = value * 2, k + 1
+    m = int(value)
+    left, right = m, whole * twin_two(k)
+    for _ in range(abs(power)):
+        if power > 0:
+            right = right * 10
+        else:
+            left = left * 10
+    return 1 if left > right else -1 if left < right else 0
 
 def twin_fn_rounded(y, digits):
     # Rounded to `digits` decimals (None: not), halves up; a whole double as the integer it writes.
@@ -93,7 +249,7 @@ class UnitCall:
     ys: tuple[float, ...]
 
 
-def fit_units(calls: list[UnitCall], digits: int | None) -> dict[str, list[float]]:
+def fit_units(calls: list[UnitCall], digits: int | None, exact: bool = False) -> dict[str, list[float]]:
     """The table (unit to `[offset, numerator, denominator, group]`) that reproduces the most of `calls`,
     rounded to `digits` decimals (None: not rounded). Units no recorded call links are fitted as groups of
     their own, each from its own base (`_fit_group`), its number in the entry: a pair of units from two
@@ -101,14 +257,14 @@ def fit_units(calls: list[UnitCall], digits: int | None) -> dict[str, list[float
     fitted: dict[str, list[float]] = {}
     left = calls
     groups = 0
-    while left and (table := _fit_group(left, digits)):
+    while left and (table := _fit_group(left, digits, exact)):
         fitted.update({unit: [*entry, float(groups)] for unit, entry in table.items()})
         groups += 1
         left = [call for call in left if call.first not in fitted and call.second not in fitted]
     return fitted
 
 
-def _fit_group(calls: list[UnitCall], digits: int | None) -> dict[str, Entry]:
+def _fit_group(calls: list[UnitCall], digits: int | None, exact: bool) -> dict[str, Entry]:
     """The units of `calls` linked to one base, from the base whose table reproduces the most of them: each
     other unit fitted in turn from the calls that link it to the units fitted before it (`_fit_unit`)."""
     named: dict[str, int] = {}
@@ -125,29 +281,39 @@ def _fit_group(calls: list[UnitCall], digits: int | None) -> dict[str, Entry]:
                 if unit in table:
                     continue
                 links = [c for c in calls if unit in (c.first, c.second) and {c.first, c.second} - {unit} <= set(table)]
-                found = _fit_unit(unit, links, table, digits) if links else None
+                found = _fit_unit(unit, links, table, digits, exact) if links else None
                 if found is not None:
                     table[unit] = found
                     growing = True
         # Ties: fewer offsets, then fewer digits written: the base the server's own table is relative to
         # writes its numbers shortest (a meter's 0.3048, not a centimeter's 30.48 and a millimeter's 0.1).
-        reproduced = sum(1 for call in calls if _reproduces(call, table, digits))
+        reproduced = sum(1 for call in calls if _reproduces(call, table, digits, exact))
         score = (reproduced, -sum(1 for entry in table.values() if entry[0]), -sum(map(_written, table.values())))
         if reproduced and score > best[0]:
             best = (score, table)
     return best[1]
 
 
-def units_reproduced(calls: list[UnitCall], table: dict[str, list[float]], digits: int | None) -> int:
-    """How many of `calls` the table reproduces."""
+def units_reproduced(
+    calls: list[UnitCall], table: dict[str, list[float]], digits: int | None, exact: bool = False
+) -> int:
+    """How many of `calls` the table reproduces (`exact`: computed on the decimals, `twin_units_exact`)."""
     entries = {unit: (entry[0], entry[1], entry[2]) for unit, entry in table.items()}
     return sum(
-        1 for call in calls if _reproduces(call, entries, digits) and table[call.first][3] == table[call.second][3]
+        1
+        for call in calls
+        if _reproduces(call, entries, digits, exact) and table[call.first][3] == table[call.second][3]
     )
 
 
-def convert(x: float, given: Entry, wanted: Entry, digits: int | None) -> float:
-    """As `twin_fn_units` computes, on doubles."""
+def convert(x: float, given: Entry, wanted: Entry, digits: int | None, exact: bool = False) -> float:
+    """As `twin_fn_units` computes, on doubles; or (`exact`) as `twin_units_exact` does, on the decimals the
+    numbers' shortest texts write, rounded once."""
+    if exact:
+        steps = [Fraction(repr(float(x))), Fraction(repr(given[0]))]
+        value = (steps[0] + steps[1]) * Fraction(repr(given[1])) / Fraction(repr(given[2]))
+        value = value * Fraction(repr(wanted[2])) / Fraction(repr(wanted[1])) - Fraction(repr(wanted[0]))
+        return float(value if digits is None else round(value, digits))
     base = (x + given[0]) * given[1] / given[2]
     return rounded(base * wanted[2] / wanted[1] - wanted[0], digits)
 
@@ -160,16 +326,18 @@ def rounded(y: float, digits: int | None) -> float:
     return float(math.floor(y * scale + 0.5)) / scale
 
 
-def _reproduces(call: UnitCall, table: dict[str, Entry], digits: int | None) -> bool:
+def _reproduces(call: UnitCall, table: dict[str, Entry], digits: int | None, exact: bool = False) -> bool:
     if call.first not in table or call.second not in table:
         return False
     try:
-        return convert(call.x, table[call.first], table[call.second], digits) in call.ys
+        return convert(call.x, table[call.first], table[call.second], digits, exact) in call.ys
     except (ZeroDivisionError, OverflowError):
         return False
 
 
-def _fit_unit(unit: str, links: list[UnitCall], table: dict[str, Entry], digits: int | None) -> Entry | None:
+def _fit_unit(
+    unit: str, links: list[UnitCall], table: dict[str, Entry], digits: int | None, exact: bool
+) -> Entry | None:
     """The first entry for `unit`, shortest first, that reproduces every call of `links` (each linking it to a
     unit of `table`, or to itself): a scale alone, else a scale and an offset."""
     # The point of the largest number first: where answers are rounded, many short numbers reproduce the
@@ -177,7 +345,7 @@ def _fit_unit(unit: str, links: list[UnitCall], table: dict[str, Entry], digits:
     estimates = sorted(_estimates(unit, links, table), key=lambda point: -abs(point[0]))
     for entry in itertools.chain(_scales(estimates, digits is not None), _affine(estimates, digits is not None)):
         trial = {**table, unit: entry}
-        if all(_reproduces(call, trial, digits) for call in links):
+        if all(_reproduces(call, trial, digits, exact) for call in links):
             return entry
     return None
 
