@@ -1,9 +1,9 @@
 """Sessions an agent would run against real MCP servers held out from twin inference (BENCHMARKS.md,
-"Twins held out", "Twins held out, second set", the third to thirteenth sets, dev now, and the fourteenth set,
+"Twins held out", "Twins held out, second set", the third to fourteenth sets, dev now, and the fifteenth set,
 held out): scripted agents that use each server as intended (keys that were set, ids read from earlier
 answers, values chained from one call to the next), with about 15% mistakes (a key never set, an id that
-does not exist, a step out of order, an argument left out). The second to fourteenth sets' agents are written
-from each package's own documentation and tool list.
+does not exist, a step out of order, an argument left out). The second to fifteenth sets' agents are written
+from each package's own documentation and tool list (the fifteenth's also from its answers to calls made by hand).
 
 Each generator has the interface of `session_gen.CallGenerator`: `next_call()` gives the next (tool,
 arguments), `observe(value)` feeds it the reference's answer (`answer_value`: JSON text read as JSON).
@@ -5092,6 +5092,465 @@ class GnuUnitsAgent:
                     names.append(str(found.get("name")))
 
 
+_SIDECAR_SPACES = ("shared", "etl", "crawler", "billing", "research", "support", "agent")
+_SIDECAR_FIELDS = ("status", "cursor", "last_error", "owner", "summary", "count", "config", "batch", "retries")
+_SIDECAR_PIPELINES = ("data-etl", "nightly-report", "crawl-docs", "invoice-sync", "model-eval", "ticket-triage")
+_SIDECAR_CUSTOMERS = ("acme", "globex", "initech", "umbrella", "hooli", "stark")
+_SIDECAR_AGENTS = ("planner", "worker-1", "worker-2", "worker-3", "orchestrator", "reviewer", "crawler-a")
+_SIDECAR_RESOURCES = ("db-migration", "report-{n}", "queue:{space}", "file:/data/{space}-{n}.csv", "index-{space}")
+_SIDECAR_STATUSES = ("created", "claimed", "running")
+_SIDECAR_WORDS = ("fetched", "parsed", "cleaned", "merged", "scored", "uploaded", "skipped", "retried")
+
+
+class StateSidecarAgent:
+    """mcp-state-sidecar: values set under keys with a namespace prefix (now and then with a time to live or the
+    agent's id), read back, listed by prefix and deleted; workflows created with tags, discovered by status or tag,
+    claimed by a named agent, checkpointed step by step with each step's output, resumed, their status read and
+    listed; leases on resources acquired by a holder, renewed and released; a session's context saved and restored;
+    the history of writes read, now and then for one key; the health asked and, rarely, everything reset. The keys,
+    run ids, sessions and leases it uses are those its own calls set and the answers named. Mistakes: a key never
+    set or deleted, a run that does not exist or is claimed already, a lease someone else holds, a value, a time to
+    live or an output left out, tags that are not texts, a context that is not an object, a step that is not a
+    number, a history of no entries."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.space = rng.choice(_SIDECAR_SPACES)  # this session's namespace, mostly
+        self.keys: list[str] = []
+        self.gone: list[str] = []
+        self.runs: dict[str, dict[str, Any]] = {}  # run id -> name, tags, agent, last step, as the answers gave them
+        self.leases: dict[str, str] = {}  # resource -> holder, as acquired
+        self.sessions: list[str] = []
+        self.me = rng.choice(_SIDECAR_AGENTS)
+        self.pending = ("", "")  # the last call's tool and the key it named
+
+    def _key(self) -> str:
+        space = self.space if self.rng.random() < 0.7 else self.rng.choice(_SIDECAR_SPACES)
+        key = f"{space}:{self.rng.choice(_SIDECAR_FIELDS)}"
+        return key if self.rng.random() < 0.5 else f"{key}_{self.rng.randint(1, 99)}"
+
+    def _known_key(self) -> str:
+        if self.keys and self.rng.random() >= MISTAKE:
+            return self.rng.choice(self.keys)
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        return self._key() + "_old"  # never set
+
+    def _value(self) -> Any:
+        shape = self.rng.random()
+        if shape < 0.3:
+            return f"{self.rng.choice(_SIDECAR_WORDS)} {self.rng.randint(1, 500)} rows"
+        if shape < 0.5:
+            return self.rng.randint(0, 10000)
+        if shape < 0.8:
+            return {"step": self.rng.randint(1, 9), "state": self.rng.choice(_SIDECAR_WORDS), "ok": shape < 0.7}
+        return self.rng.sample(_SIDECAR_WORDS, self.rng.randint(1, 3))
+
+    def _tags(self) -> dict[str, str]:
+        tags = {"pipeline": self.rng.choice(_SIDECAR_PIPELINES)}
+        if self.rng.random() < 0.5:
+            tags["customer"] = self.rng.choice(_SIDECAR_CUSTOMERS)
+        if self.rng.random() < 0.3:
+            tags["priority"] = self.rng.choice(("high", "low", "normal"))
+        return tags
+
+    def _run(self, claimed: bool | None = None) -> str:
+        pool = [run for run, facts in self.runs.items() if claimed is None or bool(facts.get("agent")) == claimed]
+        if pool and self.rng.random() >= MISTAKE:
+            return self.rng.choice(pool)
+        if self.runs and self.rng.random() < 0.4:
+            return self.rng.choice(sorted(self.runs))  # maybe in the wrong state
+        return f"wf-{''.join(self.rng.choice('0123456789abcdef') for _ in range(12))}"  # never made
+
+    def _resource(self) -> str:
+        return self.rng.choice(_SIDECAR_RESOURCES).format(n=self.rng.randint(1, 40), space=self.space)
+
+    def _kv(self, roll: float, mistake: float) -> tuple[str, dict[str, Any]]:
+        if roll < 0.17:
+            key = self.rng.choice(self.keys) if self.keys and self.rng.random() < 0.25 else self._key()
+            arguments: dict[str, Any] = {"key": key, "value": self._value()}
+            if self.rng.random() < 0.2:
+                arguments["ttl_seconds"] = self.rng.choice((300, 600, 3600, 86400))
+            if self.rng.random() < 0.4:
+                arguments["agent_id"] = self.me
+            if mistake < MISTAKE / 3:
+                del arguments["value"]  # refused
+            return "state_set", arguments
+        if roll < 0.29:
+            return "state_get", {"key": self._known_key()}
+        if roll < 0.34:
+            return "state_delete", {"key": self._known_key()}
+        arguments = {}
+        if self.rng.random() < 0.7:
+            key = self.rng.choice(self.keys) if self.keys else self._key()
+            arguments["prefix"] = key.split(":")[0] + (":" if self.rng.random() < 0.7 else "")
+        return "state_list", arguments
+
+    def _workflow(self, roll: float, mistake: float) -> tuple[str, dict[str, Any]]:
+        if roll < 0.48:
+            name = self.rng.choice(_SIDECAR_PIPELINES)
+            arguments: dict[str, Any] = {
+                "name": name if self.rng.random() < 0.5 else f"{name}-{self.rng.randint(1, 99)}"
+            }
+            if self.rng.random() < 0.7:
+                arguments["tags"] = self._tags()
+            if mistake < MISTAKE / 3:
+                arguments["tags"] = {"priority": self.rng.randint(1, 5)}  # not a text: refused
+            return "workflow_create", arguments
+        if roll < 0.53:
+            arguments = {}
+            if self.rng.random() < 0.6:
+                arguments["status"] = self.rng.choice(_SIDECAR_STATUSES)
+            tagged = [facts["tags"] for facts in self.runs.values() if facts.get("tags")]
+            if tagged and self.rng.random() < 0.4:
+                key, value = self.rng.choice(sorted(self.rng.choice(tagged).items()))
+                arguments["tags"] = {key: value}
+            return "workflow_discover", arguments
+        if roll < 0.6:
+            run = self._run(claimed=False)
+            agent = self.rng.choice(_SIDECAR_AGENTS) if self.rng.random() < 0.3 else self.me
+            return "workflow_claim", {"run_id": run, "agent_id": agent}
+        if roll < 0.68:
+            run = self._run(claimed=True)
+            step = int(self.runs.get(run, {}).get("last_step", 0)) + 1
+            if self.rng.random() < 0.15:
+                step = max(1, step - 1)  # a step replayed
+            output: Any = {"rows": self.rng.randint(1, 5000), "state": self.rng.choice(_SIDECAR_WORDS)}
+            if self.rng.random() < 0.3:
+                output = f"step {step} {self.rng.choice(_SIDECAR_WORDS)}"
+            arguments = {"run_id": run, "step": step, "output": output}
+            if mistake < MISTAKE / 4:
+                arguments["step"] = self.rng.choice(("next", "two"))  # refused
+            elif mistake < MISTAKE / 3:
+                del arguments["output"]  # refused
+            return "workflow_checkpoint", arguments
+        if roll < 0.72:
+            return "workflow_resume", {"run_id": self._run()}
+        if roll < 0.76:
+            return "workflow_status", {"run_id": self._run()}
+        return "workflow_list", {}
+
+    def _lease(self, roll: float, mistake: float) -> tuple[str, dict[str, Any]]:
+        held = sorted(self.leases)
+        if roll < 0.83 or not held:
+            resource = self.rng.choice(held) if held and self.rng.random() < 0.2 else self._resource()
+            holder = self.me if self.rng.random() < 0.7 else self.rng.choice(_SIDECAR_AGENTS)
+            arguments: dict[str, Any] = {
+                "resource_id": resource,
+                "holder_id": holder,
+                "ttl_seconds": self.rng.choice((30, 60, 120, 300, 900)),
+            }
+            if mistake < MISTAKE / 3:
+                del arguments["ttl_seconds"]  # refused
+            return "lease_acquire", arguments
+        resource = self.rng.choice(held)
+        holder = self.leases[resource] if self.rng.random() >= MISTAKE else self.rng.choice(_SIDECAR_AGENTS)
+        if roll < 0.86:
+            return "lease_renew", {
+                "resource_id": resource,
+                "holder_id": holder,
+                "ttl_seconds": self.rng.choice((60, 300)),
+            }
+        return "lease_release", {"resource_id": resource, "holder_id": holder}
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        tool, arguments = self._call()
+        self.pending = (tool, str(arguments.get("key", "")))
+        return tool, arguments
+
+    def _call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        mistake = self.rng.random()
+        if (0.17 <= roll < 0.34 and not self.keys) or (0.53 <= roll < 0.76 and not self.runs):
+            roll = 0.0 if roll < 0.4 else 0.4  # nothing to read yet: set a value, or create a run
+        if roll < 0.4:
+            return self._kv(roll, mistake)
+        if roll < 0.77:
+            return self._workflow(roll, mistake)
+        if roll < 0.88:
+            return self._lease(roll, mistake)
+        if roll < 0.93:
+            if self.sessions and self.rng.random() < 0.7:
+                session = self.rng.choice(self.sessions)
+            else:
+                session = f"sess-{self.space}-{self.rng.randint(100, 999)}"
+            if self.rng.random() < 0.55 or not self.sessions:
+                context: Any = {
+                    "goal": f"{self.rng.choice(_SIDECAR_WORDS)} {self.space}",
+                    "turn": self.rng.randint(1, 30),
+                }
+                if self.rng.random() < 0.5:
+                    context["open_runs"] = sorted(self.runs)[:2]
+                if mistake < MISTAKE / 3:
+                    context = f"turn {self.rng.randint(1, 30)}"  # not an object: refused
+                return "session_save", {"session_id": session, "context": context}
+            return "session_restore", {"session_id": session}
+        if roll < 0.975:
+            arguments: dict[str, Any] = {}
+            if self.keys and self.rng.random() < 0.5:
+                arguments["key"] = self.rng.choice(self.keys)
+            if self.rng.random() < 0.6:
+                arguments["n"] = self.rng.choice((1, 3, 5, 10, 20))
+            if mistake < MISTAKE / 3:
+                arguments["n"] = 0  # refused
+            return "history_log", arguments
+        if roll < 0.995:
+            return "sidecar_health", {}
+        return "sidecar_reset", {}
+
+    def observe(self, value: Any) -> None:
+        tool, named = self.pending
+        if not isinstance(value, dict):
+            return
+        if tool == "sidecar_reset" and "cleared" in value:  # everything gone
+            self.keys, self.gone, self.runs, self.leases, self.sessions = [], [], {}, {}, []
+        elif tool == "state_set" and value.get("ok") is True:
+            self.keys = [key for key in self.keys if key != named] + [named]
+            self.gone = [key for key in self.gone if key != named]
+        elif tool == "state_delete" and value.get("ok") is True:
+            self.keys = [key for key in self.keys if key != named]
+            self.gone.append(named)
+        elif tool == "state_list" and isinstance(value.get("keys"), list):
+            self.keys += [str(key) for key in value["keys"] if key not in self.keys]
+        elif tool == "workflow_claim" and value.get("claimed") is True:
+            self.runs.setdefault(str(value.get("run_id")), {})["agent"] = value.get("agent_id")
+        elif tool == "workflow_checkpoint" and value.get("run_id") in self.runs and isinstance(value.get("step"), int):
+            facts = self.runs[value["run_id"]]
+            facts["last_step"] = max(int(facts.get("last_step", 0)), value["step"])
+        elif tool == "lease_acquire" and value.get("acquired") is True:
+            self.leases[str(value.get("resource_id"))] = str(value.get("holder"))
+        elif tool == "lease_release" and value.get("released") is True:
+            self.leases.pop(str(value.get("resource_id")), None)
+        elif tool == "session_save" and value.get("ok") is True and value.get("session_id") not in self.sessions:
+            self.sessions.append(str(value.get("session_id")))
+        listed = value.get("runs")
+        runs: list[Any] = (
+            listed if isinstance(listed, list) else [value if tool == "workflow_create" else value.get("meta")]
+        )
+        for run in runs:  # runs the server made or listed
+            if isinstance(run, dict) and isinstance(run.get("run_id"), str):
+                facts = self.runs.setdefault(run["run_id"], {})
+                facts.update({key: run[key] for key in ("name", "tags", "last_step") if key in run})
+                if run.get("agent_id"):
+                    facts["agent"] = run["agent_id"]
+
+
+_DEVNOTES_FEATURES = (
+    "user authentication",
+    "payment webhooks",
+    "search indexing",
+    "dark mode",
+    "csv export",
+    "rate limiting",
+    "onboarding flow",
+    "push notifications",
+    "audit log",
+    "file uploads",
+)
+_DEVNOTES_LINES = (
+    "Added {thing} behind a feature flag",
+    "{thing} fails when the input is empty, repro in test_{word}",
+    "Refactored {thing} into its own module ({number} files)",
+    "Waiting on {person} to review the {thing} PR",
+    "Benchmarked {thing}: p95 down to {number} ms",
+    "TODO: cover {thing} with integration tests",
+    "Decided to keep {thing} synchronous for now",
+)
+_DEVNOTES_THINGS = ("the token refresh", "the retry loop", "the schema migration", "the cache layer", "the API client")
+_DEVNOTES_TAGS = ("backend", "frontend", "bug", "refactor", "perf", "api", "tests", "db", "ux", "security")
+_DEVNOTES_STATUSES = ("in_progress", "completed", "blocked")
+_DEVNOTES_PRIORITIES = ("low", "medium", "high")
+_DEVNOTES_ADDED = re.compile(r"^ID: (\S+)$", re.MULTILINE)
+_DEVNOTES_LISTED = re.compile(r"^\*\*\[(\S+)\] (.*)\*\*$", re.MULTILINE)
+_DEVNOTES_DELETED = re.compile(r"^Note (\S+) deleted successfully!$")
+
+
+class DeveloperNotesAgent:
+    """mcp-notes-server: notes on the feature being built (a feature's name, the note's text, now and then tags, a
+    status and a priority): added, listed (by a part of a feature's name, a tag or a status), updated (its text,
+    status, priority or tags), deleted, and exported as Markdown or JSON (now and then for one feature). The ids it
+    uses are those its adds, listings and exports answered. Mistakes: a note that does not exist or was deleted, a
+    note without its text, a status or a format the server does not have, tags given as one string."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.features = rng.sample(_DEVNOTES_FEATURES, 3)  # what this session works on
+        self.notes: dict[str, str] = {}  # id -> feature, as the answers named them
+        self.gone: list[str] = []
+
+    def _content(self) -> str:
+        return self.rng.choice(_DEVNOTES_LINES).format(
+            thing=self.rng.choice(_DEVNOTES_THINGS),
+            word=self.rng.choice(("login", "refund", "upload", "parser", "export")),
+            number=self.rng.randint(2, 400),
+            person=self.rng.choice(("alice", "bruno", "chen", "dana", "emeka")),
+        )
+
+    def _feature(self) -> str:
+        feature = self.rng.choice(self.features) if self.rng.random() < 0.8 else self.rng.choice(_DEVNOTES_FEATURES)
+        return feature if self.rng.random() < 0.8 else f"{feature} v{self.rng.randint(2, 4)}"
+
+    def _known(self) -> str:
+        if self.notes and self.rng.random() >= MISTAKE:
+            return self.rng.choice(sorted(self.notes))
+        if self.gone and self.rng.random() < 0.5:
+            return self.rng.choice(self.gone)
+        day = f"2024{self.rng.randint(1, 12):02d}{self.rng.randint(1, 28):02d}"
+        return f"note_{day}_{self.rng.randint(0, 235959):06d}_000000"  # never made
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        roll = self.rng.random()
+        if not self.notes and roll >= 0.25:
+            roll = 0.0  # nothing known yet: write one
+        mistake = self.rng.random()
+        if roll < 0.3:
+            arguments: dict[str, Any] = {"feature": self._feature(), "content": self._content()}
+            if self.rng.random() < 0.5:
+                arguments["tags"] = self.rng.sample(_DEVNOTES_TAGS, self.rng.choice((1, 2, 2, 3)))
+            if self.rng.random() < 0.4:
+                arguments["status"] = self.rng.choice(_DEVNOTES_STATUSES)
+            if self.rng.random() < 0.4:
+                arguments["priority"] = self.rng.choice(_DEVNOTES_PRIORITIES)
+            if mistake < MISTAKE / 4:
+                del arguments["content"]  # refused
+            elif mistake < MISTAKE / 3:
+                arguments["status"] = "done"  # not one of the server's: refused
+            return "add_note", arguments
+        if roll < 0.5:
+            arguments = {}
+            if self.rng.random() < 0.4:
+                feature = self.rng.choice(self.features)
+                arguments["feature"] = feature if self.rng.random() < 0.5 else feature.split(" ")[-1]
+            if self.rng.random() < 0.2:
+                arguments["tags"] = [self.rng.choice(_DEVNOTES_TAGS)]
+            if self.rng.random() < 0.25:
+                arguments["status"] = self.rng.choice(_DEVNOTES_STATUSES)
+            if mistake < MISTAKE / 4:
+                arguments["tags"] = self.rng.choice(_DEVNOTES_TAGS)  # one string: refused
+            return "list_notes", arguments
+        if roll < 0.72:
+            arguments = {"note_id": self._known()}
+            part = self.rng.random()
+            if part < 0.4:
+                arguments["status"] = self.rng.choice(_DEVNOTES_STATUSES)
+            elif part < 0.7:
+                arguments["content"] = self._content()
+            elif part < 0.85:
+                arguments["priority"] = self.rng.choice(_DEVNOTES_PRIORITIES)
+            else:
+                arguments["tags"] = self.rng.sample(_DEVNOTES_TAGS, 2)
+            return "update_note", arguments
+        if roll < 0.82:
+            return "delete_note", {"note_id": self._known()}
+        arguments = {}
+        if self.rng.random() < 0.4:
+            arguments["feature"] = self.rng.choice(self.features)
+        if self.rng.random() < 0.6:
+            arguments["format"] = self.rng.choice(("markdown", "json", "json"))
+        if mistake < MISTAKE / 4:
+            arguments["format"] = self.rng.choice(("html", "csv"))  # refused
+        return "export_notes", arguments
+
+    def observe(self, value: Any) -> None:
+        if isinstance(value, list):  # a JSON export
+            for note in value:
+                if isinstance(note, dict) and isinstance(note.get("id"), str):
+                    self._saw(note["id"], str(note.get("feature", "")))
+            return
+        if not isinstance(value, str):
+            return
+        deleted = _DEVNOTES_DELETED.match(value)
+        if deleted is not None:
+            self.notes.pop(deleted.group(1), None)
+            self.gone.append(deleted.group(1))
+            return
+        for note in _DEVNOTES_ADDED.findall(value):
+            self._saw(note, "")
+        for note, feature in _DEVNOTES_LISTED.findall(value):
+            self._saw(note, feature)
+
+    def _saw(self, note: str, feature: str) -> None:
+        self.notes[note] = feature or self.notes.get(note, "")
+        if note in self.gone:
+            self.gone.remove(note)
+
+
+_ROMAN_VALUES: tuple[tuple[int, str], ...] = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"))
+_ROMAN_VALUES += ((50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+_ROMAN_BAD = ("IIII", "VX", "IC", "MMMM", "ABC", "XIIV", "LL", "", "DM", "IXI", "roman", "MCMXCIVX")
+
+
+def roman_numeral(number: int) -> str:
+    """The numeral an agent would write for `number` (1 to 3999) by the usual rules."""
+    numeral = ""
+    for value, letters in _ROMAN_VALUES:
+        count, number = divmod(number, value)
+        numeral += letters * count
+    return numeral
+
+
+class RomanNumeralAgent:
+    """mcpzoo-roman: numbers across the whole range the server takes (1 to 3999: small ones, years, round hundreds and
+    thousands, the largest) written as Roman numerals, and numerals read back as numbers: mostly numerals earlier
+    answers gave, else ones the agent writes itself (now and then in lower case); a number an answer gave taken
+    further (one more, doubled, a year later). Mistakes: a number outside the range (0, a negative one, 4000 and up),
+    a number with a fraction or in words, a numeral that is not one (repeated or misplaced letters, other letters,
+    nothing), a numeral given as a number."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.numerals: list[str] = []  # numerals the answers gave
+        self.numbers: list[int] = []  # numbers the answers gave
+        self.asked = 0  # the number last asked about
+
+    def _number(self) -> int:
+        if self.numbers and self.rng.random() < 0.3:
+            base = self.rng.choice(self.numbers)
+            return min(3999, self.rng.choice((base + 1, base * 2, base + self.rng.randint(1, 50), max(1, base - 1))))
+        shape = self.rng.random()
+        if shape < 0.3:
+            return self.rng.randint(1, 100)
+        if shape < 0.55:
+            return self.rng.randint(1066, 2100)  # a year
+        if shape < 0.7:
+            return self.rng.choice((100, 200, 400, 500, 900, 1000, 2000, 3000, 3999, 3888, 444, 999, 1444))
+        return self.rng.randint(101, 3999)
+
+    def next_call(self) -> tuple[str, dict[str, Any]]:
+        mistake = self.rng.random()
+        if self.rng.random() < 0.5:
+            number = self._number()
+            argument: Any = number
+            if mistake < MISTAKE / 2:
+                argument = self.rng.choice((0, -self.rng.randint(1, 50), 4000, self.rng.randint(4001, 10000)))
+            elif mistake < MISTAKE * 3 / 4:
+                argument = self.rng.choice((round(number + 0.5, 1), "twelve", "MMXX"))  # refused
+            self.asked = argument if isinstance(argument, int) else 0
+            return "to_roman", {"number": argument}
+        self.asked = 0
+        if mistake < MISTAKE * 2 / 3:
+            return "to_arabic", {"roman": self.rng.choice(_ROMAN_BAD)}
+        if mistake < MISTAKE * 3 / 4:
+            return "to_arabic", {"roman": self._number()}  # a number, not a numeral: refused
+        if self.numerals and self.rng.random() < 0.6:
+            numeral = self.rng.choice(self.numerals)
+        else:
+            numeral = roman_numeral(min(self._number(), 3999))
+        if self.rng.random() < 0.15:
+            numeral = numeral.lower() if self.rng.random() < 0.7 else f" {numeral} "
+        return "to_arabic", {"roman": numeral}
+
+    def observe(self, value: Any) -> None:
+        text = value.get("result") if isinstance(value, dict) else value
+        if not isinstance(text, str | int) or isinstance(text, bool):
+            return
+        text = str(text)
+        if text.isdigit() and 0 < int(text) < 4000:
+            self.numbers = [*self.numbers, int(text)][-8:]
+        elif text and set(text) <= set("MDCLXVI") and self.asked:
+            self.numerals = [*self.numerals, text][-8:]
+
+
 class Scripted:
     """A session written out beforehand (the dev fixtures' own scripted sessions: tests/fixture_servers)."""
 
@@ -5115,8 +5574,8 @@ def fixture_agent(fixture: str, seed: int, number: int, calls: int) -> Scripted:
     return Scripted(make(pool, seed, number + 1, calls)[number])
 
 
-# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to thirteenth sets (dev), then the
-# fourteenth (held out).
+# Each server's scripted agent, by its name in benchmarks/heldout.py: the first to fourteenth sets (dev), then the
+# fifteenth (held out).
 GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "keeper": KeyValueAgent,
     "taskmanager": TaskAgent,
@@ -5160,4 +5619,7 @@ GENERATORS: dict[str, Callable[[random.Random], SessionAgent]] = {
     "board": BlackboardAgent,
     "opennote": OpenNoteAgent,
     "gnuunits": GnuUnitsAgent,
+    "sidecar": StateSidecarAgent,
+    "devnotes": DeveloperNotesAgent,
+    "roman": RomanNumeralAgent,
 }

@@ -1,5 +1,5 @@
 """Twins of real MCP servers held out from twin inference (BENCHMARKS.md, "Twins held out", "Twins held out, second
-set", the third to fourteenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
+set", the third to fifteenth sets), on sessions an agent would run (`agent_sessions`): record `--train`
 sessions of the scripted agent through `sim-mcp record --fresh-per-session` (seed `--train-seed`), compile the
 twin with no model, record `--check` sessions of the same agent from test seed `--seed` (apart from the training
 ones), and run `twin-check` of the real server against the twin on them twice: as recorded, and with the values
@@ -8,11 +8,15 @@ the agent chose renamed (`--rename`). The figures: agreement on the calls the re
 where a server writes its clock's day), on all calls, with the same error text, the share of the real server's
 errors, and the two trivial twins (always an error; each tool's most common recorded answer).
 
-`HELD_OUT` (the default) is the fourteenth set, declared before any run of it; `DEV_SERVERS`, the first to
-thirteenth sets, were looked at while measuring and are dev now (still measured by name). Install them into
+`HELD_OUT` (the default) is the fifteenth set, declared before any run of it; `DEV_SERVERS`, the first to
+fourteenth sets, were looked at while measuring and are dev now (still measured by name). Install them into
 /tmp first:
 
-    # held out, the fourteenth set: board, opennote, gnuunits
+    # held out, the fifteenth set: sidecar, devnotes, roman
+    python3 -m venv /tmp/ho15-keys && /tmp/ho15-keys/bin/pip install mcp-state-sidecar==0.1.0
+    python3 -m venv /tmp/ho15-life && /tmp/ho15-life/bin/pip install mcp-notes-server==0.1.3 'mcp<2'
+    python3 -m venv /tmp/ho15-more && /tmp/ho15-more/bin/pip install mcpzoo-roman==0.1.0 'mcp<2'
+    # dev, the fourteenth set: board, opennote, gnuunits
     python3 -m venv /tmp/ho14-keys && /tmp/ho14-keys/bin/pip install mcp-blackboard-graph==0.1.0 'mcp<2'
     python3 -m venv /tmp/ho14-life && /tmp/ho14-life/bin/pip install open-note-mcp==0.3.2 open-note-core==0.3.2 \
         'mcp<2' packaging
@@ -148,9 +152,25 @@ the clock's milliseconds in every note; mcp-gnu-units keeps nothing. None of the
 gets the session's folder as HOME, and a session's folder holds the server's files only (`graph.json`;
 `.local/share/open_note/opennote.db`; nothing), none in HOME, the package folders or the repository. The servers
 are named board, opennote and gnuunits here (`units` names the fourth set's).
+In the fifteenth set, mcp-notes-server (`mcp>=0.1.0`) uses the low-level server's decorators `list_tools()` and
+`call_tool()`, and mcpzoo-roman (`mcp>=1.0.0`) imports `mcp.server.fastmcp`, both gone in the mcp 2 pip chose
+(2.3.0), hence `'mcp<2'` (mcp 1.30.0 here); mcp-state-sidecar runs on fastmcp (4.2.3 here, on mcp 2), which it asks
+for. mcp-notes-server ships no command, and its module's `main()` calls `Server.run_stdio()`, which neither mcp 1.30
+nor mcp 2.3 has, so it stops before answering `initialize`: its own `NotesServer` (its tools' code unchanged) is served
+over mcp's stdio transport (DEVNOTES_OVER_STDIO). It keeps one JSON file at ~/.mcp_notes/notes.json under HOME (its
+folder made on start, the file on the first write);
+a note's id and time are the clock's (`note_<date>_<time>_<microseconds>`). mcp-state-sidecar keeps its SQLite file
+at DB_PATH with STATE_BACKEND=sqlite (its Redis backend never used); its run ids are random (`wf-<12 hex>`), its
+times the clock's; it prints two lines of its own on stdout at start and stop (a client skips them). fastmcp's
+update check (a request to PyPI when the server starts) and banner are turned off (FASTMCP_QUIET), so none of the
+three calls the network; the sidecar's tools need none, and the agent calls all nineteen (sidecar_reset and
+sidecar_health rarely), five and two tools. Each gets the session's folder as HOME, and a session's folder holds
+the server's files only (`state.db`; `.mcp_notes/notes.json`; nothing), none in HOME, the package folders or the
+repository. The servers are named sidecar, devnotes and roman here.
 
     python -m benchmarks.heldout                              # the held-out set: 20 recorded, 50 checked
-    python -m benchmarks.heldout --servers board --keep /tmp/ho14-run
+    python -m benchmarks.heldout --servers sidecar --keep /tmp/ho15-run
+    python -m benchmarks.heldout --servers board,opennote,gnuunits  # the fourteenth set, dev now
     python -m benchmarks.heldout --servers docbank,dsa,subnet  # the thirteenth set, dev now
     python -m benchmarks.heldout --servers aimem,todokit,measures  # the twelfth set, dev now
     python -m benchmarks.heldout --servers notepad,bugs,color  # the eleventh set, dev now
@@ -354,19 +374,45 @@ DEV_SERVERS: dict[str, tuple[list[str], dict[str, str]]] = {
     "docbank": (["/tmp/ho13-keys/bin/mcp-memory-bank", "--dir", "{tmp}/bank"], {"HOME": "{tmp}"}),
     "dsa": (["/tmp/ho13-life/bin/dsa-tracker-mcp"], {"DSA_TRACKER_DB": "{tmp}/progress.db", "HOME": "{tmp}"}),
     "subnet": (["/tmp/ho13-more/bin/subnet-calculator-mcp"], {"HOME": "{tmp}"}),
-}
-# The fourteenth set, held out: a shared board of nodes under an id, with a status, a data dict merged into, notes
-# and messages (mcp-blackboard-graph keeps one JSON file at BLACKBOARD_GRAPH_PATH, by default graph.json in its
-# working folder, written on the first change), notes with a made-up id, a title, content, a category and tags, put
-# in a bin when deleted (open-note-mcp's SQLite file under HOME, ~/.local/share/open_note/opennote.db, made on
-# start), unit conversion over the bundled GNU units database (mcp-gnu-units: no state).
-HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    # The fourteenth set, dev from the fifteenth on: a shared board of nodes under an id, with a status, a data dict
+    # merged into, notes and messages (mcp-blackboard-graph keeps one JSON file at BLACKBOARD_GRAPH_PATH, by default
+    # graph.json in its working folder, written on the first change), notes with a made-up id, a title, content, a
+    # category and tags, put in a bin when deleted (open-note-mcp's SQLite file under HOME,
+    # ~/.local/share/open_note/opennote.db, made on start), unit conversion over the bundled GNU units database
+    # (mcp-gnu-units: no state).
     "board": (
         ["/tmp/ho14-keys/bin/mcp-blackboard-graph"],
         {"BLACKBOARD_GRAPH_PATH": "{tmp}/graph.json", "HOME": "{tmp}"},
     ),
     "opennote": (["/tmp/ho14-life/bin/open-note-mcp"], {"HOME": "{tmp}"}),
     "gnuunits": (["/tmp/ho14-more/bin/mcp-gnu-units"], {"HOME": "{tmp}"}),
+}
+# mcp-notes-server 0.1.3 ships no command, and its module's main() calls `Server.run_stdio()` and
+# `wait_for_shutdown()`, which neither mcp 1.30 nor mcp 2.3 has: as shipped it stops before answering `initialize`.
+# Its own server object (the tools' code unchanged) is served over mcp's stdio transport instead.
+DEVNOTES_OVER_STDIO = (  # short: the command as one text is first looked at as a folder's name (at most 255 bytes)
+    "import asyncio,mcp.server.stdio as s,mcp_notes_server.server as m\n"
+    "async def f():\n"
+    " n=m.NotesServer().server\n"
+    " async with s.stdio_server() as (r,w):await n.run(r,w,n.create_initialization_options())\n"
+    "asyncio.run(f())"
+)
+# fastmcp looks for a newer release of itself on PyPI when it starts (its banner's update check) and writes what it
+# found under HOME: both off, so that the server makes no network call.
+FASTMCP_QUIET = {"FASTMCP_CHECK_FOR_UPDATES": "off", "FASTMCP_SHOW_SERVER_BANNER": "false"}
+# The fifteenth set, held out: durable state for agents: values under keys, workflow runs created, claimed,
+# checkpointed and resumed, leases, sessions' contexts and a history of writes (mcp-state-sidecar's SQLite file at
+# DB_PATH with STATE_BACKEND=sqlite, by default state_sidecar.db in its working folder; never its Redis backend),
+# developers' notes on features with tags, a status and a priority, exported as Markdown or JSON (mcp-notes-server
+# keeps one JSON file under HOME, ~/.mcp_notes/notes.json; started as DEVNOTES_OVER_STDIO says), numbers turned into
+# Roman numerals and back (mcpzoo-roman: no state).
+HELD_OUT: dict[str, tuple[list[str], dict[str, str]]] = {
+    "sidecar": (
+        ["/tmp/ho15-keys/bin/mcp-state-sidecar"],
+        {"STATE_BACKEND": "sqlite", "DB_PATH": "{tmp}/state.db", "HOME": "{tmp}", **FASTMCP_QUIET},
+    ),
+    "devnotes": (["/tmp/ho15-life/bin/python", "-c", DEVNOTES_OVER_STDIO], {"HOME": "{tmp}"}),
+    "roman": (["/tmp/ho15-more/bin/mcpzoo-roman"], {"HOME": "{tmp}"}),
 }
 
 
@@ -447,7 +493,7 @@ def main() -> int:
         "--servers",
         default=",".join(HELD_OUT),
         help=f"comma-separated: {', '.join(HELD_OUT)} (held out, the default); {', '.join(DEV_SERVERS)} (the first to "
-        f"thirteenth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
+        f"fourteenth sets, dev now); {', '.join(DEV_FIXTURES)} (dev fixtures)",
     )
     parser.add_argument("--train", type=int, default=20, help="recorded sessions compile learns from (default 20)")
     parser.add_argument("--check", type=int, default=50, help="checked sessions (default 50)")

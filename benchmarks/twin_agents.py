@@ -6,7 +6,18 @@ the twin from the twin), as an evaluation harness that uses a twin would read it
 mean score on both sides, the share of episodes whose reward agrees, and Kendall's tau-b between the
 agents' mean scores on the two sides (1: ranked alike; with every score tied on one side, 0).
 
-Tasks per server (the fourteenth set, BENCHMARKS.md "Fourteenth set", the default):
+Tasks per server (the fifteenth set, BENCHMARKS.md "Fifteenth set", the default):
+- sidecar (durable state for agents: values under keys, workflow runs, leases): store a value under a key (read back
+  from that key); claim a workflow run, its id found by discovery through its tag, and checkpoint its two steps (the
+  run resumed shows the agent and both steps' outputs); hand a lease over to another holder (the old holder's lease
+  gone, the new one's held, each read by a renewal).
+- devnotes (developers' notes on features, with tags, a status and a priority): add a note for a feature with its
+  tags and priority (exported as JSON with them); complete one note of three, its id read from the list (the other
+  two still in progress); delete one note of three (the other two still exported).
+- roman (numbers as Roman numerals and back, no state): the years between two years written as numerals; the letters
+  of a number's numeral; a numeral doubled, written as a numeral by the server and read back, each the agent's figure
+  against the right calls made through that server's own tools.
+The fourteenth set, dev now ("Fourteenth set"):
 - board (a shared board of nodes under an id): add a node under a parent with its status (read back as JSON with
   that one parent and that status); remove one node of three (the other two still read back); hand a node over to
   a new owner and tell them (its data merged with the new owner, its other data kept, the message from the agent
@@ -141,7 +152,8 @@ The first set, dev now ("Twins held out"):
 Names and numbers of each episode are drawn from (seed, episode), apart from the agent sessions the twins
 were built from. The twin is a folder of `benchmarks.heldout --keep DIR` (DIR/NAME/twin):
 
-    python -m benchmarks.twin_agents --twins /tmp/ho14-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho15-base --episodes 3
+    python -m benchmarks.twin_agents --twins /tmp/ho14-base --servers board,opennote,gnuunits
     python -m benchmarks.twin_agents --twins /tmp/ho13-base --servers docbank,dsa,subnet
     python -m benchmarks.twin_agents --twins /tmp/ho12-base --servers aimem,todokit,measures
     python -m benchmarks.twin_agents --twins /tmp/ho11-base --servers notepad,bugs,color
@@ -179,6 +191,7 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
+from benchmarks.agent_sessions import roman_numeral
 from benchmarks.heldout import HELD_OUT, SERVERS
 from sim_mcp.authoring.twins.targets import Target, parse_target, serving
 from sim_mcp.authoring.twins.upstream import Upstream, UpstreamFailure, without_folder
@@ -4509,7 +4522,7 @@ def _subnet_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitab
     return Task(name, _subnet_draw, task.setup, task.agents, task.reward)
 
 
-# --- board: a shared board of nodes under an id (held out, the fourteenth set) --------------------------------
+# --- board: a shared board of nodes under an id (the fourteenth set, dev now) --------------------------------
 
 _BOARD_STATES = ("todo", "in_progress", "blocked", "review", "waiting")
 
@@ -4646,7 +4659,7 @@ def _board_hand_over() -> Task:
     )
 
 
-# --- opennote: notes under a made-up id, with a category and tags (held out, the fourteenth set) ---------------
+# --- opennote: notes under a made-up id, with a category and tags (the fourteenth set, dev now) ---------------
 
 
 def _opennote_draw(rng: random.Random) -> dict[str, Any]:
@@ -4778,7 +4791,7 @@ def _opennote_edit() -> Task:
     )
 
 
-# --- gnuunits: unit conversion over the GNU units database, no state (held out, the fourteenth set) -----------
+# --- gnuunits: unit conversion over the GNU units database, no state (the fourteenth set, dev now) -----------
 
 
 def _gnuunits_draw(rng: random.Random) -> dict[str, Any]:
@@ -4835,6 +4848,327 @@ def _gnuunits_task(name: str, steps: Callable[[Side, dict[str, Any], str], Await
     """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
     task = _calc_task(name, steps)
     return Task(name, _gnuunits_draw, task.setup, task.agents, task.reward)
+
+
+# --- sidecar: durable state for agents, values, workflow runs and leases (held out, the fifteenth set) ----------
+
+
+def _sidecar_draw(rng: random.Random) -> dict[str, Any]:
+    space, other = rng.sample(_WORDS, 2)
+    holder, new_holder, stranger = rng.sample(("planner", "worker-1", "worker-2", "reviewer", "crawler-a"), 3)
+    return {
+        "key": f"{space}:{rng.choice(('cursor', 'owner', 'summary', 'status'))}_{rng.randint(1, 99)}",
+        "value": {
+            "step": rng.randint(1, 9),
+            "state": rng.choice(("parsed", "merged", "scored")),
+            "rows": rng.randint(1, 999),
+        },
+        "pipeline": f"{other}-sync-{rng.randint(10, 99)}",
+        "customer": rng.choice(("acme", "globex", "initech", "hooli")),
+        "agent": holder,
+        "stranger": stranger,
+        "outputs": [{"rows": rng.randint(1, 5000)}, f"{rng.choice(_WORDS)} uploaded"],
+        "resource": f"report-{space}-{rng.randint(1, 40)}",
+        "holder": holder,
+        "new_holder": new_holder,
+        "ttl": rng.choice((300, 600, 900)),
+    }
+
+
+async def _sidecar_value(side: Side, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """An answer's fields (none when it fails)."""
+    value, error = await side.call(tool, arguments)
+    return value if not error and isinstance(value, dict) else {}
+
+
+def _sidecar_store() -> Task:
+    async def play(side: Side, g: dict[str, Any], key: str | None, value: Any) -> None:
+        if key is None:
+            await side.call("state_get", {"key": g["key"]})  # looks, never sets
+            return
+        await side.call("state_set", {"key": key, "value": value, "agent_id": g["agent"]})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        found = await _sidecar_value(side, "state_get", {"key": g["key"]})
+        return float(found.get("found") is True and found.get("value") == g["value"])
+
+    return _fixture_task(
+        "store a value under a key",
+        _sidecar_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, g["key"], g["value"]),
+            "sloppy": lambda side, g, rng: play(side, g, g["key"] + ("s" if rng.random() < 0.5 else ""), g["value"]),
+            "partial": lambda side, g, rng: play(side, g, None, None),
+            "wrong": lambda side, g, rng: play(side, g, g["key"], "TODO"),
+        },
+        reward,
+    )
+
+
+async def _sidecar_run_of(side: Side, g: dict[str, Any]) -> str:
+    """The run id of the episode's pipeline, as discovery by its tag finds it ("" when none)."""
+    found = await _sidecar_value(side, "workflow_discover", {"tags": {"customer": g["customer"]}})
+    runs = [run for run in found.get("runs", []) if isinstance(run, dict) and run.get("name") == g["pipeline"]]
+    return str(runs[0].get("run_id", "")) if runs else ""
+
+
+def _sidecar_work() -> Task:
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await side.call("workflow_create", {"name": g["pipeline"], "tags": {"customer": g["customer"]}})
+
+    async def work(side: Side, g: dict[str, Any], agent: str, steps: int) -> None:
+        run = await _sidecar_run_of(side, g)  # the run id, found as a worker finds it
+        await side.call("workflow_claim", {"run_id": run, "agent_id": agent})
+        for step, output in enumerate(g["outputs"][:steps], start=1):
+            await side.call("workflow_checkpoint", {"run_id": run, "step": step, "output": output})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        """Claimed by the agent (half), and both steps' outputs kept (half)."""
+        run = await _sidecar_run_of(side, g)
+        resumed = await _sidecar_value(side, "workflow_resume", {"run_id": run})
+        meta = resumed.get("meta")
+        claimed = isinstance(meta, dict) and meta.get("agent_id") == g["agent"]
+        outputs = resumed.get("step_outputs") == {"1": g["outputs"][0], "2": g["outputs"][1]}
+        return (float(claimed) + float(claimed and outputs)) / 2
+
+    return _fixture_task(
+        "claim a workflow run and checkpoint its two steps",
+        _sidecar_draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: work(side, g, g["agent"], 2),
+            "sloppy": lambda side, g, rng: work(side, g, g["agent"], 1 if rng.random() < 0.5 else 2),
+            "partial": lambda side, g, rng: work(side, g, g["agent"], 0),
+            "wrong": lambda side, g, rng: work(side, g, g["stranger"], 2),
+        },
+        reward,
+    )
+
+
+def _sidecar_hand_over() -> Task:
+    async def setup(side: Side, g: dict[str, Any]) -> None:
+        await side.call(
+            "lease_acquire", {"resource_id": g["resource"], "holder_id": g["holder"], "ttl_seconds": g["ttl"]}
+        )
+
+    async def hand_over(side: Side, g: dict[str, Any], release: bool, acquire: bool) -> None:
+        if release:
+            await side.call("lease_release", {"resource_id": g["resource"], "holder_id": g["holder"]})
+        if acquire:
+            lease = {"resource_id": g["resource"], "holder_id": g["new_holder"], "ttl_seconds": g["ttl"]}
+            await side.call("lease_acquire", lease)
+
+    async def holds(side: Side, g: dict[str, Any], holder: str) -> bool:
+        """Whether `holder` holds the lease (a renewal succeeds only for its holder)."""
+        lease = {"resource_id": g["resource"], "holder_id": holder, "ttl_seconds": g["ttl"]}
+        return (await _sidecar_value(side, "lease_renew", lease)).get("renewed") is True
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        """The old holder's lease gone (half), and the new holder holding it (half)."""
+        return (float(not await holds(side, g, g["holder"])) + float(await holds(side, g, g["new_holder"]))) / 2
+
+    return _fixture_task(
+        "hand a lease over to another holder",
+        _sidecar_draw,
+        setup,
+        {
+            "perfect": lambda side, g, rng: hand_over(side, g, True, True),
+            "sloppy": lambda side, g, rng: hand_over(side, g, rng.random() < 0.5, True),
+            "partial": lambda side, g, rng: hand_over(side, g, True, False),
+            "wrong": lambda side, g, rng: hand_over(side, g, False, True),
+        },
+        reward,
+    )
+
+
+# --- devnotes: developers' notes on features, with tags, a status and a priority (held out, the fifteenth set) ---
+
+
+def _devnotes_draw(rng: random.Random) -> dict[str, Any]:
+    words = rng.sample(_WORDS, 5)
+    return {
+        "feature": f"{words[0]} {rng.choice(('export', 'sync', 'login', 'search'))}",
+        "content": f"Moved the {words[1]} check into the {words[2]} step ({rng.randint(2, 90)} ms saved)",
+        "tags": rng.sample(("backend", "frontend", "perf", "api", "tests", "db"), 2),
+        "priority": rng.choice(("high", "low")),
+        "features": [f"{word} {rng.choice(('api', 'page', 'job'))}" for word in words[2:]],
+    }
+
+
+async def _devnotes_exported(side: Side, **params: Any) -> list[dict[str, Any]]:
+    """The notes a JSON export answers (for a feature, when named); none when it fails."""
+    value, error = await side.call("export_notes", {"format": "json", **params})
+    return [note for note in value if isinstance(note, dict)] if not error and isinstance(value, list) else []
+
+
+async def _devnotes_look(side: Side, g: dict[str, Any]) -> None:
+    """Lists the notes and does nothing with them."""
+    await side.call("list_notes", {})
+
+
+async def _devnotes_ids(side: Side, g: dict[str, Any]) -> dict[str, str]:
+    """feature -> id of the notes the list shows."""
+    value, error = await side.call("list_notes", {})
+    listed = re.findall(r"^\*\*\[(\S+)\] (.*)\*\*$", value, re.MULTILINE) if isinstance(value, str) else []
+    return {feature: note for note, feature in listed} if not error else {}
+
+
+def _devnotes_add() -> Task:
+    async def play(side: Side, g: dict[str, Any], tagged: bool, priority: str | None) -> None:
+        if priority is None:
+            await side.call("list_notes", {"feature": g["feature"]})  # looks, never writes
+            return
+        tags = {"tags": g["tags"]} if tagged else {}
+        await side.call("add_note", {"feature": g["feature"], "content": g["content"], "priority": priority, **tags})
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        notes = [
+            note for note in await _devnotes_exported(side, feature=g["feature"]) if note.get("feature") == g["feature"]
+        ]
+        wanted = {"content": g["content"], "tags": g["tags"], "priority": g["priority"], "status": "in_progress"}
+        return float(len(notes) == 1 and all(notes[0].get(key) == value for key, value in wanted.items()))
+
+    return _fixture_task(
+        "add a note for a feature with its tags and priority",
+        _devnotes_draw,
+        _nothing,
+        {
+            "perfect": lambda side, g, rng: play(side, g, True, g["priority"]),
+            "sloppy": lambda side, g, rng: play(side, g, rng.random() < 0.5, g["priority"]),
+            "partial": lambda side, g, rng: play(side, g, True, None),
+            "wrong": lambda side, g, rng: play(side, g, True, "medium"),
+        },
+        reward,
+    )
+
+
+async def _devnotes_three(side: Side, g: dict[str, Any]) -> None:
+    for feature in g["features"]:
+        await side.call("add_note", {"feature": feature, "content": f"first pass at the {feature}"})
+
+
+async def _devnotes_change(side: Side, g: dict[str, Any], indices: list[int], change: dict[str, Any] | None) -> None:
+    """Completes (or, with no change, deletes) the notes of those features, their ids read from the list."""
+    ids = await _devnotes_ids(side, g)
+    for index in indices:
+        note = ids.get(g["features"][index], "")
+        if change is None:
+            await side.call("delete_note", {"note_id": note})
+        else:
+            await side.call("update_note", {"note_id": note, **change})
+
+
+def _devnotes_complete() -> Task:
+    done = {"status": "completed"}
+
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        status = {note.get("feature"): note.get("status") for note in await _devnotes_exported(side)}
+        finished = status.get(g["features"][1]) == "completed"
+        kept = [status.get(g["features"][index]) == "in_progress" for index in (0, 2)]
+        return float(finished) * (1.0 + float(sum(kept))) / 3  # the others left open count only with it done
+
+    return _fixture_task(
+        "complete one note of three",
+        _devnotes_draw,
+        _devnotes_three,
+        {
+            "perfect": lambda side, g, rng: _devnotes_change(side, g, [1], done),
+            "sloppy": lambda side, g, rng: _devnotes_change(side, g, [1 if rng.random() < 0.5 else 2], done),
+            "partial": lambda side, g, rng: _devnotes_look(side, g),
+            "wrong": lambda side, g, rng: _devnotes_change(side, g, [0, 1, 2], done),
+        },
+        reward,
+    )
+
+
+def _devnotes_drop() -> Task:
+    async def reward(side: Side, g: dict[str, Any], answer: Any) -> float:
+        features = [note.get("feature") for note in await _devnotes_exported(side)]
+        kept = [features.count(g["features"][index]) == 1 for index in (0, 2)]
+        return (
+            float(g["features"][1] not in features) * (1.0 + sum(kept)) / 3
+        )  # the others kept count only with it gone
+
+    return _fixture_task(
+        "delete one note of three",
+        _devnotes_draw,
+        _devnotes_three,
+        {
+            "perfect": lambda side, g, rng: _devnotes_change(side, g, [1], None),
+            "sloppy": lambda side, g, rng: _devnotes_change(side, g, [1 if rng.random() < 0.5 else 2], None),
+            "partial": lambda side, g, rng: _devnotes_look(side, g),
+            "wrong": lambda side, g, rng: _devnotes_change(side, g, [0, 1, 2], None),
+        },
+        reward,
+    )
+
+
+# --- roman: numbers as Roman numerals and back, no state (held out, the fifteenth set) -----------------------
+
+
+def _roman_draw(rng: random.Random) -> dict[str, Any]:
+    first = rng.randint(1000, 2000)
+    return {
+        "from": roman_numeral(first),
+        "to": roman_numeral(first + rng.randint(5, 900)),
+        "number": rng.randint(1, 3999),
+        "half": roman_numeral(rng.randint(3, 1999)),
+    }
+
+
+async def _roman_result(side: Side, tool: str, argument: str, given: Any) -> str | None:
+    """A conversion's result text (None when it fails)."""
+    value, error = await side.call(tool, {argument: given})
+    found = value.get("result") if not error and isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
+
+
+async def _roman_number(side: Side, numeral: str) -> float | None:
+    """A numeral read as a number through the server."""
+    found = await _roman_result(side, "to_arabic", "roman", numeral)
+    return float(found) if found is not None and found.lstrip("-").isdigit() else None
+
+
+async def _years_between(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The years between two years written as Roman numerals."""
+    later = await _roman_number(side, g["to"])
+    if how == "partial" or later is None:  # the later year only
+        return later
+    earlier = await _roman_number(side, g["from"])
+    if earlier is None:
+        return None
+    if how == "wrong":  # added, not taken away
+        return later + earlier
+    return later - earlier + (1 if how == "sloppy" else 0)  # sloppy: both years counted
+
+
+async def _numeral_letters(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """The letters of a number's Roman numeral."""
+    number = g["number"] % 3999 + 1 if how == "sloppy" else g["number"]  # sloppy: the next number's
+    if how == "wrong":  # the digits of the number, not the numeral's letters
+        return float(len(str(number)))
+    numeral = await _roman_result(side, "to_roman", "number", number)
+    if numeral is None or not numeral.isalpha() or not numeral.isascii():
+        return None
+    return float(len(numeral.rstrip("I")) if how == "partial" else len(numeral))  # partial: the ones left off
+
+
+async def _numeral_doubled(side: Side, g: dict[str, Any], how: str) -> float | None:
+    """A numeral doubled, written as a numeral by the server and read back as a number."""
+    number = await _roman_number(side, g["half"])
+    if number is None or how == "partial":  # the numeral's own value
+        return number
+    if how == "wrong":  # the numeral written twice over, read as one
+        return await _roman_number(side, g["half"] * 2)
+    doubled = await _roman_result(side, "to_roman", "number", int(number * 2 + (1 if how == "sloppy" else 0)))
+    return await _roman_number(side, doubled) if doubled is not None else None
+
+
+def _roman_task(name: str, steps: Callable[[Side, dict[str, Any], str], Awaitable[float | None]]) -> Task:
+    """The agent's figure against the perfect calls made through that server's own tools (as calc's)."""
+    task = _calc_task(name, steps)
+    return Task(name, _roman_draw, task.setup, task.agents, task.reward)
 
 
 TASKS: dict[str, list[Callable[[], Task]]] = {
@@ -4933,6 +5267,13 @@ TASKS: dict[str, list[Callable[[], Task]]] = {
         partial(_gnuunits_task, "a recipe's cups and tablespoons in millilitres", _recipe_millilitres),
         partial(_gnuunits_task, "an oven's Celsius setting in Fahrenheit", _oven_fahrenheit),
         partial(_gnuunits_task, "an appliance's energy in kilowatt-hours", _appliance_energy),
+    ],
+    "sidecar": [_sidecar_store, _sidecar_work, _sidecar_hand_over],
+    "devnotes": [_devnotes_add, _devnotes_complete, _devnotes_drop],
+    "roman": [
+        partial(_roman_task, "the years between two years in Roman numerals", _years_between),
+        partial(_roman_task, "the letters of a number's Roman numeral", _numeral_letters),
+        partial(_roman_task, "a Roman numeral doubled, read back", _numeral_doubled),
     ],
 }
 
