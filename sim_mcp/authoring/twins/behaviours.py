@@ -28,6 +28,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from sim_mcp.authoring.twins.recordings import texts_of
+
 __all__ = ["TWIN_KEY", "Failure", "run_plan"]
 
 TWIN_KEY = "_twin"
@@ -152,16 +154,6 @@ def _nested_add(plan: dict[str, Any], state: dict[str, Any], args: dict[str, Any
     return ({plan["wrap"]: results} if plan["wrap"] else results), False
 
 
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [text for item in value for text in _texts(item)]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _texts(item)]
-    return []
-
-
 def _filter(plan: dict[str, Any], state: dict[str, Any], args: dict[str, Any]) -> Any:
     given = args[plan["field"]]
     records = state.get(plan["main"], [])
@@ -172,7 +164,7 @@ def _filter(plan: dict[str, Any], state: dict[str, Any], args: dict[str, Any]) -
         if not isinstance(given, str):
             raise TypeError("expected a string")
         query = given.lower()
-        matched = [r for r in records if any(query in text.lower() for text in _texts(r))]
+        matched = [r for r in records if any(query in text.lower() for text in texts_of(r))]
     keys = [r.get(plan["key"]) for r in matched]
     answer: dict[str, Any] = {plan["main_key"]: matched}
     for answer_key, other in plan["others"].items():

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim_mcp.authoring.twins.argument_types import types_of
-from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.authoring.twins.recordings import RecordedCall, texts_of
 from sim_mcp.specs.model import ToolSpec
 
 __all__ = ["Catalogue", "catalogue_pieces", "read_catalogue"]
@@ -85,7 +85,7 @@ def read_catalogue(tools: Iterable[tuple[ToolSpec, list[RecordedCall]]]) -> Cata
         for call in calls:
             if call.is_error or call.rpc_error is not None:
                 continue
-            own = [line for text in _texts(call.value) for line in text.split("\n")]
+            own = [line for text in texts_of(call.value) for line in text.split("\n")]
             lines += own
             for name in texts:
                 value = call.arguments.get(name)
@@ -145,7 +145,7 @@ def catalogue_pieces(catalogue: Catalogue, tool: ToolSpec, calls: list[RecordedC
     for call in calls:
         if call.is_error or call.rpc_error is not None:
             continue
-        shown = _texts(call.value)
+        shown = texts_of(call.value)
         for name in texts:
             value = call.arguments.get(name)
             if not isinstance(value, str):
@@ -184,14 +184,3 @@ def _shapes(occurrences: list[tuple[str, int, int]]) -> list[tuple[str, str]]:
 
 def _facts(rest: str) -> list[str]:
     return [part.strip() for part in _FACT_BREAK.split(rest) if part.strip()]
-
-
-def _texts(value: Any) -> list[str]:
-    """Every text of an answer (a JSON value)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for inner in value.values() for text in _texts(inner)]
-    if isinstance(value, list):
-        return [text for inner in value for text in _texts(inner)]
-    return []

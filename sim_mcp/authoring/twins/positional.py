@@ -45,7 +45,7 @@ from typing import Any
 
 from sim_mcp.authoring.twins.argument_types import types_of
 from sim_mcp.authoring.twins.expression import TwinLibrary
-from sim_mcp.authoring.twins.recordings import RecordedCall
+from sim_mcp.authoring.twins.recordings import RecordedCall, texts_of
 from sim_mcp.specs.model import ToolSpec
 
 __all__ = ["POSITIONAL", "comparison_atoms", "forms_in", "read_positional"]
@@ -347,7 +347,7 @@ def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCa
     outputs: dict[str, dict[str, Any]] = {}
     counts: dict[str, int] = {}
     for call in successes:
-        seen = {json.dumps(form, sort_keys=True): form for text in _texts(call.value) for form in forms_in(text)}
+        seen = {json.dumps(form, sort_keys=True): form for text in texts_of(call.value) for form in forms_in(text)}
         for key, form in seen.items():
             outputs[key] = form
             counts[key] = counts.get(key, 0) + 1
@@ -363,7 +363,7 @@ def read_positional(library: TwinLibrary, tool: ToolSpec, calls: list[RecordedCa
     for call, values in zip(calls, rendered, strict=True):
         if call.is_error:
             continue
-        texts, numbers = _texts(call.value), _numbers(call.value)
+        texts, numbers = texts_of(call.value), _numbers(call.value)
         for part, (value, text) in zip(parts, values, strict=True):
             if isinstance(value, str) and any(value in written for written in texts):
                 found.setdefault(id(call), []).append([value, part])
@@ -451,7 +451,7 @@ def _shown_in_forms(
     found: list[tuple[int, str, str, dict[str, Any]]] = []
     for i, call in enumerate(successes):
         given = {call.arguments.get(name) for name, _, _ in inputs}
-        for text in _texts(call.value):
+        for text in texts_of(call.value):
             for form, number in _written(text):
                 key = json.dumps(form, sort_keys=True)
                 if key in keys and number not in given:
@@ -475,7 +475,7 @@ def _candidates(
     (or as a number), where two successes show it; terms equal on every success are one (the first kept)."""
     cases = [call.arguments for call in successes]
     valuer = _Valuer(library, cases)
-    answers = [(_texts(call.value), _numbers(call.value)) for call in successes]
+    answers = [(texts_of(call.value), _numbers(call.value)) for call in successes]
     given = [{v for v in case.values() if isinstance(v, int) and not isinstance(v, bool)} for case in cases]
     shown = _shown_in_forms(library, successes, inputs, forms)
     parts: list[list[Any]] = []
@@ -567,16 +567,6 @@ def _shows_number(value: int, texts: list[str], numbers: set[int]) -> bool:
         return False
     whole = re.compile(rf"(?<![0-9.]){value}(?![0-9]|\.[0-9])")
     return value in numbers or any(whole.search(text) for text in texts)
-
-
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for inner in value.values() for text in _texts(inner)]
-    if isinstance(value, list):
-        return [text for inner in value for text in _texts(inner)]
-    return []
 
 
 def _numbers(value: Any) -> set[int]:

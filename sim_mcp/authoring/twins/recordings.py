@@ -33,6 +33,7 @@ __all__ = [
     "RecordingsWriter",
     "read_calls",
     "sessions_of",
+    "texts_of",
 ]
 
 RECORDINGS_NAME = "recordings.jsonl"
@@ -169,3 +170,14 @@ class RecordingsWriter(JsonLinesWriter):
         if isinstance(value, list):
             return [self._redacted(item) for item in value]
         return value
+
+
+def texts_of(value: Any) -> list[str]:
+    """Every text of an answer (a JSON value), in document order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for inner in value.values() for text in texts_of(inner)]
+    if isinstance(value, list):
+        return [text for inner in value for text in texts_of(inner)]
+    return []
